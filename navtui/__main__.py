@@ -1,0 +1,3 @@
+from navtui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,48 @@
+"""Extension points of the agent loop.
+
+Context management (pruning, compaction, handover), the unexpected-stop check and the advisor plug in here,
+so the loop itself stays one readable page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage
+
+if TYPE_CHECKING:
+    from navtui.agent.loop import Agent
+
+
+@dataclass
+class Nudge:
+    """A user-role message that makes the model continue, and the notice the user sees."""
+
+    message: str
+    notice: str
+
+
+async def _nothing() -> AsyncIterator[Any]:
+    return
+    yield  # pragma: no cover
+
+
+class AgentHooks:
+    """Default behaviour: no context management, no nudges, no intercepted tools."""
+
+    def system_prompt(self, agent: Agent) -> str:
+        return agent.system_prompt
+
+    def before_request(self, agent: Agent) -> AsyncIterator[Any]:
+        return _nothing()
+
+    async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
+        return None
+
+    async def intercept_tool(self, agent: Agent, call: ToolCall) -> ToolResultMessage | None:
+        return None
+
+    def after_tool(self, agent: Agent, call: ToolCall, result: ToolResultMessage) -> AsyncIterator[Any]:
+        return _nothing()

@@ -1,0 +1,424 @@
+"""The agent loop: stream the model, run the tools it asks for, feed the results back, repeat.
+
+``Agent.run(prompt)`` is an async generator of ``AgentEvent``s; the UI, ``--print`` and ``--json`` are three
+consumers of it. History stays valid whatever happens: every tool call gets a result (a synthetic one when
+aborted or skipped) and an interrupted answer is kept with stop reason ``aborted``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol
+
+from navtui.agent.budget import ContextBudget
+from navtui.agent.hooks import AgentHooks
+from navtui.core.errors import NavtuiError, ToolError
+from navtui.core.events import (
+    AgentError,
+    ErrorEvent,
+    Notice,
+    RunFinished,
+    StopEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallEvent,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutput,
+    TurnFinished,
+    TurnStarted,
+    UsageEvent,
+    UsageUpdate,
+    UserMessageEvent,
+)
+from navtui.core.messages import (
+    AssistantMessage,
+    TextBlock,
+    ThinkingBlock,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from navtui.providers.base import AnyMessage, ChatRequest, Provider
+from navtui.tools.approval import ApprovalPolicy, ApprovalRequest, Approver, DenyingApprover
+from navtui.tools.base import ToolContext, ToolRegistry
+
+PARSE_ERROR_KEY = "__parse_error__"
+MAX_PARSE_FAILURES = 3
+ABORTED_RESULT = "Aborted by the user before this tool ran to completion."
+SKIPPED_RESULT = "Skipped: the turn was interrupted before this tool ran."
+
+
+class Recorder(Protocol):
+    """Where the agent writes history (the session manager implements it)."""
+
+    def append_message(self, message: Any) -> str: ...
+
+    def sync(self) -> None: ...
+
+
+class _Abort(Exception):
+    """Raised inside the loop when ``Agent.abort()`` was called."""
+
+
+class Agent:
+    def __init__(
+        self,
+        provider: Provider,
+        tools: ToolRegistry,
+        ctx: ToolContext,
+        *,
+        system_prompt: str,
+        messages: list[AnyMessage] | None = None,
+        policy: ApprovalPolicy | None = None,
+        approver: Approver | None = None,
+        max_turns: int = 100,
+        recorder: Recorder | None = None,
+        context_window: int | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        think: bool | str | None = None,
+        hooks: AgentHooks | None = None,
+    ) -> None:
+        self.provider = provider
+        self.tools = tools
+        self.ctx = ctx
+        self.system_prompt = system_prompt
+        self.messages: list[AnyMessage] = list(messages or [])
+        self.policy = policy or ApprovalPolicy()
+        self.approver: Approver = approver or DenyingApprover()
+        self.max_turns = max_turns
+        self.recorder = recorder
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.think = think
+        self.budget = ContextBudget(context_window)
+        self.hooks = hooks or AgentHooks()
+        self.usage_total = Usage()
+        self._abort = asyncio.Event()
+        self._steering: list[str] = []
+        self._running = False
+
+    # ------------------------------------------------------------------ control
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    def abort(self) -> None:
+        """Stop the running turn at the next await: partial text is kept, pending tools get results."""
+        self._abort.set()
+
+    def steer(self, text: str) -> None:
+        """Queue a user-role message injected before the next model request (remaining tools are skipped)."""
+        self._steering.append(text)
+
+    def add_message(self, message: AnyMessage) -> None:
+        self.messages.append(message)
+        if self.recorder is not None:
+            self.recorder.append_message(message)
+
+    def request(self) -> ChatRequest:
+        return ChatRequest(
+            system=self.hooks.system_prompt(self),
+            messages=list(self.messages),
+            tools=self.tools.specs(),
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            think=self.think,
+        )
+
+    # ------------------------------------------------------------------ the loop
+    async def run(self, prompt: str | UserMessage | None) -> AsyncIterator[Any]:
+        """Run until the model stops. ``None`` continues from the current history (after a resume)."""
+        if self._running:
+            raise NavtuiError("The agent is already running", hint="wait for the turn to finish or press Esc")
+        self._running = True
+        self._abort.clear()
+        turn = 0
+        stop_reason = "stop"
+        final_text = ""
+        parse_failures = 0
+        try:
+            if prompt is not None:
+                message = prompt if isinstance(prompt, UserMessage) else UserMessage(content=prompt)
+                self.add_message(message)
+                yield UserMessageEvent(text=message.text)
+            while True:
+                if turn >= self.max_turns:
+                    stop_reason = "length"
+                    yield Notice(text=f"Stopped after {self.max_turns} turns (max_turns).", level="warning")
+                    break
+                async for event in self.hooks.before_request(self):
+                    yield event
+                for text in self._take_steering():
+                    yield UserMessageEvent(text=text, kind="steer")
+                turn += 1
+                yield TurnStarted(turn=turn, model=self.provider.model)
+                assistant = AssistantMessage(provider=self.provider.name, model=self.provider.model)
+                async for event in self._stream_turn(assistant):
+                    yield event
+                self.add_message(assistant)
+                if assistant.usage is not None:
+                    yield self._usage_update(assistant.usage)
+                final_text = assistant.text or final_text
+                calls = assistant.tool_calls if assistant.stop_reason not in ("error", "aborted") else []
+                if assistant.stop_reason in ("error", "aborted"):
+                    # Calls that streamed before the failure still need results for a valid history.
+                    for call in assistant.tool_calls:
+                        self.add_message(ToolResultMessage.of(call, ABORTED_RESULT, is_error=True))
+                if calls:
+                    async for event in self._run_tools(calls):
+                        yield event
+                    if all(self._is_parse_error(c) for c in calls):
+                        parse_failures += 1
+                    else:
+                        parse_failures = 0
+                yield TurnFinished(turn=turn, stop_reason=assistant.stop_reason, message=assistant)
+                if self.recorder is not None:
+                    self.recorder.sync()
+                if self._abort.is_set():
+                    stop_reason = "aborted"
+                    break
+                if assistant.stop_reason == "error":
+                    stop_reason = "error"
+                    yield AgentError(message=assistant.error_message or "The model request failed")
+                    break
+                if parse_failures >= MAX_PARSE_FAILURES:
+                    stop_reason = "error"
+                    yield AgentError(
+                        message=f"The model wrote {MAX_PARSE_FAILURES} malformed tool calls in a row; the turn ends.",
+                        hint="try a larger model, or set providers.tool_protocol to native/text",
+                    )
+                    break
+                if calls or self._steering:
+                    continue
+                nudge = await self.hooks.after_final_answer(self, assistant)
+                if nudge is not None:
+                    yield Notice(text=nudge.notice, level="info")
+                    self.add_message(UserMessage(content=nudge.message))
+                    yield UserMessageEvent(text=nudge.message, kind="nudge")
+                    continue
+                stop_reason = assistant.stop_reason
+                break
+        finally:
+            self._running = False
+            if self.recorder is not None:
+                with contextlib.suppress(Exception):
+                    self.recorder.sync()
+        yield RunFinished(stop_reason=stop_reason, turns=turn, text=final_text)
+
+    # ------------------------------------------------------------------ streaming
+    async def _stream_turn(self, assistant: AssistantMessage) -> AsyncIterator[Any]:
+        """Consume the provider in an inner task so ``abort()`` can stop it at once."""
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        done = object()
+        request = self.request()
+
+        async def pump() -> None:
+            try:
+                async with contextlib.aclosing(self.provider.stream(request)) as stream:
+                    async for event in stream:
+                        queue.put_nowait(event)
+            except NavtuiError as exc:
+                queue.put_nowait(ErrorEvent(message=exc.message, hint=exc.hint))
+            except Exception as exc:  # a provider bug must not kill the loop; keep the partial text
+                queue.put_nowait(ErrorEvent(message=f"{type(exc).__name__}: {exc}", kind="internal"))
+            finally:
+                queue.put_nowait(done)
+
+        task = asyncio.create_task(pump())
+        abort_wait = asyncio.create_task(self._abort.wait())
+        try:
+            while True:
+                if queue.empty():
+                    getter = asyncio.create_task(queue.get())
+                    finished, _ = await asyncio.wait({getter, abort_wait}, return_when=asyncio.FIRST_COMPLETED)
+                    if getter not in finished:
+                        getter.cancel()
+                        assistant.stop_reason = "aborted"
+                        break
+                    event = getter.result()
+                else:
+                    event = queue.get_nowait()
+                if event is done:
+                    break
+                for out in self._apply(assistant, event):
+                    yield out
+        finally:
+            abort_wait.cancel()
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        if assistant.stop_reason != "aborted" and assistant.tool_calls and assistant.stop_reason == "stop":
+            assistant.stop_reason = "tool_use"
+
+    def _apply(self, assistant: AssistantMessage, event: Any) -> list[Any]:
+        blocks = assistant.content
+        if isinstance(event, TextDelta):
+            if blocks and isinstance(blocks[-1], TextBlock):
+                blocks[-1].text += event.text
+            else:
+                blocks.append(TextBlock(text=event.text))
+            return [event]
+        if isinstance(event, ThinkingDelta):
+            last = blocks[-1] if blocks else None
+            if isinstance(last, ThinkingBlock) and last.thinking_signature is None and not event.redacted:
+                last.thinking += event.text
+                if event.signature:
+                    last.thinking_signature = event.signature
+            else:
+                blocks.append(
+                    ThinkingBlock(thinking=event.text, thinking_signature=event.signature, redacted=event.redacted)
+                )
+            return [event] if event.text else []
+        if isinstance(event, ToolCallEvent):
+            blocks.append(event.call)
+            return []
+        if isinstance(event, UsageEvent):
+            assistant.usage = event.usage if assistant.usage is None else assistant.usage + event.usage
+            return []
+        if isinstance(event, StopEvent):
+            assistant.stop_reason = event.reason
+            return []
+        if isinstance(event, ErrorEvent):
+            assistant.stop_reason = "error"
+            assistant.error_message = event.message + (f" ({event.hint})" if event.hint else "")
+            return []
+        return [event]  # provider notices pass through
+
+    def _usage_update(self, usage: Usage) -> UsageUpdate:
+        self.usage_total = self.usage_total + usage
+        self.budget.observe(usage, self)
+        return UsageUpdate(
+            usage=usage,
+            total=self.usage_total,
+            context_tokens=self.budget.estimate(self),
+            context_window=self.budget.window,
+        )
+
+    # ------------------------------------------------------------------ tools
+    @staticmethod
+    def _is_parse_error(call: ToolCall) -> bool:
+        return PARSE_ERROR_KEY in call.arguments
+
+    async def _run_tools(self, calls: list[ToolCall]) -> AsyncIterator[Any]:
+        for index, call in enumerate(calls):
+            if self._abort.is_set() or self._steering:
+                text = ABORTED_RESULT if self._abort.is_set() else SKIPPED_RESULT
+                for rest in calls[index:]:
+                    result = ToolResultMessage.of(rest, text, is_error=True)
+                    self.add_message(result)
+                    yield ToolCallFinished(call=rest, result=result)
+                return
+            yield ToolCallStarted(call=call)
+            intercepted = await self.hooks.intercept_tool(self, call)
+            if intercepted is not None:
+                result = intercepted
+            else:
+                result = None
+                async for item in self._run_one(call):
+                    if isinstance(item, ToolResultMessage):
+                        result = item
+                    else:
+                        yield item
+                assert result is not None
+            self.add_message(result)
+            yield ToolCallFinished(call=call, result=result)
+            async for event in self.hooks.after_tool(self, call, result):
+                yield event
+
+    async def _run_one(self, call: ToolCall) -> AsyncIterator[Any]:
+        """Yield ToolOutput events while the tool runs, then its ToolResultMessage."""
+        if self._is_parse_error(call):
+            yield ToolResultMessage.of(call, str(call.arguments[PARSE_ERROR_KEY]), is_error=True)
+            return
+        tool = self.tools.get(call.name)
+        if tool is None:
+            names = ", ".join(self.tools.names())
+            yield ToolResultMessage.of(call, f"Unknown tool '{call.name}'. Available tools: {names}.", is_error=True)
+            return
+        try:
+            args = tool.parse_args(call.arguments)
+        except ToolError as exc:
+            yield ToolResultMessage.of(call, exc.message, is_error=True)
+            return
+        denial = await self._authorize(tool, args, call)
+        if denial is not None:
+            yield ToolResultMessage.of(call, denial, is_error=True)
+            return
+
+        outputs: asyncio.Queue[str] = asyncio.Queue()
+        previous_sink: Callable[[str], None] = self.ctx.on_output
+        self.ctx.on_output = outputs.put_nowait
+        task = asyncio.create_task(tool.run(args, self.ctx))
+        abort_wait = asyncio.create_task(self._abort.wait())
+        try:
+            while not task.done():
+                getter = asyncio.create_task(outputs.get())
+                finished, _ = await asyncio.wait({task, getter, abort_wait}, return_when=asyncio.FIRST_COMPLETED)
+                if getter in finished:
+                    yield ToolOutput(call_id=call.id, text=getter.result())
+                else:
+                    getter.cancel()
+                if abort_wait in finished and not task.done():
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+                    yield ToolResultMessage.of(call, ABORTED_RESULT, is_error=True)
+                    return
+            while not outputs.empty():
+                yield ToolOutput(call_id=call.id, text=outputs.get_nowait())
+        finally:
+            self.ctx.on_output = previous_sink
+            abort_wait.cancel()
+            if not task.done():
+                task.cancel()
+        try:
+            outcome = task.result()
+        except ToolError as exc:
+            yield ToolResultMessage.of(call, str(exc), is_error=True)
+            return
+        except Exception as exc:  # a tool bug becomes an error result, never a crashed loop
+            yield ToolResultMessage.of(call, f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+            return
+        result = ToolResultMessage.of(call, outcome.text, is_error=outcome.is_error)
+        result.details = outcome.details
+        yield result
+
+    async def _authorize(self, tool: Any, args: Any, call: ToolCall) -> str | None:
+        """None when the call may run, else the text of the refusal for the model."""
+        from navtui.tools.approval import danger_reason
+
+        tier = tool.tier_for(args, self.ctx)
+        danger = danger_reason(tool.name, args)
+        decision = self.policy.decide(tool.name, tier, danger)
+        if decision.verdict == "allow":
+            return None
+        if decision.verdict == "deny":
+            return f"Denied: {decision.reason}"
+        preview = getattr(tool, "preview", None)
+        request = ApprovalRequest(
+            tool=tool.name,
+            tier=tier,
+            summary=tool.summary(args),
+            reason=decision.reason,
+            preview=preview(args, self.ctx) if callable(preview) else None,
+            call_id=call.id,
+        )
+        response = await self.approver.request(request)
+        if response.approved:
+            if response.always:
+                self.policy.session_allow.add(tool.name)
+            return None
+        reason = f" Reason: {response.reason}" if response.reason else ""
+        return f"The user denied this {tool.name} call.{reason}"
+
+    def _take_steering(self) -> list[str]:
+        taken, self._steering = self._steering, []
+        for text in taken:
+            self.add_message(UserMessage(content=text))
+        return taken

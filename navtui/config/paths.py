@@ -1,0 +1,40 @@
+"""Where navtui keeps its files. ``NAVTUI_HOME`` relocates ``~/.navtui``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def navtui_home() -> Path:
+    env = os.environ.get("NAVTUI_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".navtui"
+
+
+def user_settings_path() -> Path:
+    return navtui_home() / "settings.json"
+
+
+def sessions_dir() -> Path:
+    return navtui_home() / "sessions"
+
+
+def user_themes_dir() -> Path:
+    return navtui_home() / "themes"
+
+
+def history_path() -> Path:
+    return navtui_home() / "prompt-history.jsonl"
+
+
+def find_repo_root(start: Path) -> Path | None:
+    """The nearest ancestor (or ``start``) holding a ``.git`` entry."""
+    for path in (start, *start.parents):
+        if (path / ".git").exists():
+            return path
+    return None
+
+
+def project_dir(cwd: Path) -> Path:
+    """``<repo>/.navtui`` (or ``<cwd>/.navtui`` outside a repository)."""
+    return (find_repo_root(cwd) or cwd) / ".navtui"

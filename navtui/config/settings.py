@@ -1,0 +1,201 @@
+"""Settings: defaults < ``~/.navtui/settings.json`` < ``<repo>/.navtui/settings.json`` < CLI flags.
+
+Each feature owns one section. Unknown keys are reported as warnings (never fatal); a bad value is a
+``ConfigError`` that names the key and the file. A project file may not redirect endpoints or keys.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from navtui.config.paths import project_dir, user_settings_path
+from navtui.core.errors import ConfigError
+
+ApprovalMode = Literal["ask", "write", "yolo"]
+ProviderName = Literal["ollama", "anthropic", "openai"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
+
+
+class ProviderSettings(_Section):
+    num_ctx_cap: int = Field(32768, ge=512, description="Upper bound for Ollama's num_ctx")
+    keep_alive: str | None = "10m"
+    think: bool | Literal["low", "medium", "high"] | None = None
+    tool_protocol: Literal["auto", "native", "text"] = "auto"
+    context_window: int | None = Field(None, ge=512, description="Window for endpoints that do not report one")
+    request_timeout: float = Field(300.0, gt=0, description="Seconds to wait for the first byte of a response")
+    stall_timeout: float = Field(120.0, gt=0, description="Seconds of silence mid-stream before giving up")
+    max_retries: int = Field(3, ge=0)
+    max_tokens: int = Field(8192, ge=16)
+    temperature: float | None = None
+
+
+class ToolSettings(_Section):
+    allow: list[str] = Field(default_factory=list, description="Tools that never ask")
+    deny: list[str] = Field(default_factory=list, description="Tools that are never run")
+    prompt: list[str] = Field(default_factory=list, description="Tools that always ask (outside yolo)")
+    extra_roots: list[str] = Field(default_factory=list, description="Directories outside cwd the tools may write")
+    shell_wait_ms: int = Field(30000, ge=0)
+    shell_timeout: float = Field(600.0, gt=0)
+
+
+class HandoverSettings(_Section):
+    enabled: bool = False
+    threshold: float = Field(0.8, gt=0, le=1)
+
+
+class CompactionSettings(_Section):
+    strategy: Literal["compact", "handover", "off"] = "compact"
+    reserve_tokens: int | None = Field(None, ge=0)
+    keep_recent_tokens: int | None = Field(None, ge=0)
+
+
+class AdvisorSettings(_Section):
+    enabled: bool = False
+    sync_backlog: Literal["off", 1, 3, 5] = "off"
+
+
+class IndexSettings(_Section):
+    inject: Literal["auto", "on", "off"] = "auto"
+    embed_model: str = "nomic-embed-text"
+
+
+class UISettings(_Section):
+    theme: str = "dark"
+    double_escape_action: Literal["tree", "branch", "none"] = "tree"
+    branch_summary: Literal["ask", "never", "always"] = "ask"
+    mounted_entries: int = Field(100, ge=10)
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
+
+    model: str | None = None
+    provider: ProviderName | None = None
+    base_url: str | None = None
+    approval: ApprovalMode = "ask"
+    max_turns: int = Field(100, ge=1)
+    model_roles: dict[str, str] = Field(default_factory=dict, description="e.g. {'advisor': 'qwen3:14b'}")
+    providers: ProviderSettings = Field(default_factory=ProviderSettings)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
+    handover: HandoverSettings = Field(default_factory=HandoverSettings)
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    advisor: AdvisorSettings = Field(default_factory=AdvisorSettings)
+    index: IndexSettings = Field(default_factory=IndexSettings)
+    ui: UISettings = Field(default_factory=UISettings)
+
+
+# Keys a project file may not set: they could send code or keys to another endpoint.
+PROJECT_FORBIDDEN = ("base_url", "api_key", "provider")
+
+
+class LoadedSettings:
+    """The merged settings plus what went wrong reading them (warnings are shown once, never fatal)."""
+
+    def __init__(self, settings: Settings, warnings: list[str], sources: list[Path]) -> None:
+        self.settings = settings
+        self.warnings = warnings
+        self.sources = sources
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+            hint="fix the file or delete it to use the defaults",
+        ) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object at the top level")
+    return data
+
+
+def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _unknown_keys(data: dict[str, Any], model: type[BaseModel], prefix: str = "") -> list[str]:
+    unknown: list[str] = []
+    for key, value in data.items():
+        field = model.model_fields.get(key)
+        if field is None:
+            unknown.append(prefix + key)
+            continue
+        annotation = field.annotation
+        if isinstance(value, dict) and isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            unknown.extend(_unknown_keys(value, annotation, f"{prefix}{key}."))
+    return unknown
+
+
+def validate_settings(data: dict[str, Any], source: str) -> Settings:
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
+        )
+        raise ConfigError(f"{source}: {problems}", hint="fix the value or remove the key") from exc
+
+
+def load_settings(cwd: Path, overrides: dict[str, Any] | None = None) -> LoadedSettings:
+    """Merge the layers. ``overrides`` are CLI values (nested dicts allowed); ``None`` values are ignored."""
+    warnings: list[str] = []
+    sources: list[Path] = []
+    merged: dict[str, Any] = {}
+    user_path = user_settings_path()
+    project_path = project_dir(cwd) / "settings.json"
+    for path, is_project in ((user_path, False), (project_path, True)):
+        if is_project and path.resolve() == user_path.resolve():
+            continue
+        data = _read_json(path)
+        if not data:
+            continue
+        sources.append(path)
+        if is_project:
+            for key in PROJECT_FORBIDDEN:
+                if key in data:
+                    warnings.append(f"{path}: '{key}' is ignored in a project file (set it in {user_path})")
+                    data.pop(key)
+        for key in _unknown_keys(data, Settings):
+            warnings.append(f"{path}: unknown setting '{key}' (ignored)")
+        validate_settings(data, str(path))  # name the file that holds a bad value
+        merged = _deep_merge(merged, data)
+    if overrides:
+        merged = _deep_merge(merged, {k: v for k, v in overrides.items() if v is not None})
+    return LoadedSettings(validate_settings(merged, "settings"), warnings, sources)
+
+
+def save_user_setting(key_path: str, value: Any) -> None:
+    """Persist one dotted key (``ui.theme``) in the user settings file, atomically."""
+    from navtui.core.fs import atomic_write_text
+
+    path = user_settings_path()
+    data = _read_json(path)
+    node = data
+    *parents, last = key_path.split(".")
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[last] = value
+    validate_settings(data, str(path))
+    atomic_write_text(path, json.dumps(data, indent=2) + "\n")

@@ -1,0 +1,199 @@
+"""The two event streams: what a provider yields, and what the agent yields to its consumers.
+
+Both are pydantic discriminated unions on ``type`` so --json can write them line by line and tests can
+parse them back.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from navtui.core.messages import AssistantMessage, StopReason, ToolCall, ToolResultMessage, Usage
+
+
+class _Event(BaseModel):
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+# ---------------------------------------------------------------- provider events
+class TextDelta(_Event):
+    type: Literal["text_delta"] = "text_delta"
+    text: str
+
+
+class ThinkingDelta(_Event):
+    """Reasoning text. A ``signature`` closes the current thinking block (Anthropic round-trip)."""
+
+    type: Literal["thinking_delta"] = "thinking_delta"
+    text: str = ""
+    signature: str | None = None
+    redacted: bool = False
+
+
+class ToolCallEvent(_Event):
+    """A complete tool call (providers accumulate argument fragments before yielding it)."""
+
+    type: Literal["tool_call"] = "tool_call"
+    call: ToolCall
+
+
+class UsageEvent(_Event):
+    type: Literal["usage"] = "usage"
+    usage: Usage
+
+
+class StopEvent(_Event):
+    type: Literal["stop"] = "stop"
+    reason: StopReason
+
+
+class ErrorEvent(_Event):
+    """The stream failed. Text already streamed stays; the agent ends the turn with stop reason ``error``."""
+
+    type: Literal["error"] = "error"
+    message: str
+    kind: str = "http"
+    hint: str | None = None
+    status: int | None = None
+    retryable: bool = False
+
+
+ProviderEvent = Annotated[
+    TextDelta | ThinkingDelta | ToolCallEvent | UsageEvent | StopEvent | ErrorEvent, Field(discriminator="type")
+]
+
+
+# ---------------------------------------------------------------- agent events
+class TurnStarted(_Event):
+    type: Literal["turn_started"] = "turn_started"
+    turn: int
+    model: str | None = None
+
+
+class ToolCallStarted(_Event):
+    type: Literal["tool_call_started"] = "tool_call_started"
+    call: ToolCall
+
+
+class ToolOutput(_Event):
+    """Partial output of a running tool (the UI shows the tail while it runs)."""
+
+    type: Literal["tool_output"] = "tool_output"
+    call_id: str
+    text: str
+
+
+class ToolCallFinished(_Event):
+    type: Literal["tool_call_finished"] = "tool_call_finished"
+    call: ToolCall
+    result: ToolResultMessage
+
+
+class UsageUpdate(_Event):
+    """Usage of one model response plus the running totals and the context estimate."""
+
+    type: Literal["usage_update"] = "usage_update"
+    usage: Usage
+    total: Usage
+    context_tokens: int
+    context_window: int | None = None
+
+
+class TurnFinished(_Event):
+    type: Literal["turn_finished"] = "turn_finished"
+    turn: int
+    stop_reason: StopReason
+    message: AssistantMessage
+
+
+class RunFinished(_Event):
+    """The end of ``Agent.run``: the model stopped, hit max turns, failed or was aborted."""
+
+    type: Literal["run_finished"] = "run_finished"
+    stop_reason: StopReason
+    turns: int
+    text: str = ""
+
+
+class Handover(_Event):
+    type: Literal["handover"] = "handover"
+    notes: str
+    count: int
+    automatic: bool = False
+
+
+class CompactionStarted(_Event):
+    type: Literal["compaction_started"] = "compaction_started"
+    reason: Literal["manual", "threshold", "overflow"]
+    tokens_before: int
+
+
+class CompactionFinished(_Event):
+    type: Literal["compaction_finished"] = "compaction_finished"
+    summary: str
+    tokens_before: int
+    tokens_after: int
+
+
+class ContextPruned(_Event):
+    type: Literal["context_pruned"] = "context_pruned"
+    results: int
+    tokens_saved: int
+
+
+class AdvisorNote(_Event):
+    type: Literal["advisor_note"] = "advisor_note"
+    note: str
+    severity: Literal["nit", "concern", "blocker"] = "nit"
+
+
+class Notice(_Event):
+    type: Literal["notice"] = "notice"
+    text: str
+    level: Literal["info", "warning", "error"] = "info"
+
+
+class AgentError(_Event):
+    type: Literal["error"] = "error"
+    message: str
+    hint: str | None = None
+
+
+class UserMessageEvent(_Event):
+    """A user-role message entered the conversation (the prompt, a queued message, a steering note)."""
+
+    type: Literal["user_message"] = "user_message"
+    text: str
+    kind: Literal["prompt", "queued", "steer", "nudge", "context"] = "prompt"
+
+
+AgentEvent = Annotated[
+    UserMessageEvent
+    | TurnStarted
+    | TextDelta
+    | ThinkingDelta
+    | ToolCallStarted
+    | ToolOutput
+    | ToolCallFinished
+    | UsageUpdate
+    | TurnFinished
+    | RunFinished
+    | Handover
+    | CompactionStarted
+    | CompactionFinished
+    | ContextPruned
+    | AdvisorNote
+    | Notice
+    | AgentError,
+    Field(discriminator="type"),
+]
+
+PROVIDER_EVENTS: TypeAdapter[Any] = TypeAdapter(ProviderEvent)
+AGENT_EVENTS: TypeAdapter[Any] = TypeAdapter(AgentEvent)
+
+
+def parse_agent_event(data: dict[str, Any]) -> Any:
+    return AGENT_EVENTS.validate_python(data)

@@ -1,0 +1,63 @@
+"""The provider contract: turn (system, messages, tools) into a stream of ``ProviderEvent``s.
+
+A provider never raises for an expected failure while streaming: it yields one ``ErrorEvent`` and stops,
+so text already streamed is kept. ``model_info`` and ``list_models`` raise ``ProviderError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from navtui.core.events import ProviderEvent
+from navtui.core.messages import AssistantMessage, ToolResultMessage, ToolSpec, UserMessage
+
+AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
+
+
+@dataclass
+class ModelInfo:
+    name: str
+    provider: str
+    context_window: int | None = None
+    supports_tools: bool = True
+    supports_thinking: bool = False
+    supports_vision: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ChatRequest:
+    system: str
+    messages: Sequence[AnyMessage]
+    tools: Sequence[ToolSpec] = ()
+    max_tokens: int | None = None
+    temperature: float | None = None
+    think: bool | str | None = None
+
+
+class Provider:
+    """Base class; subclasses implement ``stream`` (an async generator) and usually ``model_info``."""
+
+    name: str = "provider"
+
+    def __init__(self, model: str, base_url: str | None = None) -> None:
+        self.model = model
+        self.base_url = base_url
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        raise NotImplementedError
+
+    async def model_info(self) -> ModelInfo:
+        return ModelInfo(name=self.model, provider=self.name)
+
+    async def list_models(self) -> list[str]:
+        return [self.model]
+
+    async def aclose(self) -> None:
+        """Release connections."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.model}"

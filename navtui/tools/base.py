@@ -1,0 +1,115 @@
+"""The tool contract: one pydantic argument model, one tier, ``run(args, ctx) -> ToolResult``.
+
+Tools are pure functions of (arguments, context): everything they touch (workspace, file-state,
+jobs, artifacts, partial-output sink) arrives in the ``ToolContext``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from navtui.core.errors import ToolError
+from navtui.core.messages import ToolSpec
+
+if TYPE_CHECKING:
+    from navtui.tools.filestate import FileStateTracker
+    from navtui.tools.jobs import JobRegistry
+    from navtui.tools.workspace import Workspace
+
+Tier = Literal["read", "write", "exec"]
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+
+
+@dataclass
+class ToolResult:
+    text: str
+    is_error: bool = False
+    details: dict[str, Any] | None = None
+
+
+@dataclass
+class ToolContext:
+    workspace: Workspace
+    file_state: FileStateTracker
+    jobs: JobRegistry
+    artifacts_dir: Path
+    on_output: Callable[[str], None] = lambda _text: None
+    settings: Any = None  # navtui.config.settings.Settings; Any keeps tools free of config imports in tests
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cwd(self) -> Path:
+        return self.workspace.cwd
+
+
+class Tool(Generic[ArgsT]):
+    """Subclass with ``name``, ``description``, ``Args``, ``tier`` and an async ``run``."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Args: ClassVar[type[BaseModel]]
+    tier: ClassVar[Tier] = "read"
+
+    def tier_for(self, args: ArgsT, ctx: ToolContext) -> Tier:
+        """The tier of one call (a read outside the workspace may need more than ``tier``)."""
+        return self.tier
+
+    def summary(self, args: ArgsT) -> str:
+        """A one-line description of a call for cards, approval prompts and logs."""
+        return ", ".join(f"{k}={v!r}" for k, v in args.model_dump(exclude_defaults=True).items())[:200]
+
+    async def run(self, args: ArgsT, ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
+
+    def spec(self) -> ToolSpec:
+        schema = self.Args.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+
+    def parse_args(self, raw: dict[str, Any]) -> ArgsT:
+        """Validate raw model arguments; a ``ToolError`` names every bad field so the model can fix it."""
+        try:
+            return self.Args.model_validate(raw)  # type: ignore[return-value]
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
+                for err in exc.errors(include_url=False)
+            )
+            raise ToolError(f"Invalid arguments for {self.name}: {problems}") from exc
+
+
+class ToolRegistry:
+    """The tools offered to one agent, by name, in a stable order."""
+
+    def __init__(self, tools: Iterable[Tool[Any]] = ()) -> None:
+        self._tools: dict[str, Tool[Any]] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool[Any]) -> None:
+        self._tools[tool.name] = tool
+
+    def remove(self, name: str) -> None:
+        self._tools.pop(name, None)
+
+    def get(self, name: str) -> Tool[Any] | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        return [tool.spec() for tool in self._tools.values()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._tools.values())
