@@ -101,6 +101,7 @@ class Agent:
         self._abort = asyncio.Event()
         self._steering: list[str] = []
         self._running = False
+        self._unrecorded: AssistantMessage | None = None
 
     # ------------------------------------------------------------------ control
     @property
@@ -158,8 +159,10 @@ class Agent:
                 turn += 1
                 yield TurnStarted(turn=turn, model=self.provider.model)
                 assistant = AssistantMessage(provider=self.provider.name, model=self.provider.model)
+                self._unrecorded = assistant
                 async for event in self._stream_turn(assistant):
                     yield event
+                self._unrecorded = None
                 self.add_message(assistant)
                 if assistant.usage is not None:
                     yield self._usage_update(assistant.usage)
@@ -205,10 +208,25 @@ class Agent:
                 break
         finally:
             self._running = False
+            self._repair_history()
             if self.recorder is not None:
                 with contextlib.suppress(Exception):
                     self.recorder.sync()
         yield RunFinished(stop_reason=stop_reason, turns=turn, text=final_text)
+
+    def _repair_history(self) -> None:
+        """After a torn-down run: keep the interrupted answer and answer every dangling tool call."""
+        if self._unrecorded is not None:
+            self._unrecorded.stop_reason = "aborted"
+            self.add_message(self._unrecorded)
+            self._unrecorded = None
+        answered = {m.tool_call_id for m in self.messages if isinstance(m, ToolResultMessage)}
+        for message in reversed(self.messages):
+            if isinstance(message, AssistantMessage):
+                for call in message.tool_calls:
+                    if call.id not in answered:
+                        self.add_message(ToolResultMessage.of(call, ABORTED_RESULT, is_error=True))
+                break
 
     # ------------------------------------------------------------------ streaming
     async def _stream_turn(self, assistant: AssistantMessage) -> AsyncIterator[Any]:

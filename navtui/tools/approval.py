@@ -7,7 +7,7 @@ prompts. Per-tool lists in settings override the mode; a destructive command for
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from navtui.tools.base import Tier
 
@@ -49,6 +49,11 @@ class ApprovalPolicy:
     deny: set[str] = field(default_factory=set)
     prompt: set[str] = field(default_factory=set)
     session_allow: set[str] = field(default_factory=set)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> ApprovalPolicy:
+        tools = settings.tools
+        return cls(mode=settings.approval, allow=set(tools.allow), deny=set(tools.deny), prompt=set(tools.prompt))
 
     def decide(self, tool: str, tier: Tier, danger: str | None = None) -> Decision:
         if tool in self.deny:

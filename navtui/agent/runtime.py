@@ -1,0 +1,375 @@
+"""The runtime: everything one navtui session needs, built from settings and launch options.
+
+The UI and the headless modes both talk to a ``Runtime``; it owns the provider, tools, session file and
+agent, and knows how to switch model, start afresh, and report status.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from navtui.agent.loop import Agent
+from navtui.agent.prompt import build_system_prompt
+from navtui.config.settings import Settings, load_settings
+from navtui.core.errors import NavtuiError
+from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
+from navtui.providers.base import ModelInfo, Provider
+from navtui.tools.approval import ApprovalPolicy, Approver, DenyingApprover
+from navtui.tools.base import ToolRegistry
+
+DEFAULT_MODEL = "qwen2.5-coder:7b"
+
+
+@dataclass
+class LaunchOptions:
+    cwd: Path = field(default_factory=Path.cwd)
+    model: str | None = None
+    provider: str | None = None
+    base_url: str | None = None
+    approval: str | None = None
+    continue_session: bool = False
+    resume: str | None = None  # an id/prefix/path; "" means "pick one"
+    enable_handover: bool = False
+    theme: str | None = None
+    advisor: str | None = None
+    prompt: str | None = None
+    ephemeral: bool = False  # no session file (tests, benchmarks)
+
+    def overrides(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "model": self.model,
+            "provider": self.provider,
+            "base_url": self.base_url,
+            "approval": self.approval,
+        }
+        if self.enable_handover:
+            data["handover"] = {"enabled": True}
+        if self.theme:
+            data["ui"] = {"theme": self.theme}
+        if self.advisor:
+            data["model_roles"] = {"advisor": self.advisor}
+            data["advisor"] = {"enabled": True}
+        return data
+
+
+@dataclass
+class ProviderStatus:
+    ok: bool
+    message: str = ""
+    hint: str | None = None
+
+
+@dataclass
+class StatusInfo:
+    cwd: str
+    git_branch: str | None
+    git_dirty: bool
+    provider: str
+    model: str
+    context_tokens: int
+    context_window: int | None
+    tokens_in: int
+    tokens_out: int
+    cost: float | None
+    approval: str
+    handover_count: int
+    advisor_on: bool
+    session_name: str | None = None
+
+
+def git_state(cwd: Path) -> tuple[str | None, bool]:
+    """(branch, dirty) or (None, False) outside a repository. Runs git; call it off the UI loop."""
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain=v1", "--branch"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=2,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None, False
+    if out.returncode != 0:
+        return None, False
+    lines = out.stdout.splitlines()
+    branch = None
+    if lines and lines[0].startswith("## "):
+        head = lines[0][3:]
+        branch = head.split("...")[0].replace("No commits yet on ", "")
+    return branch, any(line and not line.startswith("##") for line in lines)
+
+
+class Runtime:
+    def __init__(
+        self,
+        options: LaunchOptions,
+        settings: Settings,
+        warnings: list[str],
+        approver: Approver | None,
+    ) -> None:
+        self.options = options
+        self.cwd = options.cwd.resolve()
+        self.settings = settings
+        self.warnings = warnings
+        self.approver: Approver = approver or DenyingApprover()
+        self.model_info: ModelInfo | None = None
+        self.session: Any = None
+        self.handover_count = 0
+        self.advisor_on = bool(settings.advisor.enabled)
+        self.provider = self._build_provider(settings.model or DEFAULT_MODEL, settings.provider, settings.base_url)
+        self.tools = self._build_tools()
+        self.ctx = self._build_context()
+        self.policy = ApprovalPolicy.from_settings(settings)
+        self.session = self._open_session()
+        self.agent = self._build_agent()
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def create(cls, options: LaunchOptions, *, approver: Approver | None = None) -> Runtime:
+        loaded = load_settings(options.cwd, options.overrides())
+        return cls(options, loaded.settings, list(loaded.warnings), approver)
+
+    def _build_provider(self, model: str, provider: str | None, base_url: str | None) -> Provider:
+        from navtui.providers.registry import build_provider
+
+        return build_provider(self.settings, model=model, provider=provider, base_url=base_url)
+
+    def _build_tools(self) -> ToolRegistry:
+        from navtui.tools.registry import default_tools
+
+        return default_tools(self.settings)
+
+    def _build_context(self) -> Any:
+        from navtui.tools.registry import make_context
+
+        return make_context(self.cwd, self.settings, self._artifacts_dir())
+
+    def _artifacts_dir(self) -> Path:
+        from navtui.config.paths import navtui_home
+
+        return navtui_home() / "artifacts"
+
+    def _open_session(self) -> Any:
+        if self.options.ephemeral:
+            return None
+        from navtui.session.manager import SessionManager
+
+        if self.options.resume:
+            path = SessionManager.resolve(self.cwd, self.options.resume)
+            return SessionManager.open(path)
+        if self.options.continue_session:
+            recent = SessionManager.continue_recent(self.cwd)
+            if recent is not None:
+                return recent
+            self.warnings.append("No earlier session in this directory; starting a new one.")
+        return SessionManager.create(self.cwd)
+
+    def _build_agent(self, messages: list[Any] | None = None) -> Agent:
+        handover_notes = None
+        if messages is None and self.session is not None:
+            context = self.session.build_context()
+            messages = list(context.messages)
+            handover_notes = context.handover_notes
+        agent = Agent(
+            self.provider,
+            self.tools,
+            self.ctx,
+            system_prompt=build_system_prompt(self.cwd, self.tools.specs()),
+            messages=messages,
+            policy=self.policy,
+            approver=self.approver,
+            max_turns=self.settings.max_turns,
+            recorder=self.session,
+            context_window=self.settings.providers.context_window,
+            max_tokens=self.settings.providers.max_tokens,
+            temperature=self.settings.providers.temperature,
+            think=self.settings.providers.think,
+            hooks=self._build_hooks(handover_notes),
+        )
+        return agent
+
+    def _build_hooks(self, handover_notes: str | None) -> Any:
+        try:
+            from navtui.agent.context import ContextHooks
+        except ImportError:
+            from navtui.agent.hooks import AgentHooks
+
+            return AgentHooks()
+        return ContextHooks(self, handover_notes=handover_notes)
+
+    # ------------------------------------------------------------------ running
+    @property
+    def running(self) -> bool:
+        return self.agent.running
+
+    async def run(self, prompt: str | None) -> AsyncIterator[Any]:
+        if self.model_info is None:
+            await self._load_model_info()
+        if self.session is not None and prompt and not self.session.name:
+            self.session.set_name(prompt.strip().splitlines()[0][:80])
+        async for event in self.agent.run(prompt):
+            yield event
+
+    def abort(self) -> None:
+        self.agent.abort()
+
+    async def _load_model_info(self) -> None:
+        try:
+            self.model_info = await self.provider.model_info()
+        except NavtuiError:
+            self.model_info = None
+            return
+        if self.model_info.context_window and not self.settings.providers.context_window:
+            self.agent.budget.window = self.model_info.context_window
+
+    async def check_provider(self) -> ProviderStatus:
+        try:
+            self.model_info = await self.provider.model_info()
+        except NavtuiError as exc:
+            return ProviderStatus(False, exc.message, exc.hint)
+        if self.model_info.context_window and not self.settings.providers.context_window:
+            self.agent.budget.window = self.model_info.context_window
+        return ProviderStatus(True)
+
+    async def list_models(self) -> list[str]:
+        return await self.provider.list_models()
+
+    async def switch_model(self, model: str, provider: str | None = None) -> None:
+        """Switch model (and provider, detected from the name unless given); history is kept."""
+        if self.running:
+            raise NavtuiError("Cannot switch model while the agent is working", hint="press Esc first")
+        base_url = self.settings.base_url if provider is None or provider == self.settings.provider else None
+        new_provider = self._build_provider(model, provider, base_url)
+        old = self.provider
+        self.provider = new_provider
+        self.agent.provider = new_provider
+        self.model_info = None
+        self.agent.budget.window = self.settings.providers.context_window
+        self.agent.budget.reset()
+        if self.session is not None:
+            self.session.append_model_change(new_provider.name, new_provider.model)
+        await old.aclose()
+
+    def new_session(self) -> None:
+        """/new: a fresh session file and an empty context."""
+        if self.session is not None:
+            from navtui.session.manager import SessionManager
+
+            self.session = SessionManager.create(self.cwd)
+        self._rebuild_agent([])
+
+    def clear(self) -> None:
+        """/clear: an empty context in the same session file (the next entry starts a new root)."""
+        if self.session is not None:
+            self.session.reset_leaf()
+        self._rebuild_agent([])
+
+    def reload_from_session(self) -> None:
+        """After tree navigation or a resume: the model context is rebuilt from the session's leaf."""
+        self._rebuild_agent(None)
+
+    def _rebuild_agent(self, messages: list[Any] | None) -> None:
+        usage = self.agent.usage_total
+        window = self.agent.budget.window
+        self.agent = self._build_agent(messages)
+        self.agent.usage_total = usage
+        self.agent.budget.window = window
+
+    async def aclose(self) -> None:
+        await self.provider.aclose()
+        kill_all = getattr(self.ctx.jobs, "kill_all", None)
+        if kill_all is not None:
+            result = kill_all()
+            if hasattr(result, "__await__"):
+                await result
+        if self.session is not None:
+            self.session.sync()
+
+    # ------------------------------------------------------------------ reporting
+    def set_approval(self, mode: str) -> None:
+        if mode not in ("ask", "write", "yolo"):
+            raise NavtuiError(f"Unknown approval mode '{mode}'", hint="use ask, write or yolo")
+        self.settings.approval = mode  # type: ignore[assignment]
+        self.policy.mode = mode  # type: ignore[assignment]
+
+    def set_session_name(self, name: str) -> None:
+        if self.session is None:
+            raise NavtuiError("This run has no session file to name")
+        self.session.set_name(name)
+
+    def last_answer(self) -> str:
+        for message in reversed(self.agent.messages):
+            if isinstance(message, AssistantMessage) and message.text.strip():
+                return message.text
+        return ""
+
+    def transcript_items(self) -> list[Any]:
+        if self.session is None:
+            return []
+        return list(self.session.display_items())
+
+    def status(self, *, with_git: bool = True) -> StatusInfo:
+        branch, dirty = git_state(self.cwd) if with_git else (None, False)
+        total = self.agent.usage_total
+        return StatusInfo(
+            cwd=str(self.cwd),
+            git_branch=branch,
+            git_dirty=dirty,
+            provider=self.provider.name,
+            model=self.provider.model,
+            context_tokens=self.agent.budget.estimate(self.agent),
+            context_window=self.agent.budget.window,
+            tokens_in=total.input + total.cache_read + total.cache_write,
+            tokens_out=total.output,
+            cost=total.cost.total if total.cost else None,
+            approval=self.policy.mode,
+            handover_count=self.handover_count,
+            advisor_on=self.advisor_on,
+            session_name=self.session.name if self.session is not None else None,
+        )
+
+    def context_report(self) -> str:
+        from navtui.agent.budget import estimate_message_tokens, estimate_text_tokens
+        from navtui.config.context_files import discover_context_files
+
+        agent = self.agent
+        system = agent.hooks.system_prompt(agent)
+        counts = {"user": 0, "assistant": 0, "toolResult": 0}
+        tokens = {"user": 0, "assistant": 0, "toolResult": 0}
+        for message in agent.messages:
+            counts[message.role] += 1
+            tokens[message.role] += estimate_message_tokens(message)
+        files = discover_context_files(self.cwd)
+        window = agent.budget.window
+        used = agent.budget.estimate(agent)
+        lines = [
+            f"Model: {self.provider.label}  window: {window or 'unknown'}",
+            f"Context used: ~{used} tokens" + (f" ({used * 100 // window}%)" if window else ""),
+            f"System prompt: ~{estimate_text_tokens(system)} tokens",
+            f"Tools: {len(self.tools.names())} ({', '.join(self.tools.names())})",
+            "Context files: " + (", ".join(str(f.path) for f in files) if files else "none"),
+            f"Messages: {len(agent.messages)} — user {counts['user']} (~{tokens['user']} tok), "
+            f"assistant {counts['assistant']} (~{tokens['assistant']} tok), "
+            f"tool results {counts['toolResult']} (~{tokens['toolResult']} tok)",
+        ]
+        return "\n".join(lines)
+
+
+def history_is_valid(messages: list[Any]) -> bool:
+    """Every assistant tool call is answered by a tool result before the next user or assistant message."""
+    pending: set[str] = set()
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            if pending:
+                return False
+            pending = {call.id for call in message.tool_calls}
+        elif isinstance(message, ToolResultMessage):
+            pending.discard(message.tool_call_id)
+        elif isinstance(message, UserMessage) and pending:
+            return False
+    return not pending

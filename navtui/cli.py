@@ -1,0 +1,100 @@
+"""The ``navtui`` command: the full-screen app, the headless ``--print``/``--json`` modes, and subcommands.
+
+Only ``argparse`` is imported at module level so ``navtui --help`` stays fast; everything else loads on use.
+Exit codes: 0 success, 1 model/provider error, 2 usage or configuration error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+SUBCOMMANDS = {
+    "sessions": ("navtui.session.commands", "sessions_main", "list recent sessions for this directory"),
+    "export": ("navtui.session.commands", "export_main", "export a session as HTML or Markdown"),
+    "themes": ("navtui.themes.commands", "themes_main", "list or validate themes"),
+    "index": ("navtui.index.commands", "index_main", "build the repository index (.navtui/index.sqlite)"),
+    "search": ("navtui.index.commands", "search_main", "search the repository index"),
+}
+
+EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    commands = "\n".join(f"  navtui {name:<9} {help_}" for name, (_m, _f, help_) in SUBCOMMANDS.items())
+    parser = argparse.ArgumentParser(
+        prog="navtui",
+        description="A terminal coding agent for local models (Ollama) and Anthropic / OpenAI-compatible endpoints.",
+        epilog=f"subcommands (navtui COMMAND --help):\n{commands}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("prompt", nargs="?", help="initial prompt (interactive mode)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--print", dest="print_prompt", metavar="PROMPT", help="run one prompt, print the answer")
+    mode.add_argument("--json", dest="json_prompt", metavar="PROMPT", help="run one prompt, print events as JSON lines")
+    parser.add_argument("-m", "--model", help="model name (e.g. qwen2.5-coder:7b, claude-sonnet-4-5, gpt-4o)")
+    parser.add_argument("-p", "--provider", choices=["ollama", "anthropic", "openai"], help="default: from the model")
+    parser.add_argument("-b", "--base-url", help="endpoint URL (Ollama, Anthropic or OpenAI-compatible)")
+    parser.add_argument("--approval", choices=["ask", "write", "yolo"], help="when to ask before running tools")
+    parser.add_argument("-c", "--continue", dest="continue_session", action="store_true", help="resume the latest session here")
+    parser.add_argument(
+        "-r", "--resume", nargs="?", const="", metavar="ID", help="resume a session by id or prefix (no id: pick one)"
+    )
+    parser.add_argument("--cwd", type=Path, help="work in this directory instead of the current one")
+    parser.add_argument("--enable-handover", action="store_true", help="give the model the handover tool")
+    parser.add_argument("--theme", help="theme for this run (see navtui themes list)")
+    parser.add_argument("--advisor", metavar="MODEL", help="turn the advisor on with this model")
+    parser.add_argument("--version", action="version", version=f"navtui {_version()}")
+    return parser
+
+
+def _version() -> str:
+    from navtui import __version__
+
+    return __version__
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        module_name, func_name, _help = SUBCOMMANDS[argv[0]]
+        import importlib
+
+        return int(getattr(importlib.import_module(module_name), func_name)(argv[1:]) or 0)
+    args = build_parser().parse_args(argv)
+    cwd = (args.cwd or Path.cwd()).expanduser()
+    if not cwd.is_dir():
+        print(f"navtui: --cwd {cwd} is not a directory", file=sys.stderr)
+        return EXIT_USAGE
+
+    from navtui.agent.runtime import LaunchOptions
+
+    options = LaunchOptions(
+        cwd=cwd.resolve(),
+        model=args.model,
+        provider=args.provider,
+        base_url=args.base_url,
+        approval=args.approval,
+        continue_session=args.continue_session,
+        resume=args.resume,
+        enable_handover=args.enable_handover,
+        theme=args.theme,
+        advisor=args.advisor,
+        prompt=args.prompt,
+    )
+    headless = args.print_prompt is not None or args.json_prompt is not None
+    if headless:
+        from navtui.headless import run_headless
+
+        if options.resume == "":  # no picker without a screen: take the latest session
+            options.resume, options.continue_session = None, True
+        json_mode = args.json_prompt is not None
+        return run_headless(options, args.json_prompt if json_mode else args.print_prompt, json_mode=json_mode)
+    from navtui.app.app import run_app
+
+    return run_app(options)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

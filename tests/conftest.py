@@ -1,0 +1,28 @@
+"""Shared fixtures: every test gets its own NAVTUI_HOME and no provider keys from the environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.fixture import fake_server  # noqa: F401
+
+_KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "NAVTUI_API_KEY", "OPENROUTER_API_KEY", "OLLAMA_HOST")
+
+
+@pytest.fixture(autouse=True)
+def navtui_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("navtui-home")
+    monkeypatch.setenv("NAVTUI_HOME", str(home))
+    for var in _KEY_VARS:
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """An empty git-less project directory."""
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
