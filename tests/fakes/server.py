@@ -1,0 +1,353 @@
+"""`FakeServer`: one loopback HTTP server speaking Ollama, OpenAI-compatible and Anthropic wire formats.
+
+It runs its own asyncio loop in a daemon thread, so sync tests, async tests, Textual pilots, subprocesses
+and benchmarks can all talk to it. Replies are scripted per request; every request is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Self
+
+from . import wire_anthropic, wire_ollama, wire_openai
+from .script import DEFAULT_REPLY, Step, Text, Usage, split_text
+from .stream import Reply
+from .wire_http import BadRequest, ClientGone, Connection, RecordedRequest, read_request
+
+Handler = Callable[["FakeServer", RecordedRequest, Connection], Awaitable[bool]]
+CHAT_PATHS = frozenset({"/api/chat", "/v1/chat/completions", "/v1/messages"})
+_ROUTES: dict[tuple[str, str], Handler] = {
+    ("POST", "/api/chat"): wire_ollama.chat,
+    ("GET", "/api/tags"): wire_ollama.tags,
+    ("GET", "/api/ps"): wire_ollama.ps,
+    ("POST", "/api/show"): wire_ollama.show,
+    ("GET", "/api/version"): wire_ollama.version,
+    ("POST", "/api/embed"): wire_ollama.embed,
+    ("POST", "/v1/chat/completions"): wire_openai.chat,
+    ("POST", "/v1/messages"): wire_anthropic.messages,
+    ("POST", "/v1/messages/count_tokens"): wire_anthropic.count_tokens,
+}
+
+
+@dataclass(frozen=True)
+class FakeModel:
+    """A model as `/api/show`, `/api/tags` and `/v1/models` describe it."""
+
+    name: str
+    context_length: int = 32768
+    capabilities: tuple[str, ...] = ("completion", "tools")
+    family: str = "llama"
+    parameters: str = ""
+    parameter_size: str = "7.6B"
+    quantization_level: str = "Q4_K_M"
+
+
+def _norm(name: str) -> str:
+    """Ollama treats `x` and `x:latest` as one model."""
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
+class FakeServer:
+    """A scripted fake LLM provider server on 127.0.0.1."""
+
+    ollama_version = "0.12.6"
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self._host, self._port = host, port
+        self._cond = threading.Condition(threading.RLock())
+        self._default: deque[tuple[Step, ...]] = deque()
+        self._by_model: dict[str, deque[tuple[Step, ...]]] = {}
+        self._requests: list[RecordedRequest] = []
+        self._models: dict[str, FakeModel] = {}
+        self._disconnects = 0
+        self._connections = 0
+        self._errors: list[str] = []
+        self._seq = 0
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # lifecycle -------------------------------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("FakeServer is not started")
+        return f"http://{self._host}:{self._port}"
+
+    def start(self) -> Self:
+        if self._thread is not None:
+            raise RuntimeError("FakeServer already started")
+        ready = threading.Event()
+        failure: list[BaseException] = []
+        self._thread = threading.Thread(target=self._run, args=(ready, failure), name="FakeServer", daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        if failure or self._server is None:
+            self._thread.join(5)
+            self._thread = None
+            raise RuntimeError("FakeServer failed to start") from (failure[0] if failure else None)
+        return self
+
+    def _run(self, ready: threading.Event, failure: list[BaseException]) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self._loop = loop
+        try:
+            server = loop.run_until_complete(asyncio.start_server(self._on_connect, self._host, self._port))
+            self._port = server.sockets[0].getsockname()[1]
+            self._server = server
+        except BaseException as exc:  # noqa: BLE001 - handed to the starting thread
+            failure.append(exc)
+            ready.set()
+            loop.close()
+            return
+        ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    def stop(self) -> None:
+        """Close every connection and the listening socket, then join the thread. Idempotent."""
+        thread, loop = self._thread, self._loop
+        if thread is None or loop is None:
+            return
+        if loop.is_running():
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(timeout=5)
+            loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        self._thread, self._loop, self._server = None, None, None
+
+    async def _shutdown(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.sleep(0)  # let the transports' connection_lost callbacks run before the loop stops
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    # scripting -------------------------------------------------------------------------------------------------
+
+    def script(self, *steps: Step, model: str | None = None) -> None:
+        """Queue one reply (for `model` only, if given). No steps at all means an empty, well-terminated reply."""
+        for step in steps:
+            if not isinstance(step, Step):
+                raise TypeError(f"not a script step: {step!r}")
+        with self._cond:
+            if model is None:
+                self._default.append(tuple(steps))
+            else:
+                self._by_model.setdefault(_norm(model), deque()).append(tuple(steps))
+
+    def script_stream(
+        self,
+        text: str,
+        tokens_per_second: float = 1000,
+        chunk_chars: int = 4,
+        model: str | None = None,
+        usage: Usage | None = None,
+    ) -> int:
+        """Queue a long text reply paced at `tokens_per_second`, one chunk counting as one token.
+
+        Returns the number of chunks.
+        """
+        delay = 1.0 / tokens_per_second if tokens_per_second > 0 else 0.0
+        chunks = split_text(text, chunk_chars)
+        steps: list[Step] = [Text(c, delay=delay) for c in chunks]
+        steps.append(usage or Usage(input=100, output=len(chunks)))
+        self.script(*steps, model=model)
+        return len(chunks)
+
+    def pending(self, model: str | None = None) -> int:
+        """How many scripted replies are still queued (default queue, or one model's)."""
+        with self._cond:
+            queue = self._default if model is None else self._by_model.get(_norm(model), deque())
+            return len(queue)
+
+    def next_reply(self, req: RecordedRequest) -> Reply:
+        """Pop the reply for this request (its model's queue first, then the default one, else `Text("ok")`)."""
+        with self._cond:
+            queue = self._by_model.get(_norm(req.model)) if req.model else None
+            if queue:
+                steps = queue.popleft()
+            elif self._default:
+                steps = self._default.popleft()
+            else:
+                steps = DEFAULT_REPLY
+            self._seq += 1
+            req.reply = steps
+            return Reply(req, steps, self._seq)
+
+    # models ----------------------------------------------------------------------------------------------------
+
+    def set_model(
+        self,
+        name: str,
+        context_length: int = 32768,
+        capabilities: Iterable[str] = ("completion", "tools"),
+        family: str = "llama",
+        parameters: str = "",
+        parameter_size: str = "7.6B",
+        quantization_level: str = "Q4_K_M",
+    ) -> None:
+        """Register a model. Once any is registered, unknown models get Ollama's 404 on `/api/show`."""
+        model = FakeModel(
+            name, context_length, tuple(capabilities), family, parameters, parameter_size, quantization_level
+        )
+        with self._cond:
+            self._models[_norm(name)] = model
+
+    @property
+    def models(self) -> list[FakeModel]:
+        with self._cond:
+            return list(self._models.values())
+
+    @property
+    def has_models(self) -> bool:
+        with self._cond:
+            return bool(self._models)
+
+    def model_for(self, name: str) -> FakeModel | None:
+        """The registered model, a default one if none are registered, or None if unknown."""
+        with self._cond:
+            if not self._models:
+                return FakeModel(name)
+            return self._models.get(_norm(name))
+
+    # recording -------------------------------------------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._cond:
+            return list(self._requests)
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        with self._cond:
+            return [r for r in self._requests if r.path in CHAT_PATHS]
+
+    @property
+    def disconnects(self) -> int:
+        with self._cond:
+            return self._disconnects
+
+    @property
+    def connections(self) -> int:
+        """TCP connections accepted so far (keep-alive reuse keeps this low)."""
+        with self._cond:
+            return self._connections
+
+    @property
+    def errors(self) -> list[str]:
+        """Tracebacks of bugs inside the fake itself (should stay empty)."""
+        with self._cond:
+            return list(self._errors)
+
+    def wait_for_disconnect(self, timeout: float = 2.0, count: int = 1) -> bool:
+        """Block until at least `count` client disconnects were seen."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._disconnects >= count, timeout)
+
+    async def wait_for_disconnect_async(self, timeout: float = 2.0, count: int = 1) -> bool:  # noqa: ASYNC109
+        """`wait_for_disconnect` without blocking the caller's event loop."""
+        end = time.monotonic() + timeout
+        while self.disconnects < count:
+            if time.monotonic() >= end:
+                return False
+            await asyncio.sleep(0.01)
+        return True
+
+    def wait_for_requests(self, count: int, timeout: float = 2.0) -> bool:
+        """Block until at least `count` requests arrived."""
+        with self._cond:
+            return self._cond.wait_for(lambda: len(self._requests) >= count, timeout)
+
+    def reset(self) -> None:
+        """Forget scripted replies, recorded requests, disconnects and errors (registered models stay)."""
+        with self._cond:
+            self._default.clear()
+            self._by_model.clear()
+            self._requests.clear()
+            self._disconnects = 0
+            self._connections = 0
+            self._errors.clear()
+
+    # serving ---------------------------------------------------------------------------------------------------
+
+    def _route(self, req: RecordedRequest) -> Handler | None:
+        if req.method == "GET" and req.path == "/v1/models":
+            return wire_anthropic.models if "anthropic-version" in req.headers else wire_openai.models
+        return _ROUTES.get((req.method, req.path))
+
+    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        with self._cond:
+            self._connections += 1
+        conn = Connection(reader, writer)
+        stopping = False
+        try:
+            await self._serve(conn)
+        except asyncio.CancelledError:
+            stopping = True
+        finally:
+            self._tasks.discard(task)
+            conn.abort(force=stopping)
+
+    async def _serve(self, conn: Connection) -> None:
+        while not conn.closed:
+            try:
+                req = await read_request(conn.reader)
+            except (BadRequest, asyncio.IncompleteReadError, ConnectionError, ValueError):
+                return
+            if req is None:
+                return
+            with self._cond:
+                self._requests.append(req)
+                self._cond.notify_all()
+            keep = await self._answer(req, conn)
+            if not (keep and req.keep_alive):
+                return
+
+    async def _answer(self, req: RecordedRequest, conn: Connection) -> bool:
+        handler = self._route(req)
+        try:
+            if handler is None:
+                await conn.send(404, b"404 page not found", "text/plain", keep_alive=req.keep_alive)
+                return True
+            return await handler(self, req, conn)
+        except ClientGone:
+            if req.path in CHAT_PATHS:
+                with self._cond:
+                    self._disconnects += 1
+                    self._cond.notify_all()
+            return False
+        except Exception:
+            with self._cond:
+                self._errors.append(traceback.format_exc())
+            if not conn.streaming and not conn.gone():
+                with contextlib.suppress(ClientGone):
+                    await conn.send(500, b"fake server error", "text/plain", keep_alive=False)
+            return False

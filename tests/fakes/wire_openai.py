@@ -1,0 +1,190 @@
+"""OpenAI-compatible Chat Completions: SSE `/v1/chat/completions` and `/v1/models`."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from .script import Garbage, HttpError, RawBytes, RawLine, Step, Text, Thinking, ToolCall
+from .stream import Encoder, Reply, play
+from .wire_http import Connection, RecordedRequest
+
+if TYPE_CHECKING:
+    from .server import FakeServer
+
+_FINISH = {"stop": "stop", "length": "length", "tool_use": "tool_calls"}
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "server_error",
+    503: "unavailable_error",
+}
+
+
+def error_type(status: int) -> str:
+    return _ERROR_TYPES.get(status) or ("server_error" if status >= 500 else "invalid_request_error")
+
+
+def _sse(data: str, event: str | None = None) -> bytes:
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {data}\n\n".encode()
+
+
+class OpenAIEncoder(Encoder):
+    stream_content_type = "text/event-stream; charset=utf-8"
+
+    def __init__(self, reply: Reply) -> None:
+        super().__init__(reply)
+        self._id = f"chatcmpl-fake{reply.seq:06d}"
+        self._created = int(time.time())
+        self._calls = 0
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"x-request-id": f"req_fake{self.reply.seq:06d}"}
+
+    def _error(self, err: HttpError) -> dict[str, Any]:
+        code = "rate_limit_exceeded" if err.status == 429 else None
+        return {"message": err.message, "type": err.error_type or error_type(err.status), "param": None, "code": code}
+
+    def error_body(self, err: HttpError) -> Any:
+        return {"error": self._error(err)}
+
+    def error_frames(self, err: HttpError) -> bytes:
+        return _sse(json.dumps({"error": self._error(err)}))
+
+    def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> bytes:
+        obj = {
+            "id": self._id,
+            "object": "chat.completion.chunk",
+            "created": self._created,
+            "model": self.reply.model,
+            "system_fingerprint": "fp_fake",
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
+        return _sse(json.dumps(obj))
+
+    def _call_id(self, step: ToolCall, index: int) -> str:
+        return step.id or f"call_fake{self.reply.seq:04d}{index:02d}"
+
+    def open(self) -> bytes:
+        return self._chunk({"role": "assistant", "content": ""})
+
+    def frames(self, step: Step) -> bytes:
+        if isinstance(step, Text):
+            return self._chunk({"content": step.text})
+        if isinstance(step, Thinking):
+            return self._chunk({"reasoning_content": step.text})
+        if isinstance(step, ToolCall):
+            index = self._calls
+            self._calls += 1
+            first = {
+                "index": index,
+                "id": self._call_id(step, index),
+                "type": "function",
+                "function": {"name": step.name, "arguments": ""},
+            }
+            out = [self._chunk({"tool_calls": [first]})]
+            out += [
+                self._chunk({"tool_calls": [{"index": index, "function": {"arguments": frag}}]})
+                for frag in step.fragments()
+            ]
+            return b"".join(out)
+        if isinstance(step, Garbage):
+            return _sse(step.text)
+        if isinstance(step, RawLine):
+            return _sse(step.line, step.event)
+        if isinstance(step, RawBytes):
+            return step.data
+        return b""
+
+    def _usage(self) -> dict[str, Any]:
+        usage = self.reply.usage
+        out: dict[str, Any] = {
+            "prompt_tokens": usage.input,
+            "completion_tokens": usage.output,
+            "total_tokens": usage.input + usage.output,
+        }
+        if usage.cache_read:
+            out["prompt_tokens_details"] = {"cached_tokens": usage.cache_read}
+        return out
+
+    def _finish(self) -> str:
+        return _FINISH.get(self.reply.stop, self.reply.stop)
+
+    def close(self) -> bytes:
+        out = [self._chunk({}, self._finish())]
+        options = self.reply.body.get("stream_options")
+        if isinstance(options, dict) and options.get("include_usage"):
+            obj = {
+                "id": self._id,
+                "object": "chat.completion.chunk",
+                "created": self._created,
+                "model": self.reply.model,
+                "system_fingerprint": "fp_fake",
+                "choices": [],
+                "usage": self._usage(),
+            }
+            out.append(_sse(json.dumps(obj)))
+        out.append(_sse("[DONE]"))
+        return b"".join(out)
+
+    def complete(self, steps: tuple[Step, ...]) -> Any:
+        text = "".join(s.text for s in steps if isinstance(s, Text))
+        msg: dict[str, Any] = {"role": "assistant", "content": text or None}
+        thinking = "".join(s.text for s in steps if isinstance(s, Thinking))
+        if thinking:
+            msg["reasoning_content"] = thinking
+        calls = [s for s in steps if isinstance(s, ToolCall)]
+        if calls:
+            msg["tool_calls"] = [
+                {
+                    "id": self._call_id(c, i),
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments_json()},
+                }
+                for i, c in enumerate(calls)
+            ]
+        return {
+            "id": self._id,
+            "object": "chat.completion",
+            "created": self._created,
+            "model": self.reply.model,
+            "system_fingerprint": "fp_fake",
+            "choices": [{"index": 0, "message": msg, "logprobs": None, "finish_reason": self._finish()}],
+            "usage": self._usage(),
+        }
+
+
+async def chat(server: FakeServer, req: RecordedRequest, conn: Connection) -> bool:
+    body = req.json
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        err = {
+            "message": "'messages' is a required property" if isinstance(body, dict) else "Invalid JSON body",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": None,
+        }
+        await conn.send_json(400, {"error": err}, keep_alive=req.keep_alive)
+        return req.keep_alive
+    reply = server.next_reply(req)
+    return await play(conn, OpenAIEncoder(reply), body.get("stream") is True, req.keep_alive)
+
+
+async def models(server: FakeServer, req: RecordedRequest, conn: Connection) -> bool:
+    data = [
+        {
+            "id": m.name,
+            "object": "model",
+            "created": 1_700_000_000,
+            "owned_by": "navtui-fake",
+            "max_model_len": m.context_length,
+        }
+        for m in server.models
+    ]
+    await conn.send_json(200, {"object": "list", "data": data}, keep_alive=req.keep_alive)
+    return req.keep_alive
