@@ -1,0 +1,173 @@
+"""Finding and loading themes: built-ins shipped beside this module, user and project theme folders."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+from navtui.config.paths import project_dir as project_config_dir
+from navtui.config.paths import user_themes_dir
+from navtui.themes.model import NavTheme, ThemeSource
+from navtui.themes.resolve import build_theme
+from navtui.themes.schema import ThemeError
+
+BUILTIN_DIR = Path(__file__).parent
+
+
+def load_theme_file(path: Path, source: ThemeSource = "file") -> NavTheme:
+    """Read, validate and resolve one theme file; raises :class:`ThemeError` naming the file and each problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ThemeError(f"{path}: no such theme file", hint="check the path") from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise ThemeError(f"{path}: cannot read the theme file ({reason})", hint="check its permissions") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ThemeError.invalid(
+            str(path),
+            [f"(file): not valid JSON at line {error.lineno}, column {error.colno}: {error.msg} — fix the syntax"],
+        ) from None
+    return build_theme(raw, label=str(path), source=source, path=path)
+
+
+@cache
+def builtin_themes() -> dict[str, NavTheme]:
+    """The themes shipped with navtui, by name (loaded once; a broken built-in is a bug and raises)."""
+    themes = {}
+    for path in sorted(BUILTIN_DIR.glob("*.json")):
+        theme = load_theme_file(path, "builtin")
+        themes[theme.name] = theme
+    return themes
+
+
+def _key(path: Path) -> Path:
+    # Absolute but not resolved: the watcher reports paths as given, symlinks included.
+    return Path(os.path.abspath(path))
+
+
+@dataclass(frozen=True)
+class ThemeReload:
+    """What reloading one file did. ``theme`` is the theme now in effect for that file (new or last good)."""
+
+    path: Path
+    status: Literal["added", "updated", "invalid", "deleted"]
+    theme: NavTheme | None = None
+    error: ThemeError | None = None
+    previous_name: str | None = None
+    warning: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("added", "updated")
+
+
+class ThemeRegistry:
+    """Built-in and custom themes by name. Built-ins win a name clash; project themes win over user ones.
+
+    A custom file that stops parsing (or disappears) keeps its last good theme, so the app never loses
+    the colours it is showing.
+    """
+
+    def __init__(
+        self,
+        cwd: Path | None = None,
+        *,
+        user_dir: Path | None = None,
+        project_dir: Path | None = None,
+    ) -> None:
+        self.user_dir = user_dir if user_dir is not None else user_themes_dir()
+        if project_dir is None and cwd is not None:
+            project_dir = project_config_dir(cwd) / "themes"
+        self.project_dir = project_dir
+        self._builtins = builtin_themes()
+        self._custom: dict[Path, NavTheme] = {}
+        self._errors: dict[Path, ThemeError] = {}
+        self.warnings: list[str] = []
+        self.load_custom()
+
+    def directories(self) -> list[Path]:
+        """The custom theme folders, lowest precedence first (they may not exist)."""
+        return [d for d in (self.user_dir, self.project_dir) if d is not None]
+
+    def load_custom(self) -> None:
+        """(Re)scan the custom folders; bad files are recorded in :attr:`errors`, never raised."""
+        self._custom.clear()
+        self._errors.clear()
+        self.warnings.clear()
+        for directory in self.directories():
+            if directory.is_dir():
+                for path in sorted(directory.glob("*.json")):
+                    result = self.reload_file(path)
+                    if result.warning:
+                        self.warnings.append(result.warning)
+
+    @property
+    def errors(self) -> dict[Path, ThemeError]:
+        """Custom files that currently fail to load (their last good theme, if any, stays available)."""
+        return dict(self._errors)
+
+    def names(self) -> list[str]:
+        return sorted(set(self._builtins) | set(self._custom_by_name()))
+
+    def find(self, name: str) -> NavTheme | None:
+        return self._builtins.get(name) or self._custom_by_name().get(name)
+
+    def get(self, name: str) -> NavTheme:
+        theme = self.find(name)
+        if theme is None:
+            raise ThemeError(
+                f'Theme not found: "{name}" — available: {", ".join(self.names())}',
+                hint=f"custom themes go in {self.user_dir}",
+            )
+        return theme
+
+    def is_custom(self, name: str) -> bool:
+        theme = self.find(name)
+        return theme is not None and theme.is_custom
+
+    def reload_file(self, path: Path) -> ThemeReload:
+        """Load ``path`` again after a change; on failure the file's last good theme stays in effect."""
+        key = _key(path)
+        previous = self._custom.get(key)
+        if not key.exists():
+            return ThemeReload(key, "deleted", theme=previous)
+        try:
+            theme = load_theme_file(key, self._source_of(key))
+        except ThemeError as error:
+            self._errors[key] = error
+            return ThemeReload(key, "invalid", theme=previous, error=error)
+        self._errors.pop(key, None)
+        self._custom[key] = theme
+        warning = None
+        if theme.name in self._builtins:
+            warning = (
+                f'{key}: "{theme.name}" is a built-in theme name and the built-in wins — '
+                f'rename it (e.g. "{theme.name}-custom")'
+            )
+        renamed = previous.name if previous is not None and previous.name != theme.name else None
+        return ThemeReload(
+            key,
+            "updated" if previous is not None else "added",
+            theme=theme,
+            previous_name=renamed,
+            warning=warning,
+        )
+
+    def _source_of(self, path: Path) -> ThemeSource:
+        if self.project_dir is not None and path.parent == _key(self.project_dir):
+            return "project"
+        if path.parent == _key(self.user_dir):
+            return "user"
+        return "file"
+
+    def _custom_by_name(self) -> dict[str, NavTheme]:
+        # Later folders override earlier ones; within a folder, the last file (by name) wins.
+        ordered = sorted(self._custom.values(), key=lambda t: (t.source == "project", str(t.path)))
+        return {theme.name: theme for theme in ordered if theme.name not in self._builtins}
