@@ -1,0 +1,228 @@
+"""What the model sees at a leaf: the messages on the root-to-leaf path, after compaction and handover.
+
+- The latest compaction on the path contributes its summary (a user-role message), then the entries from
+  its ``firstKeptEntryId`` up to it, then everything after it.
+- A ``handover`` custom message starts the context afresh: only what follows it is sent, and its notes are
+  returned separately for the system prompt.
+- Branch summaries and other custom messages join as user-role text; model, thinking-level, label and
+  session-info entries are state, not messages.
+- The result is always a valid conversation: it opens with a user message, every tool call is answered
+  right after its assistant message (a synthetic "aborted" result when none was recorded), no tool result
+  is left without its call, and empty assistant messages are dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from navtui.core.messages import (
+    AssistantMessage,
+    TextBlock,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from navtui.session.blobs import resolve_blocks
+from navtui.session.entries import (
+    AnyMessage,
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomMessageEntry,
+    Entry,
+    MessageEntry,
+    ModelChangeEntry,
+    RawEntry,
+    ThinkingLevelChangeEntry,
+    is_handover,
+)
+
+COMPACTION_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+)
+COMPACTION_SUFFIX = "\n</summary>"
+BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+BRANCH_SUFFIX = "\n</summary>"
+ABORTED_RESULT = "Aborted: no result was recorded for this tool call (the run was interrupted)."
+OPENING_NOTE = "(The earlier part of this conversation is not available.)"
+HANDOVER_OPENING = "Continue the task. Your handover notes are at the end of the system prompt."
+
+
+@dataclass
+class SessionContext:
+    messages: list[AnyMessage] = field(default_factory=list)
+    handover_notes: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    thinking_level: str = "off"
+    compaction: CompactionEntry | None = None  # the compaction in effect (None after a later handover)
+    leaf_id: str | None = None
+
+
+def build_context(path: list[Entry], *, default_model: tuple[str | None, str | None] = (None, None)) -> SessionContext:
+    """The model's context for the root-to-leaf ``path``."""
+    context = SessionContext(leaf_id=path[-1].id if path else None)
+    changed: tuple[str | None, str | None] | None = None
+    answered_by: tuple[str | None, str | None] | None = None
+    compaction_at = handover_at = -1
+    for index, entry in enumerate(path):
+        if isinstance(entry, ThinkingLevelChangeEntry):
+            context.thinking_level = entry.thinking_level
+        elif isinstance(entry, ModelChangeEntry):
+            if (entry.role or "default") == "default":
+                changed = entry.resolved
+        elif isinstance(entry, MessageEntry):
+            message = entry.message
+            if isinstance(message, AssistantMessage) and message.model:
+                answered_by = (message.provider, message.model)
+        elif isinstance(entry, CompactionEntry):
+            compaction_at = index
+        elif is_handover(entry):
+            handover_at = index
+    context.provider, context.model = changed or answered_by or default_model
+
+    start = handover_at + 1
+    if handover_at >= 0:
+        context.handover_notes = path[handover_at].text  # type: ignore[union-attr]
+    messages: list[AnyMessage] = []
+    if compaction_at > handover_at:
+        compaction = path[compaction_at]
+        assert isinstance(compaction, CompactionEntry)
+        context.compaction = compaction
+        messages.append(_user(COMPACTION_PREFIX + compaction.summary + COMPACTION_SUFFIX, compaction.timestamp))
+        kept_from = compaction_at  # a firstKeptEntryId not on the path keeps nothing, as in pi
+        for index in range(start, compaction_at):
+            if path[index].id == compaction.first_kept_entry_id:
+                kept_from = index
+                break
+        selected = path[kept_from:compaction_at] + path[compaction_at + 1 :]
+    else:
+        selected = path[start:]
+    for entry in selected:
+        message = context_message(entry)
+        if message is not None:
+            messages.append(message)
+    opening = HANDOVER_OPENING if context.handover_notes is not None else OPENING_NOTE
+    context.messages = repair_conversation(messages, opening=opening)
+    return context
+
+
+def context_message(entry: Entry) -> AnyMessage | None:
+    """The message one entry contributes to the model's context, if any."""
+    if isinstance(entry, MessageEntry):
+        message = entry.message
+        if not isinstance(message, AssistantMessage) and not isinstance(message.content, str):
+            blocks = resolve_blocks(message.content)
+            if blocks is not message.content:
+                message = message.model_copy(update={"content": blocks})
+        return message
+    if isinstance(entry, CustomMessageEntry):
+        if is_handover(entry):
+            return None
+        content = entry.content if isinstance(entry.content, str) else resolve_blocks(entry.content)
+        return None if not content else UserMessage(content=content, timestamp=_ms(entry.timestamp))
+    if isinstance(entry, BranchSummaryEntry):
+        return _user(BRANCH_PREFIX + entry.summary + BRANCH_SUFFIX, entry.timestamp) if entry.summary else None
+    if isinstance(entry, RawEntry) and entry.type == "message":
+        return _pi_message(entry)
+    return None
+
+
+def _pi_message(entry: RawEntry) -> UserMessage | None:
+    """pi's extended message roles, converted the way pi sends them."""
+    message = entry.raw.get("message")
+    if not isinstance(message, dict):
+        return None
+    role = message.get("role")
+    if role in ("custom", "hookMessage"):
+        try:
+            return UserMessage.model_validate(
+                {"content": message.get("content") or "", "timestamp": _ms(entry.timestamp)}
+            )
+        except ValidationError:
+            return None
+    if role == "bashExecution" and not message.get("excludeFromContext"):
+        return _user(bash_execution_text(message), entry.timestamp)
+    if role == "branchSummary" and isinstance(message.get("summary"), str):
+        return _user(BRANCH_PREFIX + message["summary"] + BRANCH_SUFFIX, entry.timestamp)
+    if role == "compactionSummary" and isinstance(message.get("summary"), str):
+        return _user(COMPACTION_PREFIX + message["summary"] + COMPACTION_SUFFIX, entry.timestamp)
+    return None
+
+
+def bash_execution_text(message: dict[str, Any]) -> str:
+    text = f"Ran `{message.get('command', '')}`\n"
+    output = message.get("output")
+    text += f"```\n{output}\n```" if output else "(no output)"
+    exit_code = message.get("exitCode")
+    if message.get("cancelled"):
+        text += "\n\n(command cancelled)"
+    elif isinstance(exit_code, int) and exit_code != 0:
+        text += f"\n\nCommand exited with code {exit_code}"
+    return text
+
+
+def repair_conversation(messages: list[AnyMessage], *, opening: str = OPENING_NOTE) -> list[AnyMessage]:
+    """``messages`` made valid for any provider (see the module docstring); valid input comes back equal."""
+    out: list[AnyMessage] = []
+    pending: dict[str, ToolCall] = {}
+    orphans: list[ToolResultMessage] = []
+    last_time = 0
+
+    def close_tool_run() -> None:
+        for call in pending.values():
+            out.append(
+                ToolResultMessage(
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=[TextBlock(text=ABORTED_RESULT)],
+                    is_error=True,
+                    timestamp=last_time,
+                )
+            )
+        pending.clear()
+        for orphan in orphans:  # its call is not in context (compacted away, or a foreign file): keep it as text
+            text = f"[Result of an earlier `{orphan.tool_name}` tool call]\n{orphan.text}"
+            out.append(UserMessage(content=text, timestamp=orphan.timestamp))
+        orphans.clear()
+
+    for message in messages:
+        last_time = message.timestamp
+        if isinstance(message, ToolResultMessage):
+            if message.tool_call_id in pending:
+                del pending[message.tool_call_id]
+                out.append(message)
+            else:
+                orphans.append(message)
+            continue
+        close_tool_run()
+        if isinstance(message, AssistantMessage):
+            if _is_empty(message):
+                continue
+            out.append(message)
+            for call in message.tool_calls:
+                pending.setdefault(call.id, call)
+        else:
+            out.append(message)
+    close_tool_run()
+    if out and not isinstance(out[0], UserMessage):
+        out.insert(0, UserMessage(content=opening, timestamp=out[0].timestamp))
+    return out
+
+
+def _is_empty(message: AssistantMessage) -> bool:
+    return not message.tool_calls and not message.text.strip() and not message.thinking.strip()
+
+
+def _user(text: str, timestamp: str) -> UserMessage:
+    return UserMessage(content=text, timestamp=_ms(timestamp))
+
+
+def _ms(timestamp: str) -> int:
+    try:
+        return int(datetime.fromisoformat(timestamp).timestamp() * 1000)
+    except (ValueError, TypeError):
+        return 0

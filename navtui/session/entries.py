@@ -1,0 +1,261 @@
+"""Session file lines (pi/omp session format v3) as pydantic models.
+
+Line 1 of a session file is a ``SessionHeader``; every later line is an entry with ``id`` (8 hex),
+``parentId`` and an ISO ``timestamp``. Entry types navtui does not know (omp's ``mode_change``,
+``ttsr_injection`` ...) load as ``RawEntry`` and are written back byte-for-byte equivalent, never dropped.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Container
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from navtui.core.messages import (
+    AssistantMessage,
+    Message,
+    TextBlock,
+    ToolResultMessage,
+    UserBlock,
+    UserMessage,
+    message_from_json,
+)
+
+CURRENT_VERSION = 3
+CORE_ROLES = frozenset({"user", "assistant", "toolResult"})
+AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
+
+
+def new_entry_id(taken: Container[str] = ()) -> str:
+    """A random 8-hex id not in ``taken``."""
+    while True:
+        entry_id = secrets.token_hex(4)
+        if entry_id not in taken:
+            return entry_id
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def content_text(content: str | list[Any]) -> str:
+    """The text of a user-style content value (a string or text/image blocks)."""
+    if isinstance(content, str):
+        return content
+    return "".join(block.text for block in content if isinstance(block, TextBlock))
+
+
+class _Line(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", protected_namespaces=())
+
+
+class SessionHeader(_Line):
+    type: Literal["session"] = "session"
+    version: int = CURRENT_VERSION
+    id: str
+    timestamp: str = Field(default_factory=now_iso)
+    cwd: str = ""
+    parent_session: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+_BASE_FIELDS = {"type", "id", "parent_id", "timestamp"}
+
+
+class _Entry(_Line):
+    type: str
+    id: str
+    parent_id: str | None = None
+    timestamp: str = Field(default_factory=now_iso)
+
+    def to_json(self) -> dict[str, Any]:
+        # parentId is written even when null (a root), and the tree fields come first so a
+        # reader can find them without parsing the whole line.
+        body = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=_BASE_FIELDS)
+        return {"type": self.type, "id": self.id, "parentId": self.parent_id, "timestamp": self.timestamp, **body}
+
+
+class MessageEntry(_Entry):
+    type: Literal["message"] = "message"
+    message: Message
+
+
+class ModelChangeEntry(_Entry):
+    """pi writes ``provider`` + ``modelId``; omp writes ``model: "provider/id"`` and a ``role``."""
+
+    type: Literal["model_change"] = "model_change"
+    provider: str | None = None
+    model_id: str | None = None
+    model: str | None = None
+    role: str | None = None
+
+    @property
+    def resolved(self) -> tuple[str | None, str | None]:
+        """(provider, model id), whichever spelling the file used."""
+        if self.model_id is not None:
+            return self.provider, self.model_id
+        if self.model and "/" in self.model and self.provider is None:
+            provider, _, model = self.model.partition("/")
+            return provider, model
+        return self.provider, self.model
+
+
+class ThinkingLevelChangeEntry(_Entry):
+    type: Literal["thinking_level_change"] = "thinking_level_change"
+    thinking_level: str = "off"
+
+
+class CompactionEntry(_Entry):
+    type: Literal["compaction"] = "compaction"
+    summary: str
+    first_kept_entry_id: str | None = None
+    tokens_before: int = 0
+    details: dict[str, Any] | None = None
+
+
+class BranchSummaryEntry(_Entry):
+    type: Literal["branch_summary"] = "branch_summary"
+    from_id: str = "root"
+    summary: str
+    details: Any = None
+
+
+class CustomMessageEntry(_Entry):
+    """A note that joins the model's context as user-role text (handover, advisor, index context)."""
+
+    type: Literal["custom_message"] = "custom_message"
+    custom_type: str
+    content: str | list[UserBlock]
+    display: bool = True
+    details: Any = None
+
+    @property
+    def text(self) -> str:
+        return content_text(self.content)
+
+
+class CustomEntry(_Entry):
+    """Extension state; never part of the model's context."""
+
+    type: Literal["custom"] = "custom"
+    custom_type: str
+    data: Any = None
+
+
+class LabelEntry(_Entry):
+    type: Literal["label"] = "label"
+    target_id: str
+    label: str | None = None  # None clears the target's label
+
+
+class SessionInfoEntry(_Entry):
+    type: Literal["session_info"] = "session_info"
+    name: str | None = None
+
+
+class RawEntry(_Line):
+    """A line navtui does not model (an unknown type, or a known one it could not read): kept verbatim."""
+
+    type: str = ""
+    id: str | None = None
+    parent_id: str | None = None
+    timestamp: str = ""
+    raw: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> RawEntry:
+        def text(key: str) -> str | None:
+            value = raw.get(key)
+            return value if isinstance(value, str) else None
+
+        return cls.model_construct(
+            type=text("type") or "",
+            id=text("id"),
+            parent_id=text("parentId"),
+            timestamp=text("timestamp") or "",
+            raw=raw,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return self.raw
+
+
+Entry = (
+    MessageEntry
+    | ModelChangeEntry
+    | ThinkingLevelChangeEntry
+    | CompactionEntry
+    | BranchSummaryEntry
+    | CustomMessageEntry
+    | CustomEntry
+    | LabelEntry
+    | SessionInfoEntry
+    | RawEntry
+)
+
+_MODELS: dict[str, type[_Entry]] = {
+    "model_change": ModelChangeEntry,
+    "thinking_level_change": ThinkingLevelChangeEntry,
+    "compaction": CompactionEntry,
+    "branch_summary": BranchSummaryEntry,
+    "custom_message": CustomMessageEntry,
+    "custom": CustomEntry,
+    "label": LabelEntry,
+    "session_info": SessionInfoEntry,
+}
+_MESSAGE_ENVELOPE = {"type", "id", "parentId", "timestamp", "message"}
+
+
+def parse_entry(raw: dict[str, Any]) -> Entry:
+    """One decoded line -> its entry model; anything unexpected becomes a ``RawEntry`` (never an error)."""
+    kind = raw.get("type")
+    if kind == "message":
+        return _parse_message_entry(raw)
+    model = _MODELS.get(kind)  # type: ignore[arg-type]
+    if model is None:
+        return RawEntry.of(raw)
+    try:
+        return model.model_validate(raw)  # type: ignore[return-value]
+    except ValidationError:
+        return RawEntry.of(raw)
+
+
+def _parse_message_entry(raw: dict[str, Any]) -> Entry:
+    # The hot path of loading a large session: check the envelope by hand and build the entry
+    # without re-validating it; only the message itself goes through pydantic.
+    entry_id, parent_id, timestamp, message = (
+        raw.get("id"),
+        raw.get("parentId"),
+        raw.get("timestamp"),
+        raw.get("message"),
+    )
+    if (
+        type(entry_id) is not str
+        or (parent_id is not None and type(parent_id) is not str)
+        or type(message) is not dict
+        or message.get("role") not in CORE_ROLES
+    ):
+        # pi's extended roles (custom, bashExecution, branchSummary ...) stay raw; context.py reads them.
+        return RawEntry.of(raw)
+    try:
+        parsed = message_from_json(message)
+    except ValidationError:
+        return RawEntry.of(raw)
+    extra = {key: value for key, value in raw.items() if key not in _MESSAGE_ENVELOPE} if len(raw) > 5 else {}
+    return MessageEntry.model_construct(
+        id=entry_id,
+        parent_id=parent_id,
+        timestamp=timestamp if type(timestamp) is str else "",
+        message=parsed,
+        **extra,
+    )
+
+
+def is_handover(entry: object) -> bool:
+    return isinstance(entry, CustomMessageEntry) and entry.custom_type == "handover"

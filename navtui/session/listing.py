@@ -1,0 +1,218 @@
+"""Where session files live, what a listing shows about each, and resolving an id prefix to a file.
+
+Files are ``<sessions root>/--<cwd with / replaced by ->--/<timestamp>_<id>.jsonl`` (pi's layout, under
+``~/.navtui/sessions``). A summary reads the file's bytes once and decodes only the lines it needs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from navtui.config.paths import sessions_dir
+from navtui.core.errors import NavtuiError
+
+TITLE_CHARS = 80
+_INTERESTING = re.compile(rb'"(?:type|role)":\s*"(session_info|label|model_change|assistant)"')
+
+
+@dataclass
+class SessionSummary:
+    path: Path
+    id: str
+    cwd: str
+    name: str  # the session's name, else its first prompt (one line), else ""
+    named: bool  # True when ``name`` was set explicitly (/name), not taken from the first prompt
+    modified: datetime
+    entry_count: int
+    model: str | None = None
+    labels: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["path"] = str(self.path)
+        data["modified"] = self.modified.isoformat()
+        return data
+
+
+def encode_cwd(cwd: Path) -> str:
+    text = str(cwd).lstrip("/\\")
+    return "--" + re.sub(r"[/\\:]", "-", text) + "--"
+
+
+def project_sessions_dir(cwd: Path, root: Path | None = None) -> Path:
+    return (root or sessions_dir()) / encode_cwd(cwd)
+
+
+def new_session_id() -> str:
+    return secrets.token_hex(8)
+
+
+def new_session_path(cwd: Path, session_id: str, root: Path | None = None) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S-%f")[:-3] + "Z"
+    return project_sessions_dir(cwd, root) / f"{stamp}_{session_id}.jsonl"
+
+
+def id_from_filename(path: Path) -> str:
+    return path.stem.rpartition("_")[2] or path.stem
+
+
+def session_files(cwd: Path | None, root: Path | None = None) -> list[Path]:
+    """Session files for ``cwd`` (all directories when ``None``), newest first."""
+    base = root or sessions_dir()
+    if cwd is not None:
+        directory = project_sessions_dir(cwd, root)
+        files = list(directory.glob("*.jsonl")) if directory.is_dir() else []
+    else:
+        files = list(base.glob("*/*.jsonl")) if base.is_dir() else []
+    dated = []
+    for path in files:
+        try:
+            dated.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    dated.sort(key=lambda item: item[0], reverse=True)
+    return [path for _, path in dated]
+
+
+def list_sessions(cwd: Path | None, *, root: Path | None = None) -> list[SessionSummary]:
+    """Summaries of the sessions started in ``cwd`` (``None``: every directory), newest first."""
+    scope = cwd.resolve() if cwd is not None else None
+    out = []
+    for path in session_files(scope, root):
+        summary = summarize(path)
+        # Two directories can encode to the same folder name ("/a-b" and "/a/b"); the header knows which.
+        if summary is not None and (scope is None or not summary.cwd or Path(summary.cwd) == scope):
+            out.append(summary)
+    return out
+
+
+def summarize(path: Path) -> SessionSummary | None:
+    """A listing row for one file; ``None`` when it is not a readable session file."""
+    try:
+        data = path.read_bytes()
+        modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except OSError:
+        return None
+    first_end = data.find(b"\n")
+    header = _decode(data[: first_end if first_end >= 0 else len(data)])
+    if header is None or header.get("type") != "session":
+        return None
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    name: str | None = None
+    model: str | None = _header_model(header)
+    labels: dict[str, str] = {}
+    for match in _INTERESTING.finditer(data):
+        record = _decode(_line_at(data, match.start()))
+        if record is None:
+            continue
+        kind = match.group(1)
+        if kind == b"session_info" and record.get("type") == "session_info":
+            name = record.get("name") if isinstance(record.get("name"), str) else None
+        elif kind == b"label" and record.get("type") == "label" and isinstance(record.get("targetId"), str):
+            label = record.get("label")
+            if isinstance(label, str) and label:
+                labels[record["targetId"]] = label
+            else:
+                labels.pop(record["targetId"], None)
+        elif kind == b"model_change" and record.get("type") == "model_change":
+            model = record.get("modelId") or record.get("model") or model
+        elif kind == b"assistant" and record.get("type") == "message":
+            message = record.get("message") or {}
+            model = message.get("model") or model
+    prompt = "" if name else _first_prompt(data)
+    return SessionSummary(
+        path=path,
+        id=header.get("id") if isinstance(header.get("id"), str) else id_from_filename(path),
+        cwd=header.get("cwd") if isinstance(header.get("cwd"), str) else "",
+        name=_one_line(name or prompt),
+        named=bool(name),
+        modified=modified,
+        entry_count=max(lines - 1, 0),
+        model=model,
+        labels=list(labels.values()),
+    )
+
+
+def resolve_session(cwd: Path, query: str, *, root: Path | None = None) -> Path:
+    """A path, or an id / file-name prefix matched in ``cwd``'s sessions first and then everywhere."""
+    candidate = Path(query).expanduser()
+    if candidate.is_file():
+        return candidate.resolve()
+    if candidate.suffix == ".jsonl" or "/" in query:
+        raise NavtuiError(f"No session file at {candidate}", hint="give a path to a .jsonl file or a session id")
+    wanted = query.strip().lower()
+    if not wanted:
+        raise NavtuiError("No session id given", hint="`navtui sessions` lists the sessions of this directory")
+    for scope in (cwd.resolve(), None):
+        matches = [path for path in session_files(scope, root) if _matches(path, wanted)]
+        exact = [path for path in matches if id_from_filename(path).lower() == wanted]
+        if len(exact) == 1 or len(matches) == 1:
+            return (exact or matches)[0]
+        if matches:
+            shown = ", ".join(id_from_filename(path) for path in matches[:5])
+            raise NavtuiError(
+                f"'{query}' matches {len(matches)} sessions ({shown}{', ...' if len(matches) > 5 else ''})",
+                hint="give more characters of the id",
+            )
+    raise NavtuiError(f"No session matches '{query}'", hint="`navtui sessions --all` lists every session")
+
+
+def _matches(path: Path, wanted: str) -> bool:
+    return id_from_filename(path).lower().startswith(wanted) or path.name.lower().startswith(wanted)
+
+
+def _line_at(data: bytes, position: int) -> bytes:
+    start = data.rfind(b"\n", 0, position) + 1
+    end = data.find(b"\n", position)
+    return data[start : end if end >= 0 else len(data)]
+
+
+def _decode(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _header_model(header: dict[str, Any]) -> str | None:
+    model = header.get("modelId") or header.get("model")  # pi v1 headers carried the model
+    return model if isinstance(model, str) else None
+
+
+def _first_prompt(data: bytes, limit: int = 4 * 1024 * 1024) -> str:
+    start = 0
+    while start < min(len(data), limit):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if b'"user"' in data[start:end]:
+            record = _decode(data[start:end])
+            message = (record or {}).get("message")
+            if (
+                record
+                and record.get("type") == "message"
+                and isinstance(message, dict)
+                and message.get("role") == "user"
+            ):
+                return _message_text(message.get("content"))
+        start = end + 1
+    return ""
+
+
+def _message_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"

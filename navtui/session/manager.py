@@ -1,0 +1,392 @@
+"""``SessionManager``: the session API the agent and the UI use.
+
+A session is an append-only tree of entries in one JSONL file (pi/omp format v3) plus a leaf pointer.
+Every ``append_*`` adds a child of the leaf and moves the leaf to it; ``branch``/``reset_leaf`` only move
+the pointer. Each entry is written (and flushed to the OS) before ``append_*`` returns; ``sync()`` fsyncs,
+at the end of every turn. A failed write (a full disk) keeps the entries in memory, retries them on the
+next write, and makes ``sync()`` raise until they are saved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from navtui.core.errors import NavtuiError
+from navtui.core.messages import message_from_json
+from navtui.session import writer
+from navtui.session.context import SessionContext, build_context
+from navtui.session.entries import (
+    AnyMessage,
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    Entry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    RawEntry,
+    SessionHeader,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+    UserBlock,
+    new_entry_id,
+    parse_entry,
+)
+from navtui.session.listing import (
+    SessionSummary,
+    id_from_filename,
+    list_sessions,
+    new_session_id,
+    new_session_path,
+    resolve_session,
+    session_files,
+)
+from navtui.session.migrate import migrate
+from navtui.session.store import FileStamp, JsonlLines, gc_paused, read_jsonl, read_tail
+from navtui.session.tree import EntryIndex, TreeNode
+
+__all__ = ["SessionContext", "SessionManager", "SessionSummary", "SessionTail", "TreeNode", "list_sessions"]
+
+
+@dataclass
+class SessionTail:
+    """The end of a session file, read without parsing the rest (for a fast first paint)."""
+
+    header: SessionHeader | None
+    entries: list[Entry]  # the last entries in file order
+    leaf_path: list[Entry]  # the part of the newest entry's root-to-leaf path found among them
+
+
+class SessionManager:
+    def __init__(self, path: Path, header: SessionHeader) -> None:
+        self.path = path
+        self.header = header
+        self.warnings: list[str] = []
+        self.read_only_reason: str | None = None
+        self._index = EntryIndex()
+        self._leaf_id: str | None = None
+        self._writer = writer.EntryWriter(path, header, self._index.entries)
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def create(cls, cwd: Path, *, root: Path | None = None) -> SessionManager:
+        """A new, empty session for ``cwd``; its file is written on the first append."""
+        cwd = Path(cwd).resolve()
+        session_id = new_session_id()
+        return cls(new_session_path(cwd, session_id, root), SessionHeader(id=session_id, cwd=str(cwd)))
+
+    @classmethod
+    def open(cls, path: Path) -> SessionManager:
+        path = Path(path).expanduser().absolute()
+        try:
+            lines = read_jsonl(path)
+        except FileNotFoundError:
+            raise NavtuiError(
+                f"No session file at {path}", hint="`navtui sessions` lists this directory's sessions"
+            ) from None
+        except OSError as exc:
+            raise NavtuiError(f"Cannot read the session file {path}: {exc.strerror or exc}") from None
+        return cls._from_lines(path, lines)
+
+    @classmethod
+    def continue_recent(cls, cwd: Path, *, root: Path | None = None) -> SessionManager | None:
+        """The most recently written session of ``cwd`` (``None`` when there is none)."""
+        for path in session_files(Path(cwd).resolve(), root):
+            try:
+                manager = cls.open(path)
+            except NavtuiError:
+                continue
+            if manager.read_only_reason is None:
+                return manager
+        return None
+
+    @staticmethod
+    def resolve(cwd: Path, id_or_prefix: str, *, root: Path | None = None) -> Path:
+        return resolve_session(Path(cwd), id_or_prefix, root=root)
+
+    @staticmethod
+    def list_sessions(cwd: Path | None, *, root: Path | None = None) -> list[SessionSummary]:
+        return list_sessions(cwd, root=root)
+
+    @staticmethod
+    def read_tail(path: Path, n: int = 100) -> SessionTail:
+        """The last ``n`` entries of ``path``, seeking from the end: milliseconds even for a huge file."""
+        first, lines = read_tail(Path(path), n)
+        header = _header_from(writer.decode(first)) if first is not None else None
+        entries = [parse_entry(record) for record in map(writer.decode, lines) if record is not None]
+        entries = [entry for entry in entries if entry.type != "session"]
+        index = EntryIndex()
+        for entry in entries:
+            index.add(entry)
+        leaf_id = index.last_id()
+        return SessionTail(header, entries, index.path(leaf_id) if leaf_id else [])
+
+    @classmethod
+    def _from_lines(cls, path: Path, lines: JsonlLines) -> SessionManager:
+        records = [record for _, record in lines.records]
+        first_line = lines.records[0][0] if lines.records else None
+        header_ok = (
+            records
+            and records[0].get("type") == "session"
+            and isinstance(records[0].get("id"), str)
+            and not (lines.bad_lines and lines.bad_lines[0] < first_line)  # type: ignore[operator]
+        )
+        if not records and not lines.bad_lines:  # an empty file: start the session in it
+            manager = cls(path, SessionHeader(id=id_from_filename(path), cwd=str(Path.cwd())))
+            manager._writer.adopt_empty_file()
+            return manager
+        migrated = False
+        if header_ok:
+            header_raw, body = records[0], records[1:]
+            migrated = migrate(header_raw, body)
+            header = _header_from(header_raw) or SessionHeader(id=header_raw["id"])
+        else:
+            body = [record for record in records if record.get("type") != "session"]
+            header = SessionHeader(id=id_from_filename(path), cwd="")
+        manager = cls(path, header)
+        if warning := lines.warning(path):
+            manager.warnings.append(warning)
+        if not header_ok:
+            manager.read_only_reason = "its first line is not a readable session header"
+            manager.warnings.append(f"{path}: {manager.read_only_reason}; opened read-only")
+        with gc_paused():
+            for record in body:
+                manager._index.add(parse_entry(record))
+        if manager._index.duplicate_ids:
+            manager.warnings.append(f"{path}: {manager._index.duplicate_ids} entries repeat an earlier id; ignored")
+        manager._leaf_id = manager._index.last_id()
+        manager._writer.adopt_existing(
+            lines.stamp or FileStamp(0, 0, 0),
+            migrated=migrated,
+            header_line=first_line if header_ok else None,
+            entry_lines=[index for index, _ in lines.records[1:]] if header_ok else [],
+        )
+        return manager
+
+    # ------------------------------------------------------------------ state
+    @property
+    def session_id(self) -> str:
+        return self.header.id
+
+    @property
+    def cwd(self) -> Path:
+        return Path(self.header.cwd) if self.header.cwd else Path.cwd()
+
+    @property
+    def name(self) -> str | None:
+        return self._index.name
+
+    @property
+    def leaf_id(self) -> str | None:
+        return self._leaf_id
+
+    @property
+    def entries(self) -> list[Entry]:
+        return list(self._index.entries)
+
+    @property
+    def unsaved_count(self) -> int:
+        """Entries kept in memory because writing them failed (retried on the next write)."""
+        return self._writer.unsaved_count
+
+    @property
+    def write_error(self) -> NavtuiError | None:
+        return self._writer.error
+
+    def get_entry(self, entry_id: str) -> Entry | None:
+        return self._index.by_id.get(entry_id)
+
+    def label_of(self, entry_id: str) -> str | None:
+        return self._index.labels.get(entry_id)
+
+    def children(self, entry_id: str | None) -> list[Entry]:
+        return self._index.children(entry_id)
+
+    # ------------------------------------------------------------------ appending
+    def append_message(self, message: AnyMessage | dict[str, Any]) -> str:
+        if isinstance(message, dict):
+            message = message_from_json(message)
+        return self._append(MessageEntry.model_construct(id=self._new_id(), parent_id=self._leaf_id, message=message))
+
+    def append_model_change(self, provider: str, model: str, role: str = "default") -> str:
+        return self._append(
+            ModelChangeEntry(id=self._new_id(), parent_id=self._leaf_id, provider=provider, model_id=model, role=role)
+        )
+
+    def append_thinking_level_change(self, level: str) -> str:
+        return self._append(ThinkingLevelChangeEntry(id=self._new_id(), parent_id=self._leaf_id, thinking_level=level))
+
+    def append_compaction(
+        self, summary: str, first_kept_entry_id: str | None, tokens_before: int, details: dict[str, Any] | None = None
+    ) -> str:
+        entry = CompactionEntry(
+            id=self._new_id(),
+            parent_id=self._leaf_id,
+            summary=summary,
+            first_kept_entry_id=first_kept_entry_id,
+            tokens_before=tokens_before,
+            details=details,
+        )
+        return self._append(entry)
+
+    def append_branch_summary(self, from_id: str | None, summary: str) -> str:
+        entry = BranchSummaryEntry(
+            id=self._new_id(), parent_id=self._leaf_id, from_id=from_id or "root", summary=summary
+        )
+        return self._append(entry)
+
+    def append_custom_message(
+        self, custom_type: str, content: str | list[UserBlock], *, display: bool = True, details: Any = None
+    ) -> str:
+        """A note that joins the model's context ("handover" starts it afresh; "advisor", "index_context" ...)."""
+        entry = CustomMessageEntry(
+            id=self._new_id(),
+            parent_id=self._leaf_id,
+            custom_type=custom_type,
+            content=content,
+            display=display,
+            details=details,
+        )
+        return self._append(entry)
+
+    def append_custom(self, custom_type: str, data: Any = None) -> str:
+        """Extension state that never reaches the model."""
+        return self._append(CustomEntry(id=self._new_id(), parent_id=self._leaf_id, custom_type=custom_type, data=data))
+
+    def append_label(self, target_id: str, label: str | None) -> str:
+        self._require(target_id)
+        label = (label or "").strip() or None
+        return self._append(LabelEntry(id=self._new_id(), parent_id=self._leaf_id, target_id=target_id, label=label))
+
+    def append_session_info(self, name: str | None) -> str:
+        return self._append(SessionInfoEntry(id=self._new_id(), parent_id=self._leaf_id, name=name))
+
+    def set_name(self, name: str | None) -> str | None:
+        """Name the session (``None`` or blank clears it); returns the new entry id, ``None`` if unchanged."""
+        name = (name or "").strip() or None
+        return None if name == self.name else self.append_session_info(name)
+
+    def sync(self) -> None:
+        """Write anything pending and fsync; raises ``NavtuiError`` while entries cannot be saved."""
+        self._writer.sync()
+
+    def close(self) -> None:
+        self._writer.close()
+
+    def __enter__(self) -> SessionManager:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ the tree
+    def branch(self, entry_id: str) -> None:
+        """Move the leaf to ``entry_id``; the next append starts a new branch there. Nothing is written."""
+        self._require(entry_id)
+        self._leaf_id = entry_id
+
+    def reset_leaf(self) -> None:
+        """Move the leaf before the first entry; the next append is a new root."""
+        self._leaf_id = None
+
+    def branch_with_summary(self, entry_id: str | None, summary: str) -> str:
+        """Move the leaf to ``entry_id`` (``None``: the root) and record a summary of the path left behind."""
+        if entry_id is None:
+            self.reset_leaf()
+        else:
+            self.branch(entry_id)
+        return self.append_branch_summary(entry_id, summary)
+
+    def get_branch(self, entry_id: str | None = None) -> list[Entry]:
+        """Root to ``entry_id`` (default: the leaf); empty when the leaf is reset."""
+        target = entry_id if entry_id is not None else self._leaf_id
+        if target is None:
+            return []
+        self._require(target)
+        return self._index.path(target)
+
+    def get_tree(self) -> list[TreeNode]:
+        return self._index.tree()
+
+    def create_branched_session(self, leaf_id: str | None = None) -> SessionManager:
+        """A new session file holding the root-to-``leaf_id`` path (labels re-attached); this one is unchanged."""
+        path = self.get_branch(leaf_id)
+        session_id = new_session_id()
+        header = SessionHeader(id=session_id, cwd=self.header.cwd, parent_session=str(self.path))
+        target = self.path.parent / new_session_path(Path(self.header.cwd or "."), session_id).name
+        branched = SessionManager(target, header)
+        parent: str | None = None
+        for entry in path:
+            if isinstance(entry, LabelEntry):
+                continue  # labels are re-created below, for the entries that were copied
+            branched._index.add(_reparented(entry, parent))
+            parent = entry.id
+        for entry in path:
+            label = self.label_of(entry.id) if entry.id else None
+            if label is not None and not isinstance(entry, LabelEntry):
+                branched._index.add(
+                    LabelEntry(id=branched._new_id(), parent_id=parent, target_id=entry.id, label=label)
+                )
+                parent = branched._index.entries[-1].id
+        branched._leaf_id = parent
+        branched._writer.write_new_file()
+        return branched
+
+    # ------------------------------------------------------------------ context
+    def build_context(self, leaf_id: str | None = None) -> SessionContext:
+        """What the model sees at ``leaf_id`` (default: the leaf)."""
+        header = self.header.model_extra or {}
+        provider, model = header.get("provider"), header.get("modelId")  # pi v1 headers carried the model
+        default = (provider if isinstance(provider, str) else None, model if isinstance(model, str) else None)
+        return build_context(self.get_branch(leaf_id), default_model=default)
+
+    def display_items(self, leaf_id: str | None = None) -> list[Entry]:
+        """Everything on the root-to-leaf path in order, for the transcript (markers included)."""
+        return self.get_branch(leaf_id)
+
+    # ------------------------------------------------------------------ helpers
+    def _new_id(self) -> str:
+        return new_entry_id(self._index.by_id)
+
+    def _require(self, entry_id: str) -> None:
+        if entry_id not in self._index.by_id:
+            raise NavtuiError(f"No entry '{entry_id}' in session {self.session_id}")
+
+    def _append(self, entry: Entry) -> str:
+        if self.read_only_reason is not None:
+            raise NavtuiError(
+                f"The session {self.path.name} is read-only: {self.read_only_reason}",
+                hint="continue in a copy (/branch), which leaves this file untouched",
+            )
+        line = self._writer.encode(entry)  # before any state changes: a value that cannot be saved changes nothing
+        self._index.add(entry)
+        self._leaf_id = entry.id
+        self._writer.write(line)
+        if self._writer.error is not None and self._writer.error_is_new:
+            self.warnings.append(str(self._writer.error))
+        return entry.id  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"SessionManager({str(self.path)!r}, entries={len(self._index.entries)}, leaf={self._leaf_id!r})"
+
+
+def _header_from(record: dict[str, Any] | None) -> SessionHeader | None:
+    if record is None or record.get("type") != "session" or not isinstance(record.get("id"), str):
+        return None
+    try:
+        return SessionHeader.model_validate(record)
+    except ValidationError:
+        return SessionHeader.model_construct(**record)
+
+
+def _reparented(entry: Entry, parent: str | None) -> Entry:
+    if entry.parent_id == parent:
+        return entry
+    if isinstance(entry, RawEntry):
+        return RawEntry.of({**entry.raw, "parentId": parent})
+    return entry.model_copy(update={"parent_id": parent})
