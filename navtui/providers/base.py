@@ -10,10 +10,25 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from navtui.core.events import ProviderEvent
-from navtui.core.messages import AssistantMessage, ToolResultMessage, ToolSpec, UserMessage
+from navtui.core.events import Notice, ProviderEvent
+from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, ToolSpec, UserMessage
 
 AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
+
+# A tool call whose arguments could not be decoded carries this key (and the raw text under
+# ``RAW_CALL_KEY``) instead of arguments; the agent answers it with an error result the model can fix.
+PARSE_ERROR_KEY = "__parse_error__"
+RAW_CALL_KEY = "__raw__"
+
+
+def parse_error(call: ToolCall) -> str | None:
+    """The decode error of a malformed tool call, or None for a well-formed one."""
+    error = call.arguments.get(PARSE_ERROR_KEY)
+    return str(error) if error is not None else None
+
+
+class ProviderNotice(Notice):
+    """Something the user should know that is not an error (a protocol switch, a retry); the agent passes it on."""
 
 
 @dataclass

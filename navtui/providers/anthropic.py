@@ -1,0 +1,283 @@
+"""Anthropic Messages API through ``anthropic.AsyncAnthropic`` (raw stream events, our own retry policy).
+
+The SDK's retries are off (``max_retries=0``): navtui retries 429/529/overloaded itself, honouring
+``retry-after``, never a spend-limit or credit 429, and only before any output reached the user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+from navtui.config.settings import ProviderSettings
+from navtui.core.errors import ProviderError
+from navtui.core.events import ProviderEvent, StopEvent, TextDelta, ThinkingDelta, ToolCallEvent, UsageEvent
+from navtui.core.messages import StopReason, ToolCall, Usage
+from navtui.providers.anthropic_convert import build_params
+from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice
+from navtui.providers.detect import detect_base_url
+from navtui.providers.pricing import with_cost
+from navtui.providers.streaming import RetryableError, next_within, retry_after_seconds, with_retries
+from navtui.providers.toolargs import decode_arguments
+
+DEFAULT_CONTEXT = 200_000
+_STOP: dict[str, StopReason] = {
+    "tool_use": "tool_use",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+}
+_QUOTA_WORDS = ("credit balance", "spend limit", "spending limit", "enforced_spend_limit", "billing")
+_RETRY_TYPES = ("overloaded_error", "rate_limit_error", "api_error", "timeout_error")
+_INFO_CACHE: dict[tuple[str, str], ModelInfo] = {}
+
+
+def api_key_from_env() -> str | None:
+    return os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("NAVTUI_API_KEY") or None
+
+
+class AnthropicProvider(Provider):
+    name = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        settings: ProviderSettings | None = None,
+        api_key: str | None = None,
+    ) -> None:
+        super().__init__(model, (base_url or detect_base_url("anthropic")).rstrip("/"))
+        self.settings = settings or ProviderSettings()
+        key = api_key or api_key_from_env()
+        if not key:
+            raise ProviderError(
+                "No Anthropic API key found",
+                kind="auth",
+                hint="export ANTHROPIC_API_KEY=... (or NAVTUI_API_KEY)",
+            )
+        self._key = key
+        self._client: Any = None
+
+    def _sdk(self) -> Any:
+        if self._client is None:
+            import anthropic
+
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.settings.request_timeout
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    # ------------------------------------------------------------------ catalogue
+    async def model_info(self) -> ModelInfo:
+        key = (self.base_url or "", self.model)
+        if key not in _INFO_CACHE:
+            window = await self._listed_window()
+            _INFO_CACHE[key] = ModelInfo(
+                name=self.model,
+                provider=self.name,
+                context_window=window or DEFAULT_CONTEXT,
+                supports_tools=True,
+                supports_thinking=not self.model.startswith(("claude-3-5", "claude-3-haiku", "claude-3-opus")),
+                supports_vision=True,
+            )
+        return _INFO_CACHE[key]
+
+    async def _listed_window(self) -> int | None:
+        """``max_input_tokens`` from ``/v1/models`` when the API reports it; None when it cannot be had."""
+        import anthropic
+
+        try:
+            async with asyncio.timeout(10):
+                async for model in self._sdk().models.list(limit=100):
+                    if model.id == self.model:
+                        value = getattr(model, "max_input_tokens", None)
+                        return int(value) if value else None
+        except (anthropic.APIError, TimeoutError):
+            return None
+        return None
+
+    async def list_models(self) -> list[str]:
+        import anthropic
+
+        try:
+            return [model.id async for model in self._sdk().models.list(limit=100)]
+        except anthropic.APIStatusError as exc:
+            raise _status_error(exc, self.model) from None
+        except anthropic.APIConnectionError as exc:
+            raise _connection_error(self.base_url, exc) from None
+
+    # ------------------------------------------------------------------ streaming
+    def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
+        return with_retries(lambda: self._attempt(request), max_retries=self.settings.max_retries)
+
+    async def _attempt(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        import anthropic
+        import httpx2
+
+        params = build_params(request, self.model, self.settings)
+        try:
+            async with asyncio.timeout(self.settings.request_timeout):
+                stream = await self._sdk().messages.create(**params)
+        except TimeoutError:
+            raise ProviderError(
+                f"Anthropic did not answer within {self.settings.request_timeout:.0f} s", kind="timeout", retryable=True
+            ) from None
+        except anthropic.APIStatusError as exc:
+            raise _status_error(exc, self.model) from None
+        except anthropic.APIConnectionError as exc:
+            raise _connection_error(self.base_url, exc) from None
+        state = _StreamState()
+        try:
+            events = stream.__aiter__()
+            timeout = self.settings.request_timeout
+            while not state.finished:
+                try:
+                    event = await next_within(events, timeout, self._stall_error)
+                except StopAsyncIteration:
+                    break
+                timeout = self.settings.stall_timeout
+                for out in state.handle(event):
+                    yield out
+        except anthropic.APIStatusError as exc:  # an `event: error` inside a 200 stream
+            raise _status_error(exc, self.model) from None
+        except (anthropic.APIConnectionError, httpx2.TransportError) as exc:
+            raise ProviderError(
+                f"The connection to Anthropic dropped mid-response ({type(exc).__name__})",
+                kind="stream",
+                retryable=True,
+            ) from None
+        except ValueError as exc:  # a data line that is not JSON
+            raise ProviderError(f"Anthropic sent an unreadable event: {exc}", kind="stream") from None
+        finally:
+            with contextlib.suppress(Exception):
+                await stream.close()
+        if not state.finished:
+            raise ProviderError("Anthropic's stream ended before message_stop", kind="stream", retryable=True)
+        for call in state.calls:
+            yield ToolCallEvent(call=call)
+        yield UsageEvent(usage=with_cost(self.model, state.usage))
+        reason = _STOP.get(state.stop_reason or "", "stop")
+        yield StopEvent(reason="tool_use" if state.calls else reason)
+
+    def _stall_error(self) -> ProviderError:
+        return ProviderError(
+            f"Anthropic sent nothing for {self.settings.stall_timeout:g} s mid-response",
+            kind="timeout",
+            retryable=True,
+            hint="raise providers.stall_timeout if this keeps happening",
+        )
+
+
+class _StreamState:
+    """Raw stream events in, provider events out; tool calls and usage kept for the end."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self.stop_reason: str | None = None
+        self.finished = False
+        self.calls: list[ToolCall] = []
+        self._tools: dict[int, dict[str, str]] = {}
+
+    def handle(self, event: Any) -> list[ProviderEvent]:
+        kind = getattr(event, "type", None)
+        if kind == "message_start":
+            self._take_usage(getattr(event.message, "usage", None))
+        elif kind == "content_block_start":
+            return self._block_start(event.index, event.content_block)
+        elif kind == "content_block_delta":
+            return self._delta(event.index, event.delta)
+        elif kind == "content_block_stop":
+            tool = self._tools.pop(event.index, None)
+            if tool is not None:
+                arguments = decode_arguments(tool["json"])
+                self.calls.append(ToolCall(id=tool["id"], name=tool["name"], arguments=arguments))
+        elif kind == "message_delta":
+            self.stop_reason = getattr(event.delta, "stop_reason", None) or self.stop_reason
+            self._take_usage(getattr(event, "usage", None))
+        elif kind == "message_stop":
+            self.finished = True
+        return []
+
+    def _block_start(self, index: int, block: Any) -> list[ProviderEvent]:
+        kind = getattr(block, "type", None)
+        if kind == "text" and block.text:
+            return [TextDelta(text=block.text)]
+        if kind == "thinking" and block.thinking:
+            return [ThinkingDelta(text=block.thinking)]
+        if kind == "redacted_thinking":
+            # The opaque data travels as the signature; it closes a block of its own.
+            return [ThinkingDelta(text="", signature=block.data, redacted=True)]
+        if kind == "tool_use":
+            self._tools[index] = {"id": block.id, "name": block.name, "json": ""}
+        return []
+
+    def _delta(self, index: int, delta: Any) -> list[ProviderEvent]:
+        kind = getattr(delta, "type", None)
+        if kind == "text_delta":
+            return [TextDelta(text=delta.text)] if delta.text else []
+        if kind == "thinking_delta":
+            return [ThinkingDelta(text=delta.thinking)] if delta.thinking else []
+        if kind == "signature_delta":
+            return [ThinkingDelta(text="", signature=delta.signature)]
+        if kind == "input_json_delta" and index in self._tools:
+            self._tools[index]["json"] += delta.partial_json
+        return []
+
+    def _take_usage(self, usage: Any) -> None:
+        """Counts on message_delta are cumulative totals: they replace, never add."""
+        if usage is None:
+            return
+        fields = {
+            "input": getattr(usage, "input_tokens", None),
+            "output": getattr(usage, "output_tokens", None),
+            "cache_read": getattr(usage, "cache_read_input_tokens", None),
+            "cache_write": getattr(usage, "cache_creation_input_tokens", None),
+        }
+        self.usage = self.usage.model_copy(update={k: int(v) for k, v in fields.items() if v is not None})
+
+
+def _status_error(exc: Any, model: str) -> ProviderError:
+    status = getattr(exc, "status_code", None)
+    body = getattr(exc, "body", None)
+    error = body.get("error", body) if isinstance(body, dict) else {}
+    error_type = error.get("type") if isinstance(error, dict) else None
+    message = (error.get("message") if isinstance(error, dict) else None) or getattr(exc, "message", str(exc))
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    lowered = f"{message} {body}".lower()
+    if any(word in lowered for word in _QUOTA_WORDS):
+        return ProviderError(
+            f"Anthropic refused the request: {message}",
+            kind="quota",
+            status=status,
+            hint="add credits or raise the spend limit in the Anthropic console",
+        )
+    if status == 401:
+        return ProviderError(f"Anthropic rejected the API key: {message}", kind="auth", status=401,
+                             hint="check ANTHROPIC_API_KEY")  # fmt: skip
+    if status == 404:
+        return ProviderError(f"Anthropic does not know model '{model}': {message}", kind="not_found", status=404,
+                             hint="check the model name; /models lists the available ones")  # fmt: skip
+    if status == 413 or "prompt is too long" in lowered:
+        return ProviderError(f"The conversation is too long for {model}: {message}", kind="overflow", status=status)
+    if status in (429, 500, 502, 503, 504, 529) or error_type in _RETRY_TYPES:
+        label = "overloaded" if status == 529 or error_type == "overloaded_error" else f"HTTP {status}"
+        return RetryableError(
+            f"Anthropic is {label}: {message}" if label == "overloaded" else f"Anthropic {label}: {message}",
+            status=status,
+            retry_after=retry_after_seconds(headers),
+        )
+    if status == 200:
+        return ProviderError(f"Anthropic reported an error mid-response: {message}", kind="stream", status=status)
+    return ProviderError(f"Anthropic returned HTTP {status}: {message}", status=status)
+
+
+def _connection_error(url: str | None, exc: Exception) -> ProviderError:
+    return RetryableError(f"Cannot reach Anthropic at {url} ({type(exc).__name__})", kind="connection")

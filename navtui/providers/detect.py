@@ -1,0 +1,71 @@
+"""Which provider serves a model name, and where it listens by default (the nav plan's rules).
+
+``claude*`` is Anthropic; an Ollama tag (``name:tag``), a known open-weights family or anything unrecognised is
+Ollama; OpenAI's own names (``gpt-4o``, ``o3``...) and ``org/model`` ids (OpenRouter, vLLM) are OpenAI-compatible.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Literal
+
+ProviderName = Literal["ollama", "anthropic", "openai"]
+
+DEFAULT_URLS: dict[str, str] = {
+    "ollama": "http://127.0.0.1:11434",
+    "anthropic": "https://api.anthropic.com",
+    "openai": "https://api.openai.com/v1",
+}
+LOCAL_FAMILIES = (
+    "llama", "codellama", "mistral", "mixtral", "ministral", "devstral", "magistral", "codestral", "qwen", "qwq",
+    "gemma", "codegemma", "phi", "deepseek", "granite", "smollm", "starcoder", "olmo", "gpt-oss", "nemotron",
+    "command-r", "llava", "yi", "vicuna", "tinyllama", "orca", "wizard", "hermes", "nous", "dolphin", "falcon",
+    "glm", "minicpm", "internlm", "exaone", "cogito", "lfm", "kimi", "stable", "aya", "openchat", "zephyr",
+)  # fmt: skip
+_OPENAI = re.compile(r"^(gpt-|chatgpt|o[1-9](-|$)|davinci|babbage|text-|omni-|codex-)")
+
+
+def detect_provider(model: str) -> ProviderName:
+    name = model.strip().lower()
+    if name.startswith("claude"):
+        return "anthropic"
+    if name.startswith(("hf.co/", "huggingface.co/")) or ":" in name.rsplit("/", 1)[-1]:
+        return "ollama"  # Ollama tags: qwen3:4b, gpt-oss:20b, hf.co/org/repo:Q4_K_M
+    if "/" in name:
+        return "openai"  # org/model: OpenRouter, vLLM, LM Studio
+    if _OPENAI.match(name):
+        return "openai"
+    return "ollama"  # known local families and anything else the user may have pulled
+
+
+def is_local_family(model: str) -> bool:
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    return name.startswith(LOCAL_FAMILIES)
+
+
+def detect_base_url(provider: str) -> str:
+    """The endpoint for ``provider`` from the environment (``OLLAMA_HOST``...), else its default."""
+    if provider == "ollama":
+        host = os.environ.get("OLLAMA_HOST", "").strip()
+        return normalise_ollama_host(host) if host else DEFAULT_URLS["ollama"]
+    if provider == "anthropic":
+        return os.environ.get("ANTHROPIC_BASE_URL", "").strip().rstrip("/") or DEFAULT_URLS["anthropic"]
+    if provider == "openai":
+        return os.environ.get("OPENAI_BASE_URL", "").strip().rstrip("/") or DEFAULT_URLS["openai"]
+    raise ValueError(f"unknown provider {provider!r}")
+
+
+def normalise_ollama_host(host: str) -> str:
+    """``OLLAMA_HOST`` read the way the ``ollama`` package reads it (``1.2.3.4``, ``:8080``, ``https://h``)."""
+    scheme, sep, rest = host.partition("://")
+    default_port = {"http": 80, "https": 443}.get(scheme, 11434) if sep else 11434
+    if not sep:
+        scheme, rest = "http", host
+    hostport, slash, path = rest.rstrip("/").partition("/")
+    has_port = "]:" in hostport if hostport.startswith("[") else ":" in hostport
+    if not has_port:
+        hostport = f"{hostport}:{default_port}"
+    if hostport.startswith(":"):
+        hostport = "127.0.0.1" + hostport
+    return f"{scheme}://{hostport}{slash}{path}"

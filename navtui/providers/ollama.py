@@ -1,0 +1,289 @@
+"""Native Ollama provider: ``/api/chat`` NDJSON through the ``ollama`` package's client.
+
+``ollama.AsyncClient`` supplies the connection (host parsing, ``OLLAMA_HOST``, ``OLLAMA_API_KEY``); requests and
+chunks are read as plain JSON because the package's pydantic models drop fields navtui needs (``tool_call_id``
+on tool results, tool-call ids, schema keywords such as ``anyOf`` in tool parameters, and a missing
+``model_info`` fails validation). ``options.num_ctx`` is always sent: without it Ollama silently truncates
+history at its default window. Models without the ``tools`` capability go through the text tool protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from navtui.config.settings import ProviderSettings
+from navtui.core.errors import ProviderError
+from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ThinkingDelta, ToolCallEvent, UsageEvent
+from navtui.core.messages import ToolCall, Usage
+from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice
+from navtui.providers.detect import detect_base_url
+from navtui.providers.ollama_convert import to_ollama_messages, to_ollama_tools
+from navtui.providers.ollama_info import ModelFacts, connection_error, fetch_facts
+from navtui.providers.streaming import RetryableError, error_event, next_within, retry_after_seconds, with_retries
+from navtui.providers.textproto import ToolCallScanner
+from navtui.providers.textprovider import TextProtocolProvider
+from navtui.providers.toolargs import call_ids, decode_arguments
+
+if TYPE_CHECKING:
+    import httpx
+
+NO_TOOLS = "does not support tools"
+NO_THINKING = "does not support thinking"
+
+
+class OllamaProvider(Provider):
+    name = "ollama"
+
+    def __init__(self, model: str, base_url: str | None = None, settings: ProviderSettings | None = None) -> None:
+        super().__init__(model, (base_url or detect_base_url("ollama")).rstrip("/"))
+        self.settings = settings or ProviderSettings()
+        self.new_call_id = call_ids()
+        self._client: Any = None
+        self._tools_rejected = False  # a 400 "does not support tools" switched this model to the text protocol
+        self._think_rejected = False
+        self._announced_text = False
+
+    # ------------------------------------------------------------------ connection
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            import httpx
+            import ollama
+
+            timeout = httpx.Timeout(None, connect=10.0)  # read pacing is ours: request/stall timeouts
+            self._client = ollama.AsyncClient(host=self.base_url, timeout=timeout)
+        return self._client._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client._client.aclose()
+            self._client = None
+
+    # ------------------------------------------------------------------ model facts
+    async def _facts(self) -> ModelFacts:
+        return await fetch_facts(self._http(), self.base_url or "", self.model, self.settings)
+
+    async def model_info(self) -> ModelInfo:
+        facts = await self._facts()
+        info = facts.info
+        if self._tools_rejected:
+            info.extra["tool_protocol"] = "text"
+        return info
+
+    async def list_models(self) -> list[str]:
+        import httpx
+
+        try:
+            response = await self._http().get("/api/tags")
+        except httpx.HTTPError as exc:
+            raise connection_error(self.base_url or "", exc) from None
+        if response.status_code >= 400:
+            raise ProviderError(
+                f"Ollama returned HTTP {response.status_code} for /api/tags", status=response.status_code
+            )
+        models = response.json().get("models") or []
+        return sorted(str(m.get("name") or m.get("model")) for m in models if m.get("name") or m.get("model"))
+
+    # ------------------------------------------------------------------ streaming
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
+        try:
+            facts = await self._facts()
+        except ProviderError as exc:
+            yield error_event(exc)
+            return
+        if request.tools and self._use_text_protocol(facts):
+            if not self._announced_text and not self._tools_rejected and self.settings.tool_protocol == "auto":
+                self._announced_text = True
+                yield ProviderNotice(text=f"{self.model} has no native tool calling; using the text tool protocol")
+            async with contextlib.aclosing(TextProtocolProvider(self).stream(request)) as events:
+                async for event in events:
+                    yield event
+            return
+        rejected: str | None = None
+        attempt = lambda: self._attempt(request, facts)  # noqa: E731
+        async with contextlib.aclosing(with_retries(attempt, max_retries=self.settings.max_retries)) as events:
+            async for event in events:
+                if isinstance(event, ErrorEvent) and event.kind == "unsupported":
+                    rejected = event.message
+                    if NO_TOOLS in rejected and self.settings.tool_protocol != "native":
+                        break
+                    if NO_THINKING in rejected and not self._think_rejected:
+                        break
+                yield event
+                rejected = None
+        if rejected and NO_TOOLS in rejected:
+            self._tools_rejected = True
+            self._announced_text = True
+            yield ProviderNotice(
+                text=f"{self.model} does not support native tool calls; switched to the text tool protocol",
+                level="warning",
+            )
+        elif rejected and NO_THINKING in rejected:
+            self._think_rejected = True
+        else:
+            return
+        async with contextlib.aclosing(self.stream(request)) as events:
+            async for event in events:
+                yield event
+
+    def _use_text_protocol(self, facts: ModelFacts) -> bool:
+        mode = self.settings.tool_protocol
+        if mode == "text":
+            return True
+        if mode == "native":
+            return False
+        return self._tools_rejected or (facts.capabilities is not None and "tools" not in facts.capabilities)
+
+    def _body(self, request: ChatRequest, facts: ModelFacts) -> dict[str, Any]:
+        options: dict[str, Any] = {"num_ctx": facts.num_ctx}
+        max_tokens = request.max_tokens or self.settings.max_tokens
+        if max_tokens:
+            options["num_predict"] = max_tokens
+        temperature = request.temperature if request.temperature is not None else self.settings.temperature
+        if temperature is not None:
+            options["temperature"] = temperature
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_ollama_messages(request.system, request.messages),
+            "stream": True,
+            "options": options,
+        }
+        if request.tools:
+            body["tools"] = to_ollama_tools(request.tools)
+        if self.settings.keep_alive:
+            body["keep_alive"] = self.settings.keep_alive
+        think = request.think if request.think is not None else self.settings.think
+        can_think = facts.capabilities is None or "thinking" in facts.capabilities
+        if think is not None and can_think and not self._think_rejected:
+            body["think"] = think
+        return body
+
+    async def _attempt(self, request: ChatRequest, facts: ModelFacts) -> AsyncIterator[ProviderEvent]:
+        import httpx
+
+        body = self._body(request, facts)
+        scanner = ToolCallScanner(request.tools, new_id=self.new_call_id, strict=False)
+        calls: list[ToolCall] = []
+        done: dict[str, Any] | None = None
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                response = await self._open(stack, body)
+                lines = await stack.enter_async_context(contextlib.aclosing(response.aiter_lines()))
+                timeout = self.settings.request_timeout
+                while done is None:
+                    try:
+                        line = await next_within(lines, timeout, self._stall_error)
+                    except StopAsyncIteration:
+                        break
+                    timeout = self.settings.stall_timeout
+                    chunk = _parse_line(line)
+                    if chunk is None:
+                        continue
+                    message = chunk.get("message") or {}
+                    if message.get("thinking"):
+                        yield ThinkingDelta(text=message["thinking"])
+                    if message.get("content"):
+                        for event in scanner.feed(message["content"]):
+                            if isinstance(event, ToolCallEvent):
+                                calls.append(event.call)
+                            else:
+                                yield event
+                    for raw in message.get("tool_calls") or []:
+                        calls.append(self._tool_call(raw))
+                    if chunk.get("done"):
+                        done = chunk
+        except httpx.ConnectError as exc:
+            raise connection_error(self.base_url or "", exc) from None
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            raise ProviderError(
+                f"The connection to Ollama dropped mid-response ({type(exc).__name__})", kind="stream", retryable=True
+            ) from None
+        if done is None:
+            raise ProviderError("Ollama's stream ended before the response was complete", kind="stream", retryable=True)
+        for event in scanner.finish():
+            if isinstance(event, ToolCallEvent):
+                calls.append(event.call)
+            else:
+                yield event
+        for call in calls:
+            yield ToolCallEvent(call=call)
+        usage = Usage(input=int(done.get("prompt_eval_count") or 0), output=int(done.get("eval_count") or 0))
+        yield UsageEvent(usage=usage)
+        reason = "tool_use" if calls else ("length" if done.get("done_reason") == "length" else "stop")
+        yield StopEvent(reason=reason)
+
+    async def _open(self, stack: contextlib.AsyncExitStack, body: dict[str, Any]) -> httpx.Response:
+        timeout = self.settings.request_timeout
+        try:
+            async with asyncio.timeout(timeout):
+                response = await stack.enter_async_context(self._http().stream("POST", "/api/chat", json=body))
+                if response.status_code >= 400:
+                    await response.aread()
+        except TimeoutError:
+            raise ProviderError(
+                f"Ollama at {self.base_url} did not answer within {timeout:.0f} s",
+                kind="timeout",
+                retryable=True,
+                hint="the model may still be loading; raise providers.request_timeout if it is large",
+            ) from None
+        if response.status_code >= 400:
+            raise self._status_error(response)
+        return response
+
+    def _status_error(self, response: httpx.Response) -> ProviderError:
+        status = response.status_code
+        try:
+            message = str(response.json().get("error") or response.text)
+        except ValueError:
+            message = response.text.strip() or f"HTTP {status}"
+        if status == 404:
+            return ProviderError(
+                f"Model '{self.model}' is not available on Ollama at {self.base_url} ({message})",
+                kind="not_found",
+                status=404,
+                hint=f"`ollama pull {self.model}`",
+            )
+        if status == 400 and (NO_TOOLS in message or NO_THINKING in message):
+            hint = "set providers.tool_protocol to auto or text" if NO_TOOLS in message else None
+            return ProviderError(message, kind="unsupported", status=400, hint=hint)
+        if status in (429, 503) or "error parsing tool call" in message:
+            return RetryableError(
+                f"Ollama is busy or failed (HTTP {status}: {message})",
+                status=status,
+                retry_after=retry_after_seconds(response.headers),
+            )
+        return ProviderError(f"Ollama returned HTTP {status}: {message}", status=status)
+
+    def _stall_error(self) -> ProviderError:
+        seconds = self.settings.stall_timeout
+        return ProviderError(
+            f"Ollama sent nothing for {seconds:.0f} s mid-response",
+            kind="timeout",
+            retryable=True,
+            hint="raise providers.stall_timeout for slow models",
+        )
+
+    def _tool_call(self, raw: dict[str, Any]) -> ToolCall:
+        function = raw.get("function") or {}
+        return ToolCall(
+            id=str(raw.get("id") or self.new_call_id()),
+            name=str(function.get("name") or "unknown"),
+            arguments=decode_arguments(function.get("arguments")),
+        )
+
+
+def _parse_line(line: str) -> dict[str, Any] | None:
+    if not line.strip():
+        return None
+    try:
+        chunk = json.loads(line)
+    except ValueError:
+        raise ProviderError(f"Ollama sent a line that is not JSON: {line[:200]!r}", kind="stream") from None
+    if not isinstance(chunk, dict):
+        raise ProviderError(f"Ollama sent an unexpected line: {line[:200]!r}", kind="stream")
+    if chunk.get("error"):
+        raise ProviderError(f"Ollama reported an error mid-response: {chunk['error']}", kind="stream")
+    return chunk

@@ -1,0 +1,342 @@
+"""OpenAI-compatible Chat Completions (llama.cpp, vLLM, LM Studio, OpenRouter, OpenAI, Ollama /v1).
+
+Built on httpx + httpx-sse rather than the ``openai`` SDK: no key is required for local servers, there are no
+hidden retries that re-run a long prompt, and odd chunks are handled by our own tolerant accumulator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from navtui.config.settings import ProviderSettings
+from navtui.core.errors import ProviderError
+from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ToolCallEvent, UsageEvent
+from navtui.core.messages import ToolCall
+from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice
+from navtui.providers.detect import detect_base_url
+from navtui.providers.openai_convert import normalise_base_url, to_openai_messages, to_openai_tools
+from navtui.providers.openai_stream import ChunkAccumulator
+from navtui.providers.pricing import with_cost
+from navtui.providers.streaming import RetryableError, next_within, retry_after_seconds, with_retries
+from navtui.providers.textproto import ToolCallScanner
+from navtui.providers.textprovider import TextProtocolProvider
+from navtui.providers.toolargs import call_ids
+
+if TYPE_CHECKING:
+    import httpx
+
+_WINDOW_FIELDS = ("max_model_len", "context_length", "context_window", "max_context_length", "n_ctx")
+_NO_STREAM_OPTIONS: set[str] = set()  # endpoints that rejected stream_options (remembered for the process)
+_INFO_CACHE: dict[tuple[str, str], ModelInfo] = {}
+
+
+def api_key_from_env() -> str | None:
+    return os.environ.get("NAVTUI_API_KEY") or os.environ.get("OPENAI_API_KEY") or None
+
+
+class OpenAIProvider(Provider):
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        settings: ProviderSettings | None = None,
+        api_key: str | None = None,
+    ) -> None:
+        super().__init__(model, normalise_base_url(base_url or detect_base_url("openai")))
+        self.settings = settings or ProviderSettings()
+        self.new_call_id = call_ids()
+        self._key = api_key or api_key_from_env()
+        self._client: httpx.AsyncClient | None = None
+        self._tools_rejected = False
+        self._official = (urlsplit(self.base_url or "").hostname or "").endswith("openai.com")
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            import httpx
+
+            headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+            self._client = httpx.AsyncClient(
+                base_url=self.base_url or "", headers=headers, timeout=httpx.Timeout(None, connect=10.0)
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    # ------------------------------------------------------------------ catalogue
+    async def _models(self) -> list[dict[str, Any]]:
+        import httpx
+
+        try:
+            async with asyncio.timeout(10):
+                response = await self._http().get("models")
+        except (httpx.HTTPError, TimeoutError) as exc:
+            raise ProviderError(
+                f"Cannot list models at {self.base_url} ({type(exc).__name__})", kind="connection"
+            ) from None
+        if response.status_code >= 400:
+            raise _status_error(response, self.model, self.base_url or "")
+        data = (
+            response.json().get("data")
+            if response.headers.get("content-type", "").startswith("application/json")
+            else None
+        )
+        return [m for m in data or [] if isinstance(m, dict)]
+
+    async def list_models(self) -> list[str]:
+        return sorted(str(m["id"]) for m in await self._models() if m.get("id"))
+
+    async def model_info(self) -> ModelInfo:
+        key = (self.base_url or "", self.model)
+        if key not in _INFO_CACHE:
+            window = self.settings.context_window
+            entry: dict[str, Any] = {}
+            if window is None:
+                with contextlib.suppress(ProviderError, ValueError):
+                    entry = next((m for m in await self._models() if m.get("id") == self.model), {})
+                window = _window_of(entry)
+            _INFO_CACHE[key] = ModelInfo(name=self.model, provider=self.name, context_window=window,
+                                         extra={"listed": bool(entry)})  # fmt: skip
+        info = _INFO_CACHE[key]
+        if self._tools_rejected:
+            info.extra["tool_protocol"] = "text"
+        return info
+
+    # ------------------------------------------------------------------ streaming
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
+        if request.tools and self._tools_rejected:
+            async with contextlib.aclosing(TextProtocolProvider(self).stream(request)) as events:
+                async for event in events:
+                    yield event
+            return
+        switch = False
+        attempt = lambda: self._attempt(request)  # noqa: E731
+        async with contextlib.aclosing(with_retries(attempt, max_retries=self.settings.max_retries)) as events:
+            async for event in events:
+                if (
+                    isinstance(event, ErrorEvent)
+                    and event.kind == "unsupported"
+                    and self.settings.tool_protocol == "auto"
+                ):
+                    switch = True
+                    break
+                yield event
+        if switch:
+            self._tools_rejected = True
+            yield ProviderNotice(
+                text=f"{self.model} at {self.base_url} refused native tools; switched to the text tool protocol",
+                level="warning",
+            )
+            async with contextlib.aclosing(self.stream(request)) as events:
+                async for event in events:
+                    yield event
+
+    def _body(self, request: ChatRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_openai_messages(request.system, request.messages),
+            "stream": True,
+        }
+        if self.base_url not in _NO_STREAM_OPTIONS:
+            body["stream_options"] = {"include_usage": True}
+        max_tokens = request.max_tokens or self.settings.max_tokens
+        body["max_completion_tokens" if self._official else "max_tokens"] = max_tokens
+        temperature = request.temperature if request.temperature is not None else self.settings.temperature
+        if temperature is not None:
+            body["temperature"] = temperature
+        if request.tools:
+            body["tools"] = to_openai_tools(request.tools)
+        think = request.think if request.think is not None else self.settings.think
+        if think not in (None, False):
+            body["reasoning_effort"] = "medium" if think is True else think
+        return body
+
+    async def _attempt(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        import httpx
+
+        accumulator = ChunkAccumulator(self.new_call_id)
+        scanner = ToolCallScanner(request.tools, new_id=self.new_call_id, strict=False)
+        leaked: list[ToolCall] = []
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                response = await self._open(stack, self._body(request))
+                if "text/event-stream" not in response.headers.get("content-type", ""):
+                    await response.aread()
+                    chunks = [_whole_response(response)]
+                    events: AsyncIterator[dict[str, Any]] = _iterate(chunks)
+                else:
+                    events = await stack.enter_async_context(contextlib.aclosing(self._chunks(response, accumulator)))
+                timeout = self.settings.request_timeout
+                while True:
+                    try:
+                        chunk = await next_within(events, timeout, self._stall_error)
+                    except StopAsyncIteration:
+                        break
+                    timeout = self.settings.stall_timeout
+                    for delta in accumulator.feed(chunk):
+                        if delta.type == "thinking_delta":
+                            yield delta
+                            continue
+                        for event in scanner.feed(delta.text):
+                            if isinstance(event, ToolCallEvent):
+                                leaked.append(event.call)
+                            else:
+                                yield event
+        except httpx.ConnectError:
+            raise ProviderError(
+                f"Cannot connect to the OpenAI-compatible server at {self.base_url}",
+                kind="connection",
+                hint="is the server running? check -b/--base-url",
+            ) from None
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            raise ProviderError(
+                f"The connection to {self.base_url} dropped mid-response ({type(exc).__name__})",
+                kind="stream",
+                retryable=True,
+            ) from None
+        if not accumulator.complete:
+            if accumulator.chunks == 0:
+                raise ProviderError(
+                    "The server answered with an empty stream",
+                    kind="stream",
+                    hint="llama.cpp does this when the prompt exceeds its context window (--n_ctx)",
+                )
+            raise ProviderError("The stream ended before the response was complete", kind="stream", retryable=True)
+        for event in scanner.finish():
+            if isinstance(event, ToolCallEvent):
+                leaked.append(event.call)
+            else:
+                yield event
+        calls = accumulator.tool_calls() + leaked
+        for call in calls:
+            yield ToolCallEvent(call=call)
+        if accumulator.usage is not None:
+            yield UsageEvent(usage=with_cost(self.model, accumulator.usage))
+        yield StopEvent(reason=accumulator.stop_reason(bool(calls)))
+
+    async def _chunks(self, response: httpx.Response, accumulator: ChunkAccumulator) -> AsyncIterator[dict[str, Any]]:
+        from httpx_sse import EventSource
+
+        async with contextlib.aclosing(EventSource(response).aiter_sse()) as events:
+            async for sse in events:
+                data = sse.data.strip()
+                if not data:
+                    continue
+                if data == "[DONE]":
+                    accumulator.done = True
+                    return
+                try:
+                    chunk = json.loads(data)
+                except ValueError:
+                    raise ProviderError(
+                        f"The server sent an event that is not JSON: {data[:200]!r}", kind="stream"
+                    ) from None
+                if isinstance(chunk, dict):
+                    yield chunk
+
+    async def _open(self, stack: contextlib.AsyncExitStack, body: dict[str, Any]) -> httpx.Response:
+        timeout = self.settings.request_timeout
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    request = self._http().stream("POST", "chat/completions", json=body)
+                    response = await request.__aenter__()
+                    if response.status_code < 400:
+                        stack.push_async_exit(request)
+                        return response
+                    try:
+                        await response.aread()
+                    finally:
+                        await request.__aexit__(None, None, None)
+                    if response.status_code == 400 and "stream_options" in body and "stream_options" in response.text:
+                        _NO_STREAM_OPTIONS.add(self.base_url or "")  # an older server: ask again without it
+                        body = {k: v for k, v in body.items() if k != "stream_options"}
+                        continue
+                    raise _status_error(response, self.model, self.base_url or "", tools="tools" in body)
+        except TimeoutError:
+            raise ProviderError(
+                f"{self.base_url} did not answer within {timeout:.0f} s",
+                kind="timeout",
+                retryable=True,
+                hint="raise providers.request_timeout for slow prompt processing",
+            ) from None
+
+    def _stall_error(self) -> ProviderError:
+        return ProviderError(
+            f"The server sent nothing for {self.settings.stall_timeout:g} s mid-response",
+            kind="timeout",
+            retryable=True,
+            hint="raise providers.stall_timeout for slow models",
+        )
+
+
+async def _iterate(items: list[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+    for item in items:
+        yield item
+
+
+def _whole_response(response: httpx.Response) -> dict[str, Any]:
+    """A non-streaming JSON answer, reshaped into one chunk (some servers ignore ``stream``)."""
+    try:
+        data = response.json()
+    except ValueError:
+        raise ProviderError(
+            f"The server sent a response that is not JSON: {response.text[:200]!r}", kind="stream"
+        ) from None
+    if not isinstance(data, dict):
+        raise ProviderError("The server sent an unexpected JSON response", kind="stream")
+    for choice in data.get("choices") or []:
+        if isinstance(choice, dict) and "message" in choice and "delta" not in choice:
+            message = dict(choice["message"] or {})
+            calls = message.get("tool_calls") or []
+            message["tool_calls"] = [{**c, "index": i} for i, c in enumerate(calls) if isinstance(c, dict)]
+            choice["delta"] = message
+    return data
+
+
+def _window_of(entry: dict[str, Any]) -> int | None:
+    for source in (entry, entry.get("meta") or {}, entry.get("top_provider") or {}):
+        for key in _WINDOW_FIELDS:
+            value = source.get(key) if isinstance(source, dict) else None
+            if isinstance(value, int) and value > 0:
+                return value
+    return None
+
+
+def _status_error(response: httpx.Response, model: str, base_url: str, *, tools: bool = False) -> ProviderError:
+    status = response.status_code
+    try:
+        body = response.json()
+    except ValueError:
+        body = response.text
+    error = body.get("error", body) if isinstance(body, dict) else body
+    message = str(error.get("message", error) if isinstance(error, dict) else error).strip() or f"HTTP {status}"
+    code = str(error.get("code") or error.get("type") or "") if isinstance(error, dict) else ""
+    lowered = f"{message} {code}".lower()
+    if status in (401, 403):
+        return ProviderError(f"{base_url} refused the credentials (HTTP {status}): {message}", kind="auth",
+                             status=status, hint="set OPENAI_API_KEY or NAVTUI_API_KEY")  # fmt: skip
+    if status == 404:
+        return ProviderError(f"{base_url}: model '{model}' or the endpoint was not found: {message}", kind="not_found",
+                             status=404, hint="check the model name and that -b points at the API root (…/v1)")  # fmt: skip
+    if "insufficient_quota" in lowered or ("quota" in lowered and status == 429):
+        return ProviderError(f"Quota exhausted at {base_url}: {message}", kind="quota", status=status,
+                             hint="check the account's billing and limits")  # fmt: skip
+    if "context" in lowered and ("exceed" in lowered or "maximum" in lowered or "length" in lowered):
+        return ProviderError(f"The conversation is too long for {model}: {message}", kind="overflow", status=status)
+    if status == 400 and tools and "tool" in lowered and ("support" in lowered or "jinja" in lowered):
+        return ProviderError(message, kind="unsupported", status=400, hint="set providers.tool_protocol to text")
+    if status in (408, 409, 429) or status >= 500:
+        return RetryableError(f"{base_url} answered HTTP {status}: {message}", status=status,
+                              retry_after=retry_after_seconds(response.headers))  # fmt: skip
+    return ProviderError(f"{base_url} answered HTTP {status}: {message}", status=status)

@@ -1,0 +1,106 @@
+"""The one factory for providers, and the cached model facts the agent and the status line read.
+
+Provider modules are imported here lazily, so importing the registry costs nothing at start-up.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from navtui.core.errors import ConfigError, ProviderError
+from navtui.providers.base import ModelInfo, Provider
+from navtui.providers.detect import ProviderName, detect_base_url, detect_provider
+
+if TYPE_CHECKING:
+    from navtui.config.settings import Settings
+
+PROVIDERS: tuple[ProviderName, ...] = ("ollama", "anthropic", "openai")
+_INFO: dict[tuple[str, str, str], ModelInfo] = {}
+
+
+def resolve_provider(settings: Settings, model: str, provider: str | None = None) -> ProviderName:
+    """Explicit choice, else ``settings.provider`` when ``model`` is the configured model, else detection.
+
+    So ``-p openai -m smollm`` stays OpenAI-compatible, while ``/model claude-...`` later finds Anthropic.
+    """
+    choice = provider or (settings.provider if settings.model in (None, model) else None)
+    if choice is None:
+        return detect_provider(model)
+    if choice not in PROVIDERS:
+        raise ConfigError(f"Unknown provider '{choice}'", hint="use one of: " + ", ".join(PROVIDERS))
+    return choice  # type: ignore[return-value]
+
+
+def resolve_base_url(settings: Settings, name: ProviderName, base_url: str | None = None) -> str:
+    """Explicit URL, else ``settings.base_url`` when it belongs to this provider, else the provider's default."""
+    if base_url:
+        return base_url
+    if settings.base_url and settings.model and resolve_provider(settings, settings.model) == name:
+        return settings.base_url
+    if settings.base_url and not settings.model and settings.provider in (None, name):
+        return settings.base_url
+    return detect_base_url(name)
+
+
+def build_provider(
+    settings: Settings, *, model: str | None = None, provider: str | None = None, base_url: str | None = None
+) -> Provider:
+    """A provider for ``model`` (default ``settings.model``). Raises ConfigError / ProviderError (missing key)."""
+    model = model or settings.model
+    if not model:
+        raise ConfigError(
+            "No model chosen",
+            hint='pass -m MODEL (e.g. -m qwen3:4b) or set "model" in ~/.navtui/settings.json',
+        )
+    name = resolve_provider(settings, model, provider)
+    url = resolve_base_url(settings, name, base_url)
+    options = settings.providers
+    built: Provider
+    if name == "ollama":
+        from navtui.providers.ollama import OllamaProvider
+
+        built = OllamaProvider(model, url, options)
+    elif name == "anthropic":
+        from navtui.providers.anthropic import AnthropicProvider
+
+        built = AnthropicProvider(model, url, options)
+    else:
+        from navtui.providers.openai import OpenAIProvider
+
+        built = OpenAIProvider(model, url, options)
+    if options.tool_protocol == "text":
+        from navtui.providers.textprovider import TextProtocolProvider
+
+        built = TextProtocolProvider(built)
+    return built
+
+
+def _key(provider: Provider) -> tuple[str, str, str]:
+    return (provider.name, provider.base_url or "", provider.model)
+
+
+async def model_info(provider: Provider) -> ModelInfo:
+    """The model's context window and capabilities, asked once per (provider, endpoint, model).
+
+    A failure is not cached and not raised: the answer then has ``context_window=None`` and the reason in
+    ``extra["error"]`` (the status line shows "?" rather than the agent stopping).
+    """
+    key = _key(provider)
+    cached = _INFO.get(key)
+    if cached is not None:
+        return cached
+    try:
+        info = await provider.model_info()
+    except ProviderError as exc:
+        return ModelInfo(name=provider.model, provider=provider.name, extra={"error": str(exc)})
+    _INFO[key] = info
+    return info
+
+
+def cached_model_info(provider: Provider) -> ModelInfo | None:
+    """What ``model_info`` found earlier, without any I/O (for synchronous UI code)."""
+    return _INFO.get(_key(provider))
+
+
+def forget_model_info() -> None:
+    _INFO.clear()

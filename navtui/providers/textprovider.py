@@ -1,0 +1,109 @@
+"""``TextProtocolProvider``: run any provider with tools described in the prompt instead of sent natively.
+
+The wrapped provider sees no tools: the system prompt gains the protocol section, earlier tool calls are
+written back as the ``<tool_call>`` text the model would have produced, and tool results become user-role
+``<tool_result name="...">`` text. The model's reply is scanned for calls (``textproto.ToolCallScanner``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
+
+from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
+from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
+from navtui.providers.base import AnyMessage, ChatRequest, ModelInfo, Provider, ProviderNotice
+from navtui.providers.textproto import ToolCallScanner, render_call, render_result, render_tool_instructions
+from navtui.providers.toolargs import call_ids
+
+
+class TextProtocolProvider(Provider):
+    """Wraps ``inner``; same name, model and endpoint, tool calls through the text protocol."""
+
+    def __init__(self, inner: Provider) -> None:
+        super().__init__(inner.model, inner.base_url)
+        self.inner = inner
+        self.name = inner.name
+        # Share the inner provider's id counter: a session that switched protocols mid-way keeps unique ids.
+        self.new_call_id = getattr(inner, "new_call_id", None) or call_ids()
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
+        system = request.system
+        if request.tools:
+            instructions = render_tool_instructions(request.tools)
+            system = f"{system.rstrip()}\n\n{instructions}" if system.strip() else instructions
+        inner_request = replace(request, system=system, messages=to_text_messages(request.messages), tools=())
+        scanner = ToolCallScanner(request.tools, new_id=self.new_call_id, strict=True)
+        calls: list[ToolCall] = []
+        stop: StopEvent | None = None
+        async with contextlib.aclosing(self.inner.stream(inner_request)) as events:
+            async for event in events:
+                if isinstance(event, TextDelta):
+                    for out in scanner.feed(event.text):
+                        if isinstance(out, ToolCallEvent):
+                            calls.append(out.call)
+                        else:
+                            yield out
+                    if scanner.stopped:
+                        break  # the model is inventing tool output: stop paying for it
+                elif isinstance(event, StopEvent):
+                    stop = event
+                elif isinstance(event, ErrorEvent):
+                    yield event  # calls of a broken response are never run
+                    return
+                else:
+                    yield event
+        for out in scanner.finish():
+            if isinstance(out, ToolCallEvent):
+                calls.append(out.call)
+            else:
+                yield out
+        for call in calls:
+            yield ToolCallEvent(call=call)
+        reason = "tool_use" if calls else (stop.reason if stop else "stop")
+        yield StopEvent(reason=reason)
+
+    async def model_info(self) -> ModelInfo:
+        info = await self.inner.model_info()
+        return replace(info, supports_tools=True, extra={**info.extra, "tool_protocol": "text"})
+
+    async def list_models(self) -> list[str]:
+        return await self.inner.list_models()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def to_text_messages(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
+    """History with tool calls rendered as text and results as user-role ``<tool_result>`` messages."""
+    out: list[AnyMessage] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            out.append(_assistant_as_text(message))
+        elif isinstance(message, ToolResultMessage):
+            _append_user_text(out, render_result(message.tool_name, message.text, is_error=message.is_error))
+        elif isinstance(message.content, str):
+            _append_user_text(out, message.content)
+        else:
+            out.append(message)
+    return out
+
+
+def _assistant_as_text(message: AssistantMessage) -> AssistantMessage:
+    if not message.tool_calls:
+        return message
+    thinking = [b for b in message.content if isinstance(b, ThinkingBlock)]
+    parts = [b.text for b in message.content if isinstance(b, TextBlock) and b.text.strip()]
+    parts += [render_call(call) for call in message.tool_calls]
+    content: list[TextBlock | ThinkingBlock | ToolCall] = [*thinking, TextBlock(text="\n\n".join(parts))]
+    return message.model_copy(update={"content": content})
+
+
+def _append_user_text(out: list[AnyMessage], text: str) -> None:
+    """Merge into a preceding plain-text user message: strict chat templates want roles to alternate."""
+    last = out[-1] if out else None
+    if isinstance(last, UserMessage) and isinstance(last.content, str):
+        out[-1] = last.model_copy(update={"content": f"{last.content}\n\n{text}"})
+    else:
+        out.append(UserMessage(content=text))

@@ -1,0 +1,87 @@
+"""Decoding tool-call arguments leniently: strict JSON first, then a repair pass, else a parse-error marker.
+
+Models (small local ones above all) write trailing commas, single quotes, raw newlines in strings and code
+fences. Those are repaired; what cannot be repaired becomes ``{PARSE_ERROR_KEY: why, RAW_CALL_KEY: text}``
+so the agent can answer with an error the model can act on instead of running the tool with ``{}``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from navtui.providers.base import PARSE_ERROR_KEY, RAW_CALL_KEY
+
+_FENCE = re.compile(r"^\s*```[\w-]*[ \t]*\n?(.*?)\n?```\s*$", re.DOTALL)
+_RAW_LIMIT = 4000  # enough to show the model what it wrote; a whole file is not needed
+
+
+class ArgumentsError(ValueError):
+    """The text is not a JSON object even after repair."""
+
+
+def strip_fence(text: str) -> str:
+    """The inside of a Markdown code fence wrapping the whole text, else the text."""
+    match = _FENCE.match(text)
+    return match.group(1) if match else text
+
+
+def loads_lenient(text: str) -> Any:
+    """Parse JSON written by a model: strict, then json-repair, then a Python literal. Raises ArgumentsError."""
+    text = strip_fence(text).strip()
+    if not text:
+        raise ArgumentsError("empty text where a JSON object was expected")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        strict_error = exc
+    if text[0] not in "{[":
+        raise ArgumentsError(f"invalid JSON ({strict_error})")
+    if text[-1] not in "}]":
+        # Repairing a cut-off object would invent its end (half a file written as if whole): refuse.
+        raise ArgumentsError(f"the JSON is incomplete, it stops before its closing brace ({strict_error})")
+    try:
+        return ast.literal_eval(text)  # {'path': 'a.py', 'force': True}: a Python dict, not JSON
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        pass
+    import json_repair  # lazy: only malformed output pays for it
+
+    repaired = json_repair.loads(text)
+    if isinstance(repaired, dict) or (isinstance(repaired, list) and repaired):
+        return repaired
+    raise ArgumentsError(f"invalid JSON ({strict_error})")
+
+
+def decode_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
+    """Arguments as a dict; an object passes through, a string is parsed leniently, failures become a marker."""
+    if raw is None:
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    if not raw.strip():
+        return {}
+    try:
+        value = loads_lenient(raw)
+    except ArgumentsError as exc:
+        return error_arguments(f"The arguments are not valid JSON: {exc}.", raw)
+    if isinstance(value, str):  # arguments JSON-encoded twice
+        try:
+            value = loads_lenient(value)
+        except ArgumentsError:
+            pass
+    if not isinstance(value, dict):
+        return error_arguments(f"The arguments must be a JSON object, got {type(value).__name__}.", raw)
+    return value
+
+
+def error_arguments(message: str, raw: str) -> dict[str, Any]:
+    return {PARSE_ERROR_KEY: message, RAW_CALL_KEY: raw[:_RAW_LIMIT]}
+
+
+def call_ids(prefix: str = "call_") -> Callable[[], str]:
+    """A factory of synthetic call ids ``call_0, call_1, ...`` (one counter per provider instance)."""
+    counter = iter(range(1_000_000_000))
+    return lambda: f"{prefix}{next(counter)}"
