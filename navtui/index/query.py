@@ -5,9 +5,10 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from navtui.index.store import SCHEMA_VERSION, connect, index_path, read_meta
-from navtui.index.tokens import fts_query, normalize_name, query_terms
+from navtui.index.tokens import fts_all_query, fts_query, normalize_name, query_groups, query_terms
 
 RERANK_CANDIDATES = 50
 _DEFINITION_BOOST = 1.5
@@ -102,29 +103,41 @@ class Index:
         return (row[0], row[1]) if row else None
 
     def search(self, query: str, limit: int = 10, *, base_url: str | None = None) -> list[Hit]:
-        """The best chunks for ``query``; with embeddings, the BM25 candidates re-ranked by cosine similarity."""
-        terms = query_terms(query)
-        if not terms or limit <= 0:
+        """The best chunks for ``query``; with embeddings, the BM25 candidates re-ranked by cosine similarity.
+
+        Chunks holding every word of the query rank first; chunks holding only some of them fill the rest.
+        """
+        groups = query_groups(query)
+        if not groups or limit <= 0:
             return []
-        wanted = max(limit, RERANK_CANDIDATES) if self.embed_model else max(limit * 3, 30)
-        rows = self._conn.execute(
-            "SELECT c.id, c.path, c.start_line, c.end_line, f.text, c.symbol, c.kind, -f.rank"
-            " FROM (SELECT rowid, text, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) f"
-            " JOIN chunks c ON c.id = f.rowid ORDER BY f.rank",
-            (fts_query(terms), wanted),
-        ).fetchall()
+        terms = query_terms(query)
         names = {normalize_name(term) for term in terms} | {normalize_name(query)}
-        hits = [
-            (
-                row[0],
-                Hit(row[1], row[2], row[3], _boosted(float(row[7]), row[5], names), row[4], row[5], row[6] or "block"),
-            )
-            for row in rows
-        ]
-        hits.sort(key=lambda item: -item[1].score)
+        wanted = max(limit, RERANK_CANDIDATES) if self.embed_model else max(limit * 3, 30)
+        hits = self._ranked(self._matches(fts_all_query(groups), wanted), names)
+        if len(hits) < wanted and len(groups) > 1:  # one word, even a compound one, must match in full
+            seen = {chunk_id for chunk_id, _ in hits}
+            loose = [row for row in self._matches(fts_query(terms), wanted) if row[0] not in seen]
+            hits += self._ranked(loose, names)[: wanted - len(hits)]
         if self.embed_model and len(hits) > 1:
             hits = self._rerank(query, hits, base_url)
         return [hit for _, hit in hits[:limit]]
+
+    @staticmethod
+    def _ranked(rows: list[tuple[Any, ...]], names: set[str]) -> list[tuple[int, Hit]]:
+        hits = [
+            (row[0], Hit(row[1], row[2], row[3], _boosted(row[7], row[5], names), row[4], row[5], row[6] or "block"))
+            for row in rows
+        ]
+        hits.sort(key=lambda item: -item[1].score)
+        return hits
+
+    def _matches(self, expression: str, limit: int) -> list[tuple[Any, ...]]:
+        return self._conn.execute(
+            "SELECT c.id, c.path, c.start_line, c.end_line, f.text, c.symbol, c.kind, -f.rank"
+            " FROM (SELECT rowid, text, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) f"
+            " JOIN chunks c ON c.id = f.rowid ORDER BY f.rank",
+            (expression, limit),
+        ).fetchall()
 
     def _rerank(self, query: str, hits: list[tuple[int, Hit]], base_url: str | None) -> list[tuple[int, Hit]]:
         from navtui.index.embed import Embedder, EmbeddingUnavailable, cosine, unpack

@@ -25,6 +25,7 @@ CONTAINER_KINDS = frozenset(
         "extension",
         "actor",
         "union",
+        "section",
     }
 )
 _BODY_LOOKAHEAD_LINES = 3
@@ -165,8 +166,10 @@ def assign_parents(symbols: list[Symbol]) -> list[Symbol]:
 def extract_symbols(language: Language, text: str) -> list[Symbol]:
     """The definitions of one file, in line order."""
     text_lines = text.split("\n")
+    if text_lines and text_lines[-1] == "":
+        text_lines.pop()
     if language.blocks == "sections":
-        return _sections(text_lines)
+        return assign_parents(_sections(text_lines))
     if not language.rules:
         return []
     lines = _Lines(text)

@@ -43,19 +43,45 @@ def normalize_name(name: str) -> str:
     return name.lower().replace("_", "").replace("-", "").replace(" ", "")
 
 
-def query_terms(query: str) -> list[str]:
-    """Distinct lower-case terms for an FTS query: whole words plus the parts of compound identifiers.
+def query_groups(query: str) -> list[list[str]]:
+    """One group per query word: the whole word (lower case), then its parts when it is a compound identifier.
 
     Stop words are dropped unless nothing else is left, so natural-language prompts search on their content words.
     """
-    terms: list[str] = []
+    groups: list[list[str]] = []
     for word in _WORD.findall(query):
-        candidates = [word.lower(), *split_identifier(word)]
-        terms.extend(term for term in candidates if term not in terms)
-    content = [term for term in terms if term not in STOPWORDS and len(term) > 1]
-    return content or terms
+        whole = word.lower()
+        parts = split_identifier(word)
+        group = [whole, *parts] if len(parts) > 1 else [whole]
+        if group not in groups:
+            groups.append(group)
+    content = [g for g in groups if g[0] not in STOPWORDS and len(g[0]) > 1]
+    return content or groups
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct terms of every group, in order (for highlighting and for the any-term query)."""
+    terms: list[str] = []
+    for group in query_groups(query):
+        terms.extend(term for term in group if term not in terms)
+    return terms
+
+
+def _quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
 
 
 def fts_query(terms: list[str]) -> str:
     """An FTS5 MATCH expression: any of the terms, each quoted so no term is read as an operator."""
-    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+    return " OR ".join(_quoted(term) for term in terms)
+
+
+def fts_all_query(groups: list[list[str]]) -> str:
+    """Every word must match, either whole or as all of its parts: ``"parseargs" OR ("parse" AND "args")``."""
+    clauses = []
+    for whole, *parts in groups:
+        if parts:
+            clauses.append(f"({_quoted(whole)} OR ({' AND '.join(_quoted(p) for p in parts)}))")
+        else:
+            clauses.append(_quoted(whole))
+    return " AND ".join(clauses)
