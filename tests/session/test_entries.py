@@ -1,0 +1,152 @@
+"""Entry models: every v3 type parses, writes back in pi's shape, and unknown lines survive untouched."""
+
+from __future__ import annotations
+
+import re
+
+from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
+from navtui.session.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    RawEntry,
+    SessionHeader,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+    new_entry_id,
+    now_iso,
+    parse_entry,
+)
+
+BASE = {"id": "a1b2c3d4", "parentId": None, "timestamp": "2026-02-16T10:21:00.000Z"}
+
+
+def test_message_entries_parse_their_message_with_the_core_models() -> None:
+    user = parse_entry({**BASE, "type": "message", "message": {"role": "user", "content": "Hello"}})
+    assistant = parse_entry(
+        {
+            **BASE,
+            "type": "message",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Done."}, {"type": "toolCall", "id": "c1", "name": "read"}],
+                "provider": "anthropic",
+                "model": "claude-sonnet-4-5",
+                "stopReason": "toolUse",
+            },
+        }
+    )
+    result = parse_entry(
+        {
+            **BASE,
+            "type": "message",
+            "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [], "isError": True},
+        }
+    )
+    assert isinstance(user, MessageEntry) and isinstance(user.message, UserMessage)
+    assert user.message.text == "Hello"
+    assert isinstance(assistant, MessageEntry) and isinstance(assistant.message, AssistantMessage)
+    assert assistant.message.stop_reason == "tool_use" and assistant.message.tool_calls[0].name == "read"
+    assert isinstance(result, MessageEntry) and isinstance(result.message, ToolResultMessage)
+    assert result.message.is_error
+
+
+def test_every_entry_type_round_trips_in_pi_shape() -> None:
+    lines = [
+        {**BASE, "type": "model_change", "provider": "openai", "modelId": "gpt-4o", "role": "default"},
+        {**BASE, "type": "thinking_level_change", "thinkingLevel": "high"},
+        {
+            **BASE,
+            "type": "compaction",
+            "summary": "S",
+            "firstKeptEntryId": "00000001",
+            "tokensBefore": 42000,
+            "details": {"readFiles": ["a.py"]},
+        },
+        {**BASE, "type": "branch_summary", "fromId": "root", "summary": "abandoned"},
+        {**BASE, "type": "custom_message", "customType": "handover", "content": "notes", "display": True},
+        {**BASE, "type": "custom", "customType": "ext", "data": {"state": 1}},
+        {**BASE, "type": "label", "targetId": "00000001", "label": "checkpoint"},
+        {**BASE, "type": "session_info", "name": "Refactor auth"},
+    ]
+    kinds = [
+        ModelChangeEntry,
+        ThinkingLevelChangeEntry,
+        CompactionEntry,
+        BranchSummaryEntry,
+        CustomMessageEntry,
+        CustomEntry,
+        LabelEntry,
+        SessionInfoEntry,
+    ]
+    for line, kind in zip(lines, kinds, strict=True):
+        entry = parse_entry(line)
+        assert isinstance(entry, kind), line
+        assert entry.to_json() == line
+
+
+def test_extra_fields_of_known_entries_are_kept() -> None:
+    line = {
+        **BASE,
+        "type": "compaction",
+        "summary": "S",
+        "firstKeptEntryId": "x",
+        "tokensBefore": 1,
+        "fromExtension": True,
+    }
+    assert parse_entry(line).to_json()["fromExtension"] is True
+
+
+def test_unknown_entry_types_are_kept_verbatim() -> None:
+    line = {**BASE, "type": "mode_change", "mode": "plan", "data": {"planFile": "/tmp/plan.md"}}
+    entry = parse_entry(line)
+    assert isinstance(entry, RawEntry)
+    assert (entry.type, entry.id, entry.parent_id) == ("mode_change", "a1b2c3d4", None)
+    assert entry.to_json() == line
+
+
+def test_unreadable_known_entries_and_extended_roles_stay_raw() -> None:
+    broken_label = {**BASE, "type": "label"}  # no targetId
+    bash = {**BASE, "type": "message", "message": {"role": "bashExecution", "command": "ls", "output": "a"}}
+    bad_message = {**BASE, "type": "message", "message": {"role": "user", "content": 5}}
+    for line in (broken_label, bash, bad_message):
+        entry = parse_entry(line)
+        assert isinstance(entry, RawEntry)
+        assert entry.to_json() == line
+
+
+def test_a_label_without_text_clears_and_is_written_without_the_key() -> None:
+    entry = LabelEntry(id="00000002", parent_id="00000001", target_id="00000001", label=None)
+    assert "label" not in entry.to_json()
+    assert parse_entry(entry.to_json()) == entry
+
+
+def test_root_entries_write_a_null_parent() -> None:
+    entry = CustomEntry(id="00000001", custom_type="x")
+    assert list(entry.to_json())[:4] == ["type", "id", "parentId", "timestamp"]
+    assert entry.to_json()["parentId"] is None
+
+
+def test_model_change_reads_both_pi_and_omp_spellings() -> None:
+    pi = parse_entry({**BASE, "type": "model_change", "provider": "openai", "modelId": "gpt-4o"})
+    omp = parse_entry({**BASE, "type": "model_change", "model": "anthropic/claude-opus-4", "role": "default"})
+    assert isinstance(pi, ModelChangeEntry) and pi.resolved == ("openai", "gpt-4o")
+    assert isinstance(omp, ModelChangeEntry) and omp.resolved == ("anthropic", "claude-opus-4")
+
+
+def test_ids_are_eight_hex_and_avoid_taken_ones() -> None:
+    ids = {new_entry_id() for _ in range(200)}
+    assert all(re.fullmatch(r"[0-9a-f]{8}", i) for i in ids)
+    taken = set(ids)
+    assert new_entry_id(taken) not in taken
+
+
+def test_header_and_timestamps() -> None:
+    header = SessionHeader(id="abc", cwd="/w", parent_session="/old.jsonl")
+    assert header.to_json()["type"] == "session" and header.to_json()["version"] == 3
+    assert header.to_json()["parentSession"] == "/old.jsonl"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", now_iso())

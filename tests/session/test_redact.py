@@ -1,0 +1,77 @@
+"""Secrets never reach the session file; the running conversation keeps what was typed."""
+
+from __future__ import annotations
+
+import pytest
+
+from navtui.core.messages import AssistantMessage, ThinkingBlock, ToolCall
+from navtui.session.manager import SessionManager
+from navtui.session.redact import MASK, mask_text, mask_value
+from tests.session.helpers import result, user
+
+SECRETS = {
+    "anthropic": "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 3,
+    "openai": "sk-proj-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm" * 2,
+    "github": "ghp_" + "a" * 36,
+    "aws": "AKIAIOSFODNN7EXAMPLE",
+    "slack": "xoxb-123456789012-abcdefghij",
+    "google": "AIza" + "B" * 35,
+    "bearer": "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SECRETS))
+def test_known_key_shapes_are_masked(kind: str) -> None:
+    secret = SECRETS[kind]
+    masked = mask_text(f"before {secret} after", ())
+    assert MASK in masked and masked.startswith("before ") and masked.endswith(" after")
+    core = secret.split()[-1]
+    assert core not in masked
+
+
+def test_private_key_blocks_are_masked() -> None:
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----"
+    assert "MIIEpAIBAAKCAQEA" not in mask_text(f"key:\n{pem}\n", ())
+
+
+def test_ordinary_text_is_untouched() -> None:
+    text = "task-runner sk-short ask-me AKIA lowercase akia1234 Bearer token; risk-assessment-documentation-update"
+    assert mask_text(text, ()) == text
+
+
+def test_secret_environment_values_are_masked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "p4ssw0rd-that-has-no-known-shape")
+    monkeypatch.setenv("HOME_DIR_PATH", "p4ssw0rd-that-has-no-known-shape-too")
+    assert mask_text("use p4ssw0rd-that-has-no-known-shape now") == f"use {MASK} now"
+
+
+def test_opaque_fields_are_not_touched() -> None:
+    value = {
+        "type": "thinking",
+        "thinking": "the key is " + SECRETS["github"],
+        "thinkingSignature": "sk-" + "x" * 40,
+    }
+    masked = mask_value(value, ())
+    assert masked["thinkingSignature"] == value["thinkingSignature"]
+    assert SECRETS["github"] not in masked["thinking"]
+
+
+def test_secrets_are_masked_on_disk_but_kept_in_memory(session: SessionManager) -> None:
+    key = SECRETS["anthropic"]
+    prompt_id = session.append_message(user(f"set ANTHROPIC_API_KEY={key}"))
+    session.append_message(
+        AssistantMessage(
+            content=[
+                ThinkingBlock(thinking=f"I will write {key}", thinking_signature="c2lnbmF0dXJl"),
+                ToolCall(id="c1", name="write", arguments={"path": ".env", "content": f"KEY={key}\n"}),
+            ]
+        )
+    )
+    session.append_message(result("c1", f"wrote KEY={key}"))
+    session.append_custom_message("advisor", f"do not commit {key}")
+    assert key not in session.path.read_text()
+    assert session.get_entry(prompt_id).message.text.endswith(key)  # type: ignore[union-attr]
+    reopened = SessionManager.open(session.path)
+    texts = [str(entry.to_json()) for entry in reopened.entries]
+    assert all(key not in text for text in texts)
+    assert "c2lnbmF0dXJl" in session.path.read_text()
