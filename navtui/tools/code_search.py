@@ -116,7 +116,7 @@ class CodeSearchTool(Tool[CodeSearchArgs]):
                     for h in hits
                 ]
             }
-            return ToolResult("\n\n".join(parts), details=details)
+            return ToolResult(parts[0] + "\n" + "\n\n".join(parts[1:]), details=details)
         finally:
             index.close()
 
