@@ -45,6 +45,7 @@ def spawn(script: str, *args: str, env: dict[str, str]) -> subprocess.Popen[str]
     return subprocess.Popen(
         [sys.executable, "-c", script, *args],
         env=env,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -1,0 +1,92 @@
+"""Finding sessions: the per-directory layout, listings, resume by id prefix, continue the latest."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from navtui.config.paths import sessions_dir
+from navtui.core.errors import NavtuiError
+from navtui.session.listing import encode_cwd, id_from_filename
+from navtui.session.manager import SessionManager, list_sessions
+from tests.session.helpers import assistant, user
+
+
+def _session(cwd: Path, root: Path, prompt: str, *, age: int = 0, model: str | None = None) -> SessionManager:
+    manager = SessionManager.create(cwd, root=root)
+    manager.append_message(user(prompt))
+    if model:
+        manager.append_model_change("ollama", model)
+    manager.append_message(assistant("ok"))
+    manager.close()
+    stamp = 1_700_000_000 - age
+    os.utime(manager.path, (stamp, stamp))
+    return manager
+
+
+def test_files_live_under_the_encoded_cwd(project: Path) -> None:
+    manager = SessionManager.create(project)
+    assert manager.path.parent == sessions_dir() / encode_cwd(project.resolve())
+    assert manager.path.name.endswith(f"_{manager.session_id}.jsonl")
+    assert id_from_filename(manager.path) == manager.session_id
+    assert encode_cwd(Path("/home/me/work")) == "--home-me-work--"
+
+
+def test_list_sessions_shows_name_or_first_prompt_newest_first(project: Path, root: Path, tmp_path: Path) -> None:
+    old = _session(project, root, "first prompt\nsecond line", age=100)
+    new = _session(project, root, "fix the bug", model="qwen3-coder")
+    new_reopened = SessionManager.open(new.path)
+    new_reopened.set_name("Bug hunt")
+    new_reopened.append_label(new_reopened.entries[0].id, "start")  # type: ignore[arg-type]
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    _session(other, root, "unrelated")
+    rows = list_sessions(project, root=root)
+    assert [row.id for row in rows] == [new.session_id, old.session_id]
+    assert rows[0].name == "Bug hunt" and rows[0].named and rows[0].labels == ["start"]
+    assert rows[0].model == "qwen3" and rows[0].entry_count == 5
+    assert rows[1].name == "first prompt second line" and not rows[1].named
+    assert rows[1].cwd == str(project.resolve())
+    assert len(list_sessions(None, root=root)) == 3
+    assert rows[0].to_json()["path"] == str(new.path)
+
+
+def test_resolve_by_prefix_path_and_errors(project: Path, root: Path, tmp_path: Path) -> None:
+    one = _session(project, root, "one")
+    two = _session(project, root, "two")
+    assert SessionManager.resolve(project, one.session_id[:6], root=root) == one.path
+    assert SessionManager.resolve(project, two.session_id.upper(), root=root) == two.path
+    assert SessionManager.resolve(project, str(one.path), root=root) == one.path
+    other = tmp_path / "other"
+    other.mkdir()
+    far = _session(other, root, "far away")
+    assert SessionManager.resolve(project, far.session_id[:8], root=root) == far.path  # falls back to all dirs
+    with pytest.raises(NavtuiError, match="No session matches 'zzzz'"):
+        SessionManager.resolve(project, "zzzz", root=root)
+    with pytest.raises(NavtuiError, match="No session file"):
+        SessionManager.resolve(project, str(tmp_path / "missing.jsonl"), root=root)
+
+
+def test_an_ambiguous_prefix_names_the_candidates(project: Path, root: Path) -> None:
+    directory = root / encode_cwd(project.resolve())
+    directory.mkdir(parents=True)
+    for session_id in ("abc111", "abc222"):
+        (directory / f"2026-01-01T00-00-00-000Z_{session_id}.jsonl").write_text(
+            f'{{"type":"session","version":3,"id":"{session_id}","cwd":"{project.resolve()}"}}\n'
+        )
+    with pytest.raises(NavtuiError, match="matches 2 sessions") as info:
+        SessionManager.resolve(project, "abc", root=root)
+    assert "abc111" in str(info.value) and "more characters" in str(info.value)
+
+
+def test_continue_recent_opens_the_newest_readable_session(project: Path, root: Path) -> None:
+    assert SessionManager.continue_recent(project, root=root) is None
+    _session(project, root, "old", age=100)
+    newest = _session(project, root, "newest", age=10)
+    broken = root / encode_cwd(project.resolve()) / "2030-01-01T00-00-00-000Z_broken.jsonl"
+    broken.write_text("garbage\n")
+    recent = SessionManager.continue_recent(project, root=root)
+    assert recent is not None and recent.session_id == newest.session_id
+    assert [m.text for m in recent.build_context().messages] == ["newest", "ok"]
