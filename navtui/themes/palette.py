@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-HEX_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+HEX_RE = re.compile(r"^#[0-9a-fA-F]{6}\Z")
 
 # xterm's defaults for the 16 system colours; terminals may differ, which is why hex is preferred.
 _SYSTEM_COLOURS = (

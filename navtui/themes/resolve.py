@@ -9,7 +9,7 @@ from typing import Any
 
 from navtui.themes.model import NavTheme, ThemeSource
 from navtui.themes.palette import HEX_RE, xterm_to_hex
-from navtui.themes.schema import ThemeError, example_colour, parse_theme_file
+from navtui.themes.schema import VAR_NAME_RE, ThemeError, example_colour, parse_theme_file
 from navtui.themes.tokens import EXPORT_TOKENS, REQUIRED_TOKENS
 
 
@@ -33,6 +33,8 @@ class _Resolver:
             return ""
         if value.startswith("#"):
             return value.lower() if HEX_RE.match(value) else None
+        if not VAR_NAME_RE.match(value):
+            return None
         if value not in self.variables:
             self.issues.append(f"{path}: {self._unknown(value)}")
             return None

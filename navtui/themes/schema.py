@@ -15,7 +15,8 @@ from navtui.themes.tokens import REQUIRED_TOKENS
 
 COLOUR_FORMS = 'use "#RRGGBB", a number 0-255 (xterm palette), a name from "vars", or "" for the terminal default'
 _MAX_MISSING_LINES = 6
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
+VAR_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
 
 
 class ThemeError(ConfigError):
@@ -53,7 +54,7 @@ def _check_colour(value: object) -> str | int:
         if not HEX_RE.match(value):
             raise _colour_error(f'{_show(value)} is not a #RRGGBB colour — write six hex digits, e.g. "#1e3a2a"')
         return value.lower()
-    if value and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", value):
+    if value and not VAR_NAME_RE.match(value):
         raise _colour_error(f"{_show(value)} is neither a colour nor a variable name — {COLOUR_FORMS}")
     return value
 

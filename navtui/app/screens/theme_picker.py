@@ -70,8 +70,11 @@ class ThemePickerScreen(ModalScreen[str | None]):
         current = self._current if self._current is not None else self._original
         self.query_one("#theme-picker-current", Label).update(Text(f"now: {self._original}"))
         options = self.query_one(OptionList)
-        if current in self._names:
-            options.highlighted = self._names.index(current)
+        if current not in self._names:
+            # Listed first so that opening the picker (which highlights an option) changes nothing.
+            self._names.insert(0, current)
+            options.set_options(self._options())
+        options.highlighted = self._names.index(current)
         options.focus()
 
     def update_theme_names(self, names: Sequence[str]) -> None:
