@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import warnings
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -59,10 +60,15 @@ class AnthropicProvider(Provider):
             )
         self._key = key
         self._client: Any = None
+        self._warned = False
 
     def _sdk(self) -> Any:
         if self._client is None:
             import anthropic
+
+            # The SDK warns on stderr, which would scribble over the TUI; the notice below says it instead.
+            warnings.filterwarnings("ignore", message=r"The model '.*' is deprecated", category=DeprecationWarning)
+            warnings.filterwarnings("ignore", message=r"Using Claude with .*thinking", category=DeprecationWarning)
 
             self._client = anthropic.AsyncAnthropic(
                 api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.settings.request_timeout
@@ -114,8 +120,16 @@ class AnthropicProvider(Provider):
             raise _connection_error(self.base_url, exc) from None
 
     # ------------------------------------------------------------------ streaming
-    def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
-        return with_retries(lambda: self._attempt(request), max_retries=self.settings.max_retries)
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
+        if not self._warned:
+            self._warned = True
+            notice = _deprecation_notice(self.model)
+            if notice:
+                yield ProviderNotice(text=notice, level="warning")
+        attempt = lambda: self._attempt(request)  # noqa: E731
+        async with contextlib.aclosing(with_retries(attempt, max_retries=self.settings.max_retries)) as events:
+            async for event in events:
+                yield event
 
     async def _attempt(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         import anthropic
@@ -277,6 +291,15 @@ def _status_error(exc: Any, model: str) -> ProviderError:
     if status == 200:
         return ProviderError(f"Anthropic reported an error mid-response: {message}", kind="stream", status=status)
     return ProviderError(f"Anthropic returned HTTP {status}: {message}", status=status)
+
+
+def _deprecation_notice(model: str) -> str | None:
+    try:
+        from anthropic.resources.messages.messages import DEPRECATED_MODELS
+    except ImportError:  # the table moved in another SDK version: no notice rather than a crash
+        return None
+    date = DEPRECATED_MODELS.get(model)
+    return f"{model} is deprecated and reaches end-of-life on {date}; consider a newer model" if date else None
 
 
 def _connection_error(url: str | None, exc: Exception) -> ProviderError:

@@ -27,6 +27,7 @@ EPHEMERAL = {"type": "ephemeral"}
 THINKING_BUDGETS = {"low": 2048, "medium": 8192, "high": 16384}
 MIN_THINKING_BUDGET = 1024
 MAX_OUTPUT = 64000
+ADAPTIVE_THINKING = ("claude-opus-4-6", "claude-mythos")  # models that want {"type": "adaptive"}
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -41,7 +42,10 @@ def build_params(request: ChatRequest, model: str, settings: ProviderSettings) -
         ]
     think = request.think if request.think is not None else settings.think
     budget = THINKING_BUDGETS.get(think, THINKING_BUDGETS["medium"]) if think not in (None, False) else 0
-    if budget >= MIN_THINKING_BUDGET:
+    if budget and model.startswith(ADAPTIVE_THINKING):
+        params["thinking"] = {"type": "adaptive"}
+        max_tokens = min(max_tokens + budget, MAX_OUTPUT)
+    elif budget >= MIN_THINKING_BUDGET:
         # max_tokens counts thinking too: add the budget so the answer keeps its own allowance.
         params["thinking"] = {"type": "enabled", "budget_tokens": budget}
         max_tokens = min(max_tokens + budget, MAX_OUTPUT)

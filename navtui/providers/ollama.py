@@ -260,7 +260,7 @@ class OllamaProvider(Provider):
     def _stall_error(self) -> ProviderError:
         seconds = self.settings.stall_timeout
         return ProviderError(
-            f"Ollama sent nothing for {seconds:.0f} s mid-response",
+            f"Ollama sent nothing for {seconds:g} s mid-response",
             kind="timeout",
             retryable=True,
             hint="raise providers.stall_timeout for slow models",

@@ -98,16 +98,17 @@ class OpenAIProvider(Provider):
 
     async def model_info(self) -> ModelInfo:
         key = (self.base_url or "", self.model)
-        if key not in _INFO_CACHE:
-            window = self.settings.context_window
+        if self.settings.context_window is not None:
+            info = ModelInfo(name=self.model, provider=self.name, context_window=self.settings.context_window)
+        elif key in _INFO_CACHE:
+            info = _INFO_CACHE[key]
+        else:
             entry: dict[str, Any] = {}
-            if window is None:
-                with contextlib.suppress(ProviderError, ValueError):
-                    entry = next((m for m in await self._models() if m.get("id") == self.model), {})
-                window = _window_of(entry)
-            _INFO_CACHE[key] = ModelInfo(name=self.model, provider=self.name, context_window=window,
-                                         extra={"listed": bool(entry)})  # fmt: skip
-        info = _INFO_CACHE[key]
+            with contextlib.suppress(ProviderError, ValueError):
+                entry = next((m for m in await self._models() if m.get("id") == self.model), {})
+            info = ModelInfo(name=self.model, provider=self.name, context_window=_window_of(entry),
+                             extra={"listed": bool(entry)})  # fmt: skip
+            _INFO_CACHE[key] = info
         if self._tools_rejected:
             info.extra["tool_protocol"] = "text"
         return info
@@ -199,11 +200,13 @@ class OpenAIProvider(Provider):
                 hint="is the server running? check -b/--base-url",
             ) from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
-            raise ProviderError(
-                f"The connection to {self.base_url} dropped mid-response ({type(exc).__name__})",
-                kind="stream",
-                retryable=True,
-            ) from None
+            if accumulator.finish_reason is None:
+                raise ProviderError(
+                    f"The connection to {self.base_url} dropped mid-response ({type(exc).__name__})",
+                    kind="stream",
+                    retryable=True,
+                ) from None
+            # The answer was complete (finish_reason came); only the usage chunk or [DONE] was lost.
         if not accumulator.complete:
             if accumulator.chunks == 0:
                 raise ProviderError(

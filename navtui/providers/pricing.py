@@ -23,7 +23,8 @@ _PRICES: dict[str, Price] = {
     # Anthropic: cache writes (5-minute TTL) cost 1.25x input, cache reads 0.1x.
     "claude-opus-4-5": Price(5.0, 25.0, 0.50, 6.25),
     "claude-opus-4-1": Price(15.0, 75.0, 1.50, 18.75),
-    "claude-opus-4": Price(15.0, 75.0, 1.50, 18.75),
+    "claude-opus-4-0": Price(15.0, 75.0, 1.50, 18.75),
+    "claude-opus-4-2025": Price(15.0, 75.0, 1.50, 18.75),
     "claude-sonnet-4": Price(3.0, 15.0, 0.30, 3.75),
     "claude-3-7-sonnet": Price(3.0, 15.0, 0.30, 3.75),
     "claude-3-5-sonnet": Price(3.0, 15.0, 0.30, 3.75),

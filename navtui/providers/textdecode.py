@@ -24,6 +24,7 @@ _PARAM_OPEN = re.compile(
 )
 _FUNCTION_OPEN = re.compile(r"""<function\s*=\s*"?([^">]*?)"?\s*>|<function\s+name\s*=\s*"([^"]*)"\s*>""")
 _PARAM_CLOSE = "</parameter>"
+_NAME_FIELD = re.compile(r"""["']?name["']?\s*:\s*["']([\w.-]+)["']""")
 _AFTER_VALUE = ("<parameter", "</function>", "</tool_call>")
 
 
@@ -37,23 +38,31 @@ class Decoded:
         return self.error is None and bool(self.calls)
 
 
-def decode_call_body(body: str, name_hint: str | None, tools: dict[str, ToolSpec]) -> Decoded:
-    """Decode one block's body into ``(name, arguments)`` pairs, or say precisely what is wrong."""
+def decode_call_body(body: str, name_hint: str | None, tools: dict[str, ToolSpec], *, closed: bool = True) -> Decoded:
+    """Decode one block's body into ``(name, arguments)`` pairs, or say precisely what is wrong.
+
+    ``closed`` is False for a block the stream ended inside: its JSON may have been cut off.
+    """
     text = body.strip()
     if text.startswith("<"):
         return _decode_xml(text, name_hint, tools)
     if not text:
         return Decoded(error="the block is empty")
     try:
-        value = loads_lenient(text)
+        value = loads_lenient(text, complete=closed)
     except ArgumentsError as exc:
+        guessed = name_hint or _guess_name(text)
+        named = [(guessed, {})] if guessed else []
         start, end = text.find("{"), text.rfind("}")
-        if start == -1 or end <= start:
-            return Decoded([(name_hint, {})] if name_hint else [], f"the block holds no JSON object ({exc})")
+        if text[0] in "{[":
+            if start == 0 and end == len(text) - 1 or end <= start:
+                return Decoded(named, f"the JSON cannot be decoded: {exc}")
+        elif start == -1 or end <= start:
+            return Decoded(named, "the block holds no JSON object")
         try:
-            value = loads_lenient(text[start : end + 1])  # prose around the object
+            value = loads_lenient(text[start : end + 1], complete=closed)  # prose around the object
         except ArgumentsError as inner:
-            return Decoded([(name_hint, {})] if name_hint else [], f"the JSON cannot be decoded: {inner}")
+            return Decoded(named, f"the JSON cannot be decoded: {inner}")
     items = value if isinstance(value, list) else [value]
     decoded = Decoded()
     for item in items:
@@ -66,6 +75,12 @@ def decode_call_body(body: str, name_hint: str | None, tools: dict[str, ToolSpec
     if not decoded.calls:
         decoded.error = "the block holds an empty list"
     return decoded
+
+
+def _guess_name(text: str) -> str | None:
+    """The tool name of an undecodable call, so the error can name it."""
+    match = _NAME_FIELD.search(text)
+    return match.group(1) if match else None
 
 
 def _split_object(

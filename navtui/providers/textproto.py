@@ -27,6 +27,7 @@ THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 INVENTED_RESULT = ("<tool_result", "<tool_response")
 MAX_PARSE_FAILURES = 3
+_LONGEST_TAG = max(len(t) for t in (OPEN, THINK_OPEN, *INVENTED_RESULT))
 _MAX_OPENER = 300  # an opening tag longer than this is prose that happens to start with "<tool_call"
 _ATTR_NAME = re.compile(r"""\bname\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
 
@@ -59,6 +60,7 @@ class ToolCallScanner:
         self._search_from = 0
         self._rejected_end = -1  # first "</tool_call>" that looked like it sat inside a value
         self._seen_text = False
+        self._after_think = False
         self.calls: list[ToolCall] = []
         self.dropped_invented_output = False
 
@@ -141,24 +143,27 @@ class ToolCallScanner:
 
     def _tag_at(self, pos: int, final: bool) -> str | None:
         """What starts at ``pos``: call, think, invented, partial (could still become a tag) or None."""
-        rest = self._buf[pos : pos + len(OPEN) + 1]
-        if rest.startswith(OPEN) and len(rest) > len(OPEN):
-            return "call" if rest[-1] == ">" or rest[-1].isspace() else None
+        tail = self._buf[pos : pos + _LONGEST_TAG + 1]
+        if tail.startswith(OPEN) and len(tail) > len(OPEN):
+            after = tail[len(OPEN)]
+            return "call" if after == ">" or after.isspace() else None
         candidates = [OPEN]
-        if self._think_tags and not self._seen_text and not self.calls:
-            if self._buf.startswith(THINK_OPEN, pos):
+        if self._think_tags and not self._seen_text and not self.calls and not self._buf[:pos].strip():
+            if tail.startswith(THINK_OPEN):
                 return "think"
             candidates.append(THINK_OPEN)
         if self.calls:
-            for tag in INVENTED_RESULT:
-                if self._buf.startswith(tag, pos):
-                    return "invented"
+            if tail.startswith(INVENTED_RESULT):
+                return "invented"
             candidates.extend(INVENTED_RESULT)
-        if not final and any(tag.startswith(rest) for tag in candidates) and pos + len(rest) == len(self._buf):
+        if not final and len(tail) <= _LONGEST_TAG and any(tag.startswith(tail) for tag in candidates):
             return "partial"
         return None
 
     def _emit_text(self, out: list[ScanEvent], text: str) -> None:
+        if self._after_think:  # the newline that follows </think> is layout, not answer
+            text = text.lstrip("\n")
+            self._after_think = not text
         if text:
             out.append(TextDelta(text=text))
             if text.strip():
@@ -169,8 +174,9 @@ class ToolCallScanner:
         if end != -1:
             if end:
                 out.append(ThinkingDelta(text=self._buf[:end]))
-            self._buf = self._buf[end + len(THINK_CLOSE) :].lstrip("\n")
+            self._buf = self._buf[end + len(THINK_CLOSE) :]
             self._state = "text"
+            self._after_think = True
             return
         keep = 0 if final else _partial_suffix(self._buf, THINK_CLOSE)
         text = self._buf[: len(self._buf) - keep]
@@ -214,7 +220,7 @@ class ToolCallScanner:
         raw = self._opener + body + (CLOSE if not unclosed else "")
         self._buf = self._buf[consumed:]
         self._state = "text"
-        decoded = decode_call_body(body, self._name_hint, self._tools)
+        decoded = decode_call_body(body, self._name_hint, self._tools, closed=not unclosed)
         if not self._strict:
             if decoded.ok and decoded.calls and all(name in self._tools for name, _ in decoded.calls):
                 for name, args in decoded.calls:

@@ -78,11 +78,14 @@ class TextProtocolProvider(Provider):
 def to_text_messages(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
     """History with tool calls rendered as text and results as user-role ``<tool_result>`` messages."""
     out: list[AnyMessage] = []
+    names: dict[str, str] = {}  # call id -> the name the model used
     for message in messages:
         if isinstance(message, AssistantMessage):
             out.append(_assistant_as_text(message))
+            names.update({call.id: call.name for call in message.tool_calls})
         elif isinstance(message, ToolResultMessage):
-            _append_user_text(out, render_result(message.tool_name, message.text, is_error=message.is_error))
+            name = names.get(message.tool_call_id, message.tool_name)
+            _append_user_text(out, render_result(name, message.text, is_error=message.is_error))
         elif isinstance(message.content, str):
             _append_user_text(out, message.content)
         else:

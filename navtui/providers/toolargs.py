@@ -29,8 +29,12 @@ def strip_fence(text: str) -> str:
     return match.group(1) if match else text
 
 
-def loads_lenient(text: str) -> Any:
-    """Parse JSON written by a model: strict, then json-repair, then a Python literal. Raises ArgumentsError."""
+def loads_lenient(text: str, *, complete: bool = False) -> Any:
+    """Parse JSON written by a model: strict, then a Python literal, then json-repair. Raises ArgumentsError.
+
+    ``complete`` says the text is known to be whole (a closed ``</tool_call>``), so missing closing braces
+    are a typo to repair rather than a sign the output was cut off.
+    """
     text = strip_fence(text).strip()
     if not text:
         raise ArgumentsError("empty text where a JSON object was expected")
@@ -40,7 +44,7 @@ def loads_lenient(text: str) -> Any:
         strict_error = exc
     if text[0] not in "{[":
         raise ArgumentsError(f"invalid JSON ({strict_error})")
-    if text[-1] not in "}]":
+    if text[-1] not in "}]" and not complete:
         # Repairing a cut-off object would invent its end (half a file written as if whole): refuse.
         raise ArgumentsError(f"the JSON is incomplete, it stops before its closing brace ({strict_error})")
     try:

@@ -1,0 +1,201 @@
+"""The Anthropic provider (the real ``anthropic`` SDK) against the loopback fake server."""
+
+from __future__ import annotations
+
+import pytest
+
+from navtui.config.settings import ProviderSettings
+from navtui.core.errors import ProviderError
+from navtui.core.events import StopEvent, ThinkingDelta, ToolCallEvent
+from navtui.core.messages import ToolResultMessage, UserMessage
+from navtui.providers.anthropic import AnthropicProvider
+from navtui.providers.base import ChatRequest, ProviderNotice, parse_error
+from tests.fakes import Drop, Garbage, HttpError, Stall, Text, Thinking, ToolCall, Usage
+from tests.fakes.server import FakeServer
+from tests.providers.support import TOOLS, assemble, collect, errors, kinds, text_of, usage_of
+
+MODEL = "claude-haiku-4-5"
+
+
+def make(server: FakeServer, **settings: object) -> AnthropicProvider:
+    return AnthropicProvider(MODEL, server.url, ProviderSettings(**settings), api_key="sk-test")  # type: ignore[arg-type]
+
+
+def ask(text: str = "hi", **kw: object) -> ChatRequest:
+    return ChatRequest(system="You are navtui.", messages=[UserMessage(content=text)], tools=TOOLS, **kw)  # type: ignore[arg-type]
+
+
+async def test_thinking_then_text_stream_in_order_with_signature(fake_server: FakeServer) -> None:
+    fake_server.script(
+        Thinking("Plan: ", signature="c2ln"), Thinking("answer."), Text("Hello"), Text("!"), Usage(40, 9)
+    )
+    events = await collect(make(fake_server), ask(think=True))
+    assert kinds(events) == [
+        "thinking_delta", "thinking_delta", "thinking_delta", "text_delta", "text_delta", "usage", "stop",
+    ]  # fmt: skip
+    thinking = [e for e in events if isinstance(e, ThinkingDelta)]
+    assert "".join(e.text for e in thinking) == "Plan: answer." and thinking[-1].signature == "c2ln"
+    assert text_of(events) == "Hello!"
+    body = fake_server.chat_requests[-1].json
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 8192}
+    assert body["system"] == [{"type": "text", "text": "You are navtui.", "cache_control": {"type": "ephemeral"}}]
+    assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+
+
+async def test_multi_tool_turn_round_trips_with_thinking_unchanged(fake_server: FakeServer) -> None:
+    fake_server.script(
+        Thinking("Read both.", signature="U0lH"), Text("Reading."),
+        ToolCall("read", {"path": "a.py"}, id="toolu_A", pieces=4), ToolCall("read", {"path": "b.py"}, id="toolu_B"),
+        Usage(100, 20, cache_read=80, cache_write=20),
+    )  # fmt: skip
+    provider = make(fake_server)
+    first = await collect(provider, ask("compare", think=True))
+    calls = [e.call for e in first if isinstance(e, ToolCallEvent)]
+    assert [(c.id, c.arguments) for c in calls] == [("toolu_A", {"path": "a.py"}), ("toolu_B", {"path": "b.py"})]
+    assert first[-1] == StopEvent(reason="tool_use")
+    usage = usage_of(first)
+    assert (usage.input, usage.output, usage.cache_read, usage.cache_write) == (100, 20, 80, 20)
+    assert usage.cost is not None and usage.cost.total > 0
+
+    history = [
+        UserMessage(content="compare"),
+        assemble(first),
+        ToolResultMessage.of(calls[0], "A = 1"),
+        ToolResultMessage.of(calls[1], "no such file", is_error=True),
+    ]
+    fake_server.script(Text("Done."))
+    await collect(provider, ChatRequest(system="You are navtui.", messages=history, tools=TOOLS, think=True))
+    sent = fake_server.chat_requests[-1].json["messages"]
+    assert sent[1] == {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "Read both.", "signature": "U0lH"},
+            {"type": "text", "text": "Reading."},
+            {"type": "tool_use", "id": "toolu_A", "name": "read", "input": {"path": "a.py"}},
+            {"type": "tool_use", "id": "toolu_B", "name": "read", "input": {"path": "b.py"}},
+        ],
+    }
+    assert sent[2] == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_A", "content": "A = 1"},
+            {"type": "tool_result", "tool_use_id": "toolu_B", "content": "no such file", "is_error": True,
+             "cache_control": {"type": "ephemeral"}},
+        ],
+    }  # fmt: skip
+
+
+async def test_truncated_tool_json_is_a_parse_error_not_a_short_call(fake_server: FakeServer) -> None:
+    fake_server.script(ToolCall("write", raw_arguments='{"path": "a.py", "content": "def f'))
+    events = await collect(make(fake_server), ask())
+    (call,) = [e.call for e in events if isinstance(e, ToolCallEvent)]
+    assert "incomplete" in (parse_error(call) or "")
+
+
+async def test_529_is_retried_then_succeeds(fake_server: FakeServer) -> None:
+    fake_server.script(HttpError(529, "Overloaded"))
+    fake_server.script(HttpError(529, "Overloaded"))
+    fake_server.script(Text("Back."))
+    events = await collect(make(fake_server), ask())
+    notices = [e for e in events if isinstance(e, ProviderNotice)]
+    assert len(notices) == 2 and "overloaded" in notices[0].text and "attempt 1/3" in notices[0].text
+    assert text_of(events) == "Back." and not errors(events)
+    assert len(fake_server.chat_requests) == 3
+
+
+async def test_retries_stop_at_max_retries(fake_server: FakeServer) -> None:
+    for _ in range(3):
+        fake_server.script(HttpError(429, "rate limited"))
+    events = await collect(make(fake_server, max_retries=2), ask())
+    assert kinds(events) == ["notice", "notice", "error"]
+    assert events[-1].status == 429 and events[-1].retryable
+    assert len(fake_server.chat_requests) == 3
+
+
+async def test_spend_limit_429_is_not_retried(fake_server: FakeServer) -> None:
+    fake_server.script(HttpError(429, "You have reached your specified API usage limits (spend limit)."))
+    events = await collect(make(fake_server), ask())
+    (error,) = events
+    assert error.kind == "quota" and not error.retryable and "spend limit" in (error.hint or "")
+    assert len(fake_server.chat_requests) == 1
+
+
+async def test_credit_balance_400_is_not_retried(fake_server: FakeServer) -> None:
+    fake_server.script(HttpError(400, "Your credit balance is too low to access the Anthropic API."))
+    (error,) = await collect(make(fake_server), ask())
+    assert error.kind == "quota" and len(fake_server.chat_requests) == 1
+
+
+async def test_http_error_is_one_clear_error(fake_server: FakeServer) -> None:
+    fake_server.script(HttpError(401, "invalid x-api-key"))
+    (error,) = await collect(make(fake_server), ask())
+    assert error.kind == "auth" and error.status == 401 and "invalid x-api-key" in error.message
+
+
+async def test_dropped_stream_keeps_partial_text(fake_server: FakeServer) -> None:
+    fake_server.script(Text("Partial"), Drop())
+    events = await collect(make(fake_server), ask())
+    assert kinds(events) == ["text_delta", "error"] and events[-1].kind == "stream"
+
+
+async def test_stall_times_out(fake_server: FakeServer) -> None:
+    fake_server.script(Text("Partial"), Stall(5))
+    events = await collect(make(fake_server, stall_timeout=0.3), ask())
+    assert kinds(events) == ["text_delta", "error"] and events[-1].kind == "timeout"
+
+
+async def test_overloaded_event_mid_stream_after_text_is_not_retried(fake_server: FakeServer) -> None:
+    fake_server.script(Text("Some text"), HttpError(529, "Overloaded"))
+    events = await collect(make(fake_server), ask())
+    assert kinds(events) == ["text_delta", "error"] and "overloaded" in events[-1].message
+    assert len(fake_server.chat_requests) == 1  # text already reached the user: no silent re-run
+
+
+async def test_garbage_event_is_an_error(fake_server: FakeServer) -> None:
+    fake_server.script(Text("x"), Garbage())
+    events = await collect(make(fake_server), ask())
+    assert kinds(events) == ["text_delta", "error"]
+
+
+async def test_cancellation_closes_the_connection(fake_server: FakeServer) -> None:
+    fake_server.script(Text("first"), Text("second", delay=5))
+    stream = make(fake_server).stream(ask())
+    assert (await anext(stream)).text == "first"
+    await stream.aclose()
+    assert await fake_server.wait_for_disconnect_async(timeout=3)
+
+
+async def test_model_info_from_models_endpoint_or_default(fake_server: FakeServer) -> None:
+    fake_server.set_model(MODEL, context_length=150_000)
+    assert (await make(fake_server).model_info()).context_window == 150_000
+    other = AnthropicProvider("claude-opus-4-6", fake_server.url, api_key="k")
+    assert (await other.model_info()).context_window == 200_000
+
+
+def test_missing_key_is_a_clear_error() -> None:
+    with pytest.raises(ProviderError) as caught:
+        AnthropicProvider(MODEL)
+    assert caught.value.kind == "auth" and "export ANTHROPIC_API_KEY=" in (caught.value.hint or "")
+
+
+def test_key_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NAVTUI_API_KEY", "from-env")
+    assert AnthropicProvider(MODEL)._key == "from-env"
+
+
+async def test_deprecated_model_is_a_notice_not_a_stderr_warning(
+    fake_server: FakeServer, recwarn: pytest.WarningsRecorder
+) -> None:
+    provider = AnthropicProvider("claude-sonnet-4-5", fake_server.url, api_key="k")
+    events = await collect(provider, ask())
+    assert kinds(events)[0] == "notice" and "deprecated" in events[0].text
+    assert not [w for w in recwarn if issubclass(w.category, DeprecationWarning)]
+    again = await collect(provider, ask())
+    assert "notice" not in kinds(again)
+
+
+def test_adaptive_thinking_for_models_that_want_it() -> None:
+    from navtui.providers.anthropic_convert import build_params
+
+    params = build_params(ask(think=True), "claude-opus-4-6", ProviderSettings())
+    assert params["thinking"] == {"type": "adaptive"}
