@@ -1,0 +1,332 @@
+"""The session picker (/resume, ``navtui -r``): this directory's sessions, or every directory's (ctrl+a).
+
+Dismisses with the chosen file's path (``None`` on Esc). Typing filters; ctrl+r renames and ctrl+d deletes
+(after a y/n confirmation) the highlighted session. The list is read in a thread: summarising a few hundred
+files must not freeze the screen.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rich.text import Text
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Label, Static
+
+from navtui.core.errors import NavtuiError
+from navtui.session.listing import SessionSummary, list_sessions
+from navtui.session.manager import SessionManager
+
+NAME_CHARS = 56
+KEYS = "↑↓ move  Enter open  type filter  ^A all directories  ^R rename  ^D delete  Esc close"
+
+
+def relative_time(moment: datetime, now: datetime) -> str:
+    seconds = int((now - moment).total_seconds())
+    if seconds < 60:
+        return "just now"
+    for size, unit in ((86400 * 365, "y"), (86400 * 30, "mo"), (86400 * 7, "w"), (86400, "d"), (3600, "h"), (60, "m")):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return "just now"
+
+
+class SessionPickerScreen(ModalScreen[Path | None]):
+    DEFAULT_CSS = """
+    SessionPickerScreen {
+        align: center middle;
+    }
+    SessionPickerScreen > #picker-box {
+        width: 100%;
+        height: 1fr;
+        margin: 1 1;
+        border: round $nav-border-accent;
+        border-title-color: $nav-accent;
+        border-subtitle-color: $nav-muted;
+        background: $surface;
+    }
+    SessionPickerScreen #picker-search {
+        height: 1;
+        padding: 0 1;
+        color: $nav-muted;
+    }
+    SessionPickerScreen #picker-table {
+        height: 1fr;
+        background: $surface;
+    }
+    SessionPickerScreen #picker-table > .datatable--cursor {
+        background: $nav-selected-bg;
+        color: $nav-text;
+        text-style: bold;
+    }
+    SessionPickerScreen #picker-table > .datatable--header {
+        color: $nav-muted;
+        background: $surface;
+    }
+    SessionPickerScreen #picker-rename {
+        height: auto;
+        display: none;
+        padding: 0 1;
+    }
+    SessionPickerScreen #picker-rename.editing {
+        display: block;
+    }
+    SessionPickerScreen #picker-rename Label {
+        padding: 1 1 0 0;
+        color: $nav-warning;
+    }
+    SessionPickerScreen #picker-rename-input {
+        width: 1fr;
+    }
+    SessionPickerScreen #picker-keys {
+        height: auto;
+        padding: 0 1;
+        color: $nav-muted;
+        border-top: solid $nav-border-muted;
+    }
+    SessionPickerScreen #picker-keys.confirm {
+        color: $nav-warning;
+        text-style: bold;
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Close", show=False),
+        Binding("backspace", "backspace", "Edit filter", show=False),
+        Binding("ctrl+a", "toggle_all", "All directories", show=False),
+        Binding("ctrl+r", "rename", "Rename", show=False),
+        Binding("ctrl+d", "delete", "Delete", show=False),
+    ]
+
+    def __init__(
+        self,
+        cwd: Path,
+        *,
+        current: SessionManager | None = None,
+        all_dirs: bool = False,
+        now: datetime | None = None,
+        root: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.cwd = Path(cwd).resolve()
+        self.current = current
+        self.all_dirs = all_dirs
+        self.root = root
+        self._now = now
+        self.query_text = ""
+        self.sessions: list[SessionSummary] = []
+        self.shown: list[SessionSummary] = []
+        self._deleting: SessionSummary | None = None
+        self._renaming: SessionSummary | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker-box"):
+            yield Static(id="picker-search")
+            yield DataTable(id="picker-table", cursor_type="row", zebra_stripes=False)
+            with Horizontal(id="picker-rename"):
+                yield Label("New name:")
+                yield Input(id="picker-rename-input", select_on_focus=True)
+            yield Static(KEYS, id="picker-keys")
+
+    def on_mount(self) -> None:
+        self._update_title()
+        self._update_search()
+        self.table.focus()
+        self.load()
+
+    @property
+    def table(self) -> DataTable[Text]:
+        return self.query_one("#picker-table", DataTable)
+
+    # ------------------------------------------------------------------ loading and showing
+    @work(thread=True, exclusive=True, group="session-list")
+    def load(self, keep: Path | None = None) -> None:
+        sessions = list_sessions(None if self.all_dirs else self.cwd, root=self.root)
+        self.app.call_from_thread(self._loaded, sessions, keep)
+
+    def _loaded(self, sessions: list[SessionSummary], keep: Path | None) -> None:
+        self.sessions = sessions
+        self._fill(keep)
+
+    def _fill(self, keep: Path | None = None) -> None:
+        table = self.table
+        if keep is None and self.shown and table.row_count:
+            keep = self.shown[min(table.cursor_row, len(self.shown) - 1)].path
+        tokens = self.query_text.lower().split()
+        self.shown = [s for s in self.sessions if all(token in _search_text(s) for token in tokens)]
+        now = self._now or datetime.now(UTC)
+        table.clear(columns=True)
+        table.add_column("Session", key="name")
+        table.add_column("Modified", key="modified")
+        table.add_column(Text("Entries", justify="right"), key="entries")
+        table.add_column("Model", key="model")
+        if self.all_dirs:
+            table.add_column("Directory", key="cwd")
+        current = self.current.path.resolve() if self.current is not None else None
+        for summary in self.shown:
+            name = Text(no_wrap=True, overflow="ellipsis")
+            name.append("● " if summary.path.resolve() == current else "  ", style="bold")
+            title = summary.name or "(empty)"
+            title = title if len(title) <= NAME_CHARS else title[: NAME_CHARS - 1] + "…"
+            name.append(title, style="bold" if summary.named else "")
+            if summary.labels:
+                name.append("  " + " ".join(f"[{label}]" for label in summary.labels[:3]), style="italic")
+            cells = [
+                name,
+                Text(relative_time(summary.modified, now)),
+                Text(str(summary.entry_count), justify="right"),
+                Text(summary.model or "", no_wrap=True),
+            ]
+            if self.all_dirs:
+                cells.append(Text(_home_relative(summary.cwd), no_wrap=True))
+            table.add_row(*cells, key=str(summary.path))
+        if keep is not None:
+            for position, summary in enumerate(self.shown):
+                if summary.path == keep:
+                    table.move_cursor(row=position, animate=False)
+                    break
+        self._update_title()
+
+    def _update_title(self) -> None:
+        box = self.query_one("#picker-box")
+        where = "all directories" if self.all_dirs else _home_relative(str(self.cwd))
+        box.border_title = f"Resume a session · {where}"
+        box.border_subtitle = f"{len(self.shown)} of {len(self.sessions)}"
+
+    def _update_search(self) -> None:
+        text = Text()
+        if self.query_text:
+            text.append("Filter: ")
+            text.append(self.query_text, style="bold")
+            text.append("▏")
+        else:
+            text.append("Type to filter", style="dim")
+        self.query_one("#picker-search", Static).update(text)
+
+    @property
+    def highlighted(self) -> SessionSummary | None:
+        table = self.table
+        if not self.shown or not table.row_count:
+            return None
+        return self.shown[min(table.cursor_row, len(self.shown) - 1)]
+
+    # ------------------------------------------------------------------ keys
+    def on_key(self, event: events.Key) -> None:
+        if self._deleting is not None:
+            event.stop()
+            event.prevent_default()
+            self._finish_delete(event.key == "y")
+            return
+        if self._renaming is not None or not event.is_printable or not event.character:
+            return
+        event.stop()
+        event.prevent_default()
+        self.query_text += event.character
+        self._update_search()
+        self._fill()
+
+    def action_backspace(self) -> None:
+        if self.query_text:
+            self.query_text = self.query_text[:-1]
+            self._update_search()
+            self._fill()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        summary = self.highlighted
+        if summary is not None:
+            self.dismiss(summary.path)
+
+    def action_close(self) -> None:
+        if self._renaming is not None:
+            self._stop_rename()
+        elif self.query_text:
+            self.query_text = ""
+            self._update_search()
+            self._fill()
+        else:
+            self.dismiss(None)
+
+    def action_toggle_all(self) -> None:
+        self.all_dirs = not self.all_dirs
+        self.load(self.highlighted.path if self.highlighted else None)
+
+    # ------------------------------------------------------------------ rename
+    def action_rename(self) -> None:
+        summary = self.highlighted
+        if summary is None or self._renaming is not None:
+            return
+        self._renaming = summary
+        self.query_one("#picker-rename").add_class("editing")
+        field = self.query_one("#picker-rename-input", Input)
+        field.value = summary.name if summary.named else ""
+        field.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        summary = self._renaming
+        self._stop_rename()
+        if summary is None:
+            return
+        try:
+            self._rename(summary.path, event.value)
+        except NavtuiError as exc:
+            self.notify(exc.message, title="Not renamed", severity="error")
+            return
+        self.load(summary.path)
+
+    def _rename(self, path: Path, name: str) -> None:
+        if self.current is not None and self.current.path.resolve() == path.resolve():
+            self.current.set_name(name)  # the open session: through its own writer
+            return
+        with SessionManager.open(path) as session:
+            session.set_name(name)
+            session.sync()
+
+    def _stop_rename(self) -> None:
+        self._renaming = None
+        self.query_one("#picker-rename").remove_class("editing")
+        self.table.focus()
+
+    # ------------------------------------------------------------------ delete
+    def action_delete(self) -> None:
+        summary = self.highlighted
+        if summary is None:
+            return
+        if self.current is not None and self.current.path.resolve() == summary.path.resolve():
+            self.notify("This is the session in use; it cannot be deleted from here.", severity="warning")
+            return
+        self._deleting = summary
+        keys = self.query_one("#picker-keys", Static)
+        keys.add_class("confirm")
+        keys.update(Text(f"Delete “{summary.name or summary.id}”? y deletes the file · any other key keeps it"))
+
+    def _finish_delete(self, confirmed: bool) -> None:
+        summary, self._deleting = self._deleting, None
+        keys = self.query_one("#picker-keys", Static)
+        keys.remove_class("confirm")
+        keys.update(KEYS)
+        if summary is None or not confirmed:
+            return
+        try:
+            summary.path.unlink()
+        except OSError as exc:
+            self.notify(f"Could not delete {summary.path}: {exc.strerror or exc}", severity="error")
+            return
+        self.sessions = [s for s in self.sessions if s.path != summary.path]
+        self._fill()
+        self.notify(f"Deleted {summary.path.name}")
+
+
+def _search_text(summary: SessionSummary) -> str:
+    return " ".join([summary.name, summary.id, summary.model or "", summary.cwd, *summary.labels]).lower()
+
+
+def _home_relative(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path

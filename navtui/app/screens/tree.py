@@ -1,0 +1,235 @@
+"""The session tree screen (/tree, Esc Esc, /branch): pick an entry with the keyboard.
+
+The screen dismisses with the chosen entry's id (``None`` on Esc); ``navtui.app.tree_commands`` does the rest.
+Labels are written from here (shift+L) as soon as they are entered. Everything else is the ``TreeView``'s.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+from navtui.app.tree_actions import effective_leaf, set_label
+from navtui.core.errors import NavtuiError
+from navtui.session.manager import SessionManager
+from navtui.widgets.tree_rows import FILTER_TITLES, FilterMode, TreeModel, TreeRow
+from navtui.widgets.tree_view import TreeView
+
+TreeMode = Literal["navigate", "branch"]
+
+KEYS: tuple[tuple[str, str], ...] = (
+    ("↑↓", "move"),
+    ("PgUp/PgDn", "page"),
+    ("Home/End", "first/last"),
+    ("←→", "fold / branch"),
+    ("Enter", "go"),
+    ("Esc", "close"),
+    ("type", "search"),
+    ("⇧L", "label"),
+    ("^O", "filter"),
+)
+
+
+class TreeScreen(ModalScreen[str | None]):
+    """The whole session as an indented tree; dismisses with the selected entry id."""
+
+    DEFAULT_CSS = """
+    TreeScreen {
+        align: center middle;
+    }
+    TreeScreen > #tree-box {
+        width: 100%;
+        height: 1fr;
+        margin: 1 1;
+        border: round $nav-border-accent;
+        border-title-color: $nav-accent;
+        border-subtitle-color: $nav-muted;
+        background: $surface;
+    }
+    TreeScreen #tree-search {
+        height: 1;
+        padding: 0 1;
+        color: $nav-muted;
+    }
+    TreeScreen #tree-view {
+        height: 1fr;
+    }
+    TreeScreen #tree-label-row {
+        height: auto;
+        display: none;
+        padding: 0 1;
+    }
+    TreeScreen #tree-label-row.editing {
+        display: block;
+    }
+    TreeScreen #tree-label-row Label {
+        padding: 1 1 0 0;
+        color: $nav-warning;
+    }
+    TreeScreen #tree-label-input {
+        width: 1fr;
+    }
+    TreeScreen #tree-keys {
+        height: auto;
+        padding: 0 1;
+        color: $nav-muted;
+        border-top: solid $nav-border-muted;
+    }
+    """
+
+    BINDINGS = [
+        Binding("enter", "choose", "Go to entry", show=False),
+        Binding("escape", "close", "Close", show=False),
+        Binding("ctrl+o", "cycle_filter", "Filter mode", show=False),
+        Binding("L,shift+l", "edit_label", "Label", show=False),
+        Binding("backspace", "backspace", "Edit search", show=False),
+    ]
+
+    def __init__(
+        self,
+        session: SessionManager,
+        *,
+        mode: TreeMode = "navigate",
+        filter_mode: FilterMode | None = None,
+        now: datetime | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.mode = mode
+        leaf = effective_leaf(session)
+        active = {entry.id for entry in session.get_branch()} if session.leaf_id else set()
+        self.model = TreeModel(session.get_tree(), leaf, active_ids={i for i in active if i})
+        self.model.filter_mode = filter_mode or ("user-only" if mode == "branch" else "default")
+        self._now = now
+        self._editing: TreeRow | None = None
+        self._position = (0, 0)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="tree-box") as box:
+            box.border_title = "Branch from a message" if self.mode == "branch" else "Session tree"
+            yield Static(id="tree-search")
+            yield TreeView(self.model, now=self._now, id="tree-view")
+            with Horizontal(id="tree-label-row"):
+                yield Label("Label (empty clears):")
+                yield Input(id="tree-label-input", select_on_focus=True)
+            yield Static(self._keys_text(), id="tree-keys")
+
+    def on_mount(self) -> None:
+        self._update_search()
+        self.view.focus()
+
+    @property
+    def view(self) -> TreeView:
+        return self.query_one("#tree-view", TreeView)
+
+    # ------------------------------------------------------------------ typing filters
+    def on_key(self, event: events.Key) -> None:
+        if self._editing is not None or not event.is_printable or not event.character or event.character == "L":
+            return
+        event.stop()
+        event.prevent_default()
+        self._set_query(self.model.query + event.character)
+
+    def action_backspace(self) -> None:
+        if self.model.query:
+            self._set_query(self.model.query[:-1])
+
+    def _set_query(self, query: str) -> None:
+        self.model.query = query
+        self.view.reload()
+        self._update_search()
+
+    # ------------------------------------------------------------------ actions
+    def action_choose(self) -> None:
+        row = self.view.cursor_row
+        if row is None:
+            return
+        if self.mode == "branch" and row.kind != "user":
+            self.app.bell()
+            self.notify("/branch starts from one of your messages (❯)", severity="warning")
+            return
+        self.dismiss(row.id)
+
+    def on_tree_view_activated(self, event: TreeView.Activated) -> None:
+        self.action_choose()
+
+    def action_close(self) -> None:
+        if self._editing is not None:
+            self._stop_editing()
+        elif self.model.query:  # Esc clears the search first
+            self._set_query("")
+        else:
+            self.dismiss(None)
+
+    def action_cycle_filter(self) -> None:
+        self.model.cycle_filter()
+        self.view.reload()
+        self._update_search()
+
+    def action_edit_label(self) -> None:
+        row = self.view.cursor_row
+        if row is None or self._editing is not None:
+            return
+        self._editing = row
+        self.query_one("#tree-label-row").add_class("editing")
+        field = self.query_one("#tree-label-input", Input)
+        field.value = row.label or ""
+        field.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        row = self._editing
+        if row is None:
+            return
+        try:
+            label = set_label(self.session, row.id, event.value)
+        except NavtuiError as exc:
+            self.notify(exc.message, title="Label not saved", severity="error")
+        else:
+            self.model.set_label(row.id, label)
+            self.view.reload(keep=row.id)  # labeled-only mode may gain or lose the row
+        self._stop_editing()
+
+    def _stop_editing(self) -> None:
+        self._editing = None
+        self.query_one("#tree-label-row").remove_class("editing")
+        self.view.focus()
+
+    # ------------------------------------------------------------------ status
+    def on_tree_view_cursor_moved(self, event: TreeView.CursorMoved) -> None:
+        self._position = (event.position + 1 if event.count else 0, event.count)
+        self._update_subtitle()
+
+    def _update_subtitle(self) -> None:
+        position, count = self._position
+        box = self.query_one("#tree-box")
+        box.border_subtitle = f"{position}/{count} · filter: {FILTER_TITLES[self.model.filter_mode]}"
+
+    def _update_search(self) -> None:
+        search = Text()
+        if self.model.query:
+            search.append("Search: ")
+            search.append(self.model.query, style="bold")
+            search.append("▏")
+        else:
+            search.append("Type to search", style="dim")
+        self.query_one("#tree-search", Static).update(search)
+        self._update_subtitle()
+
+    @staticmethod
+    def _keys_text() -> Text:
+        text = Text()
+        for position, (key, what) in enumerate(KEYS):
+            if position:
+                text.append("  ")
+            text.append(key, style="bold")
+            text.append(f" {what}")
+        return text

@@ -1,0 +1,226 @@
+"""What /tree, /branch and /label do to a session and the runtime; the screens only collect the choice.
+
+- ``plan_navigation`` / ``navigate``: move the leaf within the session file. Selecting a user message moves the
+  leaf to its parent and hands its text back for the prompt (re-asking starts a new branch); any other entry
+  becomes the leaf; the current leaf is a no-op. An optional model-written summary of the abandoned path is
+  stored as a ``branch_summary`` entry at the new position. The model context is then rebuilt from the leaf.
+- ``branch_session`` / ``branch``: a new session file holding the path up to a user message becomes current.
+- ``set_label`` / ``label_leaf``: labels (empty clears).
+
+No Textual import: everything here runs (and is tested) without a screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from navtui.app.branch_summarizer import summarize_branch
+from navtui.core.errors import NavtuiError
+from navtui.core.messages import UserMessage
+from navtui.session.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomMessageEntry,
+    Entry,
+    LabelEntry,
+    MessageEntry,
+    SessionHeader,
+    SessionInfoEntry,
+)
+from navtui.session.listing import new_session_id, new_session_path
+from navtui.session.manager import SessionManager
+
+# Entries that carry no conversation: leaving them behind needs no summary, and the leaf "really" is above them.
+_BOOKKEEPING = (LabelEntry, SessionInfoEntry)
+
+
+@dataclass
+class NavigationPlan:
+    target_id: str
+    old_leaf_id: str | None
+    new_leaf_id: str | None
+    prefill: str | None = None  # the selected user message's text, for the prompt
+    abandoned: list[Entry] = field(default_factory=list)  # old leaf back to the shared ancestor, oldest first
+    is_noop: bool = False  # the target is where the session already is
+
+    @property
+    def can_summarize(self) -> bool:
+        """True when the path left behind holds conversation worth summarising."""
+        return any(_is_conversation(entry) for entry in self.abandoned)
+
+
+@dataclass
+class NavigationResult:
+    plan: NavigationPlan
+    summary_id: str | None = None
+
+    @property
+    def prefill(self) -> str | None:
+        return self.plan.prefill
+
+    @property
+    def moved(self) -> bool:
+        return not self.plan.is_noop
+
+
+@dataclass
+class BranchResult:
+    session: SessionManager
+    prefill: str
+
+    @property
+    def path(self) -> Path:
+        return self.session.path
+
+
+# ---------------------------------------------------------------------- navigation
+def effective_leaf(session: SessionManager) -> str | None:
+    """The leaf, stepping back over trailing labels and name changes (what the user sees as "here")."""
+    leaf = session.leaf_id
+    while leaf is not None:
+        entry = session.get_entry(leaf)
+        if entry is None or not isinstance(entry, _BOOKKEEPING):
+            return leaf
+        leaf = entry.parent_id
+    return None
+
+
+def plan_navigation(session: SessionManager, target_id: str) -> NavigationPlan:
+    entry = session.get_entry(target_id)
+    if entry is None:
+        raise NavtuiError(f"No entry '{target_id}' in this session", hint="reopen the tree: the session changed")
+    old_leaf = session.leaf_id
+    if target_id in (old_leaf, effective_leaf(session)):
+        return NavigationPlan(target_id, old_leaf, old_leaf, is_noop=True)
+    if _is_user_message(entry):
+        parent = entry.parent_id if entry.parent_id and session.get_entry(entry.parent_id) else None
+        plan = NavigationPlan(target_id, old_leaf, parent, prefill=_user_text(entry))
+    else:
+        plan = NavigationPlan(target_id, old_leaf, target_id)
+    plan.abandoned = abandoned_entries(session, old_leaf, plan.new_leaf_id)
+    return plan
+
+
+def abandoned_entries(session: SessionManager, old_leaf: str | None, new_leaf: str | None) -> list[Entry]:
+    """The entries on the old root-to-leaf path below the deepest ancestor shared with the new one."""
+    if old_leaf is None:
+        return []
+    kept = {entry.id for entry in session.get_branch(new_leaf)} if new_leaf is not None else set()
+    out: list[Entry] = []
+    for entry in reversed(session.get_branch(old_leaf)):
+        if entry.id in kept:
+            break
+        out.append(entry)
+    out.reverse()
+    return out
+
+
+def apply_navigation(session: SessionManager, plan: NavigationPlan, summary: str | None = None) -> str | None:
+    """Move the leaf as planned; with ``summary`` also record it there. Returns the summary entry's id."""
+    if plan.is_noop:
+        return None
+    if summary:
+        return session.branch_with_summary(plan.new_leaf_id, summary)
+    if plan.new_leaf_id is None:
+        session.reset_leaf()
+    else:
+        session.branch(plan.new_leaf_id)
+    return None
+
+
+async def navigate(
+    runtime: Any, target_id: str, *, summarize: bool = False, instructions: str | None = None
+) -> NavigationResult:
+    """Navigate ``runtime``'s session to ``target_id`` and rebuild the model context from the new leaf.
+
+    With ``summarize`` the model first writes a summary of the abandoned path; if that fails (or is cancelled)
+    nothing moves.
+    """
+    session = _session_of(runtime)
+    plan = plan_navigation(session, target_id)
+    if plan.is_noop:
+        return NavigationResult(plan)
+    summary = None
+    if summarize and plan.can_summarize:
+        window = getattr(getattr(runtime, "model_info", None), "context_window", None)
+        summary = await summarize_branch(runtime.provider, plan.abandoned, instructions=instructions, window=window)
+    summary_id = apply_navigation(session, plan, summary)
+    session.sync()
+    runtime.reload_from_session()
+    return NavigationResult(plan, summary_id)
+
+
+# ---------------------------------------------------------------------- /branch
+def branch_session(session: SessionManager, entry_id: str) -> BranchResult:
+    """A new session file with the path up to (not including) the user message ``entry_id``.
+
+    The current file is unchanged. The message's text comes back for the prompt.
+    """
+    entry = session.get_entry(entry_id)
+    if entry is None or not _is_user_message(entry):
+        raise NavtuiError("/branch starts from one of your messages", hint="pick a user message (❯) in the list")
+    parent = entry.parent_id if entry.parent_id and session.get_entry(entry.parent_id) else None
+    if parent is not None:
+        branched = session.create_branched_session(parent)
+    else:  # the first message: the new session starts empty (its file is written on the first append)
+        session_id = new_session_id()
+        header = SessionHeader(id=session_id, cwd=session.header.cwd, parent_session=str(session.path))
+        name = new_session_path(Path(session.header.cwd or "."), session_id).name
+        branched = SessionManager(session.path.parent / name, header)
+    return BranchResult(branched, _user_text(entry))
+
+
+def branch(runtime: Any, entry_id: str) -> BranchResult:
+    """``branch_session`` for ``runtime``'s session, which then continues in the new file."""
+    session = _session_of(runtime)
+    result = branch_session(session, entry_id)
+    runtime.switch_session(result.session)
+    return result
+
+
+def user_messages(session: SessionManager) -> list[MessageEntry]:
+    """Every user message in the session, in file order (what /branch can start from)."""
+    return [entry for entry in session.entries if _is_user_message(entry)]  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------------- labels
+def set_label(session: SessionManager, entry_id: str, text: str | None) -> str | None:
+    """Label ``entry_id`` (blank clears it); returns the label now in effect."""
+    label = " ".join((text or "").split()) or None
+    if label != session.label_of(entry_id):
+        session.append_label(entry_id, label)
+    return label
+
+
+def label_leaf(runtime: Any, text: str | None) -> tuple[str, str | None]:
+    """/label [text]: label the current position (not a trailing label entry). Returns (entry id, label)."""
+    session = _session_of(runtime)
+    target = effective_leaf(session)
+    if target is None:
+        raise NavtuiError("Nothing to label yet", hint="send a message first")
+    return target, set_label(session, target, text)
+
+
+# ---------------------------------------------------------------------- helpers
+def _session_of(runtime: Any) -> SessionManager:
+    session = getattr(runtime, "session", None)
+    if session is None:
+        raise NavtuiError("This run has no session file", hint="start navtui without an ephemeral session")
+    if getattr(runtime, "running", False):
+        raise NavtuiError("The agent is still working", hint="press Esc to stop it first")
+    return session
+
+
+def _is_user_message(entry: Entry) -> bool:
+    return isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage)
+
+
+def _user_text(entry: Entry) -> str:
+    assert isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage)
+    return entry.message.text
+
+
+def _is_conversation(entry: Entry) -> bool:
+    return isinstance(entry, MessageEntry | CustomMessageEntry | BranchSummaryEntry | CompactionEntry)

@@ -1,0 +1,438 @@
+"""The session tree as display rows: flattening, folding, filter modes, search and one-line summaries.
+
+Plain data, no Textual: ``TreeModel`` turns ``SessionManager.get_tree()`` into a flat depth-first list once
+(O(n), iterative so a 5,000-entry chain is fine) and answers ``visible()`` for the current fold / filter /
+search state; the tree widget draws only the rows on screen.
+
+Layout (as pi's tree selector): a chain of single children stays at one indent; where an entry has several
+children each child starts a *segment* drawn with ``├─``/``└─`` one level deeper, ``│`` gutters joining the
+siblings. Several roots are drawn as the children of an invisible branching root.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from navtui.session.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    Entry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    RawEntry,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+)
+from navtui.session.tree import TreeNode
+
+FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
+FILTER_MODES: tuple[FilterMode, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
+FILTER_TITLES: dict[FilterMode, str] = {
+    "default": "default",
+    "no-tools": "no tools",
+    "user-only": "user only",
+    "labeled-only": "labeled only",
+    "all": "all",
+}
+
+# Row kinds. "settings" kinds are bookkeeping the default filter hides.
+SETTINGS_KINDS = frozenset({"label", "custom", "model", "thinking", "info"})
+TOOL_KINDS = frozenset({"tool", "tool-error"})
+
+# One-cell glyphs (no emoji: their width differs between terminals).
+ICONS: dict[str, str] = {
+    "user": "❯",
+    "assistant": "●",
+    "assistant-tools": "●",
+    "assistant-error": "●",
+    "tool": "◇",
+    "tool-error": "✗",
+    "summary": "↩",
+    "compaction": "≡",
+    "custom-message": "◆",
+    "custom": "·",
+    "model": "⚑",
+    "thinking": "∴",
+    "label": "#",
+    "info": "✎",
+    "other": "·",
+}
+TEXT_CHARS = 300  # longest summary text kept per row (the widget truncates to its width)
+SEARCH_CHARS = 2000  # how much of an entry's text the search looks at
+
+
+@dataclass(eq=False, slots=True)
+class TreeRow:
+    """One entry in the flattened tree. ``index``..``end`` is its subtree in ``TreeModel.rows``."""
+
+    entry: Entry
+    index: int
+    parent: int  # the parent row's index, -1 for a root
+    depth: int  # indent levels before the row's text
+    connector: str  # "├" or "└" when the row starts a segment under a branch point, else ""
+    gutters: tuple[int, ...]  # levels drawn with "│"
+    kind: str
+    active: bool  # on the root-to-leaf path
+    leaf: bool
+    label: str | None = None
+    end: int = 0
+    segment_start: bool = False
+    search: str | None = None  # lowercase searchable text, built on first search
+
+    @property
+    def id(self) -> str:
+        return self.entry.id or ""
+
+    @property
+    def has_children(self) -> bool:
+        return self.end > self.index + 1
+
+
+@dataclass(slots=True)
+class RowText:
+    """What a row says: an icon, one line of text, and the style key the widget colours it with."""
+
+    icon: str
+    text: str
+    style: str  # user | assistant | tool | error | summary | custom | meta
+    time: str = ""
+
+
+class TreeModel:
+    """The rows of one session tree plus fold, filter and search state."""
+
+    def __init__(self, roots: list[TreeNode], leaf_id: str | None, *, active_ids: set[str] | None = None) -> None:
+        self.leaf_id = leaf_id
+        self.rows: list[TreeRow] = []
+        self.by_id: dict[str, int] = {}
+        self.calls: dict[str, ToolCall] = {}
+        self.folded: set[int] = set()
+        self.filter_mode: FilterMode = "default"
+        self.query = ""
+        self.shown_leaf = -1  # the row marked "← active": the leaf, or its nearest visible ancestor
+        self._active = active_ids if active_ids is not None else _path_ids(roots, leaf_id)
+        self._flatten(roots)
+
+    # ------------------------------------------------------------------ building
+    def _flatten(self, roots: list[TreeNode]) -> None:
+        multiple_roots = len(roots) > 1
+        # Stack items: node, parent row, depth, connector, gutters.
+        stack: list[tuple[TreeNode, int, int, str, tuple[int, ...]]] = []
+        for position in range(len(roots) - 1, -1, -1):
+            if multiple_roots:
+                last = position == len(roots) - 1
+                stack.append((roots[position], -1, 1, "└" if last else "├", () if last else (0,)))
+            else:
+                stack.append((roots[position], -1, 0, "", ()))
+        rows, by_id, calls, active = self.rows, self.by_id, self.calls, self._active
+        while stack:
+            node, parent, depth, connector, gutters = stack.pop()
+            entry = node.entry
+            index = len(rows)
+            entry_id = entry.id or ""
+            row = TreeRow(
+                entry=entry,
+                index=index,
+                parent=parent,
+                depth=depth,
+                connector=connector,
+                gutters=gutters,
+                kind=entry_kind(entry),
+                active=entry_id in active,
+                leaf=entry_id == self.leaf_id and bool(entry_id),
+                label=node.label,
+                segment_start=bool(connector) or parent == -1,
+            )
+            rows.append(row)
+            if entry_id:
+                by_id[entry_id] = index
+            if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+                for call in entry.message.tool_calls:
+                    calls[call.id] = call
+            children = node.children
+            if len(children) == 1:
+                stack.append((children[0], index, depth, "", gutters))
+            elif children:
+                # A branch point: each child starts a segment one level deeper. Siblings below keep a gutter.
+                last = len(children) - 1
+                for position in range(last, -1, -1):
+                    child_gutters = gutters + (depth,) if position != last else gutters
+                    stack.append(
+                        (children[position], index, depth + 1, "└" if position == last else "├", child_gutters)
+                    )
+        # Subtree ends, children before parents: a subtree is contiguous in pre-order.
+        for row in reversed(rows):
+            if row.end == 0:
+                row.end = row.index + 1
+            if row.parent >= 0:
+                parent_row = rows[row.parent]
+                parent_row.end = max(parent_row.end, row.end)
+
+    # ------------------------------------------------------------------ queries
+    def row(self, entry_id: str) -> TreeRow | None:
+        index = self.by_id.get(entry_id)
+        return self.rows[index] if index is not None else None
+
+    def visible(self) -> list[TreeRow]:
+        """The rows to show, in order, for the current folds, filter mode and search."""
+        tokens = self.query.lower().split()
+        rows, folded, mode = self.rows, self.folded, self.filter_mode
+        out: list[TreeRow] = []
+        index, count = 0, len(rows)
+        while index < count:
+            row = rows[index]
+            if tokens:  # a search looks inside folded branches too
+                if passes_filter(row, mode) and all(token in self.search_text(row) for token in tokens):
+                    out.append(row)
+                index += 1
+            elif index in folded:  # a folded row stays visible: it holds what is hidden
+                out.append(row)
+                index = row.end
+            else:
+                if passes_filter(row, mode):
+                    out.append(row)
+                index += 1
+        self.shown_leaf = self._shown_leaf({row.index for row in out})
+        return out
+
+    def _shown_leaf(self, shown: set[int]) -> int:
+        index = self.by_id.get(self.leaf_id or "", -1)
+        while index >= 0 and index not in shown:
+            index = self.rows[index].parent
+        return index
+
+    def foldable(self, row: TreeRow) -> bool:
+        return row.segment_start and row.has_children
+
+    def is_folded(self, row: TreeRow) -> bool:
+        return row.index in self.folded
+
+    def fold(self, row: TreeRow) -> bool:
+        if not self.foldable(row) or row.index in self.folded:
+            return False
+        self.folded.add(row.index)
+        return True
+
+    def unfold(self, row: TreeRow) -> bool:
+        if row.index not in self.folded:
+            return False
+        self.folded.discard(row.index)
+        return True
+
+    def unfold_to(self, entry_id: str) -> None:
+        """Unfold every folded ancestor of ``entry_id`` so its row can be shown."""
+        row = self.row(entry_id)
+        while row is not None and row.parent >= 0:
+            row = self.rows[row.parent]
+            self.folded.discard(row.index)
+
+    def cycle_filter(self, step: int = 1) -> FilterMode:
+        position = FILTER_MODES.index(self.filter_mode)
+        self.filter_mode = FILTER_MODES[(position + step) % len(FILTER_MODES)]
+        return self.filter_mode
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        row = self.row(entry_id)
+        if row is not None:
+            row.label = label or None
+            row.search = None
+
+    def search_text(self, row: TreeRow) -> str:
+        if row.search is None:
+            described = describe(row.entry, self.calls, limit=SEARCH_CHARS)
+            parts = [row.label or "", row.kind, described.text]
+            row.search = " ".join(parts).lower()
+        return row.search
+
+    def describe(self, row: TreeRow) -> RowText:
+        return describe(row.entry, self.calls)
+
+
+def passes_filter(row: TreeRow, mode: FilterMode) -> bool:
+    kind = row.kind
+    if mode == "all":
+        return True
+    if kind == "assistant-tools" and not row.leaf:
+        return False  # its tool calls show on their result rows
+    if mode == "default":
+        return kind not in SETTINGS_KINDS
+    if mode == "no-tools":
+        return kind not in SETTINGS_KINDS and kind not in TOOL_KINDS
+    if mode == "user-only":
+        return kind == "user"
+    return row.label is not None  # labeled-only
+
+
+def _path_ids(roots: list[TreeNode], leaf_id: str | None) -> set[str]:
+    """Ids on the root-to-leaf path, found by walking the forest (callers with a manager pass them in)."""
+    if leaf_id is None:
+        return set()
+    parents: dict[str, str | None] = {}
+    stack = [(root, None) for root in roots]
+    while stack:
+        node, parent = stack.pop()
+        if node.entry.id:
+            parents[node.entry.id] = parent
+        stack.extend((child, node.entry.id) for child in node.children)
+    out: set[str] = set()
+    current: str | None = leaf_id
+    while current is not None and current not in out and current in parents:
+        out.add(current)
+        current = parents[current]
+    return out
+
+
+# ---------------------------------------------------------------------- one-line summaries
+def entry_kind(entry: Entry) -> str:
+    if isinstance(entry, MessageEntry):
+        message = entry.message
+        if isinstance(message, UserMessage):
+            return "user"
+        if isinstance(message, ToolResultMessage):
+            return "tool-error" if message.is_error else "tool"
+        if message.stop_reason in ("error", "aborted") or message.error_message:
+            return "assistant-error"
+        if not message.text.strip() and message.tool_calls:
+            return "assistant-tools"
+        return "assistant"
+    return _KINDS.get(type(entry), "other")
+
+
+_KINDS: dict[type, str] = {
+    BranchSummaryEntry: "summary",
+    CompactionEntry: "compaction",
+    CustomMessageEntry: "custom-message",
+    CustomEntry: "custom",
+    ModelChangeEntry: "model",
+    ThinkingLevelChangeEntry: "thinking",
+    LabelEntry: "label",
+    SessionInfoEntry: "info",
+}
+
+
+def describe(entry: Entry, calls: dict[str, ToolCall], *, limit: int = TEXT_CHARS) -> RowText:
+    """The icon, text and style of one entry's row (text is one line, at most ``limit`` characters)."""
+    kind = entry_kind(entry)
+    icon = ICONS.get(kind, "·")
+    if isinstance(entry, MessageEntry):
+        message = entry.message
+        if isinstance(message, UserMessage):
+            return RowText(icon, first_line(message.text, limit), "user")
+        if isinstance(message, ToolResultMessage):
+            call = calls.get(message.tool_call_id)
+            text = format_tool_call(call.name, call.arguments) if call else message.tool_name
+            return RowText(icon, text, "error" if message.is_error else "tool")
+        text = first_line(message.text, limit)
+        if text:
+            return RowText(icon, text, "error" if kind == "assistant-error" else "assistant")
+        if message.stop_reason == "aborted":
+            return RowText(icon, "(aborted)", "error")
+        if message.error_message:
+            return RowText(icon, first_line(message.error_message, limit), "error")
+        if message.tool_calls:
+            names = ", ".join(format_tool_call(call.name, call.arguments) for call in message.tool_calls)
+            return RowText(icon, "→ " + first_line(names, limit), "tool")
+        return RowText(icon, "(no content)", "meta")
+    if isinstance(entry, BranchSummaryEntry):
+        return RowText(icon, "branch summary: " + first_line(entry.summary, limit), "summary")
+    if isinstance(entry, CompactionEntry):
+        return RowText(icon, f"compaction: {round(entry.tokens_before / 1000)}k tokens", "summary")
+    if isinstance(entry, CustomMessageEntry):
+        return RowText(icon, f"[{entry.custom_type}] " + first_line(entry.text, limit), "custom")
+    if isinstance(entry, CustomEntry):
+        return RowText(icon, f"custom: {entry.custom_type}", "meta")
+    if isinstance(entry, ModelChangeEntry):
+        provider, model = entry.resolved
+        return RowText(icon, f"model: {model or '?'}" + (f" ({provider})" if provider else ""), "meta")
+    if isinstance(entry, ThinkingLevelChangeEntry):
+        return RowText(icon, f"thinking: {entry.thinking_level}", "meta")
+    if isinstance(entry, LabelEntry):
+        return RowText(icon, f"label: {entry.label if entry.label else '(cleared)'}", "meta")
+    if isinstance(entry, SessionInfoEntry):
+        return RowText(icon, f"name: {entry.name or '(cleared)'}", "meta")
+    if isinstance(entry, RawEntry):
+        return _describe_raw(entry, limit)
+    return RowText(icon, entry.type, "meta")
+
+
+def _describe_raw(entry: RawEntry, limit: int) -> RowText:
+    """pi's extended message roles and entry types navtui does not model."""
+    message = entry.raw.get("message")
+    if entry.type == "message" and isinstance(message, dict):
+        role = str(message.get("role", "message"))
+        if role == "bashExecution":
+            return RowText("$", "bash: " + first_line(str(message.get("command", "")), limit), "tool")
+        if role == "branchSummary":
+            return RowText(
+                ICONS["summary"], "branch summary: " + first_line(str(message.get("summary", "")), limit), "summary"
+            )
+        content = message.get("content")
+        text = content if isinstance(content, str) else ""
+        if isinstance(content, list):
+            text = " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+        return RowText("◆", f"[{role}] " + first_line(text, limit), "custom")
+    return RowText("·", f"[{entry.type or 'unknown'}]", "meta")
+
+
+def first_line(text: str, limit: int = TEXT_CHARS) -> str:
+    """The first non-blank line, whitespace collapsed, cut at ``limit`` characters."""
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if line:
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return ""
+
+
+def format_tool_call(name: str, args: dict[str, object]) -> str:
+    """``read a.py:10-29``, ``shell: make test``, ``grep /TODO/ in src`` ... one short line."""
+
+    def arg(*keys: str, default: str = "") -> str:
+        for key in keys:
+            value = args.get(key)
+            if value not in (None, ""):
+                return " ".join(str(value).split())
+        return default
+
+    if name == "read":
+        path = arg("path", "file_path")
+        offset, limit = args.get("offset"), args.get("limit")
+        if isinstance(offset, int) or isinstance(limit, int):
+            start = offset if isinstance(offset, int) else 1
+            end = f"-{start + limit - 1}" if isinstance(limit, int) else ""
+            path += f":{start}{end}"
+        return f"read {path}"
+    if name in ("write", "edit"):
+        return f"{name} {arg('path', 'file_path')}"
+    if name in ("shell", "bash"):
+        command = arg("command")
+        return f"{name}: {command[:60]}{'…' if len(command) > 60 else ''}"
+    if name in ("grep", "find"):
+        pattern = arg("pattern", "query")
+        shown = f"/{pattern}/" if name == "grep" else pattern
+        return f"{name} {shown} in {arg('path', default='.')}"
+    if name == "ls":
+        return f"ls {arg('path', default='.')}"
+    if name in ("code_search", "symbols"):
+        return f"{name} {arg('query', 'name')}"
+    encoded = json.dumps(args, ensure_ascii=False, default=str)
+    return f"{name} {encoded[:50]}{'…' if len(encoded) > 50 else ''}"
+
+
+def short_time(timestamp: str, now: datetime) -> str:
+    """``14:05`` today, ``Mar 05`` this year, ``2024-03-05`` before; "" when unreadable. Local time."""
+    try:
+        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00")).astimezone(now.tzinfo)
+    except (ValueError, TypeError):
+        return ""
+    if moment.date() == now.date():
+        return moment.strftime("%H:%M")
+    if moment.year == now.year:
+        return moment.strftime("%b %d")
+    return moment.strftime("%Y-%m-%d")
