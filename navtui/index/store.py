@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS chunks(
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     path, symbol, text, idents, tokenize = "unicode61 remove_diacritics 2 tokenchars '_'");
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, row);
 CREATE TABLE IF NOT EXISTS symbols(
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, norm TEXT NOT NULL, kind TEXT NOT NULL, path TEXT NOT NULL,
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, parent TEXT);
@@ -74,6 +75,7 @@ def connect(path: Path, *, busy_timeout: float = 5.0, readonly: bool = False) ->
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA cache_size = -32768")  # 32 MB
+    conn.execute("PRAGMA mmap_size = 268435456")  # a fresh connection per tool call reads pages without copying
     conn.execute("PRAGMA temp_store = MEMORY")
     return conn
 

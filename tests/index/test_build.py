@@ -186,3 +186,19 @@ def test_odd_files_never_break_a_build(repo: Path, content: bytes) -> None:
     write(repo, "odd/deep.js", "x = (" * 200 + "\n")
     stats = build_index(repo)
     assert stats.files_seen == 13
+
+
+def test_very_common_words_rank_definitions_first_and_stay_bounded(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    users = "\n\n\n".join(f"def use_{i}():\n    return widget.spin({i})" for i in range(6))
+    write(repo, "src/widgets.py", f"def make_widget():\n    return 1\n\n\n{users}\n")
+    build_index(repo)
+    monkeypatch.setattr("navtui.index.query._RANK_CAP", 2)  # every word is "very common" now
+    index = Index.open(repo)
+    assert index is not None
+    with index:
+        hits = index.search("widget", 5)
+        assert hits[0].symbol == "make_widget"  # named in a definition: ranked before mere mentions
+        assert len(hits) == 3  # plus the two newest mentions, not all six
+        assert {hit.symbol for hit in hits[1:]} == {"use_4", "use_5"}
+        loose = index.search("widget spin zebra", 10)
+        assert loose and all(hit.path == "src/widgets.py" for hit in loose)
