@@ -26,6 +26,8 @@ class ThemePickerScreen(ModalScreen[str | None]):
     DEFAULT_CSS = """
     ThemePickerScreen {
         align: center middle;
+        /* Light veil only: the point is to see the app behind in the previewed theme. */
+        background: $background 15%;
     }
     ThemePickerScreen > #theme-picker {
         width: 52;
