@@ -1,14 +1,19 @@
-"""Token estimates for the context: bytes/4, calibrated by what the provider reports."""
+"""Token estimates for the context: bytes/4, calibrated by what the provider reports; the window's limits."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from navtui.core.messages import Usage
 
 if TYPE_CHECKING:
     from navtui.agent.loop import Agent
+
+# A reported prompt below half the estimate is a cache-hit count (Ollama), not the prompt's size.
+MIN_TRUSTED_RATIO = 0.5
+MAX_RATIO = 3.0
 
 
 def estimate_text_tokens(text: str) -> int:
@@ -30,10 +35,17 @@ class ContextBudget:
         self.window = window
         self._calibrated_tokens: int | None = None
         self._calibrated_count = 0
+        # Real tokens per estimated token, learnt from usage; applied to estimates after the history changes.
+        self.ratio = 1.0
 
     def observe(self, usage: Usage, agent: Agent) -> None:
         prompt_tokens = usage.context_tokens
         if prompt_tokens > 0:
+            raw = self.raw_estimate(agent, agent.messages[:-1])
+            if raw and prompt_tokens < raw * MIN_TRUSTED_RATIO:
+                return  # a server that counts only the uncached part of the prompt: not the context size
+            if raw:
+                self.ratio = min(max(prompt_tokens / raw, MIN_TRUSTED_RATIO), MAX_RATIO)
             # The prompt covered every message but the answer just appended; count the answer as output.
             self._calibrated_tokens = prompt_tokens + usage.output
             self._calibrated_count = len(agent.messages)
@@ -46,7 +58,11 @@ class ContextBudget:
         messages = agent.messages
         if self._calibrated_tokens is not None and self._calibrated_count <= len(messages):
             tail = messages[self._calibrated_count :]
-            return self._calibrated_tokens + sum(estimate_message_tokens(m) for m in tail)
+            return self._calibrated_tokens + int(self.ratio * sum(estimate_message_tokens(m) for m in tail))
+        return int(self.ratio * self.raw_estimate(agent, messages))
+
+    def raw_estimate(self, agent: Agent, messages: Any) -> int:
+        """bytes/4 of the system prompt, the tool specs and ``messages``, uncalibrated."""
         tools = json.dumps([t.model_dump() for t in agent.tools.specs()])
         return (
             estimate_text_tokens(agent.hooks.system_prompt(agent))
@@ -58,3 +74,52 @@ class ContextBudget:
         if not self.window:
             return None
         return self.estimate(agent) / self.window
+
+
+LARGE_WINDOW = 65536
+
+
+@dataclass(frozen=True)
+class ContextLimits:
+    """How much of a window may fill before pruning/compaction, and what compaction keeps (docs/context.md).
+
+    Windows over 64k follow omp: reserve = max(15% of the window, 16384), keep the newest 20000 tokens. Smaller
+    local windows reserve a quarter (the two rules meet at 64k) and keep a fifth, so a compaction frees room.
+    """
+
+    window: int
+    reserve: int
+    keep_recent: int
+    summary_tokens: int
+    prune_protect: int
+    prune_min_savings: int
+
+    @classmethod
+    def for_window(
+        cls, window: int, *, reserve_tokens: int | None = None, keep_recent_tokens: int | None = None
+    ) -> ContextLimits:
+        if reserve_tokens is not None:
+            reserve = min(reserve_tokens, window // 2)
+        elif window > LARGE_WINDOW:
+            reserve = max(int(window * 0.15), 16384)
+        else:
+            reserve = window // 4
+        keep = keep_recent_tokens if keep_recent_tokens is not None else min(20000, window // 5)
+        return cls(
+            window=window,
+            reserve=reserve,
+            keep_recent=min(keep, window // 2),
+            summary_tokens=max(256, min(int(reserve * 0.8), window // 5, 8192)),
+            prune_protect=min(40000, window // 4),
+            prune_min_savings=min(20000, window // 10),
+        )
+
+    @property
+    def threshold(self) -> int:
+        """Above this the context is pruned, then compacted."""
+        return self.window - self.reserve
+
+    @property
+    def hard_limit(self) -> int:
+        """No request goes out bigger than this: half the reserve stays free for the answer."""
+        return self.window - self.reserve // 2

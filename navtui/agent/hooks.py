@@ -46,3 +46,7 @@ class AgentHooks:
 
     def after_tool(self, agent: Agent, call: ToolCall, result: ToolResultMessage) -> AsyncIterator[Any]:
         return _nothing()
+
+    async def retry_after_error(self, agent: Agent, message: AssistantMessage) -> bool:
+        """After a failed request: True makes the loop try again (e.g. after compacting an overflowing context)."""
+        return False

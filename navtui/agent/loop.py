@@ -102,6 +102,7 @@ class Agent:
         self._steering: list[str] = []
         self._running = False
         self._unrecorded: AssistantMessage | None = None
+        self.last_error: ErrorEvent | None = None  # the provider's last error, with its kind (e.g. "overflow")
 
     # ------------------------------------------------------------------ control
     @property
@@ -186,6 +187,8 @@ class Agent:
                     stop_reason = "aborted"
                     break
                 if assistant.stop_reason == "error":
+                    if await self.hooks.retry_after_error(self, assistant):
+                        continue  # e.g. the context overflowed: the hook compacts, the request is tried again
                     stop_reason = "error"
                     yield AgentError(message=assistant.error_message or "The model request failed")
                     break
@@ -303,6 +306,7 @@ class Agent:
             assistant.stop_reason = event.reason
             return []
         if isinstance(event, ErrorEvent):
+            self.last_error = event
             assistant.stop_reason = "error"
             assistant.error_message = event.message + (f" ({event.hint})" if event.hint else "")
             return []

@@ -175,6 +175,7 @@ class Runtime:
             context = self.session.build_context()
             messages = list(context.messages)
             handover_notes = context.handover_notes
+        hooks = self._build_hooks(handover_notes)  # first: it may add the handover tool the prompt lists
         agent = Agent(
             self.provider,
             self.tools,
@@ -189,7 +190,7 @@ class Runtime:
             max_tokens=self.settings.providers.max_tokens,
             temperature=self.settings.providers.temperature,
             think=self.settings.providers.think,
-            hooks=self._build_hooks(handover_notes),
+            hooks=hooks,
         )
         return agent
 

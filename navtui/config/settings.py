@@ -54,6 +54,9 @@ class CompactionSettings(_Section):
     strategy: Literal["compact", "handover", "off"] = "compact"
     reserve_tokens: int | None = Field(None, ge=0)
     keep_recent_tokens: int | None = Field(None, ge=0)
+    unexpected_stop: Literal["heuristic", "model", "off"] = Field(
+        "heuristic", description="Nudge a model that announced work and stopped (model: ask model_roles.classifier)"
+    )
 
 
 class AdvisorSettings(_Section):

@@ -1,0 +1,478 @@
+"""Context management for the agent loop: the budget guard, pruning, compaction, handover, unexpected stops.
+
+``ContextHooks`` plugs into the loop (see ``hooks.py``). Before every model request it makes sure the request
+fits the window: old tool outputs are pruned first, then the context is handed over (handover enabled) or
+compacted; as a last resort big texts are trimmed. ``compact_now`` and ``request_handover`` serve
+``/compact`` and ``/handover``. Numbers and formats: docs/context.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from navtui.agent.budget import ContextLimits, estimate_message_tokens, estimate_text_tokens
+from navtui.agent.compaction import SummaryBudget, plan_compaction, plan_everything, summary_message, write_summary
+from navtui.agent.handover import ACCEPTED, HandoverNotes, HandoverTool, ask_for_notes, mode_prompt, notes_from_call
+from navtui.agent.hooks import AgentHooks, Nudge
+from navtui.agent.pruning import Pruned, prune_tool_outputs, trim_to_fit
+from navtui.agent.unexpected_stop import StopWatch
+from navtui.core.errors import NavtuiError
+from navtui.core.events import (
+    CompactionFinished,
+    CompactionStarted,
+    ContextPruned,
+    Handover,
+    Notice,
+    UserMessageEvent,
+)
+from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+
+if TYPE_CHECKING:
+    from navtui.agent.loop import Agent
+
+DEFAULT_WINDOW = 32768  # for /compact before the provider told us its window
+OVERFLOW_MARKERS = (
+    "context length",
+    "context_length",
+    "context window",
+    "maximum context",
+    "prompt is too long",
+    "too many tokens",
+    "input is too long",
+    "exceeds the context",
+    "reduce the length",
+    "request too large",
+)
+PARSE_ERROR_KEY = "__parse_error__"
+
+
+def is_overflow(message: str | None, kind: str | None = None) -> bool:
+    """Whether a provider error means the prompt did not fit the model's context."""
+    if kind == "overflow":
+        return True
+    text = (message or "").lower()
+    return any(marker in text for marker in OVERFLOW_MARKERS)
+
+
+class ContextHooks(AgentHooks):
+    """One session's context manager; ``runtime`` supplies ``settings``, ``session``, ``tools``, ``handover_count``."""
+
+    def __init__(self, runtime: Any, *, handover_notes: str | None = None) -> None:
+        self.runtime = runtime
+        self.notes = handover_notes
+        self.stopwatch = StopWatch(runtime.settings.compaction.unexpected_stop)
+        self._pending_handover: HandoverNotes | None = None
+        self._scheduled: list[tuple[str, str | None]] = []
+        self._overflow = False  # a recovery compaction is due before the next request
+        self._overflow_tried = False  # one retry per overflow: reset by a successful turn or a new prompt
+        self._retry_anchor: Any = None
+        self._copies: dict[int, tuple[Any, Any]] = {}  # id(copy) -> (copy, the message the session holds)
+        tools = getattr(runtime, "tools", None)
+        if tools is not None:
+            if self.tool_enabled:
+                tools.add(HandoverTool())
+            else:
+                tools.remove(HandoverTool.name)
+        session = getattr(runtime, "session", None)
+        if session is not None and not getattr(runtime, "handover_count", 0):
+            runtime.handover_count = sum(_is_handover(e) for e in session.get_branch())
+
+    # ------------------------------------------------------------------ settings
+    @property
+    def settings(self) -> Any:
+        return self.runtime.settings
+
+    @property
+    def tool_enabled(self) -> bool:
+        return bool(self.settings.handover.enabled)
+
+    @property
+    def auto_handover(self) -> bool:
+        return self.tool_enabled or self.settings.compaction.strategy == "handover"
+
+    def limits(self, agent: Agent, default: int | None = None) -> ContextLimits | None:
+        window = agent.budget.window or default
+        if not window:
+            return None
+        compaction = self.settings.compaction
+        return ContextLimits.for_window(
+            window, reserve_tokens=compaction.reserve_tokens, keep_recent_tokens=compaction.keep_recent_tokens
+        )
+
+    # ------------------------------------------------------------------ hooks
+    def system_prompt(self, agent: Agent) -> str:
+        from navtui.agent.prompt import with_handover_notes
+
+        base = agent.system_prompt
+        if self.tool_enabled:
+            base = f"{base}\n\n{mode_prompt()}"
+        return with_handover_notes(base, self.notes)
+
+    async def before_request(self, agent: Agent) -> AsyncIterator[Any]:  # type: ignore[override]
+        last = agent.messages[-1] if agent.messages else None
+        if isinstance(last, UserMessage) and last is not self._retry_anchor:
+            self._overflow_tried = False  # a new prompt: it may be rescued from an overflow once again
+        if self._pending_handover is not None:
+            notes, self._pending_handover = self._pending_handover, None
+            async for event in self._apply_handover(agent, notes, automatic=False):
+                yield event
+        while self._scheduled:
+            kind, instructions = self._scheduled.pop(0)
+            if kind == "compact":
+                actions = self.compact(agent, reason="manual", instructions=instructions)
+            else:
+                actions = self.hand_over_on_request(agent, instructions=instructions)
+            async for event in actions:
+                yield event
+        if self._overflow:
+            self._overflow = False
+            async for event in self.compact(agent, reason="overflow"):
+                yield event
+        limits = self.limits(agent)
+        if limits is None:
+            return
+        async for event in self._maintain(agent, limits):
+            yield event
+        async for event in self._guard(agent, limits):
+            yield event
+
+    async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
+        self._overflow_tried = False
+        classifier, owned = self._classifier(agent)
+        try:
+            return await self.stopwatch.check(message, classifier)
+        finally:
+            if owned and classifier is not None:
+                await classifier.aclose()
+
+    async def intercept_tool(self, agent: Agent, call: ToolCall) -> ToolResultMessage | None:
+        if call.name != HandoverTool.name or not self.tool_enabled or PARSE_ERROR_KEY in call.arguments:
+            return None
+        notes = notes_from_call(call)
+        if isinstance(notes, str):
+            return ToolResultMessage.of(call, notes, is_error=True)
+        self._pending_handover = notes  # applied before the next request, once every call of the turn has run
+        return ToolResultMessage.of(call, ACCEPTED)
+
+    async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResultMessage) -> AsyncIterator[Any]:  # type: ignore[override]
+        self.stopwatch.reset()  # progress
+        self._overflow_tried = False
+        return
+        yield  # pragma: no cover
+
+    async def retry_after_error(self, agent: Agent, message: AssistantMessage) -> bool:
+        error = getattr(agent, "last_error", None)
+        if not is_overflow(message.error_message, getattr(error, "kind", None)):
+            return False
+        if self._overflow_tried or self.settings.compaction.strategy == "off":
+            return False
+        self._overflow_tried = True
+        if message in agent.messages:  # the failed answer (and results the loop added for it) leave the context
+            del agent.messages[agent.messages.index(message) :]
+        self._retry_anchor = agent.messages[-1] if agent.messages else None
+        budget = agent.budget
+        estimate = int(budget.ratio * budget.raw_estimate(agent, agent.messages))
+        if budget.window and 0 < estimate < budget.window:
+            # The server counted more than we did: learn from it, or the retry overflows again.
+            budget.ratio = min(budget.ratio * budget.window * 1.1 / estimate, 3.0)
+        budget.reset()
+        self._overflow = True
+        return True
+
+    # ------------------------------------------------------------------ scheduling (while a run is going)
+    def schedule(self, kind: str, instructions: str | None = None) -> None:
+        """Run ``compact`` or ``handover`` before the next model request of the running turn."""
+        self._scheduled.append((kind, instructions))
+
+    # ------------------------------------------------------------------ budget maintenance
+    async def _maintain(self, agent: Agent, limits: ContextLimits) -> AsyncIterator[Any]:
+        window = limits.window
+        trigger = limits.threshold
+        if self.auto_handover:
+            trigger = min(int(window * self.settings.handover.threshold), limits.hard_limit)
+        if agent.budget.estimate(agent) <= trigger:
+            return
+        pruned = self._replace(
+            agent,
+            prune_tool_outputs(
+                agent.messages, protect_tokens=limits.prune_protect, min_savings=limits.prune_min_savings
+            ),
+        )
+        if pruned.results:
+            yield ContextPruned(results=pruned.results, tokens_saved=int(pruned.tokens_saved * agent.budget.ratio))
+        if agent.budget.estimate(agent) <= trigger:
+            return
+        handed_over = False
+        if self.auto_handover and _has_progress(agent.messages):
+            async for event in self.hand_over_on_request(agent, automatic=True):
+                handed_over = handed_over or isinstance(event, Handover)
+                yield event
+        compacting = not handed_over and self.settings.compaction.strategy != "off"
+        if compacting and agent.budget.estimate(agent) > limits.threshold:
+            async for event in self.compact(agent, reason="threshold"):
+                yield event
+
+    async def _guard(self, agent: Agent, limits: ContextLimits) -> AsyncIterator[Any]:
+        """The last line: nothing bigger than ``hard_limit`` is sent, whatever failed before."""
+        excess = agent.budget.estimate(agent) - limits.hard_limit
+        if excess <= 0:
+            return
+        pruned = self._replace(agent, prune_tool_outputs(agent.messages, protect_tokens=0, min_savings=0))
+        if pruned.results:
+            yield ContextPruned(results=pruned.results, tokens_saved=int(pruned.tokens_saved * agent.budget.ratio))
+        excess = agent.budget.estimate(agent) - limits.hard_limit
+        if excess > 0:
+            trimmed = self._replace(agent, trim_to_fit(agent.messages, int(excess / agent.budget.ratio) + 1))
+            if trimmed.results:
+                yield Notice(
+                    text=f"Trimmed {trimmed.results} long messages to fit the context window.", level="warning"
+                )
+        if agent.budget.estimate(agent) > limits.hard_limit:
+            yield Notice(
+                text="The context still does not fit the model's window (the system prompt and tools are too big?).",
+                level="error",
+            )
+
+    def _replace(self, agent: Agent, result: Pruned) -> Pruned:
+        if result.replaced:
+            for original, copy in result.replaced:
+                root = self._copies.get(id(original), (original, original))[1]
+                self._copies[id(copy)] = (copy, root)
+            agent.messages[:] = result.messages
+            agent.budget.reset()
+        return result
+
+    # ------------------------------------------------------------------ compaction
+    async def compact(
+        self, agent: Agent, *, reason: str = "manual", instructions: str | None = None
+    ) -> AsyncIterator[Any]:
+        """Summarize the older part of the context; the session gets a ``compaction`` entry."""
+        limits = self.limits(agent, DEFAULT_WINDOW)
+        assert limits is not None
+        budget = agent.budget
+        tokens_before = budget.estimate(agent)
+        fixed = budget.ratio * estimate_text_tokens(self.system_prompt(agent) + _tools_json(agent))
+        keep = min(limits.keep_recent, max(int(limits.threshold - fixed - limits.summary_tokens) // 2, 0))
+        if reason == "manual":
+            keep = min(keep, int(budget.ratio * sum(estimate_message_tokens(m) for m in agent.messages)) // 3)
+        ids = self._entry_ids()
+        can_keep = None if ids is None else (lambda m: self._entry_id(m, ids) is not None)
+        plan = plan_compaction(agent.messages, int(keep / budget.ratio), can_keep=can_keep)
+        if plan is None:
+            yield Notice(text="Nothing to compact yet: the context holds only the latest turn.", level="info")
+            return
+        yield CompactionStarted(reason=reason, tokens_before=tokens_before)  # type: ignore[arg-type]
+        try:
+            summary, files = await write_summary(
+                agent.provider, agent.messages, plan, SummaryBudget(limits, budget.ratio), instructions=instructions
+            )
+        except NavtuiError as exc:
+            label = {"overflow": "Context overflow recovery", "threshold": "Auto-compaction"}.get(reason, "Compaction")
+            yield Notice(text=f"{label} failed: {exc}", level="error")
+            return
+        kept = agent.messages[plan.cut :]
+        session = self.runtime.session
+        if session is not None:
+            first_kept = self._entry_id(kept[0], ids or {}) if kept else None
+            try:
+                session.append_compaction(summary, first_kept, tokens_before, {**files.details(), "reason": reason})
+            except NavtuiError as exc:
+                yield Notice(text=f"The compaction could not be saved: {exc}", level="warning")
+        agent.messages[:] = [summary_message(summary), *kept]
+        budget.reset()
+        yield CompactionFinished(summary=summary, tokens_before=tokens_before, tokens_after=budget.estimate(agent))
+
+    def _entry_ids(self) -> dict[int, str] | None:
+        """id(message) -> session entry id for the messages on the session's current path."""
+        session = self.runtime.session
+        if session is None:
+            return None
+        ids: dict[int, str] = {}
+        for entry in session.get_branch():
+            message = getattr(entry, "message", None)
+            if message is not None and entry.id:
+                ids[id(message)] = entry.id
+        return ids
+
+    def _entry_id(self, message: Any, ids: dict[int, str]) -> str | None:
+        copy = self._copies.get(id(message))
+        if copy is not None and copy[0] is message:
+            message = copy[1]
+        return ids.get(id(message))
+
+    # ------------------------------------------------------------------ handover
+    async def hand_over_on_request(
+        self, agent: Agent, *, instructions: str | None = None, automatic: bool = False
+    ) -> AsyncIterator[Any]:
+        """The model writes its notes (the summarizer does if it cannot), then the context restarts from them."""
+        if not _has_progress(agent.messages):
+            yield Notice(text="Nothing to hand over yet.", level="info")
+            return
+        history, pending = _split_pending(agent.messages)
+        limits = self.limits(agent, DEFAULT_WINDOW)
+        assert limits is not None
+        notes_tokens = min(2048, limits.window // 8)
+        ratio = agent.budget.ratio
+        sent = history
+        excess = agent.budget.estimate(agent) + 300 + notes_tokens - (limits.window - limits.window // 20)
+        if excess > 0:
+            # Too full to ask as is: blank tool outputs in what is sent (the live context stays), then trim.
+            pruned = prune_tool_outputs(history, protect_tokens=0, min_savings=0)
+            sent, excess = pruned.messages, excess - int(pruned.tokens_saved * ratio)
+            if excess > 0:
+                sent = trim_to_fit(sent, int(excess / ratio) + 1).messages
+        notes: HandoverNotes | None = None
+        try:
+            notes = await ask_for_notes(
+                agent.provider,
+                system=self.system_prompt(agent),
+                messages=sent,
+                tools=agent.tools.specs(),
+                max_tokens=notes_tokens,
+                think=agent.think,
+                instructions=instructions,
+            )
+        except NavtuiError as exc:
+            yield Notice(text=f"The model could not write handover notes: {exc}", level="warning")
+        if notes is None:  # the summarizer writes them instead (its requests always fit)
+            plan = plan_everything(history)
+            if plan is None:
+                return
+            try:
+                summary, _ = await write_summary(agent.provider, history, plan, SummaryBudget(limits, ratio))
+            except NavtuiError as exc:
+                yield Notice(text=f"Handover failed: {exc}", level="error")
+                return
+            notes = HandoverNotes.from_text(summary)
+        text = "\n\n".join(m.text for m in pending) if pending else None
+        async for event in self._apply_handover(
+            agent, notes, automatic=automatic, instructions=instructions, pending=text
+        ):
+            yield event
+
+    async def _apply_handover(
+        self,
+        agent: Agent,
+        notes: HandoverNotes,
+        *,
+        automatic: bool,
+        instructions: str | None = None,
+        pending: str | None = None,
+    ) -> AsyncIterator[Any]:
+        runtime = self.runtime
+        runtime.handover_count = getattr(runtime, "handover_count", 0) + 1
+        count = runtime.handover_count
+        if runtime.session is not None:
+            try:
+                runtime.session.append_custom_message(
+                    "handover", notes.text, details=notes.details(count=count, automatic=automatic)
+                )
+            except NavtuiError as exc:
+                yield Notice(text=f"The handover could not be saved: {exc}", level="warning")
+        self.notes = notes.text
+        agent.messages.clear()
+        self._copies.clear()
+        agent.budget.reset()
+        self.stopwatch.reset()
+        message = UserMessage(content=notes.continue_message(instructions=instructions, pending=pending))
+        agent.add_message(message)
+        self._retry_anchor = message
+        yield Handover(notes=notes.text, count=count, automatic=automatic)
+        yield UserMessageEvent(text=message.text, kind="context")
+
+    def _classifier(self, agent: Agent) -> tuple[Any, bool]:
+        """The provider that judges unexpected stops: ``model_roles.classifier`` if set, else the agent's own."""
+        if self.stopwatch.mode != "model":
+            return None, False
+        role = self.settings.model_roles.get("classifier")
+        build = getattr(self.runtime, "_build_provider", None)
+        if role and build is not None:
+            try:
+                return build(role, None, None), True
+            except NavtuiError:
+                pass
+        return agent.provider, False
+
+
+# ---------------------------------------------------------------- what the UI calls
+def context_hooks(runtime: Any) -> ContextHooks:
+    hooks = runtime.agent.hooks
+    if isinstance(hooks, ContextHooks):
+        return hooks
+    found = hooks.find(ContextHooks) if hasattr(hooks, "find") else None
+    if found is None:
+        raise NavtuiError("Context management is not active in this session")
+    return found
+
+
+async def compact_now(runtime: Any, instructions: str | None = None) -> AsyncIterator[Any]:
+    """``/compact [instructions]``: compact now (or before the next request when a run is going)."""
+    hooks = context_hooks(runtime)
+    if runtime.agent.running:
+        hooks.schedule("compact", instructions)
+        yield Notice(text="Compaction will run before the next model request.")
+        return
+    await _learn_window(runtime)
+    async for event in hooks.compact(runtime.agent, reason="manual", instructions=instructions):
+        yield event
+    _sync(runtime)
+
+
+async def request_handover(
+    runtime: Any, instructions: str | None = None, *, continue_task: bool = True
+) -> AsyncIterator[Any]:
+    """``/handover [instructions]``: the model writes notes, the context restarts, and (by default) work goes on."""
+    hooks = context_hooks(runtime)
+    if runtime.agent.running:
+        hooks.schedule("handover", instructions)
+        yield Notice(text="Handover will happen before the next model request.")
+        return
+    await _learn_window(runtime)
+    handed_over = False
+    async for event in hooks.hand_over_on_request(runtime.agent, instructions=instructions):
+        handed_over = handed_over or isinstance(event, Handover)
+        yield event
+    _sync(runtime)
+    if handed_over and continue_task:
+        async for event in runtime.run(None):
+            yield event
+
+
+async def _learn_window(runtime: Any) -> None:
+    if runtime.agent.budget.window is None and hasattr(runtime, "check_provider"):
+        await runtime.check_provider()
+
+
+def _sync(runtime: Any) -> None:
+    session = getattr(runtime, "session", None)
+    if session is not None:
+        try:
+            session.sync()
+        except NavtuiError:
+            pass  # the session reports unsaved entries itself
+
+
+# ---------------------------------------------------------------- helpers
+def _has_progress(messages: list[Any]) -> bool:
+    return any(isinstance(m, AssistantMessage) for m in messages)
+
+
+def _split_pending(messages: list[Any]) -> tuple[list[Any], list[UserMessage]]:
+    """The history, and the user messages after the last answer (a prompt the notes should not swallow)."""
+    index = len(messages)
+    while index > 0 and isinstance(messages[index - 1], UserMessage):
+        index -= 1
+    if index == 0:
+        return list(messages), []
+    return list(messages[:index]), list(messages[index:])
+
+
+def _tools_json(agent: Agent) -> str:
+    import json
+
+    return json.dumps([t.model_dump() for t in agent.tools.specs()])
+
+
+def _is_handover(entry: Any) -> bool:
+    return getattr(entry, "type", None) == "custom_message" and getattr(entry, "custom_type", None) == "handover"

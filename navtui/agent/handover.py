@@ -1,0 +1,179 @@
+"""Handover (nav plan, Feature 2): the model finishes a step, writes notes, and carries on in a fresh context.
+
+The ``handover`` tool is offered when handover is enabled; the agent intercepts it (it never runs as a tool).
+Notes can also be asked for (``/handover``, or automatically near the window's limit). After a handover the
+model sees the unchanged system prompt with ``<handover_notes>`` appended, then one "Continue the task..."
+message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from navtui.agent.compaction import prompt
+from navtui.core.errors import ProviderError
+from navtui.core.events import ErrorEvent, TextDelta, ToolCallEvent
+from navtui.core.messages import ToolCall, ToolSpec, UserMessage
+from navtui.providers.base import ChatRequest, Provider
+from navtui.tools.base import Tool, ToolContext, ToolResult
+
+CONTINUE_PREFIX = "Continue the task. Here's what was done and what's next:\n\n"
+ACCEPTED = "Handover accepted: the context restarts with your notes."
+_SECTION = re.compile(
+    r"^[\s>*#-]*\**(?P<name>completed|previous step summary|summary|next steps?|context)\**\s*:\**\s*",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+class HandoverArgs(BaseModel):
+    summary: str = Field(description="Brief summary of what was accomplished in this step")
+    next_steps: str = Field(
+        description="What should be done next — be specific about files, functions, and remaining work"
+    )
+    context: str | None = Field(
+        None,
+        description="Any important context the next step needs (file paths modified, decisions made, errors encountered)",
+    )
+
+
+class HandoverTool(Tool[HandoverArgs]):
+    name = "handover"
+    description = (
+        "Signal that you have completed a self-contained step and want to hand over to a fresh context.\n"
+        "Use this when:\n"
+        "- You've completed a logical unit of work (e.g., implemented a function, fixed a bug, set up a file)\n"
+        "- The context is getting long and you want a clean slate for the next step\n"
+        "- You want to leave notes for the next step about what was done and what comes next\n\n"
+        "The current conversation will be cleared and a new one will start with your notes."
+    )
+    Args = HandoverArgs
+    tier = "read"
+
+    async def run(self, args: HandoverArgs, ctx: ToolContext) -> ToolResult:
+        # Only reached when no ContextHooks intercepts the call (a bare Agent): say so instead of pretending.
+        return ToolResult("handover is not available in this run; continue the task in this context", is_error=True)
+
+
+def mode_prompt() -> str:
+    """The system prompt addition that explains handover mode (only when the tool is offered)."""
+    return prompt("handover-system")
+
+
+@dataclass
+class HandoverNotes:
+    """What the next context starts from: the tool's three fields, or notes the model wrote as text."""
+
+    summary: str
+    next_steps: str = ""
+    context: str = ""
+    free_text: str | None = None  # notes that did not follow the three-part form
+
+    @classmethod
+    def from_args(cls, args: HandoverArgs) -> HandoverNotes:
+        return cls(args.summary.strip(), args.next_steps.strip(), (args.context or "").strip())
+
+    @classmethod
+    def from_text(cls, text: str) -> HandoverNotes:
+        """Parse "Completed: / Next steps: / Context:" notes; anything else is kept whole."""
+        text = text.strip()
+        parts: dict[str, str] = {}
+        matches = list(_SECTION.finditer(text))
+        for index, match in enumerate(matches):
+            end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
+            name = match["name"].lower()
+            key = "next" if name.startswith("next") else "context" if name == "context" else "summary"
+            parts.setdefault(key, text[match.end() : end].strip())
+        if parts.get("summary") and parts.get("next") and (not matches or not text[: matches[0].start()].strip()):
+            return cls(parts["summary"], parts["next"], parts.get("context", ""))
+        return cls(summary=text, free_text=text)
+
+    @property
+    def text(self) -> str:
+        """The notes as they go inside ``<handover_notes>`` (and into the session entry)."""
+        if self.free_text is not None:
+            return self.free_text
+        lines = [f"Previous step summary: {self.summary}", f"Next steps: {self.next_steps}"]
+        if self.context:
+            lines.append(f"Context: {self.context}")
+        return "\n".join(lines)
+
+    def continue_message(self, *, instructions: str | None = None, pending: str | None = None) -> str:
+        """The user message the fresh context starts with (the nav plan's wording)."""
+        if self.free_text is not None:
+            body = self.free_text
+        else:
+            body = f"Completed: {self.summary}\nNext steps: {self.next_steps}"
+            if self.context:
+                body += f"\nContext: {self.context}"
+        message = CONTINUE_PREFIX + body
+        if instructions:
+            message += f"\n\nInstructions from the user: {instructions.strip()}"
+        if pending:
+            message += f"\n\nThe user's latest message (answer it now):\n{pending}"
+        return message
+
+    def details(self, *, count: int, automatic: bool) -> dict[str, Any]:
+        data: dict[str, Any] = {"count": count, "automatic": automatic, "summary": self.summary}
+        if self.free_text is None:
+            data["nextSteps"] = self.next_steps
+            if self.context:
+                data["context"] = self.context
+        return data
+
+
+def notes_from_call(call: ToolCall) -> HandoverNotes | str:
+    """The notes of a ``handover`` call, or the error text the model gets back for bad arguments."""
+    try:
+        return HandoverNotes.from_args(HandoverTool().parse_args(call.arguments))
+    except Exception as exc:  # ToolError, or a parse-error marker the provider left in the arguments
+        return getattr(exc, "message", str(exc))
+
+
+def request_text(instructions: str | None = None) -> str:
+    text = prompt("handover-request")
+    if instructions:
+        text += f"\n\nThe user asks you to focus the notes on: {instructions.strip()}"
+    return text
+
+
+async def ask_for_notes(
+    provider: Provider,
+    *,
+    system: str,
+    messages: Sequence[Any],
+    tools: Sequence[ToolSpec],
+    max_tokens: int,
+    think: bool | str | None,
+    instructions: str | None = None,
+) -> HandoverNotes | None:
+    """Ask the model for its notes, resending the live prompt, tools and history so a local server's cache holds.
+
+    A ``handover`` call in the reply is taken as the notes; other tool calls are ignored. None when the reply
+    holds no notes.
+    """
+    request = ChatRequest(
+        system=system,
+        messages=[*messages, UserMessage(content=request_text(instructions))],
+        tools=list(tools),
+        max_tokens=max_tokens,
+        think=think,
+    )
+    parts: list[str] = []
+    async with contextlib.aclosing(provider.stream(request)) as stream:
+        async for event in stream:
+            if isinstance(event, TextDelta):
+                parts.append(event.text)
+            elif isinstance(event, ToolCallEvent) and event.call.name == HandoverTool.name:
+                notes = notes_from_call(event.call)
+                if isinstance(notes, HandoverNotes):
+                    return notes
+            elif isinstance(event, ErrorEvent):
+                raise ProviderError(event.message, kind=event.kind, status=event.status, hint=event.hint)
+    text = "".join(parts).strip()
+    return HandoverNotes.from_text(text) if text else None
