@@ -50,3 +50,46 @@ class AgentHooks:
     async def retry_after_error(self, agent: Agent, message: AssistantMessage) -> bool:
         """After a failed request: True makes the loop try again (e.g. after compacting an overflowing context)."""
         return False
+
+
+class CompositeHooks(AgentHooks):
+    """Several hook sets in order. The first one shapes the system prompt; nudges and intercepts: first wins."""
+
+    def __init__(self, hooks: list[AgentHooks]) -> None:
+        self.parts = hooks
+
+    def system_prompt(self, agent: Agent) -> str:
+        return self.parts[0].system_prompt(agent) if self.parts else agent.system_prompt
+
+    async def before_request(self, agent: Agent) -> AsyncIterator[Any]:  # type: ignore[override]
+        for part in self.parts:
+            async for event in part.before_request(agent):
+                yield event
+
+    async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
+        for part in self.parts:
+            nudge = await part.after_final_answer(agent, message)
+            if nudge is not None:
+                return nudge
+        return None
+
+    async def intercept_tool(self, agent: Agent, call: ToolCall) -> ToolResultMessage | None:
+        for part in self.parts:
+            result = await part.intercept_tool(agent, call)
+            if result is not None:
+                return result
+        return None
+
+    async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResultMessage) -> AsyncIterator[Any]:  # type: ignore[override]
+        for part in self.parts:
+            async for event in part.after_tool(agent, call, result):
+                yield event
+
+    async def retry_after_error(self, agent: Agent, message: AssistantMessage) -> bool:
+        for part in self.parts:
+            if await part.retry_after_error(agent, message):
+                return True
+        return False
+
+    def find(self, kind: type) -> Any:
+        return next((part for part in self.parts if isinstance(part, kind)), None)

@@ -120,13 +120,18 @@ class Runtime:
         self.model_info: ModelInfo | None = None
         self.session: Any = None
         self.handover_count = 0
-        self.advisor_on = bool(settings.advisor.enabled)
+        self.advisor: Any = None
+        self._advisor_events: list[Any] = []
+        # Called with advisor events that arrive while the agent is idle (the UI wakes the agent on a concern).
+        self.background_listener: Any = None
         self.provider = self._build_provider(settings.model or DEFAULT_MODEL, settings.provider, settings.base_url)
         self.tools = self._build_tools()
         self.ctx = self._build_context()
         self.policy = ApprovalPolicy.from_settings(settings)
         self.session = self._open_session()
         self.agent = self._build_agent()
+        if settings.advisor.enabled and settings.model_roles.get("advisor"):
+            self.start_advisor(seed=True)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -195,13 +200,16 @@ class Runtime:
         return agent
 
     def _build_hooks(self, handover_notes: str | None) -> Any:
+        from navtui.agent.advisor import AdvisorHooks
+        from navtui.agent.hooks import AgentHooks, CompositeHooks
+
         try:
             from navtui.agent.context import ContextHooks
         except ImportError:
-            from navtui.agent.hooks import AgentHooks
-
-            return AgentHooks()
-        return ContextHooks(self, handover_notes=handover_notes)
+            context: AgentHooks = AgentHooks()
+        else:
+            context = ContextHooks(self, handover_notes=handover_notes)
+        return CompositeHooks([context, AdvisorHooks(lambda: self.advisor)])
 
     # ------------------------------------------------------------------ running
     @property
@@ -213,8 +221,20 @@ class Runtime:
             await self._load_model_info()
         if self.session is not None and prompt and not self.session.name:
             self.session.set_name(prompt.strip().splitlines()[0][:80])
+        sync = self.settings.advisor.sync_backlog
         async for event in self.agent.run(prompt):
             yield event
+            while self._advisor_events:
+                yield self._advisor_events.pop(0)
+            kind = getattr(event, "type", "")
+            if kind in ("compaction_finished", "handover") and self.advisor is not None:
+                self.advisor.reset()
+            elif kind == "turn_finished" and self.advisor is not None:
+                self.advisor.on_turn_end(self.agent.messages)
+                if sync != "off":
+                    await self.advisor.wait_for_catch_up(int(sync))
+        while self._advisor_events:
+            yield self._advisor_events.pop(0)
 
     def abort(self) -> None:
         self.agent.abort()
@@ -274,14 +294,104 @@ class Runtime:
         """After tree navigation or a resume: the model context is rebuilt from the session's leaf."""
         self._rebuild_agent(None)
 
+    def switch_session(self, session: Any) -> None:
+        """/branch and /resume: continue in ``session`` (a SessionManager); the context is rebuilt from its leaf."""
+        if self.running:
+            raise NavtuiError("Cannot switch sessions while the agent is working", hint="press Esc first")
+        old, self.session = self.session, session
+        if old is not None and old is not session:
+            old.sync()
+            old.close()
+        self._rebuild_agent(None)
+
     def _rebuild_agent(self, messages: list[Any] | None) -> None:
         usage = self.agent.usage_total
         window = self.agent.budget.window
         self.agent = self._build_agent(messages)
         self.agent.usage_total = usage
         self.agent.budget.window = window
+        if self.advisor is not None:  # the primary history was replaced: the advisor starts over
+            self.advisor.reset()
+
+    # ------------------------------------------------------------------ advisor
+    @property
+    def advisor_on(self) -> bool:
+        return self.advisor is not None
+
+    def start_advisor(self, model: str | None = None, *, seed: bool = True) -> None:
+        from navtui.agent.advisor import Advisor
+        from navtui.tools.registry import default_tools, make_context
+
+        model = model or self.settings.model_roles.get("advisor")
+        if not model:
+            raise NavtuiError(
+                "Advisor setting enabled, but no model is assigned to the 'advisor' role.",
+                hint="use /advisor on MODEL, --advisor MODEL, or set model_roles.advisor in settings",
+            )
+        if self.advisor is not None:
+            self.advisor.reset()
+        provider = self._build_provider(model, None, None)
+        self.advisor = Advisor(
+            provider,
+            cwd=self.cwd,
+            tools=default_tools(self.settings),
+            ctx=make_context(self.cwd, self.settings, self._artifacts_dir()),
+            steer=lambda text: self.agent.steer(text),  # always the current agent, even after a rebuild
+            emit=self._advisor_emit,
+        )
+        if seed:
+            self.advisor.seed(self.agent.messages)
+
+    def _advisor_emit(self, event: Any) -> None:
+        if self.running or self.background_listener is None:
+            self._advisor_events.append(event)
+        else:
+            self.background_listener(event)
+
+    async def stop_advisor(self) -> None:
+        if self.advisor is not None:
+            advisor, self.advisor = self.advisor, None
+            await advisor.aclose()
+
+    async def advisor_command(self, argument: str) -> str:
+        """``/advisor [on [MODEL]|off|status|dump [raw]]``; no argument toggles. Returns the message to show."""
+        from navtui.config.settings import save_user_setting
+
+        words = argument.split()
+        action = words[0] if words else ("off" if self.advisor_on else "on")
+        if action == "on":
+            model = words[1] if len(words) > 1 else None
+            if model:
+                self.settings.model_roles["advisor"] = model
+                save_user_setting("model_roles.advisor", model)
+            self.settings.advisor.enabled = True
+            save_user_setting("advisor.enabled", True)
+            if not self.settings.model_roles.get("advisor"):
+                return (
+                    "Advisor setting enabled, but no model is assigned to the 'advisor' role. "
+                    "Use /advisor on MODEL or set model_roles.advisor in settings."
+                )
+            self.start_advisor(seed=True)
+            return f"Advisor enabled ({self.advisor.provider.label})."
+        if action == "off":
+            self.settings.advisor.enabled = False
+            save_user_setting("advisor.enabled", False)
+            await self.stop_advisor()
+            return "Advisor disabled."
+        if action == "status":
+            if self.advisor is None:
+                if self.settings.advisor.enabled:
+                    return "Advisor setting enabled, but no model is assigned to the 'advisor' role."
+                return "Advisor is off. Turn it on with /advisor on [MODEL]."
+            return self.advisor.status_text()
+        if action == "dump":
+            if self.advisor is None:
+                return "Advisor is not active for this session."
+            return self.advisor.dump(raw=len(words) > 1 and words[1] == "raw")
+        raise NavtuiError(f"Unknown /advisor argument '{action}'", hint="use on [MODEL], off, status or dump [raw]")
 
     async def aclose(self) -> None:
+        await self.stop_advisor()
         await self.provider.aclose()
         kill_all = getattr(self.ctx.jobs, "kill_all", None)
         if kill_all is not None:
