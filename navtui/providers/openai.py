@@ -49,8 +49,11 @@ class OpenAIProvider(Provider):
         base_url: str | None = None,
         settings: ProviderSettings | None = None,
         api_key: str | None = None,
+        extra_body: dict[str, Any] | None = None,
     ) -> None:
+        """``extra_body`` is merged into every request (``tool_choice``, ``chat_template_kwargs``...)."""
         super().__init__(model, normalise_base_url(base_url or detect_base_url("openai")))
+        self.extra_body = dict(extra_body or {})
         self.settings = settings or ProviderSettings()
         self.new_call_id = call_ids()
         self._key = api_key or api_key_from_env()
@@ -160,6 +163,7 @@ class OpenAIProvider(Provider):
         think = request.think if request.think is not None else self.settings.think
         if think not in (None, False):
             body["reasoning_effort"] = "medium" if think is True else think
+        body.update(self.extra_body)
         return body
 
     async def _attempt(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 
 from navtui.config.settings import ProviderSettings
@@ -259,8 +258,7 @@ async def test_list_models_and_model_info(fake_server: FakeServer) -> None:
     assert await provider.list_models() == ["llava:7b", "qwen3:4b"]
     info = await provider.model_info()
     assert (info.supports_tools, info.supports_vision, info.supports_thinking) == (False, True, False)
-    with contextlib.suppress(Exception):
-        await provider.aclose()
+    await provider.aclose()
 
 
 async def test_leaked_hermes_call_from_a_native_model(fake_server: FakeServer) -> None:
