@@ -1,0 +1,156 @@
+"""The navtui command: flags, headless modes, exit codes, resuming — run as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import HttpError, Text, ToolCall, Usage
+
+MODEL = "qwen2.5-coder:7b"
+
+
+def navtui(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "navtui", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=dict(os.environ),
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def headless(server: object, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return navtui(*args, "-p", "ollama", "-b", server.url, "-m", MODEL, cwd=cwd)  # type: ignore[attr-defined]
+
+
+def test_help_lists_every_flag(workspace: Path) -> None:
+    out = navtui("--help", cwd=workspace).stdout
+    for flag in (
+        "--print",
+        "--json",
+        "--model",
+        "--provider",
+        "--base-url",
+        "--enable-handover",
+        "--approval",
+        "--continue",
+        "--resume",
+        "--cwd",
+        "--theme",
+        "--advisor",
+    ):
+        assert flag in out, flag
+    for command in ("sessions", "export", "themes", "index", "search"):
+        assert f"navtui {command}" in out
+
+
+def test_print_answers_and_feeds_tool_results_back(fake_server, workspace: Path) -> None:
+    (workspace / "a.py").write_text("print('hello')\n")
+    fake_server.script(ToolCall("read", {"path": "a.py"}))
+    fake_server.script(Text("It prints "), Text("hello."), Usage(input=40, output=4))
+    result = headless(fake_server, "--print", "what does a.py do", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "It prints hello.\n"
+    assert "→ read(path='a.py')" in result.stderr
+    second = fake_server.chat_requests[1].json
+    tool_message = second["messages"][-1]
+    assert tool_message["role"] == "tool" and tool_message["tool_name"] == "read"
+    assert "print('hello')" in tool_message["content"]
+    assert second["options"]["num_ctx"] == 32768
+
+
+def test_json_mode_writes_parseable_events(fake_server, workspace: Path) -> None:
+    from navtui.core.events import parse_agent_event
+
+    (workspace / "a.py").write_text("x = 1\n")
+    fake_server.script(ToolCall("read", {"path": "a.py"}))
+    fake_server.script(Text("Done"), Text("."))
+    result = headless(fake_server, "--json", "read it", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    events = [parse_agent_event(json.loads(line)) for line in result.stdout.splitlines()]
+    types = [e.type for e in events]
+    assert "text_delta" in types and "tool_call_started" in types and "tool_call_finished" in types
+    assert types.count("turn_finished") == 2 and types[-1] == "run_finished"
+    assert "".join(e.text for e in events if e.type == "text_delta") == "Done."
+
+
+def test_read_edit_and_run_end_to_end(fake_server, workspace: Path) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    fake_server.script(ToolCall("read", {"path": "calc.py"}))
+    fake_server.script(ToolCall("edit", {"path": "calc.py", "old_text": "return a - b", "new_text": "return a + b"}))
+    fake_server.script(ToolCall("shell", {"command": f"{sys.executable} -c 'import calc; print(calc.add(2, 3))'"}))
+    fake_server.script(Text("Fixed: add(2, 3) is now 5."))
+    result = headless(fake_server, "--print", "fix add", "--approval", "yolo", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    shell_result = fake_server.chat_requests[3].json["messages"][-1]
+    assert shell_result["tool_name"] == "shell" and "5" in shell_result["content"]
+    assert result.stdout.strip() == "Fixed: add(2, 3) is now 5."
+
+
+def test_headless_refuses_calls_that_need_approval(fake_server, workspace: Path) -> None:
+    fake_server.script(ToolCall("write", {"path": "new.txt", "content": "x"}))
+    fake_server.script(Text("ok"))
+    result = headless(fake_server, "--print", "write it", cwd=workspace)  # approval defaults to ask
+    assert result.returncode == 0
+    assert not (workspace / "new.txt").exists()
+    refusal = fake_server.chat_requests[1].json["messages"][-1]["content"]
+    assert "--approval" in refusal
+
+
+def test_provider_error_exits_1_with_one_line_reason(fake_server, workspace: Path) -> None:
+    fake_server.script(HttpError(500, "model runner crashed"))
+    result = headless(fake_server, "--print", "hi", cwd=workspace)
+    assert result.returncode == 1
+    assert "model runner crashed" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unreachable_ollama_says_how_to_start_it(workspace: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    result = navtui("--print", "hi", "-p", "ollama", "-b", f"http://127.0.0.1:{port}", "-m", MODEL, cwd=workspace)
+    assert result.returncode == 1
+    assert "ollama serve" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--approval", "sometimes", "--print", "x"],
+        ["--print"],
+        ["--print", "a", "--json", "b"],
+        ["--cwd", "/nonexistent/dir", "--print", "x"],
+    ],
+)
+def test_usage_errors_exit_2(args: list[str], workspace: Path) -> None:
+    result = navtui(*args, cwd=workspace)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_settings_file_is_a_usage_error(workspace: Path, navtui_home: Path) -> None:
+    (navtui_home / "settings.json").write_text('{"approval": 3}')
+    result = navtui("--print", "x", cwd=workspace)
+    assert result.returncode == 2 and "approval" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_continue_resumes_the_latest_session(fake_server, workspace: Path) -> None:
+    fake_server.script(Text("first answer"))
+    assert headless(fake_server, "--print", "remember 42", cwd=workspace).returncode == 0
+    fake_server.script(Text("it was 42"))
+    result = headless(fake_server, "--print", "what number?", "-c", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    messages = fake_server.chat_requests[-1].json["messages"]
+    contents = [m["content"] for m in messages if m["role"] != "system"]
+    assert contents == ["remember 42", "first answer", "what number?"]
