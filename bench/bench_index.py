@@ -240,6 +240,15 @@ def main() -> int:
         )
         s50, s99 = statistics.median(symbol_timings), percentile(symbol_timings, 0.99)
         print(f"symbols ({len(symbol_timings)}):     p50 {s50:6.2f} ms  p99 {s99:6.2f} ms")
+        cold: list[float] = []
+        for query in queries(random.Random(4), 50):
+            t0 = time.perf_counter()
+            opened = Index.open(root)  # the tools open the index per call
+            assert opened is not None
+            with opened:
+                opened.search(query, 8)
+            cold.append((time.perf_counter() - t0) * 1000)
+        print(f"open+search ({len(cold)}): p50 {statistics.median(cold):6.2f} ms  p99 {percentile(cold, 0.99):6.2f} ms")
         note_times = []
         for prompt in queries(random.Random(9), 40)[3::4]:
             t0 = time.perf_counter()

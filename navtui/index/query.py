@@ -165,7 +165,8 @@ class Index:
         Chunks whose path or definition name holds the words come first; the rest are ranked among the
         most recently indexed matches only (recent edits are the likeliest to matter in a session).
         """
-        hits = self._ranked(self._matches(f"{{path symbol}} : ({strict})", wanted), names)
+        named = f"{{path symbol}} : ({strict})"
+        hits = self._ranked(self._matches(named, wanted, self._window(named)), names)
         if len(hits) >= limit:
             return hits
         seen = {chunk_id for chunk_id, _ in hits}

@@ -51,7 +51,7 @@ def query_groups(query: str) -> list[list[str]]:
     groups: list[list[str]] = []
     for word in _WORD.findall(query):
         whole = word.lower()
-        parts = split_identifier(word)
+        parts = list(dict.fromkeys(split_identifier(word)))
         group = [whole, *parts] if len(parts) > 1 else [whole]
         if group not in groups:
             groups.append(group)
