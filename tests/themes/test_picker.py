@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from textual.app import App
+from textual.widgets import OptionList
 
 from navtui.app.screens.theme_picker import ThemePickerScreen
-from navtui.themes.live import ThemeNamesListener, register_themes
+from navtui.themes.live import ThemeNamesListener, ThemeReloader, register_themes
 from navtui.themes.loader import ThemeRegistry
 from tests.themes.conftest import theme_json, write_theme
 
@@ -74,16 +75,16 @@ async def test_a_current_theme_missing_from_the_list_is_listed_first() -> None:
 async def test_new_theme_files_appear_while_open(user_themes) -> None:
     app = PickerApp()
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = app.open_picker()
+        screen = app.open_picker(app.registry.names())
         await pilot.pause()
-        await pilot.press("down")  # cursor on nord
+        await pilot.press("down")  # cursor on the theme after "light"
+        highlighted = app.theme
         assert isinstance(screen, ThemeNamesListener)
-        write_theme(user_themes / "added.json", theme_json("added"))
-        result = app.registry.reload_file(user_themes / "added.json")
-        assert result.theme is not None
-        register_themes(app, app.registry)
-        screen.update_theme_names(["added", *NAMES])
+        write_theme(user_themes / "aaa-added.json", theme_json("aaa-added"))
+        ThemeReloader(app, app.registry).apply(app.registry.reload_file(user_themes / "aaa-added.json"))
         await pilot.pause()
-        assert app.theme == "nord"  # the cursor stays on the same theme
+        options = screen.query_one(OptionList)
+        assert options.get_option_at_index(0).id == "aaa-added"
+        assert app.theme == highlighted  # the cursor stays on the same theme
         await pilot.press("home")
-        assert app.theme == "added"
+        assert app.theme == "aaa-added"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from pygments.token import Comment, Keyword, Name, String
@@ -116,3 +117,19 @@ def test_textual_highlight_theme_names_only_defined_variables() -> None:
     used = {part[1:] for style in NavHighlightTheme.STYLES.values() for part in style.split() if part[0] == "$"}
     assert used and used <= set(NAV_VARIABLES)
     assert NavHighlightTheme.STYLES[Keyword] == "$nav-syntax-keyword"
+
+
+def test_theme_owned_css_uses_only_defined_variables() -> None:
+    from navtui.app.screens.theme_picker import ThemePickerScreen
+    from tests.themes.preview_app import ThemePreviewApp
+
+    assert undefined_tcss_variables(ThemePickerScreen.DEFAULT_CSS) == set()
+    assert undefined_tcss_variables(ThemePreviewApp.CSS) == set()
+
+
+STYLESHEETS = sorted((Path(__file__).parents[2] / "navtui" / "styles").glob("*.tcss"))
+
+
+@pytest.mark.parametrize("path", STYLESHEETS, ids=lambda p: p.name)
+def test_app_stylesheets_use_only_defined_variables(path: Path) -> None:
+    assert undefined_tcss_variables(path.read_text()) == set()
