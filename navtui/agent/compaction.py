@@ -33,6 +33,28 @@ _FILES_BLOCK = re.compile(r"\n*<files>.*?</files>\s*", re.DOTALL)
 _FILE_LINE = re.compile(r"^(?P<path>.+) \((?P<mark>Read|Write|RW)\)$")
 
 
+OVERFLOW_MARKERS = (
+    "context length",
+    "context_length",
+    "context window",
+    "maximum context",
+    "prompt is too long",
+    "too many tokens",
+    "input is too long",
+    "exceeds the context",
+    "reduce the length",
+    "request too large",
+)
+
+
+def is_overflow(message: str | None, kind: str | None = None) -> bool:
+    """Whether a provider error means the prompt did not fit the model's context (compact, then retry)."""
+    if kind == "overflow":
+        return True
+    text = (message or "").lower()
+    return any(marker in text for marker in OVERFLOW_MARKERS)
+
+
 @cache
 def prompt(name: str) -> str:
     return resources.files("navtui.agent").joinpath(f"prompts/{name}.md").read_text(encoding="utf-8").strip()

@@ -12,8 +12,8 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from navtui.agent.budget import ContextLimits, estimate_message_tokens, estimate_text_tokens
-from navtui.agent.compaction import SummaryBudget, plan_compaction, plan_everything, summary_message, write_summary
-from navtui.agent.handover import ACCEPTED, HandoverNotes, HandoverTool, ask_for_notes, mode_prompt, notes_from_call
+from navtui.agent.compaction import SummaryBudget, is_overflow, plan_compaction, summary_message, write_summary
+from navtui.agent.handover import ACCEPTED, HandoverNotes, HandoverTool, mode_prompt, notes_from_call, write_notes
 from navtui.agent.hooks import AgentHooks, Nudge
 from navtui.agent.pruning import Pruned, prune_tool_outputs, trim_to_fit
 from navtui.agent.unexpected_stop import StopWatch
@@ -32,27 +32,7 @@ if TYPE_CHECKING:
     from navtui.agent.loop import Agent
 
 DEFAULT_WINDOW = 32768  # for /compact before the provider told us its window
-OVERFLOW_MARKERS = (
-    "context length",
-    "context_length",
-    "context window",
-    "maximum context",
-    "prompt is too long",
-    "too many tokens",
-    "input is too long",
-    "exceeds the context",
-    "reduce the length",
-    "request too large",
-)
 PARSE_ERROR_KEY = "__parse_error__"
-
-
-def is_overflow(message: str | None, kind: str | None = None) -> bool:
-    """Whether a provider error means the prompt did not fit the model's context."""
-    if kind == "overflow":
-        return True
-    text = (message or "").lower()
-    return any(marker in text for marker in OVERFLOW_MARKERS)
 
 
 class ContextHooks(AgentHooks):
@@ -68,6 +48,7 @@ class ContextHooks(AgentHooks):
         self._overflow_tried = False  # one retry per overflow: reset by a successful turn or a new prompt
         self._retry_anchor: Any = None
         self._copies: dict[int, tuple[Any, Any]] = {}  # id(copy) -> (copy, the message the session holds)
+        self._warned_full = False
         tools = getattr(runtime, "tools", None)
         if tools is not None:
             if self.tool_enabled:
@@ -201,8 +182,11 @@ class ContextHooks(AgentHooks):
         )
         if pruned.results:
             yield ContextPruned(results=pruned.results, tokens_saved=int(pruned.tokens_saved * agent.budget.ratio))
-        if agent.budget.estimate(agent) <= trigger:
+        estimate = agent.budget.estimate(agent)
+        if estimate <= trigger:
             return
+        if self._fixed_tokens(agent) + window // 10 > trigger:
+            return  # the system prompt and tools fill the window: summaries would only loop (the guard warns)
         handed_over = False
         if self.auto_handover and _has_progress(agent.messages):
             async for event in self.hand_over_on_request(agent, automatic=True):
@@ -228,11 +212,17 @@ class ContextHooks(AgentHooks):
                 yield Notice(
                     text=f"Trimmed {trimmed.results} long messages to fit the context window.", level="warning"
                 )
-        if agent.budget.estimate(agent) > limits.hard_limit:
+        if agent.budget.estimate(agent) > limits.hard_limit and not self._warned_full:
+            self._warned_full = True
             yield Notice(
-                text="The context still does not fit the model's window (the system prompt and tools are too big?).",
+                text=f"The context still does not fit the model's window of {limits.window} tokens: "
+                f"the system prompt and tools take ~{self._fixed_tokens(agent)}.",
                 level="error",
             )
+
+    def _fixed_tokens(self, agent: Agent) -> int:
+        """The system prompt and tool specs: what no pruning or summary can shrink."""
+        return int(agent.budget.ratio * estimate_text_tokens(self.system_prompt(agent) + _tools_json(agent)))
 
     def _replace(self, agent: Agent, result: Pruned) -> Pruned:
         if result.replaced:
@@ -252,7 +242,7 @@ class ContextHooks(AgentHooks):
         assert limits is not None
         budget = agent.budget
         tokens_before = budget.estimate(agent)
-        fixed = budget.ratio * estimate_text_tokens(self.system_prompt(agent) + _tools_json(agent))
+        fixed = self._fixed_tokens(agent)
         keep = min(limits.keep_recent, max(int(limits.threshold - fixed - limits.summary_tokens) // 2, 0))
         if reason == "manual":
             keep = min(keep, int(budget.ratio * sum(estimate_message_tokens(m) for m in agent.messages)) // 3)
@@ -312,39 +302,15 @@ class ContextHooks(AgentHooks):
         history, pending = _split_pending(agent.messages)
         limits = self.limits(agent, DEFAULT_WINDOW)
         assert limits is not None
-        notes_tokens = min(2048, limits.window // 8)
-        ratio = agent.budget.ratio
-        sent = history
-        excess = agent.budget.estimate(agent) + 300 + notes_tokens - (limits.window - limits.window // 20)
-        if excess > 0:
-            # Too full to ask as is: blank tool outputs in what is sent (the live context stays), then trim.
-            pruned = prune_tool_outputs(history, protect_tokens=0, min_savings=0)
-            sent, excess = pruned.messages, excess - int(pruned.tokens_saved * ratio)
-            if excess > 0:
-                sent = trim_to_fit(sent, int(excess / ratio) + 1).messages
-        notes: HandoverNotes | None = None
         try:
-            notes = await ask_for_notes(
-                agent.provider,
-                system=self.system_prompt(agent),
-                messages=sent,
-                tools=agent.tools.specs(),
-                max_tokens=notes_tokens,
-                think=agent.think,
-                instructions=instructions,
+            notes, warning = await write_notes(
+                agent, history, system=self.system_prompt(agent), limits=limits, instructions=instructions
             )
         except NavtuiError as exc:
-            yield Notice(text=f"The model could not write handover notes: {exc}", level="warning")
-        if notes is None:  # the summarizer writes them instead (its requests always fit)
-            plan = plan_everything(history)
-            if plan is None:
-                return
-            try:
-                summary, _ = await write_summary(agent.provider, history, plan, SummaryBudget(limits, ratio))
-            except NavtuiError as exc:
-                yield Notice(text=f"Handover failed: {exc}", level="error")
-                return
-            notes = HandoverNotes.from_text(summary)
+            yield Notice(text=f"Handover failed: {exc}", level="error")
+            return
+        if warning:
+            yield Notice(text=warning, level="warning")
         text = "\n\n".join(m.text for m in pending) if pending else None
         async for event in self._apply_handover(
             agent, notes, automatic=automatic, instructions=instructions, pending=text

@@ -16,8 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from navtui.agent.compaction import prompt
-from navtui.core.errors import ProviderError
+from navtui.agent.budget import ContextLimits
+from navtui.agent.compaction import SummaryBudget, plan_everything, prompt, write_summary
+from navtui.agent.pruning import prune_tool_outputs, trim_to_fit
+from navtui.core.errors import NavtuiError, ProviderError
 from navtui.core.events import ErrorEvent, TextDelta, ToolCallEvent
 from navtui.core.messages import ToolCall, ToolSpec, UserMessage
 from navtui.providers.base import ChatRequest, Provider
@@ -177,3 +179,43 @@ async def ask_for_notes(
                 raise ProviderError(event.message, kind=event.kind, status=event.status, hint=event.hint)
     text = "".join(parts).strip()
     return HandoverNotes.from_text(text) if text else None
+
+
+async def write_notes(
+    agent: Any, history: list[Any], *, system: str, limits: ContextLimits, instructions: str | None = None
+) -> tuple[HandoverNotes, str | None]:
+    """Notes for a handover of ``history``, and a warning when the summarizer had to write them.
+
+    The model is asked first with the live prompt, tools and history (its cache holds); when that would not
+    fit the window, old tool outputs and then long texts are cut in what is sent. Raises ``NavtuiError`` when
+    neither the model nor the summarizer produced notes.
+    """
+    notes_tokens = min(2048, limits.window // 8)
+    ratio = agent.budget.ratio
+    sent = history
+    excess = agent.budget.estimate(agent) + 300 + notes_tokens - (limits.window - limits.window // 20)
+    if excess > 0:
+        pruned = prune_tool_outputs(history, protect_tokens=0, min_savings=0)
+        sent, excess = pruned.messages, excess - int(pruned.tokens_saved * ratio)
+        if excess > 0:
+            sent = trim_to_fit(sent, int(excess / ratio) + 1).messages
+    warning = None
+    try:
+        notes = await ask_for_notes(
+            agent.provider,
+            system=system,
+            messages=sent,
+            tools=agent.tools.specs(),
+            max_tokens=notes_tokens,
+            think=agent.think,
+            instructions=instructions,
+        )
+    except NavtuiError as exc:
+        notes, warning = None, f"The model could not write handover notes ({exc}); the summarizer wrote them."
+    if notes is not None:
+        return notes, warning
+    plan = plan_everything(history)
+    if plan is None:
+        raise NavtuiError("Nothing to hand over yet")
+    summary, _ = await write_summary(agent.provider, history, plan, SummaryBudget(limits, ratio))
+    return HandoverNotes.from_text(summary), warning

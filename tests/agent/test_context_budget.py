@@ -120,3 +120,18 @@ async def test_unknown_window_means_no_maintenance(tmp_path: Path) -> None:
     agent, _ = build_agent(provider, tmp_path, read_size=100000)
     events = await collect(agent, "read")
     assert not any(e.type in ("context_pruned", "compaction_started") for e in events)
+
+
+async def test_a_window_the_system_prompt_fills_warns_once_and_never_loops(tmp_path: Path) -> None:
+    from tests.agent.context_fixtures import settings_with
+
+    replies = [calls(("read", {"path": f"f{i}"}), prefix=f"c{i}_") for i in range(4)]
+    provider = ScriptedProvider(*replies, text("done"))
+    agent, _ = build_agent(provider, tmp_path, settings=settings_with(handover={"enabled": True}), read_size=50)
+    agent.system_prompt = "rules " * 900  # ~1350 tokens in a 1024-token window
+    agent.budget.window = 1024
+    events = await collect(agent, "go")
+    assert not any(e.type in ("handover", "compaction_started") for e in events)
+    errors = [e for e in events if e.type == "notice" and e.level == "error"]
+    assert len(errors) == 1 and "1024" in errors[0].text
+    assert len(provider.requests) == 5 and events[-1].text == "done"

@@ -216,3 +216,36 @@ async def test_handover_with_nothing_done_is_refused(tmp_path: Path) -> None:
     agent, runtime = build_agent(ScriptedProvider(), tmp_path)
     events = [e async for e in request_handover(runtime)]
     assert [e.type for e in events] == ["notice"] and "Nothing to hand over" in events[0].text
+
+
+async def test_runtime_hands_over_and_a_resume_continues_after_it(workspace: Path, fake_server: Any) -> None:
+    from navtui.agent.runtime import LaunchOptions, Runtime
+
+    model = "qwen2.5-coder:7b"
+    fake_server.set_model(model, context_length=16384)
+    (workspace / "config.py").write_text("def load():\n    return 1\n")
+    options = dict(cwd=workspace, model=model, provider="ollama", base_url=fake_server.url, enable_handover=True)
+    runtime = Runtime.create(LaunchOptions(**options, approval="yolo"))
+    assert "handover" in runtime.tools.names()
+    fake_server.script(ScriptCall("read", {"path": "config.py"}, id="r1"))
+    fake_server.script(ScriptCall("handover", CALL, id="h1"))
+    fake_server.script(Text("Fixed load()."))
+    events = [e async for e in runtime.run("fix the config loader")]
+    assert [e.type for e in events].count("handover") == 1
+    status = runtime.status(with_git=False)
+    assert status.handover_count == 1 and status.context_window == 16384
+    session_id = runtime.session.session_id
+    await runtime.aclose()
+
+    resumed = Runtime.create(LaunchOptions(**options, resume=session_id))
+    assert resumed.handover_count == 1
+    fake_server.script(Text("You're welcome."))
+    [e async for e in resumed.run("thanks")]
+    await resumed.aclose()
+    sent = fake_server.chat_requests[-1].json["messages"]
+    assert sent[0]["content"].endswith(f"<handover_notes>\n{EXPECTED_NOTES}\n</handover_notes>")
+    assert sent[1:] == [
+        {"role": "user", "content": EXPECTED_CONTINUE},
+        {"role": "assistant", "content": "Fixed load()."},
+        {"role": "user", "content": "thanks"},
+    ]
