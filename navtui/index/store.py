@@ -67,13 +67,10 @@ def classify(exc: sqlite3.Error) -> Exception:
     return IndexDamaged(str(exc))
 
 
-def connect(path: Path, *, busy_timeout: float = 5.0, readonly: bool = False) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit) with WAL and a generous page cache."""
-    if readonly:
-        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=busy_timeout, check_same_thread=False)
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+def connect(path: Path, *, busy_timeout: float = 5.0) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit) with a generous page cache."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA cache_size = -32768")  # 32 MB
     conn.execute("PRAGMA mmap_size = 268435456")  # a fresh connection per tool call reads pages without copying
     conn.execute("PRAGMA temp_store = MEMORY")
