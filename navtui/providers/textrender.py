@@ -1,0 +1,114 @@
+"""Rendering for the text tool-call protocol: the system-prompt section, and calls and results as text."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from navtui.core.messages import ToolCall, ToolSpec
+from navtui.providers.base import PARSE_ERROR_KEY, RAW_CALL_KEY
+
+OPEN = "<tool_call"
+CLOSE = "</tool_call>"
+
+
+def render_call(call: ToolCall) -> str:
+    """A call as the model should have written it (history for text-protocol models)."""
+    raw = call.arguments.get(RAW_CALL_KEY)
+    if PARSE_ERROR_KEY in call.arguments and isinstance(raw, str):
+        return raw
+    multiline = {k: v for k, v in call.arguments.items() if isinstance(v, str) and "\n" in v}
+    if not multiline:
+        payload = json.dumps({"name": call.name, "arguments": call.arguments}, ensure_ascii=False)
+        return f"{OPEN}>\n{payload}\n{CLOSE}"
+    params = "".join(
+        f'<parameter name="{key}">{_param_text(value)}</parameter>\n' for key, value in call.arguments.items()
+    )
+    return f'{OPEN} name="{call.name}">\n{params}{CLOSE}'
+
+
+def _param_text(value: Any) -> str:
+    if isinstance(value, str):
+        return f"\n{value}" if "\n" in value else value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render_result(name: str, text: str, *, is_error: bool = False) -> str:
+    error = ' error="true"' if is_error else ""
+    return f'<tool_result name="{name}"{error}>\n{text}\n</tool_result>'
+
+
+def render_tool_instructions(tools: Sequence[ToolSpec]) -> str:
+    """The system-prompt section that teaches the protocol, with exact examples and every tool's parameters."""
+    if not tools:
+        return ""
+    first = tools[0]
+    json_example = json.dumps({"name": first.name, "arguments": _example_args(first)}, ensure_ascii=False)
+    writer = next((t for t in tools if "content" in t.parameters.get("properties", {})), None)
+    xml_name = writer.name if writer else "write"
+    parts = [
+        "# Tools",
+        "",
+        "You can call tools. To call one, write a tool call block:",
+        "",
+        f"{OPEN}>\n{json_example}\n{CLOSE}",
+        "",
+        'The block holds one JSON object with "name" and "arguments" (double quotes, no code fence). '
+        "For long text such as file contents, use the parameter form instead: the values are raw text, "
+        "never JSON-escaped:",
+        "",
+        f'{OPEN} name="{xml_name}">\n<parameter name="path">hello.py</parameter>\n'
+        f'<parameter name="content">\nprint("hello <world>")\n</parameter>\n{CLOSE}',
+        "",
+        "Rules:",
+        "- Write one block per call; several blocks in a row are fine.",
+        "- After your calls, stop. The results come back in the next message as "
+        '<tool_result name="...">...</tool_result>. Never write a <tool_result> yourself.',
+        "- When the task is done, answer in plain text without a tool call.",
+        "",
+        "## Available tools",
+    ]
+    for tool in tools:
+        parts += ["", f"### {tool.name}", tool.description.strip(), *_describe_params(tool.parameters)]
+    return "\n".join(parts)
+
+
+def _describe_params(schema: dict[str, Any]) -> list[str]:
+    props: dict[str, Any] = schema.get("properties", {})
+    if not props:
+        return ["Parameters: none"]
+    required = set(schema.get("required", []))
+    lines = ["Parameters:"]
+    for name, prop in props.items():
+        need = "required" if name in required else "optional"
+        desc = prop.get("description", "")
+        default = f" (default {json.dumps(prop['default'])})" if "default" in prop else ""
+        lines.append(f"- {name} ({_type_name(prop)}, {need}){': ' + desc if desc else ''}{default}")
+    return lines
+
+
+def _type_name(prop: dict[str, Any]) -> str:
+    if "enum" in prop:
+        return "one of " + " | ".join(json.dumps(v) for v in prop["enum"])
+    options = prop.get("anyOf") or prop.get("oneOf")
+    if options:
+        names = [_type_name(o) for o in options if o.get("type") != "null"]
+        return " or ".join(names) or "any"
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        return " or ".join(k for k in kind if k != "null")
+    if kind == "array":
+        return f"array of {_type_name(prop.get('items', {}))}"
+    return kind or ("object" if "$ref" in prop else "any")
+
+
+def _example_args(tool: ToolSpec) -> dict[str, Any]:
+    props: dict[str, Any] = tool.parameters.get("properties", {})
+    required = tool.parameters.get("required", list(props)[:1])
+    samples = {"string": "...", "integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
+    return {
+        name: ("src/app.py" if name == "path" else samples.get(str(props[name].get("type")), "..."))
+        for name in required
+        if name in props
+    }
