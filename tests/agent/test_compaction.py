@@ -319,3 +319,38 @@ async def test_strategy_off_only_prunes(tmp_path: Path) -> None:
     assert [e.type for e in events] == ["context_pruned"]
     assert agent.messages[2].text.startswith("[output pruned:")
     assert agent.budget.estimate(agent) < ContextLimits.for_window(4096).threshold
+
+
+async def test_compaction_after_a_resume_updates_the_previous_summary(tmp_path: Path) -> None:
+    with RoutingServer() as server:
+        server.set_model("coder", context_length=16384)
+        session = SessionManager.create(tmp_path, root=tmp_path / "sessions")
+        agent, runtime = build_agent(ollama_provider(server, "coder"), tmp_path, session=session, read_size=1500)
+        agent.budget.window = 16384
+        _scripted_reads(server, 5)
+        server.script(Text("Read five."))
+        await collect(agent, "read")
+        [e async for e in compact_now(runtime)]
+        session.sync()
+
+        reopened = SessionManager.open(session.path)
+        context = reopened.build_context()
+        resumed, runtime2 = build_agent(
+            ollama_provider(server, "coder"), tmp_path, session=reopened, read_size=1500, messages=context.messages
+        )
+        resumed.budget.window = 16384
+        _scripted_reads(server, 5, prefix="d")
+        server.script(Text("Read five more."))
+        await collect(resumed, "read more")
+        events = [e async for e in compact_now(runtime2, None)]
+        assert [e.type for e in events] == ["compaction_started", "compaction_finished"]
+        later = [r.body.decode() for r in server.chat_requests if is_summary_request(r)][1:]
+        update = next(body for body in later if "<previous-summary>" in body)
+        assert "(#1)" in update  # the first summary, carried forward into the update prompt
+        assert "src/m0.py (Read)" in events[-1].summary  # files from before the resume are still listed
+        reopened.sync()
+        final = SessionManager.open(session.path)
+        compactions = [e for e in final.entries if e.type == "compaction"]
+        assert len(compactions) == 2 and compactions[1].first_kept_entry_id is not None
+        rebuilt = final.build_context().messages
+        assert [(m.role, getattr(m, "text", None)) for m in rebuilt] == [(m.role, m.text) for m in resumed.messages]
