@@ -209,7 +209,9 @@ class Runtime:
             context: AgentHooks = AgentHooks()
         else:
             context = ContextHooks(self, handover_notes=handover_notes)
-        return CompositeHooks([context, AdvisorHooks(lambda: self.advisor)])
+        from navtui.agent.repo_index import IndexHooks
+
+        return CompositeHooks([context, AdvisorHooks(lambda: self.advisor), IndexHooks(self.cwd)])
 
     # ------------------------------------------------------------------ running
     @property
@@ -222,6 +224,10 @@ class Runtime:
         if self.session is not None and prompt and not self.session.name:
             self.session.set_name(prompt.strip().splitlines()[0][:80])
         sync = self.settings.advisor.sync_backlog
+        if prompt and not any(isinstance(m, UserMessage) for m in self.agent.messages):
+            injected = await self._index_context(prompt)
+            if injected is not None:
+                yield injected
         async for event in self.agent.run(prompt):
             yield event
             while self._advisor_events:
@@ -235,6 +241,23 @@ class Runtime:
                     await self.advisor.wait_for_catch_up(int(sync))
         while self._advisor_events:
             yield self._advisor_events.pop(0)
+
+    async def _index_context(self, prompt: str) -> Any:
+        """The first prompt of a session: the repository index's best chunks join the context first."""
+        from navtui.agent.repo_index import context_message, index_context
+
+        try:
+            event = await index_context(self.cwd, prompt, self.settings.index.inject, self.agent.budget.window)
+        except Exception as exc:  # the index is a help, never a reason not to answer
+            from navtui.core.events import Notice
+
+            return Notice(text=f"Repository index unavailable: {exc}", level="warning")
+        if event is None:
+            return None
+        self.agent.messages.append(context_message(event))
+        if self.session is not None:
+            self.session.append_custom_message("index_context", event.text, details={"files": event.files})
+        return event
 
     def abort(self) -> None:
         self.agent.abort()

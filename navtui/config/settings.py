@@ -67,6 +67,7 @@ class AdvisorSettings(_Section):
 class IndexSettings(_Section):
     inject: Literal["auto", "on", "off"] = "auto"
     embed_model: str = "nomic-embed-text"
+    max_file_bytes: int = Field(1_000_000, ge=1024, description="Larger files are left out of the index")
 
 
 class UISettings(_Section):

@@ -150,6 +150,16 @@ class AdvisorNote(_Event):
     severity: Literal["nit", "concern", "blocker"] = "nit"
 
 
+class ContextInjected(_Event):
+    """Context added before the model starts (the repository index's best chunks for the first prompt)."""
+
+    type: Literal["context_injected"] = "context_injected"
+    source: str
+    text: str
+    files: list[str] = Field(default_factory=list)
+    tokens: int = 0
+
+
 class Notice(_Event):
     type: Literal["notice"] = "notice"
     text: str
@@ -186,6 +196,7 @@ AgentEvent = Annotated[
     | CompactionFinished
     | ContextPruned
     | AdvisorNote
+    | ContextInjected
     | Notice
     | AgentError,
     Field(discriminator="type"),
