@@ -46,7 +46,16 @@ def render_tool_instructions(tools: Sequence[ToolSpec]) -> str:
     first = tools[0]
     json_example = json.dumps({"name": first.name, "arguments": _example_args(first)}, ensure_ascii=False)
     writer = next((t for t in tools if "content" in t.parameters.get("properties", {})), None)
-    xml_name = writer.name if writer else "write"
+    if writer is not None:
+        xml_example = (
+            f'{OPEN} name="{writer.name}">\n<parameter name="path">hello.py</parameter>\n'
+            f'<parameter name="content">\nprint("hello <world>")\n</parameter>\n{CLOSE}'
+        )
+    else:  # no file-writing tool: show the form with a tool that exists, so no one calls a made-up "write"
+        params = "".join(
+            f'<parameter name="{key}">{_param_text(value)}</parameter>\n' for key, value in _example_args(first).items()
+        )
+        xml_example = f'{OPEN} name="{first.name}">\n{params}{CLOSE}'
     parts = [
         "# Tools",
         "",
@@ -58,8 +67,7 @@ def render_tool_instructions(tools: Sequence[ToolSpec]) -> str:
         "For long text such as file contents, use the parameter form instead: the values are raw text, "
         "never JSON-escaped:",
         "",
-        f'{OPEN} name="{xml_name}">\n<parameter name="path">hello.py</parameter>\n'
-        f'<parameter name="content">\nprint("hello <world>")\n</parameter>\n{CLOSE}',
+        xml_example,
         "",
         "Rules:",
         "- Write one block per call; several blocks in a row are fine.",

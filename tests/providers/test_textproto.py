@@ -352,6 +352,12 @@ def test_instructions_show_both_forms_and_every_parameter() -> None:
     assert render_tool_instructions([]) == ""
 
 
+def test_instructions_without_a_writer_show_the_parameter_form_with_a_real_tool() -> None:
+    text = render_tool_instructions(TOOLS[:1])
+    assert '<tool_call name="read">\n<parameter name="path">src/app.py</parameter>\n</tool_call>' in text
+    assert 'name="write"' not in text
+
+
 def test_rendered_instruction_examples_parse_back() -> None:
     text = render_tool_instructions(TOOLS)
     calls = [e.call for e in scan(text[text.index("<tool_call>") :], []) if isinstance(e, ToolCallEvent)]
