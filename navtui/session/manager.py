@@ -83,15 +83,20 @@ class SessionManager:
     @classmethod
     def open(cls, path: Path) -> SessionManager:
         path = Path(path).expanduser().absolute()
-        try:
-            lines = read_jsonl(path)
-        except FileNotFoundError:
-            raise NavtuiError(
-                f"No session file at {path}", hint="`navtui sessions` lists this directory's sessions"
-            ) from None
-        except OSError as exc:
-            raise NavtuiError(f"Cannot read the session file {path}: {exc.strerror or exc}") from None
-        return cls._from_lines(path, lines)
+        # One collector pause for the whole load, ending after the decoded lines are freed: what the
+        # collector then walks is only the entries that stay.
+        with gc_paused():
+            try:
+                lines = read_jsonl(path)
+            except FileNotFoundError:
+                raise NavtuiError(
+                    f"No session file at {path}", hint="`navtui sessions` lists this directory's sessions"
+                ) from None
+            except OSError as exc:
+                raise NavtuiError(f"Cannot read the session file {path}: {exc.strerror or exc}") from None
+            manager = cls._from_lines(path, lines)
+            del lines
+        return manager
 
     @classmethod
     def continue_recent(cls, cwd: Path, *, root: Path | None = None) -> SessionManager | None:
@@ -154,9 +159,8 @@ class SessionManager:
         if not header_ok:
             manager.read_only_reason = "its first line is not a readable session header"
             manager.warnings.append(f"{path}: {manager.read_only_reason}; opened read-only")
-        with gc_paused():
-            for record in body:
-                manager._index.add(parse_entry(record))
+        for record in body:
+            manager._index.add(parse_entry(record))
         if manager._index.duplicate_ids:
             manager.warnings.append(f"{path}: {manager._index.duplicate_ids} entries repeat an earlier id; ignored")
         manager._leaf_id = manager._index.last_id()
