@@ -199,11 +199,13 @@ class TreeModel:
                 if passes_filter(row, mode):
                     out.append(row)
                 index += 1
-        self.shown_leaf = self._shown_leaf({row.index for row in out})
+        self.shown_leaf = self._shown_leaf({row.index for row in out}, searching=bool(tokens))
         return out
 
-    def _shown_leaf(self, shown: set[int]) -> int:
+    def _shown_leaf(self, shown: set[int], *, searching: bool) -> int:
         index = self.by_id.get(self.leaf_id or "", -1)
+        if searching:  # a search result is not "where you are": mark the leaf only when it matched
+            return index if index in shown else -1
         while index >= 0 and index not in shown:
             index = self.rows[index].parent
         return index

@@ -144,3 +144,14 @@ def test_times_are_short_and_local() -> None:
     assert short_time("2025-01-02T09:02:00.000Z", now) == "Jan 02"
     assert short_time("2023-01-02T09:02:00.000Z", now) == "2023-01-02"
     assert short_time("garbage", now) == ""
+
+
+def test_a_search_marks_the_leaf_only_when_it_matches(workspace: Path) -> None:
+    path, ids = two_branch_session(workspace)
+    model, _ = model_for(path)
+    model.query = "parser"
+    model.visible()
+    assert model.shown_leaf == -1
+    model.query = "code points"
+    model.visible()
+    assert model.rows[model.shown_leaf].id == ids["a7"]

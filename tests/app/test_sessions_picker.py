@@ -1,0 +1,111 @@
+"""The /resume session picker: listing, filtering, opening, all directories, rename and delete."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from navtui.app.screens.sessions import SessionPickerScreen, relative_time
+from navtui.session.manager import SessionManager
+from tests.app.tree_sessions import NOW, HostApp, SessionWriter, two_branch_session
+
+
+def make_sessions(workspace: Path, other: Path) -> dict[str, Path]:
+    parser, _ = two_branch_session(workspace)
+    writer = SessionWriter(workspace, "fedcba9876543210")
+    writer.assistant(writer.user(None, "Add a --verbose flag"), "Done.")
+    verbose = writer.write(name="2025-03-04T09-00-00-000Z_fedcba9876543210.jsonl")
+    elsewhere = SessionWriter(other, "aaaabbbbccccdddd")
+    elsewhere.user(None, "A question somewhere else")
+    far = elsewhere.write()
+    for path, age in ((parser, 300), (verbose, 3 * 86400), (far, 60)):
+        os.utime(path, (NOW.timestamp() - age,) * 2)
+    return {"parser": parser, "verbose": verbose, "far": far}
+
+
+def names(app: HostApp) -> list[str]:
+    return [summary.name for summary in app.screen.shown]
+
+
+async def loaded(app: HostApp, pilot) -> None:  # type: ignore[no-untyped-def]
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_lists_this_directory_newest_first_and_opens_with_enter(workspace: Path, tmp_path: Path) -> None:
+    paths = make_sessions(workspace, tmp_path / "other")
+    app = HostApp(SessionPickerScreen(workspace, now=NOW))
+    async with app.run_test(size=(100, 20)) as pilot:
+        await loaded(app, pilot)
+        assert names(app) == ["Fix the failing parser test", "Add a --verbose flag"]
+        table = app.screen.query_one(DataTable)
+        assert [str(cell) for cell in table.get_row_at(0)][1:] == ["5m ago", "16", "qwen2.5-coder:7b"]
+        await pilot.press("down", "enter")
+    assert app.results == [paths["verbose"]]
+
+
+async def test_typing_filters_and_ctrl_a_shows_every_directory(workspace: Path, tmp_path: Path) -> None:
+    make_sessions(workspace, tmp_path / "other")
+    app = HostApp(SessionPickerScreen(workspace, now=NOW))
+    async with app.run_test(size=(100, 20)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press(*"VERB")
+        assert names(app) == ["Add a --verbose flag"]
+        await pilot.press("backspace", "backspace", "backspace", "backspace")
+        await pilot.press("ctrl+a")
+        await loaded(app, pilot)
+        assert names(app) == ["A question somewhere else", "Fix the failing parser test", "Add a --verbose flag"]
+        assert "all directories" in app.screen.query_one("#picker-box").border_title
+        await pilot.press("escape")
+    assert app.results == [None]
+
+
+async def test_rename_writes_the_name_into_the_file(workspace: Path, tmp_path: Path) -> None:
+    paths = make_sessions(workspace, tmp_path / "other")
+    app = HostApp(SessionPickerScreen(workspace, now=NOW))
+    async with app.run_test(size=(100, 20)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("down", "ctrl+r", *"verbose flag", "enter")
+        await loaded(app, pilot)
+        assert "verbose flag" in names(app)
+    assert SessionManager.open(paths["verbose"]).name == "verbose flag"
+
+
+async def test_rename_of_the_open_session_goes_through_its_manager(workspace: Path, tmp_path: Path) -> None:
+    paths = make_sessions(workspace, tmp_path / "other")
+    current = SessionManager.open(paths["parser"])
+    app = HostApp(SessionPickerScreen(workspace, current=current, now=NOW))
+    async with app.run_test(size=(100, 20)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("ctrl+r", "ctrl+u", *"parser work", "enter")
+        await loaded(app, pilot)
+    assert current.name == "parser work"
+    current.sync()
+    assert SessionManager.open(paths["parser"]).name == "parser work"
+
+
+async def test_delete_asks_first(workspace: Path, tmp_path: Path) -> None:
+    paths = make_sessions(workspace, tmp_path / "other")
+    current = SessionManager.open(paths["parser"])
+    app = HostApp(SessionPickerScreen(workspace, current=current, now=NOW))
+    async with app.run_test(size=(100, 20)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("ctrl+d")  # the open session is refused
+        assert paths["parser"].exists() and app.screen._deleting is None
+        await pilot.press("down", "ctrl+d", "n")
+        assert paths["verbose"].exists()
+        await pilot.press("ctrl+d", "y")
+        assert not paths["verbose"].exists()
+        assert names(app) == ["Fix the failing parser test"]
+
+
+def test_relative_times() -> None:
+    from datetime import timedelta
+
+    assert relative_time(NOW - timedelta(seconds=5), NOW) == "just now"
+    assert relative_time(NOW - timedelta(minutes=5), NOW) == "5m ago"
+    assert relative_time(NOW - timedelta(hours=3), NOW) == "3h ago"
+    assert relative_time(NOW - timedelta(days=2), NOW) == "2d ago"
+    assert relative_time(NOW - timedelta(days=40), NOW) == "1mo ago"
