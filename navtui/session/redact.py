@@ -10,28 +10,44 @@ from __future__ import annotations
 
 import os
 import re
-from functools import lru_cache
 from typing import Any
 
 MASK = "****"
 
-_SHAPES: list[tuple[str, str]] = [
-    # (pattern, replacement) — the replacement keeps the recognisable prefix so a reader knows what was there.
-    (r"sk-ant-[A-Za-z0-9_\-]{16,}", "sk-ant-" + MASK),
-    (r"(?<![A-Za-z0-9_\-])sk-(?:proj-|svcacct-|or-v1-)?[A-Za-z0-9_\-]{20,}", "sk-" + MASK),
-    (r"\bgh[pousr]_[A-Za-z0-9]{30,}", "gh_" + MASK),
-    (r"\bgithub_pat_[A-Za-z0-9_]{30,}", "github_pat_" + MASK),
-    (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", "AKIA" + MASK),
-    (r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", "xox-" + MASK),
-    (r"\bAIza[0-9A-Za-z_\-]{35}", "AIza" + MASK),
-    (r"\b(?i:bearer)[ \t]+[A-Za-z0-9._~+/\-]{24,}=*", "Bearer " + MASK),
+# (anchors, pattern, replacement): a pattern only runs when one of its literal anchors occurs, which keeps a
+# 300 KB tool output fast to check. The replacement keeps the recognisable prefix.
+_SHAPES: list[tuple[tuple[str, ...], str, str]] = [
+    (("sk-ant-",), r"sk-ant-[A-Za-z0-9_\-]{16,}", "sk-ant-" + MASK),
+    # No look-behind for "not inside a word" (it would cost the fast literal-prefix scan): see _replace.
+    (("sk-",), r"sk-(?:proj-|svcacct-|or-v1-)?[A-Za-z0-9_\-]{20,}", "sk-" + MASK),
+    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"gh[pousr]_[A-Za-z0-9]{30,}", "gh_" + MASK),
+    (("github_pat_",), r"github_pat_[A-Za-z0-9_]{30,}", "github_pat_" + MASK),
+    (("AKIA", "ASIA"), r"(?:AKIA|ASIA)[0-9A-Z]{16}\b", "AKIA" + MASK),
+    (("xox",), r"xox[abposr]-[A-Za-z0-9\-]{10,}", "xox-" + MASK),
+    (("AIza",), r"AIza[0-9A-Za-z_\-]{35}", "AIza" + MASK),
+    (("earer", "EARER"), r"(?i:bearer)[ \t]+[A-Za-z0-9._~+/\-]{24,}=*", "Bearer " + MASK),
     (
+        ("PRIVATE KEY-----",),
         r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
         "-----BEGIN PRIVATE KEY----- " + MASK + " -----END PRIVATE KEY-----",
     ),
 ]
-_COMPILED = [(re.compile(pattern), replacement) for pattern, replacement in _SHAPES]
-_ANY_SHAPE = re.compile("|".join(f"(?:{pattern})" for pattern, _ in _SHAPES))
+_WORDISH = re.compile(r"[A-Za-z0-9_\-]")
+
+
+def _replace(replacement: str) -> Any:
+    """Mask a match unless it is glued to a preceding word ("task-..." or "risk-..." hold no key)."""
+
+    def replace(match: re.Match[str]) -> str:
+        start = match.start()
+        if start and _WORDISH.match(match.string, start - 1):
+            return match.group(0)
+        return replacement
+
+    return replace
+
+
+_COMPILED = [(anchors, re.compile(pattern), _replace(replacement)) for anchors, pattern, replacement in _SHAPES]
 
 _SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
 _MIN_SECRET_VALUE = 12
@@ -48,29 +64,25 @@ def env_secrets() -> tuple[str, ...]:
     return tuple(sorted(values, key=len, reverse=True))
 
 
-@lru_cache(maxsize=8)
-def _literal_pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
-    if not values:
-        return None
-    return re.compile("|".join(re.escape(value) for value in values))
-
-
 def mask_text(text: str, literals: tuple[str, ...] | None = None) -> str:
     """``text`` with every secret-shaped substring (and every known secret value) masked."""
-    literal = _literal_pattern(env_secrets() if literals is None else literals)
-    if literal is not None:
-        text = literal.sub(MASK, text)
-    if _ANY_SHAPE.search(text) is None:
-        return text
-    for pattern, replacement in _COMPILED:
-        text = pattern.sub(replacement, text)
+    for value in env_secrets() if literals is None else literals:
+        if value in text:
+            text = text.replace(value, MASK)
+    for anchors, pattern, replacement in _COMPILED:
+        if any(anchor in text for anchor in anchors):
+            text = pattern.sub(replacement, text)
     return text
 
 
 def might_hold_secret(serialized: str, literals: tuple[str, ...]) -> bool:
     """A cheap check on a whole serialized line before walking its values."""
-    literal = _literal_pattern(literals)
-    return _ANY_SHAPE.search(serialized) is not None or (literal is not None and literal.search(serialized) is not None)
+    if any(value in serialized for value in literals):
+        return True
+    return any(
+        any(anchor in serialized for anchor in anchors) and pattern.search(serialized) is not None
+        for anchors, pattern, _ in _COMPILED
+    )
 
 
 def mask_value(value: Any, literals: tuple[str, ...]) -> Any:

@@ -23,6 +23,7 @@ class EntryIndex:
         self.labels: dict[str, str] = {}
         self.name: str | None = None
         self.duplicate_ids = 0
+        self._children: dict[str, list[Entry]] = {}
 
     def add(self, entry: Entry) -> None:
         self.entries.append(entry)
@@ -32,6 +33,8 @@ class EntryIndex:
                 self.duplicate_ids += 1
             else:
                 self.by_id[entry_id] = entry
+                if entry.parent_id is not None and entry.parent_id != entry_id:
+                    self._children.setdefault(entry.parent_id, []).append(entry)
         if isinstance(entry, LabelEntry):
             if entry.label:
                 self.labels[entry.target_id] = entry.label
@@ -61,11 +64,11 @@ class EntryIndex:
         return out
 
     def children(self, parent_id: str | None) -> list[Entry]:
-        """Direct children of ``parent_id`` (``None``: the roots) in file order."""
+        """Direct children of ``parent_id`` in file order; ``None``: the roots (orphans included)."""
+        if parent_id is not None:
+            return list(self._children.get(parent_id, ()))
         return [
-            entry
-            for entry in self.by_id.values()
-            if (entry.parent_id if entry.parent_id in self.by_id else None) == parent_id and entry.id != parent_id
+            entry for entry in self.by_id.values() if entry.parent_id not in self.by_id or entry.parent_id == entry.id
         ]
 
     def tree(self) -> list[TreeNode]:

@@ -43,6 +43,7 @@ def test_reset_leaf_starts_a_new_root(session: SessionManager) -> None:
     root = session.append_message(user("fresh"))
     assert session.get_entry(root).parent_id is None  # type: ignore[union-attr]
     assert len(session.get_tree()) == 2
+    assert _ids(session.children(None)) == [session.entries[0].id, root]
 
 
 def test_branch_with_summary_attaches_the_summary_at_the_new_position(session: SessionManager) -> None:
