@@ -215,7 +215,7 @@ class SessionManager:
     def append_message(self, message: AnyMessage | dict[str, Any]) -> str:
         if isinstance(message, dict):
             message = message_from_json(message)
-        return self._append(MessageEntry.model_construct(id=self._new_id(), parent_id=self._leaf_id, message=message))
+        return self._append(MessageEntry(id=self._new_id(), parent_id=self._leaf_id, message=message))
 
     def append_model_change(self, provider: str, model: str, role: str = "default") -> str:
         return self._append(
