@@ -8,8 +8,10 @@ compacted; as a last resort big texts are trimmed. ``compact_now`` and ``request
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from navtui.agent.budget import ContextLimits, estimate_message_tokens, estimate_text_tokens
 from navtui.agent.compaction import SummaryBudget, is_overflow, plan_compaction, summary_message, write_summary
@@ -31,6 +33,7 @@ from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, 
 if TYPE_CHECKING:
     from navtui.agent.loop import Agent
 
+T = TypeVar("T")
 DEFAULT_WINDOW = 32768  # for /compact before the provider told us its window
 PARSE_ERROR_KEY = "__parse_error__"
 
@@ -111,10 +114,12 @@ class ContextHooks(AgentHooks):
             async for event in self.compact(agent, reason="overflow"):
                 yield event
         limits = self.limits(agent)
-        if limits is None:
+        if limits is None or _interrupted(agent):
             return
         async for event in self._maintain(agent, limits):
             yield event
+        if _interrupted(agent):
+            return  # the request will not be sent: nothing to make fit
         async for event in self._guard(agent, limits):
             yield event
 
@@ -254,8 +259,11 @@ class ContextHooks(AgentHooks):
             return
         yield CompactionStarted(reason=reason, tokens_before=tokens_before)  # type: ignore[arg-type]
         try:
-            summary, files = await write_summary(
-                agent.provider, agent.messages, plan, SummaryBudget(limits, budget.ratio), instructions=instructions
+            summary, files = await _abortable(
+                agent,
+                write_summary(
+                    agent.provider, agent.messages, plan, SummaryBudget(limits, budget.ratio), instructions=instructions
+                ),
             )
         except NavtuiError as exc:
             label = {"overflow": "Context overflow recovery", "threshold": "Auto-compaction"}.get(reason, "Compaction")
@@ -303,8 +311,9 @@ class ContextHooks(AgentHooks):
         limits = self.limits(agent, DEFAULT_WINDOW)
         assert limits is not None
         try:
-            notes, warning = await write_notes(
-                agent, history, system=self.system_prompt(agent), limits=limits, instructions=instructions
+            notes, warning = await _abortable(
+                agent,
+                write_notes(agent, history, system=self.system_prompt(agent), limits=limits, instructions=instructions),
             )
         except NavtuiError as exc:
             yield Notice(text=f"Handover failed: {exc}", level="error")
@@ -361,65 +370,32 @@ class ContextHooks(AgentHooks):
         return agent.provider, False
 
 
-# ---------------------------------------------------------------- what the UI calls
-def context_hooks(runtime: Any) -> ContextHooks:
-    hooks = runtime.agent.hooks
-    if isinstance(hooks, ContextHooks):
-        return hooks
-    found = hooks.find(ContextHooks) if hasattr(hooks, "find") else None
-    if found is None:
-        raise NavtuiError("Context management is not active in this session")
-    return found
-
-
-async def compact_now(runtime: Any, instructions: str | None = None) -> AsyncIterator[Any]:
-    """``/compact [instructions]``: compact now (or before the next request when a run is going)."""
-    hooks = context_hooks(runtime)
-    if runtime.agent.running:
-        hooks.schedule("compact", instructions)
-        yield Notice(text="Compaction will run before the next model request.")
-        return
-    await _learn_window(runtime)
-    async for event in hooks.compact(runtime.agent, reason="manual", instructions=instructions):
-        yield event
-    _sync(runtime)
-
-
-async def request_handover(
-    runtime: Any, instructions: str | None = None, *, continue_task: bool = True
-) -> AsyncIterator[Any]:
-    """``/handover [instructions]``: the model writes notes, the context restarts, and (by default) work goes on."""
-    hooks = context_hooks(runtime)
-    if runtime.agent.running:
-        hooks.schedule("handover", instructions)
-        yield Notice(text="Handover will happen before the next model request.")
-        return
-    await _learn_window(runtime)
-    handed_over = False
-    async for event in hooks.hand_over_on_request(runtime.agent, instructions=instructions):
-        handed_over = handed_over or isinstance(event, Handover)
-        yield event
-    _sync(runtime)
-    if handed_over and continue_task:
-        async for event in runtime.run(None):
-            yield event
-
-
-async def _learn_window(runtime: Any) -> None:
-    if runtime.agent.budget.window is None and hasattr(runtime, "check_provider"):
-        await runtime.check_provider()
-
-
-def _sync(runtime: Any) -> None:
-    session = getattr(runtime, "session", None)
-    if session is not None:
-        try:
-            session.sync()
-        except NavtuiError:
-            pass  # the session reports unsaved entries itself
-
-
 # ---------------------------------------------------------------- helpers
+def _interrupted(agent: Agent) -> bool:
+    event = getattr(agent, "_abort", None)
+    return bool(agent.running and event is not None and event.is_set())
+
+
+async def _abortable(agent: Agent, work: Coroutine[Any, Any, T]) -> T:
+    """Await ``work`` unless the user interrupts the running agent first (Esc): then ``NavtuiError``."""
+    event = getattr(agent, "_abort", None)  # set by Agent.abort(); the loop only looks at it between steps
+    if event is None or not agent.running:
+        return await work
+    task = asyncio.ensure_future(work)
+    waiter = asyncio.ensure_future(event.wait())
+    try:
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+    if task.cancelled():
+        raise NavtuiError("interrupted by the user")
+    return task.result()
+
+
 def _has_progress(messages: list[Any]) -> bool:
     return any(isinstance(m, AssistantMessage) for m in messages)
 
@@ -442,3 +418,9 @@ def _tools_json(agent: Agent) -> str:
 
 def _is_handover(entry: Any) -> bool:
     return getattr(entry, "type", None) == "custom_message" and getattr(entry, "custom_type", None) == "handover"
+
+
+# The UI's entry points live in their own module; importing them from here keeps one name for the feature.
+from navtui.agent.context_commands import compact_now, context_hooks, request_handover  # noqa: E402
+
+__all__ = ["ContextHooks", "compact_now", "context_hooks", "request_handover"]

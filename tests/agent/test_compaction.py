@@ -354,3 +354,24 @@ async def test_compaction_after_a_resume_updates_the_previous_summary(tmp_path: 
         assert len(compactions) == 2 and compactions[1].first_kept_entry_id is not None
         rebuilt = final.build_context().messages
         assert [(m.role, getattr(m, "text", None)) for m in rebuilt] == [(m.role, m.text) for m in resumed.messages]
+
+
+async def test_an_interrupt_stops_a_running_compaction(tmp_path: Path) -> None:
+    from tests.agent.scripted import Pause
+
+    provider = ScriptedProvider([Pause(30), *text("never")])
+    agent, _ = build_agent(provider, tmp_path)
+    agent.budget.window = 4096
+    for index in range(6):
+        agent.messages += [UserMessage(content=f"task {index}"), AssistantMessage(content=[TextBlock(text="w" * 2400)])]
+    before = list(agent.messages)
+    seen: list[Any] = []
+    async for event in agent.run("next"):
+        seen.append(event)
+        if event.type == "compaction_started":
+            agent.abort()
+    notices = [e.text for e in seen if e.type == "notice"]
+    assert any("interrupted by the user" in n for n in notices)
+    assert seen[-1].type == "run_finished" and seen[-1].stop_reason == "aborted"
+    assert agent.messages[: len(before)] == before  # nothing was compacted
+    assert provider.closed_streams >= 1

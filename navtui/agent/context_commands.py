@@ -1,0 +1,69 @@
+"""What ``/compact`` and ``/handover`` call: run the action now, or schedule it when a run is going."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from navtui.core.errors import NavtuiError
+from navtui.core.events import Handover, Notice
+
+
+def context_hooks(runtime: Any) -> Any:
+    """The runtime's ``ContextHooks`` (alone, or inside the advisor's ``CompositeHooks``)."""
+    from navtui.agent.context import ContextHooks
+
+    hooks = runtime.agent.hooks
+    if isinstance(hooks, ContextHooks):
+        return hooks
+    found = hooks.find(ContextHooks) if hasattr(hooks, "find") else None
+    if found is None:
+        raise NavtuiError("Context management is not active in this session")
+    return found
+
+
+async def compact_now(runtime: Any, instructions: str | None = None) -> AsyncIterator[Any]:
+    """``/compact [instructions]``: compact now (or before the next request when a run is going)."""
+    hooks = context_hooks(runtime)
+    if runtime.agent.running:
+        hooks.schedule("compact", instructions)
+        yield Notice(text="Compaction will run before the next model request.")
+        return
+    await _learn_window(runtime)
+    async for event in hooks.compact(runtime.agent, reason="manual", instructions=instructions):
+        yield event
+    _sync(runtime)
+
+
+async def request_handover(
+    runtime: Any, instructions: str | None = None, *, continue_task: bool = True
+) -> AsyncIterator[Any]:
+    """``/handover [instructions]``: the model writes notes, the context restarts, and (by default) work goes on."""
+    hooks = context_hooks(runtime)
+    if runtime.agent.running:
+        hooks.schedule("handover", instructions)
+        yield Notice(text="Handover will happen before the next model request.")
+        return
+    await _learn_window(runtime)
+    handed_over = False
+    async for event in hooks.hand_over_on_request(runtime.agent, instructions=instructions):
+        handed_over = handed_over or isinstance(event, Handover)
+        yield event
+    _sync(runtime)
+    if handed_over and continue_task:
+        async for event in runtime.run(None):
+            yield event
+
+
+async def _learn_window(runtime: Any) -> None:
+    if runtime.agent.budget.window is None and hasattr(runtime, "check_provider"):
+        await runtime.check_provider()
+
+
+def _sync(runtime: Any) -> None:
+    session = getattr(runtime, "session", None)
+    if session is not None:
+        try:
+            session.sync()
+        except NavtuiError:
+            pass  # the session reports unsaved entries itself
