@@ -59,7 +59,7 @@ class ContextHooks(AgentHooks):
             else:
                 tools.remove(HandoverTool.name)
         session = getattr(runtime, "session", None)
-        if session is not None and not getattr(runtime, "handover_count", 0):
+        if session is not None:  # the handovers on the current path (after a resume, /clear or /new too)
             runtime.handover_count = sum(_is_handover(e) for e in session.get_branch())
 
     # ------------------------------------------------------------------ settings
