@@ -2,14 +2,21 @@
 
 Modes (omp approval-mode): ``ask`` prompts for write and exec, ``write`` prompts for exec, ``yolo`` never
 prompts. Per-tool lists in settings override the mode; a destructive command forces a prompt outside yolo.
+
+The agent calls ``authorize(tool, args, ctx, policy, approver, call)`` once per tool call, after the arguments
+validated and before ``tool.run``: ``None`` means run it, an ``ApprovalResponse`` means the user (or the
+policy) answered; when ``approved`` is false, ``denial_message`` is the tool error the model gets back.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from navtui.tools.base import Tier
+
+if TYPE_CHECKING:
+    from navtui.tools.base import Tool, ToolContext
 
 ApprovalMode = Literal["ask", "write", "yolo"]
 Verdict = Literal["allow", "deny", "ask"]
@@ -23,6 +30,7 @@ class ApprovalRequest:
     reason: str  # why it needs a prompt
     preview: str | None = None  # a diff or the full command
     call_id: str = ""
+    danger: bool = False  # the destructive-command check forced this prompt
 
 
 @dataclass
@@ -30,6 +38,7 @@ class ApprovalResponse:
     approved: bool
     always: bool = False  # allow this tool for the rest of the session
     reason: str | None = None  # the user's words on a denial, passed to the model
+    by_policy: bool = False  # refused by settings (tools.deny), not by a person
 
 
 class Approver(Protocol):
@@ -55,7 +64,8 @@ class ApprovalPolicy:
         tools = settings.tools
         return cls(mode=settings.approval, allow=set(tools.allow), deny=set(tools.deny), prompt=set(tools.prompt))
 
-    def decide(self, tool: str, tier: Tier, danger: str | None = None) -> Decision:
+    def decide(self, tool: str, tier: Tier, danger: str | None = None, note: str | None = None) -> Decision:
+        """The verdict for one call; ``note`` is the tool's own reason for a closer look (shown when asking)."""
         if tool in self.deny:
             return Decision("deny", f"{tool} is denied by the tools.deny setting")
         if danger and self.mode != "yolo":
@@ -63,13 +73,13 @@ class ApprovalPolicy:
         if self.mode == "yolo":
             return Decision("allow")
         if tool in self.prompt:
-            return Decision("ask", f"{tool} is listed in tools.prompt")
+            return Decision("ask", note or f"{tool} is listed in tools.prompt")
         if tool in self.allow or tool in self.session_allow:
             return Decision("allow")
         if tier == "exec":
-            return Decision("ask", "runs a command")
+            return Decision("ask", note or "runs a command")
         if tier == "write" and self.mode == "ask":
-            return Decision("ask", "changes files")
+            return Decision("ask", note or "changes files")
         return Decision("allow")
 
 
@@ -77,19 +87,73 @@ class DenyingApprover:
     """For headless modes: a call that needs a prompt is refused with a message on how to allow it."""
 
     async def request(self, request: ApprovalRequest) -> ApprovalResponse:
+        if request.danger:
+            how = "navtui always asks first outside yolo mode; re-run with --approval yolo only if you mean it"
+        elif request.tier == "exec":
+            how = f"re-run with --approval yolo, or add '{request.tool}' to tools.allow in settings"
+        else:
+            how = f"re-run with --approval write (or yolo), or add '{request.tool}' to tools.allow in settings"
         return ApprovalResponse(
             approved=False,
-            reason=(
-                f"{request.tool} needs approval ({request.reason}) and navtui is running without a prompt. "
-                "Re-run with --approval write or --approval yolo, or add the tool to tools.allow in settings."
-            ),
+            reason=f"{request.tool} needs approval ({request.reason}) and navtui is running without a prompt: {how}.",
+            by_policy=True,
         )
 
 
 def danger_reason(tool_name: str, args: object) -> str | None:
-    """Why a call is destructive (forces a prompt outside yolo), or None."""
-    try:
-        from navtui.tools.danger import destructive_reason
-    except ImportError:
+    """Why a call is destructive (forces a prompt outside yolo), or None. Looks at a ``command`` argument."""
+    command = getattr(args, "command", None)
+    if not isinstance(command, str):
         return None
-    return destructive_reason(tool_name, args)
+    from navtui.tools.danger import destructive_reason
+
+    reason = destructive_reason(command)
+    return f"destructive command: {reason}" if reason else None
+
+
+async def authorize(
+    tool: Tool[Any],
+    args: Any,
+    ctx: ToolContext,
+    policy: ApprovalPolicy,
+    approver: Approver,
+    call: Any = None,
+) -> ApprovalResponse | None:
+    """Decide one call: ``None`` to run it without asking, else the answer (approved or not).
+
+    ``args`` are the validated arguments; ``call`` (a ``ToolCall``) only lends its id to the request.
+    An approval with ``always`` adds the tool to ``policy.session_allow`` (destructive commands still ask).
+    """
+    tier = tool.tier_for(args, ctx)
+    danger = danger_reason(tool.name, args)
+    note = tool.approval_reason(args, ctx)
+    decision = policy.decide(tool.name, tier, danger, note)
+    if decision.verdict == "allow":
+        return None
+    if decision.verdict == "deny":
+        return ApprovalResponse(approved=False, reason=decision.reason, by_policy=True)
+    try:
+        preview = tool.preview(args, ctx)
+    except Exception:  # a preview is a courtesy; the prompt goes ahead without one
+        preview = None
+    request = ApprovalRequest(
+        tool=tool.name,
+        tier=tier,
+        summary=tool.summary(args),
+        reason=decision.reason,
+        preview=preview,
+        call_id=getattr(call, "id", "") or "",
+        danger=danger is not None,
+    )
+    response = await approver.request(request)
+    if response.approved and response.always:
+        policy.session_allow.add(tool.name)
+    return response
+
+
+def denial_message(tool_name: str, response: ApprovalResponse) -> str:
+    """The tool error the model reads after a refusal."""
+    if response.by_policy:
+        return f"Not run: {response.reason or f'{tool_name} is not allowed'}"
+    reason = f" Their reason: {response.reason}" if response.reason else ""
+    return f"The user denied this {tool_name} call.{reason} Do not retry it unchanged; adjust your approach."

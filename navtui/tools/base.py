@@ -17,6 +17,7 @@ from navtui.core.errors import ToolError
 from navtui.core.messages import ToolSpec
 
 if TYPE_CHECKING:
+    from navtui.tools.approval import ApprovalPolicy
     from navtui.tools.filestate import FileStateTracker
     from navtui.tools.jobs import JobRegistry
     from navtui.tools.workspace import Workspace
@@ -41,6 +42,7 @@ class ToolContext:
     on_output: Callable[[str], None] = lambda _text: None
     settings: Any = None  # navtui.config.settings.Settings; Any keeps tools free of config imports in tests
     extra: dict[str, Any] = field(default_factory=dict)
+    approval: ApprovalPolicy | None = None  # the session's policy (tools read it, the agent enforces it)
 
     @property
     def cwd(self) -> Path:
@@ -58,6 +60,14 @@ class Tool(Generic[ArgsT]):
     def tier_for(self, args: ArgsT, ctx: ToolContext) -> Tier:
         """The tier of one call (a read outside the workspace may need more than ``tier``)."""
         return self.tier
+
+    def approval_reason(self, args: ArgsT, ctx: ToolContext) -> str | None:
+        """Why this particular call needs a look (e.g. a read outside the workspace); ``None`` when ordinary."""
+        return None
+
+    def preview(self, args: ArgsT, ctx: ToolContext) -> str | None:
+        """What an approval prompt shows beyond the summary: the full command, a diff, the new content."""
+        return None
 
     def summary(self, args: ArgsT) -> str:
         """A one-line description of a call for cards, approval prompts and logs."""
@@ -82,7 +92,18 @@ class Tool(Generic[ArgsT]):
                 f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
                 for err in exc.errors(include_url=False)
             )
-            raise ToolError(f"Invalid arguments for {self.name}: {problems}") from exc
+            raise ToolError(f"Invalid arguments for {self.name}: {problems}. {self._expected(raw)}") from exc
+
+    def _expected(self, raw: Any) -> str:
+        """The argument list the model should have sent, and the names it sent that mean nothing here."""
+        fields = self.Args.model_fields
+        expected = ", ".join(f"{name} (required)" if f.is_required() else name for name, f in fields.items())
+        text = f"Expected arguments: {expected}."
+        if isinstance(raw, dict):
+            unknown = [str(k) for k in raw if k not in fields]
+            if unknown:
+                text += f" Unknown: {', '.join(unknown)}."
+        return text
 
 
 class ToolRegistry:

@@ -3,30 +3,42 @@
 from __future__ import annotations
 
 import hashlib
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from navtui.core.errors import ToolError
+
+# Larger files are compared by mtime and size only: hashing them on every read would cost more than it saves.
+MAX_HASHED_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
 class FileStamp:
     mtime_ns: int
     size: int
-    sha256: str
+    sha256: str  # "" when the file was too large to hash
 
 
-def stamp(path: Path) -> FileStamp:
-    data = path.read_bytes()
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def stamp(path: Path, data: bytes | None = None) -> FileStamp:
     st = path.stat()
-    return FileStamp(st.st_mtime_ns, st.st_size, hashlib.sha256(data).hexdigest())
+    if data is None and stat.S_ISREG(st.st_mode) and st.st_size <= MAX_HASHED_BYTES:
+        data = path.read_bytes()  # never a FIFO or a device: reading those can block forever
+    return FileStamp(st.st_mtime_ns, st.st_size, _digest(data) if data is not None else "")
 
 
 class FileStateTracker:
     def __init__(self) -> None:
         self._seen: dict[Path, FileStamp] = {}
 
-    def record(self, path: Path) -> None:
+    def record(self, path: Path, data: bytes | None = None) -> None:
+        """Remember ``path`` as seen now; pass ``data`` when the caller already holds the file's bytes."""
         try:
-            self._seen[path] = stamp(path)
+            self._seen[path] = stamp(path, data)
         except OSError:
             self._seen.pop(path, None)
 
@@ -47,4 +59,23 @@ class FileStateTracker:
             return True
         if st.st_mtime_ns == before.mtime_ns and st.st_size == before.size:
             return False
+        if st.st_size != before.size or not before.sha256 or st.st_size > MAX_HASHED_BYTES:
+            return True
+        # Same size, new mtime: a `touch` or a checkout of identical bytes is not a change.
         return stamp(path).sha256 != before.sha256
+
+    def ensure_fresh(self, path: Path, shown: str, *, require_seen: bool = False) -> None:
+        """Raise a ``ToolError`` telling the model to re-read a file that changed since it last saw it.
+
+        With ``require_seen``, an existing file the agent never read or wrote is refused too (a blind overwrite).
+        """
+        if self.changed_since_seen(path):
+            raise ToolError(
+                f"{shown} changed on disk since you last read or wrote it (an editor, formatter or command "
+                "changed it). Re-read it first with read, then make your change against the current content."
+            )
+        if require_seen and path.exists() and path not in self._seen:
+            raise ToolError(
+                f"{shown} already exists and you have not read it in this session. "
+                "Read it first, or use edit to change part of it."
+            )

@@ -1,0 +1,31 @@
+"""What read-only path tools share: reads outside the workspace need a closer look in ``ask`` mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from navtui.tools.base import Tier, ToolContext
+
+
+def readable_without_prompt(resolved: Path, ctx: ToolContext) -> bool:
+    """Inside the workspace, or a file navtui itself wrote for this session (full shell output)."""
+    if ctx.workspace.contains(resolved):
+        return True
+    artifacts = ctx.artifacts_dir.resolve()
+    return resolved == artifacts or resolved.is_relative_to(artifacts)
+
+
+def outside_reason(path: str, ctx: ToolContext) -> str | None:
+    """'reads outside the workspace: /etc/hosts' for a path outside, else None."""
+    try:
+        resolved = ctx.workspace.resolve(path)
+    except Exception:
+        return None  # the tool itself reports an unusable path
+    if readable_without_prompt(resolved, ctx):
+        return None
+    return f"reads outside the workspace: {resolved}"
+
+
+def read_tier(path: str, ctx: ToolContext) -> Tier:
+    """A read outside the workspace is treated like a write: it asks in ``ask`` mode, runs in ``write``/``yolo``."""
+    return "write" if outside_reason(path, ctx) else "read"

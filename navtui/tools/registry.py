@@ -1,0 +1,64 @@
+"""The standard tool set and the context tools run in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from navtui.tools.approval import ApprovalPolicy
+from navtui.tools.base import Tool, ToolContext, ToolRegistry
+from navtui.tools.edit import EditTool
+from navtui.tools.filestate import FileStateTracker
+from navtui.tools.jobs import JobRegistry
+from navtui.tools.listing import LsTool
+from navtui.tools.read import ReadTool
+from navtui.tools.search import FindTool, GrepTool
+from navtui.tools.shell import ShellStatusTool, ShellTool
+from navtui.tools.workspace import Workspace
+from navtui.tools.write import WriteTool
+
+
+def _index_tools() -> list[Tool[Any]]:
+    try:
+        from navtui.tools.code_search import CodeSearchTool, SymbolsTool
+    except ImportError:  # the index is optional
+        return []
+    return [CodeSearchTool(), SymbolsTool()]
+
+
+def default_tools(settings: Any = None) -> ToolRegistry:
+    """read, write, edit, shell, shell_status, ls, find, grep, then code_search/symbols when available.
+
+    Tools listed in ``tools.deny`` are still offered (the policy refuses them with a clear message).
+    """
+    tools: list[Tool[Any]] = [
+        ReadTool(),
+        WriteTool(),
+        EditTool(),
+        ShellTool(),
+        ShellStatusTool(),
+        LsTool(),
+        FindTool(),
+        GrepTool(),
+        *_index_tools(),
+    ]
+    return ToolRegistry(tools)
+
+
+def make_context(cwd: Path, settings: Any = None, artifacts_dir: Path | None = None) -> ToolContext:
+    """A fresh context: workspace (cwd plus ``tools.extra_roots``), file-state tracker, job registry."""
+    cwd = Path(cwd).resolve()
+    tool_settings = getattr(settings, "tools", None)
+    roots = [cwd / Path(root).expanduser() for root in getattr(tool_settings, "extra_roots", [])]
+    if artifacts_dir is None:
+        from navtui.config.paths import navtui_home
+
+        artifacts_dir = navtui_home() / "artifacts"
+    return ToolContext(
+        workspace=Workspace(cwd, roots),
+        file_state=FileStateTracker(),
+        jobs=JobRegistry(),
+        artifacts_dir=Path(artifacts_dir),
+        settings=settings,
+        approval=ApprovalPolicy.from_settings(settings) if settings is not None else None,
+    )
