@@ -78,10 +78,8 @@ class Tool(Generic[ArgsT]):
 
     def spec(self) -> ToolSpec:
         schema = self.Args.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
-        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+        definitions = schema.pop("$defs", {})
+        return ToolSpec(name=self.name, description=self.description, parameters=_plain_schema(schema, definitions))
 
     def parse_args(self, raw: dict[str, Any]) -> ArgsT:
         """Validate raw model arguments; a ``ToolError`` names every bad field so the model can fix it."""
@@ -104,6 +102,34 @@ class Tool(Generic[ArgsT]):
             if unknown:
                 text += f" Unknown: {', '.join(unknown)}."
         return text
+
+
+def _plain_schema(node: Any, definitions: dict[str, Any]) -> Any:
+    """A schema small models and every provider read alike: ``$ref`` inlined, no titles, and an optional
+    ``X | None`` shown as plain ``X`` (the model omits the argument rather than sending null)."""
+    if isinstance(node, list):
+        return [_plain_schema(item, definitions) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        merged = {**definitions.get(ref.removeprefix("#/$defs/"), {}), **{k: v for k, v in node.items() if k != "$ref"}}
+        return _plain_schema(merged, definitions)
+    options = node.get("anyOf")
+    if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
+        other = next(option for option in options if option != {"type": "null"})
+        node = {**{k: v for k, v in node.items() if k != "anyOf"}, **other}
+        if node.get("default", 0) is None:
+            node.pop("default")
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _plain_schema(prop, definitions) for name, prop in value.items()}
+        else:
+            out[key] = _plain_schema(value, definitions)
+    return out
 
 
 class ToolRegistry:

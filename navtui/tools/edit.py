@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,6 +120,10 @@ class EditTool(Tool[EditArgs]):
         return _Plan(path, shown, content, text, applied, unified_diff(content.text, text, shown))
 
     async def run(self, args: EditArgs, ctx: ToolContext) -> ToolResult:
+        # Off the event loop: a 20 MB file takes long enough to stall a UI.
+        return await asyncio.to_thread(self._apply, args, ctx)
+
+    def _apply(self, args: EditArgs, ctx: ToolContext) -> ToolResult:
         plan = self._plan(args, ctx)
         data = encode_text(plan.content, plan.after)
         try:

@@ -186,10 +186,13 @@ class JobRegistry:
         """Start ``command`` under bash (or sh) in its own session, stdin from /dev/null."""
         job_id = f"j{next(self._ids)}"
         marker = f"{self.token}-{job_id}"
-        output_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         output_path = output_dir / f"shell-{stamp}-{marker}.log"
-        fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            output_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise ToolError(f"Cannot create the output file {output_path}: {exc.strerror or exc}") from exc
         try:
             process = subprocess.Popen(
                 [_shell(), "-c", command],
@@ -202,7 +205,8 @@ class JobRegistry:
                 close_fds=True,
             )
         except OSError as exc:
-            raise ToolError(f"Could not start the command: {exc.strerror or exc}") from exc
+            output_path.unlink(missing_ok=True)
+            raise ToolError(f"Could not start the command in {cwd}: {exc.strerror or exc}") from exc
         finally:
             os.close(fd)
         job = Job(job_id, command, cwd, output_path, timeout, marker, process)

@@ -79,6 +79,9 @@ class LsTool(Tool[LsArgs]):
     Args = LsArgs
     tier = "read"
 
+    def summary(self, args: LsArgs) -> str:
+        return args.path
+
     def tier_for(self, args: LsArgs, ctx: ToolContext) -> Tier:
         return read_tier(args.path, ctx)
 

@@ -114,6 +114,12 @@ class ReadTool(Tool[ReadArgs]):
     Args = ReadArgs
     tier = "read"
 
+    def summary(self, args: ReadArgs) -> str:
+        if args.offset or args.limit:
+            start = args.offset or 1
+            return f"{args.path}:{start}-{start + (args.limit or MAX_LINES) - 1}"
+        return args.path
+
     def tier_for(self, args: ReadArgs, ctx: ToolContext) -> Tier:
         return read_tier(args.path, ctx)
 

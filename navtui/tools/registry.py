@@ -45,8 +45,17 @@ def default_tools(settings: Any = None) -> ToolRegistry:
     return ToolRegistry(tools)
 
 
-def make_context(cwd: Path, settings: Any = None, artifacts_dir: Path | None = None) -> ToolContext:
-    """A fresh context: workspace (cwd plus ``tools.extra_roots``), file-state tracker, job registry."""
+def make_context(
+    cwd: Path,
+    settings: Any = None,
+    artifacts_dir: Path | None = None,
+    *,
+    policy: ApprovalPolicy | None = None,
+) -> ToolContext:
+    """A fresh context: workspace (cwd plus ``tools.extra_roots``), file-state tracker, job registry.
+
+    Pass the session's ``policy`` so ``ctx.approval`` is the very object ``/approval`` changes.
+    """
     cwd = Path(cwd).resolve()
     tool_settings = getattr(settings, "tools", None)
     roots = [cwd / Path(root).expanduser() for root in getattr(tool_settings, "extra_roots", [])]
@@ -60,5 +69,5 @@ def make_context(cwd: Path, settings: Any = None, artifacts_dir: Path | None = N
         jobs=JobRegistry(),
         artifacts_dir=Path(artifacts_dir),
         settings=settings,
-        approval=ApprovalPolicy.from_settings(settings) if settings is not None else None,
+        approval=policy or (ApprovalPolicy.from_settings(settings) if settings is not None else None),
     )

@@ -78,6 +78,9 @@ class FindTool(_ReadTool, Tool[FindArgs]):
     Args = FindArgs
     tier = "read"
 
+    def summary(self, args: FindArgs) -> str:
+        return args.pattern if args.path == "." else f"{args.pattern} in {args.path}"
+
     async def run(self, args: FindArgs, ctx: ToolContext) -> ToolResult:
         root, shown = _search_root(args.path, ctx)
         if root.is_file():
@@ -173,6 +176,10 @@ class GrepTool(_ReadTool, Tool[GrepArgs]):
     )
     Args = GrepArgs
     tier = "read"
+
+    def summary(self, args: GrepArgs) -> str:
+        where = "" if args.path == "." else f" in {args.path}"
+        return f"/{args.pattern}/{where}" + (f" ({args.glob})" if args.glob else "")
 
     async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
         root, shown = _search_root(args.path, ctx)

@@ -126,7 +126,7 @@ class ShellTool(Tool[ShellArgs]):
     async def run(self, args: ShellArgs, ctx: ToolContext) -> ToolResult:
         cwd = ctx.workspace.confine(args.cwd or ".", action="run a command in")
         if not cwd.is_dir():
-            raise ToolError(f"Cannot run in {args.cwd}: not a directory")
+            raise ToolError(f"Cannot run in {ctx.workspace.display(cwd)}: not an existing directory")
         wait_ms = args.wait_ms if args.wait_ms is not None else _setting(ctx, "shell_wait_ms", DEFAULT_WAIT_MS)
         timeout = args.timeout or _setting(ctx, "shell_timeout", DEFAULT_TIMEOUT)
         env = scrubbed_env(os.environ, _setting(ctx, "shell_env_passthrough", ()))
@@ -180,6 +180,9 @@ class ShellStatusTool(Tool[ShellStatusArgs]):
     )
     Args = ShellStatusArgs
     tier = "read"
+
+    def summary(self, args: ShellStatusArgs) -> str:
+        return f"{args.job} {args.action}" + (f" (wait {args.wait_ms / 1000:g} s)" if args.wait_ms else "")
 
     async def run(self, args: ShellStatusArgs, ctx: ToolContext) -> ToolResult:
         job = ctx.jobs.require(args.job)

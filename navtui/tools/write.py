@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import re
@@ -70,6 +71,9 @@ class WriteTool(Tool[WriteArgs]):
         return head + (f"\n[... {len(lines) - 40} more lines]" if len(lines) > 40 else "")
 
     async def run(self, args: WriteArgs, ctx: ToolContext) -> ToolResult:
+        return await asyncio.to_thread(self._write, args, ctx)
+
+    def _write(self, args: WriteArgs, ctx: ToolContext) -> ToolResult:
         path = ctx.workspace.confine(args.path, action="write")
         shown = ctx.workspace.display(path)
         if path.is_dir():

@@ -88,3 +88,13 @@ async def test_headless_denial_reaches_the_model(tmp_path: Path) -> None:
     assert finished.result.is_error
     assert "destructive command" in finished.result.content[0].text
     assert ctx.jobs.jobs == {}  # nothing ran
+
+
+def test_schemas_are_plain_for_small_models() -> None:
+    edit = next(s for s in default_tools().specs() if s.name == "edit").parameters
+    assert "$defs" not in edit and "$ref" not in str(edit) and "anyOf" not in str(edit)
+    assert edit["properties"]["old_text"] == {
+        "description": "Exact text to find; it must occur exactly once.",
+        "type": "string",
+    }
+    assert edit["properties"]["edits"]["items"]["required"] == ["old_text", "new_text"]
