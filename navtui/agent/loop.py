@@ -42,11 +42,10 @@ from navtui.core.messages import (
     Usage,
     UserMessage,
 )
-from navtui.providers.base import AnyMessage, ChatRequest, Provider
+from navtui.providers.base import PARSE_ERROR_KEY, AnyMessage, ChatRequest, Provider
 from navtui.tools.approval import ApprovalPolicy, ApprovalRequest, Approver, DenyingApprover
 from navtui.tools.base import ToolContext, ToolRegistry
 
-PARSE_ERROR_KEY = "__parse_error__"
 MAX_PARSE_FAILURES = 3
 ABORTED_RESULT = "Aborted by the user before this tool ran to completion."
 SKIPPED_RESULT = "Skipped: the turn was interrupted before this tool ran."
@@ -181,8 +180,9 @@ class Agent:
                     else:
                         parse_failures = 0
                 yield TurnFinished(turn=turn, stop_reason=assistant.stop_reason, message=assistant)
-                if self.recorder is not None:
-                    self.recorder.sync()
+                warning = self._sync_recorder()
+                if warning is not None:
+                    yield warning
                 if self._abort.is_set():
                     stop_reason = "aborted"
                     break
@@ -212,10 +212,20 @@ class Agent:
         finally:
             self._running = False
             self._repair_history()
-            if self.recorder is not None:
-                with contextlib.suppress(Exception):
-                    self.recorder.sync()
+            self._sync_recorder()
         yield RunFinished(stop_reason=stop_reason, turns=turn, text=final_text)
+
+    def _sync_recorder(self) -> Notice | None:
+        """fsync the session at a turn end. A failing disk is reported, never fatal: entries stay in memory."""
+        if self.recorder is None:
+            return None
+        try:
+            self.recorder.sync()
+        except NavtuiError as exc:
+            return Notice(text=f"The session could not be saved: {exc}", level="error")
+        except OSError as exc:
+            return Notice(text=f"The session could not be saved: {exc.strerror or exc}", level="error")
+        return None
 
     def _repair_history(self) -> None:
         """After a torn-down run: keep the interrupted answer and answer every dangling tool call."""

@@ -164,15 +164,25 @@ class Runtime:
             return None
         from navtui.session.manager import SessionManager
 
+        session = None
         if self.options.resume:
-            path = SessionManager.resolve(self.cwd, self.options.resume)
-            return SessionManager.open(path)
-        if self.options.continue_session:
-            recent = SessionManager.continue_recent(self.cwd)
-            if recent is not None:
-                return recent
-            self.warnings.append("No earlier session in this directory; starting a new one.")
-        return SessionManager.create(self.cwd)
+            session = SessionManager.open(SessionManager.resolve(self.cwd, self.options.resume))
+        elif self.options.continue_session:
+            session = SessionManager.continue_recent(self.cwd)
+            if session is None:
+                self.warnings.append("No earlier session in this directory; starting a new one.")
+        if session is None:
+            return SessionManager.create(self.cwd)
+        self.warnings.extend(session.warnings)
+        if session.read_only_reason:
+            # Never write into a file we cannot read properly: continue its history in a new file.
+            branched = session.create_branched_session(session.leaf_id)
+            self.warnings.append(
+                f"{session.path.name} cannot be appended to ({session.read_only_reason}); "
+                f"continuing in a new session file {branched.path.name}."
+            )
+            return branched
+        return session
 
     def _build_agent(self, messages: list[Any] | None = None) -> Agent:
         handover_notes = None
@@ -287,7 +297,11 @@ class Runtime:
         """Switch model (and provider, detected from the name unless given); history is kept."""
         if self.running:
             raise NavtuiError("Cannot switch model while the agent is working", hint="press Esc first")
-        base_url = self.settings.base_url if provider is None or provider == self.settings.provider else None
+        from navtui.providers.detect import detect_provider
+
+        # Another model on the same server keeps its URL; a different provider takes that provider's endpoint.
+        same_kind = (provider or detect_provider(model)) == self.provider.name
+        base_url = self.provider.base_url if same_kind else None
         new_provider = self._build_provider(model, provider, base_url)
         old = self.provider
         self.provider = new_provider

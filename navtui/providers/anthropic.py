@@ -51,18 +51,18 @@ class AnthropicProvider(Provider):
     ) -> None:
         super().__init__(model, (base_url or detect_base_url("anthropic")).rstrip("/"))
         self.settings = settings or ProviderSettings()
-        key = api_key or api_key_from_env()
-        if not key:
-            raise ProviderError(
-                "No Anthropic API key found",
-                kind="auth",
-                hint="export ANTHROPIC_API_KEY=... (or NAVTUI_API_KEY)",
-            )
-        self._key = key
+        # A missing key is reported when the provider is used, so the app can still open and say what to do.
+        self._key = api_key or api_key_from_env()
         self._client: Any = None
         self._warned = False
 
     def _sdk(self) -> Any:
+        if not self._key:
+            raise ProviderError(
+                "No Anthropic API key found",
+                kind="auth",
+                hint="export ANTHROPIC_API_KEY=... (or NAVTUI_API_KEY), or pick another model with /model",
+            )
         if self._client is None:
             import anthropic
 
@@ -82,6 +82,7 @@ class AnthropicProvider(Provider):
 
     # ------------------------------------------------------------------ catalogue
     async def model_info(self) -> ModelInfo:
+        self._sdk()  # no key: say so now rather than when the first prompt is sent
         key = (self.base_url or "", self.model)
         if key not in _INFO_CACHE:
             window = await self._listed_window()

@@ -244,7 +244,9 @@ async def test_cancelling_the_consumer_mid_stream_keeps_the_partial_answer(tmp_p
 
 
 async def test_provider_error_keeps_partial_text_and_reports(tmp_path: Path) -> None:
-    provider = ScriptedProvider([TextDelta(text="half an ans"), ErrorEvent(message="connection dropped", kind="stream")])
+    provider = ScriptedProvider(
+        [TextDelta(text="half an ans"), ErrorEvent(message="connection dropped", kind="stream")]
+    )
     agent = make_agent(provider, tmp_path)
     events = await collect(agent, "go")
     assert any(isinstance(e, AgentError) and "connection dropped" in e.message for e in events)
@@ -318,3 +320,29 @@ async def test_turn_finished_carries_the_message(tmp_path: Path) -> None:
     events = await collect(agent, "go")
     turn = next(e for e in events if isinstance(e, TurnFinished))
     assert turn.message.text == "x" and turn.stop_reason == "stop"
+
+
+class FailingRecorder:
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+
+    def append_message(self, message: Any) -> str:
+        self.messages.append(message)
+        return str(len(self.messages))
+
+    def sync(self) -> None:
+        from navtui.core.errors import NavtuiError
+
+        raise NavtuiError("No space left on device")
+
+
+async def test_a_failing_session_disk_is_a_notice_not_a_crash(tmp_path: Path) -> None:
+    from navtui.core.events import Notice
+
+    recorder = FailingRecorder()
+    agent = make_agent(ScriptedProvider(text("answer")), tmp_path, recorder=recorder)
+    events = await collect(agent, "go")
+    notices = [e for e in events if isinstance(e, Notice)]
+    assert notices and "No space left on device" in notices[0].text and notices[0].level == "error"
+    assert events[-1].stop_reason == "stop" and events[-1].text == "answer"
+    assert [m.role for m in recorder.messages] == ["user", "assistant"]

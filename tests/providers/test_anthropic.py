@@ -172,10 +172,14 @@ async def test_model_info_from_models_endpoint_or_default(fake_server: FakeServe
     assert (await other.model_info()).context_window == 200_000
 
 
-def test_missing_key_is_a_clear_error() -> None:
+async def test_missing_key_is_a_clear_error_when_used() -> None:
+    provider = AnthropicProvider(MODEL)  # constructing never fails: the app must still open
     with pytest.raises(ProviderError) as caught:
-        AnthropicProvider(MODEL)
+        await provider.model_info()
     assert caught.value.kind == "auth" and "export ANTHROPIC_API_KEY=" in (caught.value.hint or "")
+    events = await collect(provider, ask())
+    errors = [e for e in events if e.type == "error"]
+    assert len(errors) == 1 and "No Anthropic API key" in errors[0].message
 
 
 def test_key_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:

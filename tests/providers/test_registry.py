@@ -51,11 +51,12 @@ def test_text_protocol_setting_wraps_any_provider() -> None:
     assert provider.label == "openai:gpt-4o"
 
 
-def test_clear_errors_for_missing_model_key_and_provider() -> None:
+async def test_clear_errors_for_missing_model_key_and_provider() -> None:
     with pytest.raises(ConfigError, match="No model chosen"):
         build_provider(Settings())
+    keyless = build_provider(Settings(model="claude-haiku-4-5"))  # built, so the app can open and explain
     with pytest.raises(ProviderError, match="No Anthropic API key"):
-        build_provider(Settings(model="claude-haiku-4-5"))
+        await keyless.model_info()
     with pytest.raises(ConfigError, match="Unknown provider 'bard'"):
         build_provider(Settings(model="x"), provider="bard")
 
