@@ -1,0 +1,186 @@
+"""The built-in slash commands: /help /clear /new /model /models /context /approval /name /copy /export /quit."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from pathlib import Path
+
+from navtui.app.commands import CommandContext, CommandRegistry
+from navtui.core.errors import NavtuiError
+
+APPROVAL_MODES = ("ask", "write", "yolo")
+_APPROVAL_HELP = {
+    "ask": "asks before every write and command",
+    "write": "writes files freely, asks before commands",
+    "yolo": "never asks",
+}
+
+
+async def help_command(ctx: CommandContext, args: str) -> None:
+    from navtui.app.commands import COMMANDS
+    from navtui.app.screens.help import HelpScreen
+
+    ctx.app.push_screen(HelpScreen(COMMANDS.all()))
+
+
+async def clear_command(ctx: CommandContext, args: str) -> None:
+    ctx.runtime.clear()
+    ctx.clear_transcript()
+    ctx.notice("Context cleared. The session file is kept; the next message starts a new branch.")
+    ctx.refresh_status()
+
+
+async def new_command(ctx: CommandContext, args: str) -> None:
+    ctx.runtime.new_session()
+    ctx.clear_transcript()
+    ctx.notice("New session started.")
+    ctx.refresh_status()
+
+
+async def model_command(ctx: CommandContext, args: str) -> None:
+    runtime = ctx.runtime
+    if not args:
+        provider = runtime.provider
+        ctx.notice(f"Model: {provider.model} ({provider.name}). /model NAME switches, /models (ctrl+l) lists them.")
+        return
+    await switch_model(ctx, args)
+
+
+async def switch_model(ctx: CommandContext, name: str) -> None:
+    runtime = ctx.runtime
+    try:
+        await runtime.switch_model(name)
+    except NavtuiError as exc:
+        ctx.error(exc.message, exc.hint)
+        return
+    ctx.notice(f"Switched to {runtime.provider.model} ({runtime.provider.name}); the conversation is kept.")
+    ctx.refresh_status()
+    status = await runtime.check_provider()
+    if not status.ok:
+        ctx.error(status.message, status.hint)
+    ctx.refresh_status()
+
+
+async def models_command(ctx: CommandContext, args: str) -> None:
+    from navtui.app.screens.models import ModelsScreen
+
+    def chosen(name: str | None) -> None:
+        if name:
+            ctx.app.run_worker(switch_model(ctx, name), group="switch-model", exclusive=True)
+
+    ctx.app.push_screen(ModelsScreen(ctx.runtime), callback=chosen)
+
+
+async def context_command(ctx: CommandContext, args: str) -> None:
+    report = await asyncio.to_thread(ctx.runtime.context_report)
+    ctx.notice(report, title="Context")
+
+
+async def approval_command(ctx: CommandContext, args: str) -> None:
+    runtime = ctx.runtime
+    if not args:
+        mode = runtime.policy.mode
+        others = ", ".join(f"{m} ({_APPROVAL_HELP[m]})" for m in APPROVAL_MODES if m != mode)
+        ctx.notice(f"Approval mode: {mode} — {_APPROVAL_HELP.get(mode, '')}. Other modes: {others}.")
+        return
+    mode = args.split()[0].lower()
+    if mode not in APPROVAL_MODES:
+        ctx.notice(f"Unknown approval mode '{mode}'. Use one of: {', '.join(APPROVAL_MODES)}.", level="warning")
+        return
+    runtime.set_approval(mode)
+    ctx.notice(f"Approval mode: {mode} — {_APPROVAL_HELP[mode]}.")
+    ctx.refresh_status()
+
+
+async def name_command(ctx: CommandContext, args: str) -> None:
+    try:
+        ctx.runtime.set_session_name(args)
+    except NavtuiError as exc:
+        ctx.error(exc.message, exc.hint)
+        return
+    ctx.notice(f"Session named “{args}”.")
+    ctx.refresh_status()
+
+
+def _system_copy(text: str) -> str | None:
+    """Copy with a clipboard program when one is installed (blocking); returns its name."""
+    for program in (["wl-copy"], ["xclip", "-selection", "clipboard"], ["xsel", "--clipboard", "--input"], ["pbcopy"]):
+        if shutil.which(program[0]) is None:
+            continue
+        try:
+            subprocess.run(program, input=text.encode(), timeout=3, check=True, capture_output=True)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        return program[0]
+    return None
+
+
+async def copy_command(ctx: CommandContext, args: str) -> None:
+    text = ctx.runtime.last_answer()
+    if not text:
+        ctx.notice("Nothing to copy yet: no answer in this conversation.", level="warning")
+        return
+    ctx.app.copy_to_clipboard(text)  # OSC 52: works over ssh, needs terminal support
+    program = await asyncio.to_thread(_system_copy, text)
+    via = f"via OSC 52 and {program}" if program else "via OSC 52"
+    fallback = (
+        ""
+        if program
+        else " If nothing was copied, your terminal ignores OSC 52 (in tmux: set -g set-clipboard on); /export writes the session to a file."
+    )
+    ctx.notice(f"Copied the last answer ({len(text)} characters) {via}.{fallback}")
+
+
+async def export_command(ctx: CommandContext, args: str) -> None:
+    runtime = ctx.runtime
+    session = runtime.session
+    if session is None:
+        from navtui.app.export import transcript_markdown
+
+        path = _target(runtime.cwd, args, "navtui-transcript.md")
+        text = transcript_markdown(ctx.transcript.entries)
+        await asyncio.to_thread(_write, path, text)
+        ctx.notice(f"Exported the transcript to {path}")
+        return
+    from navtui.session.export import export_html, export_markdown
+
+    path = _target(runtime.cwd, args, f"navtui-{session.session_id[:8]}.html")
+    exporter = export_markdown if path.suffix.lower() in (".md", ".markdown") else export_html
+    try:
+        written = await asyncio.to_thread(exporter, session, path)
+    except (OSError, NavtuiError) as exc:
+        ctx.error(f"Could not export to {path}: {exc}", "check the folder exists and is writable")
+        return
+    ctx.notice(f"Exported the session to {written}")
+
+
+def _target(cwd: Path, given: str, default: str) -> Path:
+    """Where /export writes: the given path (relative to cwd, ``~`` expanded) or ``default`` in cwd."""
+    path = Path(given).expanduser() if given else Path(default)
+    return path if path.is_absolute() else cwd / path
+
+
+def _write(path: Path, text: str) -> None:
+    from navtui.core.fs import atomic_write_text
+
+    atomic_write_text(path, text)
+
+
+async def quit_command(ctx: CommandContext, args: str) -> None:
+    ctx.app.exit()
+
+
+def register(registry: CommandRegistry) -> None:
+    registry.command("help", "list commands and keys", key="f1")(help_command)
+    registry.command("clear", "empty the context (same session file, a new branch)")(clear_command)
+    registry.command("new", "start a new session")(new_command)
+    registry.command("model", "show the model, or switch to NAME (history kept)", args="[name]")(model_command)
+    registry.command("models", "pick a model from those available", key="ctrl+l")(models_command)
+    registry.command("context", "what is in the context: system prompt, files, messages, tokens")(context_command)
+    registry.command("approval", "show or set when tools ask first: ask, write, yolo", args="[mode]")(approval_command)
+    registry.command("name", "name this session", args="NAME")(name_command)
+    registry.command("copy", "copy the last answer to the clipboard")(copy_command)
+    registry.command("export", "write the session to an HTML (or .md) file", args="[path]")(export_command)
+    registry.command("quit", "leave navtui", aliases=("exit", "q"))(quit_command)

@@ -1,0 +1,139 @@
+"""Slash commands: one registry used by the prompt (``/name args``), the command palette and ``/help``.
+
+A command is a name, an argument synopsis, one line of help and an async handler ``(ctx, args)``. Features
+outside the app add theirs from a module with a ``register(registry)`` function listed in
+``EXTENSION_MODULES`` (imported when the app starts; a missing module is skipped).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from navtui.widgets.transcript import Transcript
+
+EXTENSION_MODULES = (
+    "navtui.app.builtin_commands",
+    "navtui.app.tree_commands",
+    "navtui.app.theme_commands",
+    "navtui.app.agent_commands",
+    "navtui.app.index_commands",
+)
+
+
+class CommandContext(Protocol):
+    """What a handler may use (the main screen implements it)."""
+
+    @property
+    def app(self) -> App[Any]: ...
+
+    @property
+    def runtime(self) -> Any: ...
+
+    @property
+    def transcript(self) -> Transcript: ...
+
+    def notice(self, text: str, level: str = "info", title: str | None = None) -> None: ...
+
+    def error(self, message: str, hint: str | None = None) -> None: ...
+
+    def set_prompt(self, text: str) -> None: ...
+
+    def refresh_status(self) -> None: ...
+
+    def clear_transcript(self) -> None: ...
+
+    def reload_transcript(self) -> None: ...
+
+
+Handler = Callable[[CommandContext, str], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    help: str
+    handler: Handler
+    args: str = ""  # synopsis, e.g. "[name]" (optional) or "NAME" (required)
+    key: str | None = None  # a key binding that does the same, shown in /help
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def needs_args(self) -> bool:
+        return bool(self.args) and not self.args.startswith("[")
+
+    @property
+    def usage(self) -> str:
+        return f"/{self.name} {self.args}".rstrip()
+
+
+class CommandRegistry:
+    def __init__(self) -> None:
+        self._commands: dict[str, SlashCommand] = {}
+        self._aliases: dict[str, str] = {}
+        self._loaded = False
+
+    def register(self, command: SlashCommand) -> None:
+        """Add (or replace) a command."""
+        self._commands[command.name] = command
+        for alias in command.aliases:
+            self._aliases[alias] = command.name
+
+    def command(
+        self, name: str, help: str, *, args: str = "", key: str | None = None, aliases: tuple[str, ...] = ()
+    ) -> Callable[[Handler], Handler]:
+        """Decorator form of ``register``."""
+
+        def decorate(handler: Handler) -> Handler:
+            self.register(SlashCommand(name, help, handler, args=args, key=key, aliases=aliases))
+            return handler
+
+        return decorate
+
+    def get(self, name: str) -> SlashCommand | None:
+        return self._commands.get(self._aliases.get(name, name))
+
+    def names(self) -> list[str]:
+        return sorted(self._commands)
+
+    def all(self) -> list[SlashCommand]:
+        return [self._commands[name] for name in self.names()]
+
+    def load_extensions(self, modules: tuple[str, ...] = EXTENSION_MODULES) -> None:
+        """Import every extension module once and let it register its commands."""
+        if self._loaded:
+            return
+        self._loaded = True
+        for module_name in modules:
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:
+                if exc.name == module_name:
+                    continue  # that feature is not installed/written yet
+                raise
+            register = getattr(module, "register", None)
+            if callable(register):
+                register(self)
+
+    async def run(self, ctx: CommandContext, text: str) -> bool:
+        """Run ``/name args``. Returns False (after telling the user) for an unknown command."""
+        name, _, args = text.strip()[1:].partition(" ")
+        command = self.get(name)
+        if command is None:
+            ctx.notice(f"Unknown command: /{name}. Type /help", level="warning")
+            return False
+        args = args.strip()
+        if command.needs_args and not args:
+            ctx.notice(f"Usage: {command.usage} — {command.help}", level="warning")
+            return False
+        await command.handler(ctx, args)
+        return True
+
+
+COMMANDS = CommandRegistry()
+"""The app's registry. Register from an extension module's ``register(registry)``."""

@@ -1,0 +1,135 @@
+"""The small transcript widgets: user messages, notices, errors, dividers, the welcome and no-provider cards.
+
+All text that came from a user, a model, a tool or a file is passed as ``Text`` (markup off).
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import events
+from textual.widget import Widget
+from textual.widgets import Static
+
+from navtui.widgets.entries import DividerEntry, ErrorEntry, NoticeEntry, ProviderHelpEntry, UserEntry, WelcomeEntry
+
+_ATTACHED = re.compile(r'<attached_file path="([^"]*)"[^>]*>.*?</attached_file>\n?', re.DOTALL)
+
+
+def display_user_text(text: str) -> tuple[str, list[str]]:
+    """The user's words without attached file bodies, and the attached paths."""
+    paths = _ATTACHED.findall(text)
+    return _ATTACHED.sub("", text).rstrip(), paths
+
+
+class UserMessageView(Widget):
+    COMPONENT_CLASSES = {"user-message--marker", "user-message--meta"}
+
+    def __init__(self, entry: UserEntry) -> None:
+        super().__init__(classes=f"-{entry.kind}")
+        self.entry = entry
+
+    def render(self) -> RenderableType:
+        text, paths = display_user_text(self.entry.text)
+        line = Text()
+        line.append("❯ ", self.get_component_rich_style("user-message--marker", partial=True))
+        line.append(text)
+        meta = self.get_component_rich_style("user-message--meta", partial=True)
+        if self.entry.kind in ("queued", "steer", "nudge"):
+            line.append(f"  ({self.entry.kind})", meta)
+        if paths:
+            line.append("\n")
+            line.append("attached: " + ", ".join(paths), meta)
+        return line
+
+
+class NoticeCard(Static):
+    def __init__(self, entry: NoticeEntry) -> None:
+        text = Text()
+        if entry.title:
+            text.append(entry.title + "\n", "bold")
+        text.append(entry.text)
+        super().__init__(text, classes=f"-{entry.level}")
+        self.entry = entry
+
+
+class ErrorCard(Static):
+    def __init__(self, entry: ErrorEntry) -> None:
+        text = Text()
+        text.append("✗ ", "bold")
+        text.append(entry.message)
+        if entry.hint:
+            text.append("\n")
+            text.append(entry.hint, "italic")
+        super().__init__(text)
+        self.entry = entry
+
+
+class Divider(Widget):
+    """A slim rule with a label (handover, compaction); click shows the notes behind it."""
+
+    def __init__(self, entry: DividerEntry) -> None:
+        super().__init__()
+        self.entry = entry
+
+    def render(self) -> RenderableType:
+        width = max(0, self.size.width)
+        label = f" {self.entry.label} "
+        side = max(2, (width - len(label)) // 2)
+        rule = Text("─" * side + label + "─" * max(2, width - side - len(label)), no_wrap=True, overflow="crop")
+        if self.entry.expanded and self.entry.detail:
+            return Group(rule, Text(self.entry.detail))
+        return rule
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        if self.entry.detail:
+            self.entry.expanded = not self.entry.expanded
+            self.refresh(layout=True)
+
+
+class WelcomeCard(Static):
+    def __init__(self, entry: WelcomeEntry) -> None:
+        text = Text()
+        text.append("navtui", "bold")
+        text.append("  ·  ")
+        text.append(entry.model)
+        text.append(f" ({entry.provider})")
+        text.append("\n")
+        text.append(entry.cwd)
+        text.append("\n\n")
+        tips = (
+            ("Enter", "send"),
+            ("Shift+Enter / ctrl+j", "new line"),
+            ("/", "commands (/help)"),
+            ("@path", "attach a file"),
+            ("ctrl+p", "command palette"),
+            ("Esc", "interrupt"),
+        )
+        for index, (key, what) in enumerate(tips):
+            if index:
+                text.append("   ")
+            text.append(key, "bold")
+            text.append(" " + what)
+        super().__init__(text)
+        self.entry = entry
+
+
+class ProviderHelpCard(Static):
+    """Shown when the provider cannot be reached: what is wrong and exactly what to do."""
+
+    def __init__(self, entry: ProviderHelpEntry) -> None:
+        text = Text()
+        text.append("The model is not reachable yet\n", "bold")
+        text.append(entry.message)
+        if entry.hint:
+            text.append("\n")
+            text.append(entry.hint, "italic")
+        if entry.steps:
+            text.append("\n\nTo get going:\n", "bold")
+            for step in entry.steps:
+                text.append("  • " + step + "\n")
+        super().__init__(text)
+        self.entry = entry

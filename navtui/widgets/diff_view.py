@@ -1,0 +1,48 @@
+"""A unified diff as coloured Rich text (markup off: diff lines are file contents)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+
+
+@dataclass(frozen=True)
+class DiffStyles:
+    added: Style
+    removed: Style
+    hunk: Style
+    header: Style
+    context: Style
+
+
+def diff_stats(diff: str) -> tuple[int, int]:
+    """(added, removed) line counts."""
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return added, removed
+
+
+def render_diff(lines: list[str], styles: DiffStyles) -> Text:
+    """Colour each line by its first character; file headers (---/+++) are dimmed, hunks highlighted."""
+    text = Text(no_wrap=False, overflow="fold")
+    for index, line in enumerate(lines):
+        if index:
+            text.append("\n")
+        if line.startswith(("+++", "---")):
+            style = styles.header
+        elif line.startswith("+"):
+            style = styles.added
+        elif line.startswith("-"):
+            style = styles.removed
+        elif line.startswith("@@"):
+            style = styles.hunk
+        else:
+            style = styles.context
+        text.append(line, style)
+    return text

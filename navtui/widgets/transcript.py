@@ -1,0 +1,226 @@
+"""The scrolling transcript: every entry is kept as a record, only a window of the newest is mounted.
+
+Layout cost in Textual grows with the number of mounted widgets, so a long session mounts its newest
+``window`` entries; scrolling to the top mounts an earlier batch above without moving what is on screen.
+The view follows new output only while it is scrolled to the bottom (Textual's anchor), so scrolling up
+never jumps. Mounts are batched into one DOM update per tick.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from rich.text import Text
+from textual import events
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from navtui.widgets.cards import Divider, ErrorCard, NoticeCard, ProviderHelpCard, UserMessageView, WelcomeCard
+from navtui.widgets.entries import (
+    AssistantEntry,
+    DividerEntry,
+    Entry,
+    ErrorEntry,
+    NoticeEntry,
+    ProviderHelpEntry,
+    ThinkingEntry,
+    ToolEntry,
+    UserEntry,
+    WelcomeEntry,
+)
+from navtui.widgets.markdown_view import MarkdownView
+from navtui.widgets.thinking import ThinkingView
+from navtui.widgets.tool_card import ToolCard
+
+SLACK = 20  # prune only once this many entries above the window are mounted (prune in batches)
+LOAD_BATCH = 40
+
+
+class AssistantView(MarkdownView):
+    """An assistant answer; writes its text back into its record when it finishes."""
+
+    def __init__(self, entry: AssistantEntry) -> None:
+        super().__init__(entry.text, streaming=entry.streaming)
+        self.entry = entry
+
+    def finish(self) -> None:
+        super().finish()
+        self.entry.text = self.text
+        self.entry.streaming = False
+
+
+class EarlierMarker(Static):
+    """Says how many older entries are not mounted; a click (or scrolling to the top) loads them."""
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        transcript = self.parent
+        if isinstance(transcript, Transcript):
+            transcript.load_earlier()
+
+
+def build_widget(entry: Entry, *, spinner_index: int | None = None) -> Widget:
+    """The widget that shows ``entry``."""
+    if isinstance(entry, AssistantEntry):
+        return AssistantView(entry)
+    if isinstance(entry, ToolEntry):
+        return ToolCard(entry, spinner_index=spinner_index)
+    if isinstance(entry, UserEntry):
+        return UserMessageView(entry)
+    if isinstance(entry, ThinkingEntry):
+        return ThinkingView(entry)
+    if isinstance(entry, NoticeEntry):
+        return NoticeCard(entry)
+    if isinstance(entry, ErrorEntry):
+        return ErrorCard(entry)
+    if isinstance(entry, DividerEntry):
+        return Divider(entry)
+    if isinstance(entry, WelcomeEntry):
+        return WelcomeCard(entry)
+    if isinstance(entry, ProviderHelpEntry):
+        return ProviderHelpCard(entry)
+    raise TypeError(f"no widget for {type(entry).__name__}")
+
+
+class Transcript(VerticalScroll):
+    """Records in ``entries``; widgets for ``entries[first:]``."""
+
+    def __init__(self, *, window: int = 100, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.window = window
+        self.entries: list[Entry] = []
+        self.first = 0  # index of the first mounted entry
+        self._marker = EarlierMarker("", id="earlier")
+        self._pending: list[Widget] = []
+        self._loading = False
+        self.spinner_index: int | None = None
+
+    def on_mount(self) -> None:
+        self._marker.display = False
+        self.mount(self._marker)
+        self.anchor()
+
+    # ------------------------------------------------------------------ adding
+    def add(self, entry: Entry) -> Widget:
+        """Append a record and (batched with others of this tick) mount its widget."""
+        self.entries.append(entry)
+        widget = build_widget(entry, spinner_index=self.spinner_index)
+        if not self._pending:
+            self.call_later(self._mount_pending)
+        self._pending.append(widget)
+        return widget
+
+    async def _mount_pending(self) -> None:
+        widgets, self._pending = self._pending, []
+        if not widgets:
+            return
+        with self.app.batch_update():
+            await self.mount_all(widgets)
+        self._prune_window()
+
+    def load(self, entries: Iterable[Entry]) -> None:
+        """Replace everything with ``entries`` (a resumed session): records for all, widgets for the newest."""
+        self.clear()
+        self.entries = list(entries)
+        self.first = max(0, len(self.entries) - self.window)
+        widgets = [build_widget(entry) for entry in self.entries[self.first :]]
+        self._update_marker()
+        if widgets:
+            with self.app.batch_update():
+                self.mount_all(widgets)
+        self.anchor()
+
+    def clear(self) -> None:
+        """Forget every entry (``/clear``, ``/new``)."""
+        self._pending.clear()
+        with self.app.batch_update():
+            for child in list(self.children):
+                if child is not self._marker:
+                    child.remove()
+        self.entries = []
+        self.first = 0
+        self._update_marker()
+        self.anchor()
+
+    @property
+    def entry_widgets(self) -> list[Widget]:
+        """The mounted entry widgets, oldest first (pending mounts included)."""
+        return [child for child in self.children if child is not self._marker] + self._pending
+
+    # ------------------------------------------------------------------ the window
+    def _at_bottom(self) -> bool:
+        return self.scroll_y >= self.max_scroll_y - 1
+
+    def _prune_window(self) -> None:
+        mounted = len(self.entries) - self.first
+        if mounted <= self.window + SLACK or not self._at_bottom():
+            return
+        drop = mounted - self.window
+        widgets = [child for child in self.children if child is not self._marker][:drop]
+        with self.app.batch_update():
+            for widget in widgets:
+                widget.remove()
+        self.first += len(widgets)
+        self._update_marker()
+
+    def _update_marker(self) -> None:
+        hidden = self.first
+        self._marker.display = hidden > 0
+        if hidden:
+            noun = "entry" if hidden == 1 else "entries"
+            self._marker.update(Text(f"▲ {hidden} earlier {noun} · scroll up or click to show"))
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value < 1 and old_value >= 1 and self.first > 0:
+            self.load_earlier()
+
+    def load_earlier(self, count: int = LOAD_BATCH) -> None:
+        """Mount up to ``count`` older entries above, keeping the visible content in place."""
+        if self._loading or self.first == 0:
+            return
+        self._loading = True
+        self.run_worker(self._load_earlier(count), group="transcript-load", exclusive=True)
+
+    async def _load_earlier(self, count: int) -> None:
+        try:
+            start = max(0, self.first - count)
+            widgets = [build_widget(entry) for entry in self.entries[start : self.first]]
+            mounted = [child for child in self.children if child is not self._marker]
+            height_before = self.virtual_size.height
+            with self.app.batch_update():
+                await self.mount_all(widgets, before=mounted[0] if mounted else None)
+                self.first = start
+                self._update_marker()
+            self.call_after_refresh(self._keep_position, height_before)
+        finally:
+            self._loading = False
+
+    def _keep_position(self, height_before: int) -> None:
+        grown = self.virtual_size.height - height_before
+        if grown > 0:
+            self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True)
+
+    # ------------------------------------------------------------------ bulk actions
+    def toggle_details(self) -> bool:
+        """Expand every tool card and thought, or collapse them all when all are open. Returns the new state."""
+        records = [e for e in self.entries if isinstance(e, ToolEntry | ThinkingEntry)]
+        widgets = [w for w in self.entry_widgets if isinstance(w, ToolCard | ThinkingView)]
+        expand = not all(w.expanded if isinstance(w, ToolCard) else w.entry.expanded for w in widgets)
+        for entry in records:
+            entry.expanded = expand
+        for widget in widgets:
+            widget.set_expanded(expand)
+        return expand
+
+    def tick(self, index: int | None) -> None:
+        """Advance the spinner of pending tool cards."""
+        self.spinner_index = index
+        for widget in self.entry_widgets:
+            if isinstance(widget, ToolCard) and widget.entry.status == "pending":
+                widget.tick(index)
+
+    def widgets_of(self, kind: type[Any]) -> list[Any]:
+        return [w for w in self.entry_widgets if isinstance(w, kind)]
