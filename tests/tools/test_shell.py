@@ -96,10 +96,15 @@ async def test_leftover_background_processes_are_stopped(ws: Path, ctx) -> None:
     assert gone(int(pidfile.read_text()))
 
 
-async def test_partial_output_streams(ctx) -> None:
+async def test_partial_output_streams(ws: Path, ctx) -> None:
     chunks: list[str] = []
-    ctx.on_output = chunks.append
-    await call(shell, ctx, command="echo one; sleep 0.5; echo two")
+
+    def sink(text: str) -> None:
+        chunks.append(text)
+        (ws / "go").touch()  # the command prints "two" only after "one" reached us
+
+    ctx.on_output = sink
+    await call(shell, ctx, command="echo one; while [ ! -e go ]; do sleep 0.02; done; echo two")
     assert chunks[0] == "one\n" and "".join(chunks) == "one\ntwo\n"
 
 
@@ -119,12 +124,14 @@ async def test_terminal_noise_is_cleaned_for_the_model(ctx) -> None:
     assert result.text.startswith("red\n100%\n end\n")
 
 
-async def test_background_job_polled_to_completion(ctx) -> None:
-    started = await call(shell, ctx, command="sleep 1; echo finished", wait_ms=100)
+async def test_background_job_polled_to_completion(ws: Path, ctx) -> None:
+    command = "echo waiting; while [ ! -e gate ]; do sleep 0.02; done; echo finished"
+    started = await call(shell, ctx, command=command, wait_ms=500)
     assert not started.is_error and "background job j1" in started.text
-    assert started.details["status"] == "running"
+    assert started.details["status"] == "running" and "waiting" in started.text
     running = await call(status, ctx, job="j1")
     assert "j1 running" in running.text
+    (ws / "gate").touch()
     done = await call(status, ctx, job="j1", wait_ms=10_000)
     assert "j1 exit code 0" in done.text and "finished" in done.text and done.details["exit_code"] == 0
     output = await call(status, ctx, job="j1", action="output")
