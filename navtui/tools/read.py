@@ -137,14 +137,14 @@ class ReadTool(Tool[ReadArgs]):
             if not resolved.exists() and not resolved.is_symlink():
                 raise _not_found(resolved, shown) from exc
             raise
-        return await asyncio.to_thread(self._read, resolved, shown, size, args, ctx)
+        try:
+            return await asyncio.to_thread(self._read, resolved, shown, size, args, ctx)
+        except OSError as exc:  # EIO from /proc, a file removed meanwhile, ...
+            raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from exc
 
     def _read(self, path: Path, shown: str, size: int, args: ReadArgs, ctx: ToolContext) -> ToolResult:
-        try:
-            with path.open("rb") as handle:
-                head = handle.read(SNIFF_BYTES)
-        except PermissionError:
-            raise ToolError(f"Permission denied: {shown}") from None
+        with path.open("rb") as handle:
+            head = handle.read(SNIFF_BYTES)
         details: dict[str, object] = {"path": str(path), "size": size}
         if size == 0 and not head:
             ctx.file_state.record(path, b"")

@@ -168,3 +168,9 @@ def test_bad_arguments_list_the_fields() -> None:
     message = info.value.message
     assert "path: Field required" in message and "offset:" in message
     assert "Expected arguments: path (required), offset, limit." in message and "Unknown: file." in message
+
+
+async def test_unreadable_file_is_a_tool_error(ctx) -> None:
+    ctx.workspace.extra_roots.append(Path("/proc"))
+    with pytest.raises(ToolError, match=r"Cannot read /proc/\d+/mem: Input/output error"):
+        await call(read, ctx, path="/proc/self/mem")
