@@ -110,6 +110,7 @@ class ShellTool(Tool[ShellArgs]):
         "Run a bash command in the workspace and return its output and exit code. stdin is empty, so "
         "interactive prompts fail: pass flags like -y. Long output is cut to its beginning and end. "
         "A command still running after wait_ms (default 30 s) becomes a background job: poll it with shell_status. "
+        "Do not end commands with &: processes left running are stopped when the command ends. "
         'Example: {"command": "python -m pytest -q tests/test_app.py"}'
     )
     Args = ShellArgs
