@@ -19,7 +19,6 @@ import signal
 import subprocess
 import threading
 import time
-import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +36,7 @@ def _shell() -> str:
     return shutil.which("bash") or "/bin/sh"
 
 
-@dataclass
+@dataclass(eq=False)  # identity: jobs live in sets
 class Job:
     id: str
     command: str
@@ -132,6 +131,7 @@ class Job:
             self.status = self._kill_reason or "exited"
             self._done.set()
             callbacks, self._callbacks = self._callbacks, []
+        _LIVE.discard(self)
         for callback in callbacks:
             with contextlib.suppress(Exception):
                 callback()
@@ -171,7 +171,6 @@ class JobRegistry:
         self.grace = grace
         self._ids = itertools.count(1)
         procs.become_subreaper()  # orphans of a job come back to us, to be stopped and reaped
-        _REGISTRIES.add(self)
         install_exit_cleanup()
 
     def start(
@@ -211,6 +210,7 @@ class JobRegistry:
             os.close(fd)
         job = Job(job_id, command, cwd, output_path, timeout, marker, process)
         self.jobs[job_id] = job
+        _LIVE.add(job)
         threading.Thread(target=job._watch, name=f"navtui-job-{job_id}", daemon=True).start()
         return job
 
@@ -247,14 +247,20 @@ class JobRegistry:
         await asyncio.to_thread(self.kill_all_sync)
 
 
-_REGISTRIES: weakref.WeakSet[JobRegistry] = weakref.WeakSet()
+# Running jobs of every registry, held strongly: a registry dropped without kill_all must not leave orphans.
+_LIVE: set[Job] = set()
 _installed = False
 
 
 def _cleanup_all(grace: float = 1.0) -> None:
-    for registry in list(_REGISTRIES):
+    groups: dict[str, list[int]] = {}
+    for job in list(_LIVE):
+        with job._lock:
+            job._kill_reason = job._kill_reason or "killed"
+        groups.setdefault(job.marker.rsplit("-", 1)[0], []).append(job.pid)
+    for token, pids in groups.items():
         with contextlib.suppress(Exception):
-            registry.kill_all_sync(grace)
+            procs.terminate(pids, f"{token}-", grace=grace, prefix=True, keep=pids)
 
 
 def _on_signal(signum: int, frame: object, previous: object) -> None:

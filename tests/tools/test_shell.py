@@ -204,7 +204,8 @@ async def test_passthrough_setting_keeps_a_named_secret_but_never_a_provider_key
 
 
 async def test_exit_cleanup_kills_jobs_when_navtui_exits(tmp_path: Path) -> None:
-    """A process that exits normally, or by SIGTERM, takes its jobs (and their children) with it."""
+    """A process that exits normally, or by SIGTERM, takes its jobs (and their children) with it,
+    even when nothing holds the job registry any more."""
     script = tmp_path / "host.py"
     script.write_text(
         "import sys, time\n"
@@ -219,9 +220,13 @@ async def test_exit_cleanup_kills_jobs_when_navtui_exits(tmp_path: Path) -> None
         "print('ready', flush=True)\n"
         "if sys.argv[2] == 'wait':\n"
         "    time.sleep(300)\n"
+        "if sys.argv[2] == 'drop':\n"
+        "    import gc\n"
+        "    del registry\n"
+        "    gc.collect()\n"
     )
     root = ROOT
-    for mode in ("exit", "wait"):
+    for mode in ("exit", "wait", "drop"):
         pidfile = tmp_path / f"{mode}.pid"
         process = await asyncio.create_subprocess_exec(
             sys.executable, str(script), str(pidfile), mode, cwd=root, stdout=asyncio.subprocess.PIPE
