@@ -99,6 +99,7 @@ class TreeScreen(ModalScreen[str | None]):
         *,
         mode: TreeMode = "navigate",
         filter_mode: FilterMode | None = None,
+        select: str | None = None,
         now: datetime | None = None,
     ) -> None:
         super().__init__()
@@ -109,6 +110,7 @@ class TreeScreen(ModalScreen[str | None]):
         self.model = TreeModel(session.get_tree(), leaf, active_ids={i for i in active if i})
         self.model.filter_mode = filter_mode or ("user-only" if mode == "branch" else "default")
         self._now = now
+        self._select = select
         self._editing: TreeRow | None = None
         self._position = (0, 0)
 
@@ -124,6 +126,9 @@ class TreeScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self._update_search()
+        if self._select is not None:  # reopened after a cancelled dialog: back on the entry that was picked
+            self.model.unfold_to(self._select)
+            self.view.reload(keep=self._select)
         self.view.focus()
 
     @property

@@ -1,0 +1,187 @@
+"""/tree, /branch, /resume and /label, and what Esc Esc on an empty prompt opens.
+
+Each flow pushes a screen, then changes the session through ``navtui.app.tree_actions`` and asks the main
+screen (a ``CommandContext``) to show the new path, refill the prompt and refresh the status line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from navtui.app.commands import CommandContext, CommandRegistry
+from navtui.app.screens.branch_summary import BranchSummaryScreen, SummaryChoice
+from navtui.app.screens.sessions import SessionPickerScreen
+from navtui.app.screens.tree import TreeScreen
+from navtui.app.tree_actions import branch, label_leaf, navigate, plan_navigation
+from navtui.core.errors import NavtuiError
+from navtui.session.manager import SessionManager
+
+
+def _ready(ctx: CommandContext, what: str) -> bool:
+    """Whether the session can be changed now; tells the user why not."""
+    runtime = ctx.runtime
+    if runtime.session is None:
+        ctx.notice(f"This run keeps no session file, so there is nothing to {what}.", level="warning")
+        return False
+    if runtime.running:
+        ctx.notice(f"The agent is working; press Esc to stop it before you {what}.", level="warning")
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------- /tree
+async def tree_command(ctx: CommandContext, args: str) -> None:
+    if _ready(ctx, "navigate the tree"):
+        open_tree(ctx)
+
+
+def open_tree(ctx: CommandContext, *, select: str | None = None) -> None:
+    """Push the tree screen; a chosen entry is navigated to in a worker (it may ask and summarise)."""
+
+    def chosen(entry_id: str | None) -> None:
+        if entry_id:
+            ctx.app.run_worker(navigate_flow(ctx, entry_id), group="tree-navigate", exclusive=True)
+
+    ctx.app.push_screen(TreeScreen(ctx.runtime.session, select=select), callback=chosen)
+
+
+async def navigate_flow(ctx: CommandContext, entry_id: str) -> None:
+    """Ask about a summary (per ``ui.branch_summary``), move the leaf, show the new path."""
+    runtime = ctx.runtime
+    try:
+        plan = plan_navigation(runtime.session, entry_id)
+    except NavtuiError as exc:
+        ctx.error(exc.message, exc.hint)
+        return
+    if plan.is_noop:
+        ctx.notice("That is where the session already is.")
+        return
+    choice = SummaryChoice(False)
+    setting = runtime.settings.ui.branch_summary
+    if plan.can_summarize and setting == "always":
+        choice = SummaryChoice(True)
+    elif plan.can_summarize and setting == "ask":
+        asked = await ctx.app.push_screen_wait(BranchSummaryScreen(len(plan.abandoned)))
+        if asked is None:  # Esc: back to the tree, on the same entry
+            open_tree(ctx, select=entry_id)
+            return
+        choice = asked
+    if choice.summarize:
+        ctx.notice("Summarizing the branch you are leaving…")
+    try:
+        result = await navigate(runtime, entry_id, summarize=choice.summarize, instructions=choice.instructions)
+    except NavtuiError as exc:
+        ctx.error(exc.message, exc.hint)
+        return
+    ctx.reload_transcript()
+    if result.prefill is not None:
+        ctx.set_prompt(result.prefill)
+    ctx.refresh_status()
+    if result.summary_id is not None:
+        ctx.notice("Moved in the tree; the summary of the branch you left is in the context.")
+
+
+# ---------------------------------------------------------------------- /branch
+async def branch_command(ctx: CommandContext, args: str) -> None:
+    if _ready(ctx, "branch"):
+        open_branch(ctx)
+
+
+def open_branch(ctx: CommandContext) -> None:
+    """Pick a user message; a new session file holds the path before it and becomes current."""
+
+    def chosen(entry_id: str | None) -> None:
+        if not entry_id:
+            return
+        try:
+            result = branch(ctx.runtime, entry_id)
+        except NavtuiError as exc:
+            ctx.error(exc.message, exc.hint)
+            return
+        ctx.reload_transcript()
+        ctx.set_prompt(result.prefill)
+        ctx.refresh_status()
+        ctx.notice(f"Branched into a new session ({result.path.name}); the earlier one is unchanged (/resume).")
+
+    ctx.app.push_screen(TreeScreen(ctx.runtime.session, mode="branch"), callback=chosen)
+
+
+# ---------------------------------------------------------------------- /resume
+async def resume_command(ctx: CommandContext, args: str) -> None:
+    runtime = ctx.runtime
+    if runtime.running:
+        ctx.notice("The agent is working; press Esc to stop it before you switch sessions.", level="warning")
+        return
+    if args:
+        try:
+            path = SessionManager.resolve(runtime.cwd, args)
+        except NavtuiError as exc:
+            ctx.error(exc.message, exc.hint)
+            return
+        await open_session(ctx, path)
+        return
+    pick_session(ctx)
+
+
+def pick_session(ctx: CommandContext) -> None:
+    """The session picker; the chosen file becomes the current session (``navtui -r`` without an id too)."""
+
+    def chosen(path: Path | None) -> None:
+        if path is not None:
+            ctx.app.run_worker(open_session(ctx, path), group="resume", exclusive=True)
+
+    runtime = ctx.runtime
+    ctx.app.push_screen(SessionPickerScreen(runtime.cwd, current=runtime.session), callback=chosen)
+
+
+async def open_session(ctx: CommandContext, path: Path) -> None:
+    runtime = ctx.runtime
+    current = runtime.session
+    if current is not None and _same_file(current.path, path):
+        ctx.notice("That is the session you are in.")
+        return
+    try:
+        session = await asyncio.to_thread(SessionManager.open, path)  # a large file parses off the UI loop
+        runtime.switch_session(session)
+    except NavtuiError as exc:
+        ctx.error(exc.message, exc.hint)
+        return
+    ctx.reload_transcript()
+    ctx.refresh_status()
+    for warning in session.warnings:
+        ctx.notice(warning, level="warning")
+    ctx.notice(f"Resumed “{session.name or path.name}”.")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve()
+
+
+# ---------------------------------------------------------------------- /label
+async def label_command(ctx: CommandContext, args: str) -> None:
+    try:
+        _, label = label_leaf(ctx.runtime, args)
+    except NavtuiError as exc:
+        ctx.error(exc.message, exc.hint)
+        return
+    ctx.notice(f"Labelled this point “{label}” (see /tree)." if label else "Label cleared.")
+
+
+# ---------------------------------------------------------------------- Esc Esc
+def double_escape(ctx: CommandContext) -> None:
+    """Esc Esc on an empty prompt: what ``ui.double_escape_action`` says (tree, branch or nothing)."""
+    action = ctx.runtime.settings.ui.double_escape_action
+    if action == "tree" and _ready(ctx, "navigate the tree"):
+        open_tree(ctx)
+    elif action == "branch" and _ready(ctx, "branch"):
+        open_branch(ctx)
+
+
+def register(registry: CommandRegistry) -> None:
+    registry.command("tree", "navigate the session tree (go back to any point, branch from it)", key="esc esc")(
+        tree_command
+    )
+    registry.command("branch", "continue from one of your messages in a new session file")(branch_command)
+    registry.command("resume", "open another session of this directory (ctrl+a: all)", args="[id]")(resume_command)
+    registry.command("label", "label the current point of the session (empty clears)", args="[text]")(label_command)
