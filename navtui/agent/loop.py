@@ -43,7 +43,7 @@ from navtui.core.messages import (
     UserMessage,
 )
 from navtui.providers.base import PARSE_ERROR_KEY, AnyMessage, ChatRequest, Provider
-from navtui.tools.approval import ApprovalPolicy, ApprovalRequest, Approver, DenyingApprover
+from navtui.tools.approval import ApprovalPolicy, Approver, DenyingApprover, authorize, denial_message
 from navtui.tools.base import ToolContext, ToolRegistry
 
 MAX_PARSE_FAILURES = 3
@@ -423,31 +423,10 @@ class Agent:
 
     async def _authorize(self, tool: Any, args: Any, call: ToolCall) -> str | None:
         """None when the call may run, else the text of the refusal for the model."""
-        from navtui.tools.approval import danger_reason
-
-        tier = tool.tier_for(args, self.ctx)
-        danger = danger_reason(tool.name, args)
-        decision = self.policy.decide(tool.name, tier, danger)
-        if decision.verdict == "allow":
+        response = await authorize(tool, args, self.ctx, self.policy, self.approver, call)
+        if response is None or response.approved:
             return None
-        if decision.verdict == "deny":
-            return f"Denied: {decision.reason}"
-        preview = getattr(tool, "preview", None)
-        request = ApprovalRequest(
-            tool=tool.name,
-            tier=tier,
-            summary=tool.summary(args),
-            reason=decision.reason,
-            preview=preview(args, self.ctx) if callable(preview) else None,
-            call_id=call.id,
-        )
-        response = await self.approver.request(request)
-        if response.approved:
-            if response.always:
-                self.policy.session_allow.add(tool.name)
-            return None
-        reason = f" Reason: {response.reason}" if response.reason else ""
-        return f"The user denied this {tool.name} call.{reason}"
+        return denial_message(tool.name, response)
 
     def _take_steering(self) -> list[str]:
         taken, self._steering = self._steering, []

@@ -126,8 +126,9 @@ class Runtime:
         self.background_listener: Any = None
         self.provider = self._build_provider(settings.model or DEFAULT_MODEL, settings.provider, settings.base_url)
         self.tools = self._build_tools()
-        self.ctx = self._build_context()
+        # One policy object: /approval changes what the agent enforces and what the tools see.
         self.policy = ApprovalPolicy.from_settings(settings)
+        self.ctx = self._build_context()
         self.session = self._open_session()
         self.agent = self._build_agent()
         if settings.advisor.enabled and settings.model_roles.get("advisor"):
@@ -152,7 +153,7 @@ class Runtime:
     def _build_context(self) -> Any:
         from navtui.tools.registry import make_context
 
-        return make_context(self.cwd, self.settings, self._artifacts_dir())
+        return make_context(self.cwd, self.settings, self._artifacts_dir(), policy=self.policy)
 
     def _artifacts_dir(self) -> Path:
         from navtui.config.paths import navtui_home

@@ -43,6 +43,9 @@ class ToolSettings(_Section):
     extra_roots: list[str] = Field(default_factory=list, description="Directories outside cwd the tools may write")
     shell_wait_ms: int = Field(30000, ge=0)
     shell_timeout: float = Field(600.0, gt=0)
+    shell_env_passthrough: list[str] = Field(
+        default_factory=list, description="Secret-looking environment variables commands may still see"
+    )
 
 
 class HandoverSettings(_Section):

@@ -129,3 +129,22 @@ async def test_missing_api_key_opens_and_explains(workspace: Path) -> None:
     errors = [e for e in events if isinstance(e, AgentError)]
     assert errors and "No Anthropic API key" in errors[0].message
     await rt.aclose()
+
+
+async def test_approval_mode_is_one_policy_for_agent_and_tools(fake_server, workspace: Path) -> None:
+    outside = workspace.parent / "outside.txt"
+    outside.write_text("secret plans")
+    rt = make_runtime(workspace, fake_server.url)
+    assert rt.ctx.approval is rt.policy is rt.agent.policy
+    fake_server.script(ToolCall("read", {"path": str(outside)}))
+    fake_server.script(Text("ok"))
+    await run(rt, "read it")  # ask mode, no prompt possible: refused, and the reason names the real cause
+    refusal = fake_server.chat_requests[1].json["messages"][-1]["content"]
+    assert "outside the workspace" in refusal and "secret plans" not in refusal
+    rt.set_approval("yolo")
+    assert rt.ctx.approval.mode == "yolo"
+    fake_server.script(ToolCall("read", {"path": str(outside)}))
+    fake_server.script(Text("ok"))
+    await run(rt, "read it now")
+    assert "secret plans" in fake_server.chat_requests[-1].json["messages"][-1]["content"]
+    await rt.aclose()
