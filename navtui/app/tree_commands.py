@@ -27,6 +27,9 @@ def _ready(ctx: CommandContext, what: str) -> bool:
     if runtime.running:
         ctx.notice(f"The agent is working; press Esc to stop it before you {what}.", level="warning")
         return False
+    if not runtime.session.entries:
+        ctx.notice(f"This session is empty: nothing to {what} yet.")
+        return False
     return True
 
 

@@ -47,7 +47,7 @@ class TreeView(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     TreeView {
         background: $surface;
-        color: $foreground;
+        color: $nav-text;
         overflow-x: hidden;
         scrollbar-size-vertical: 1;
     }

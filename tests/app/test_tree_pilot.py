@@ -252,3 +252,11 @@ async def test_branch_creates_a_second_file_and_resume_reopens_the_first(fake_se
         await send(app, pilot, "continue the first session")
         sent = last_request(fake_server)
         assert "alternative answer" in sent and "in its own file" not in sent
+
+
+async def test_an_empty_session_has_no_tree_to_open(fake_server: Any, workspace: Path) -> None:
+    app = make_app(fake_server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "/tree")
+        assert isinstance(app.screen, MainScreen)
+        assert any("empty" in getattr(entry, "text", "") for entry in app.screen.transcript.entries)

@@ -132,7 +132,7 @@ class HostApp(App[None]):
 
     def on_mount(self) -> None:
         register_themes(self, self.registry)
-        self.theme = "dark"
+        self.theme = getattr(self, "theme_name", "dark")
         if self.first_screen is not None:
             self.push_screen(self.first_screen, self.results.append)
 
