@@ -10,7 +10,7 @@ import asyncio
 from pathlib import Path
 
 from navtui.app.commands import CommandContext, CommandRegistry
-from navtui.app.screens.branch_summary import BranchSummaryScreen, SummaryChoice
+from navtui.app.screens.branch_summary import BranchSummaryScreen, SummaryChoice, SummaryProgressScreen
 from navtui.app.screens.sessions import SessionPickerScreen
 from navtui.app.screens.tree import TreeScreen
 from navtui.app.tree_actions import branch, label_leaf, navigate, plan_navigation
@@ -70,13 +70,26 @@ async def navigate_flow(ctx: CommandContext, entry_id: str) -> None:
             open_tree(ctx, select=entry_id)
             return
         choice = asked
+    task = asyncio.create_task(
+        navigate(runtime, entry_id, summarize=choice.summarize, instructions=choice.instructions)
+    )
+    progress: SummaryProgressScreen | None = None
     if choice.summarize:
-        ctx.notice("Summarizing the branch you are leaving…")
+        progress = SummaryProgressScreen()
+        ctx.app.push_screen(progress, callback=lambda _: task.cancel())  # Esc: stop the request, stay put
     try:
-        result = await navigate(runtime, entry_id, summarize=choice.summarize, instructions=choice.instructions)
+        result = await task
+    except asyncio.CancelledError:
+        if not task.cancelled():
+            raise
+        ctx.notice("Summary cancelled; the session stays where it was.")
+        return
     except NavtuiError as exc:
         ctx.error(exc.message, exc.hint)
         return
+    finally:
+        if progress is not None and progress.is_attached and ctx.app.screen is progress:
+            progress.dismiss(None)
     ctx.reload_transcript()
     if result.prefill is not None:
         ctx.set_prompt(result.prefill)

@@ -11,7 +11,7 @@ import pytest
 
 from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.app.app import NavtuiApp
-from navtui.app.screens.branch_summary import BranchSummaryScreen
+from navtui.app.screens.branch_summary import BranchSummaryScreen, SummaryProgressScreen
 from navtui.app.screens.main import MainScreen
 from navtui.app.screens.sessions import SessionPickerScreen
 from navtui.app.screens.tree import TreeScreen
@@ -19,7 +19,7 @@ from navtui.core.messages import UserMessage
 from navtui.session.entries import BranchSummaryEntry, MessageEntry
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.tree_view import TreeView
-from tests.fakes import Text, ToolCall
+from tests.fakes import Stall, Text, ToolCall
 
 MODEL = "qwen2.5-coder:7b"
 SIZE = (100, 32)
@@ -46,6 +46,8 @@ async def wait_for(pilot: Any, condition: Any, what: str = "the condition", trie
 def idle(app: NavtuiApp) -> bool:
     """No turn, navigation, resume or slash command is still running."""
     busy = {"agent", "command", "tree-navigate", "resume", "session-list"}
+    if isinstance(app.screen, SummaryProgressScreen):
+        return False
     return not any(worker.group in busy and worker.is_running for worker in app.workers)
 
 
@@ -260,3 +262,22 @@ async def test_an_empty_session_has_no_tree_to_open(fake_server: Any, workspace:
         await send(app, pilot, "/tree")
         assert isinstance(app.screen, MainScreen)
         assert any("empty" in getattr(entry, "text", "") for entry in app.screen.transcript.entries)
+
+
+async def test_esc_cancels_a_slow_summary_and_nothing_moves(fake_server: Any, workspace: Path) -> None:
+    app = make_app(fake_server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await two_branches(app, pilot, fake_server, workspace)
+        session = app.runtime.session
+        leaf, count = session.leaf_id, len(session.entries)
+        await pilot.press("escape", "escape", "home", "enter")
+        await screen_is(app, pilot, BranchSummaryScreen)
+        fake_server.script(Stall(5))
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, SummaryProgressScreen), "the progress dialog")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: idle(app), "the cancellation")
+        assert isinstance(app.screen, MainScreen)
+        assert session.leaf_id == leaf and len(session.entries) == count
+        assert prompt_text(app) == ""
+        assert any("cancelled" in getattr(entry, "text", "") for entry in app.screen.transcript.entries)

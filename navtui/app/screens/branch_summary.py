@@ -105,3 +105,35 @@ class BranchSummaryScreen(ModalScreen[SummaryChoice | None]):
             self.query_one(OptionList).focus()
         else:
             self.dismiss(None)
+
+
+class SummaryProgressScreen(ModalScreen[None]):
+    """Shown while the model writes the summary; Esc dismisses it, and the caller then cancels the request."""
+
+    DEFAULT_CSS = """
+    SummaryProgressScreen {
+        align: center middle;
+    }
+    SummaryProgressScreen > #summary-progress {
+        width: 64;
+        height: auto;
+        padding: 1 2;
+        border: round $nav-border-accent;
+        border-subtitle-color: $nav-muted;
+        background: $surface;
+        color: $nav-text;
+    }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel the summary", show=False)]
+
+    def compose(self) -> ComposeResult:
+        box = Static(
+            "The model is summarizing the branch you are leaving…\nNothing moves until it is done.",
+            id="summary-progress",
+        )
+        box.border_subtitle = "esc cancels"
+        yield box
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
