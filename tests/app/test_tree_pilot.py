@@ -129,6 +129,8 @@ async def test_esc_esc_opens_the_tree_and_enter_on_the_first_message_drops_the_a
         await screen_is(app, pilot, MainScreen)
         await wait_for(pilot, lambda: idle(app))
         assert prompt_text(app) == "first question"
+        shown = [getattr(entry, "text", "") for entry in app.screen.transcript.entries]
+        assert not any("answer" in text or "question" in text for text in shown)  # the path ends before it
         fake_server.script(Text("a fresh start"))
         await send(app, pilot, "first question, asked again")
         sent = last_request(fake_server)
