@@ -79,13 +79,13 @@ async def test_ctrl_o_cycles_the_filter_modes(workspace: Path) -> None:
     path, ids = two_branch_session(workspace)
     app = HostApp(TreeScreen(SessionManager.open(path), now=NOW))
     async with app.run_test(size=(100, 30)) as pilot:
-        box = app.screen.query_one("#tree-box")
-        assert box.border_subtitle.endswith("filter: default")
+        status = app.screen.query_one("#tree-status")
+        assert str(status.render()).endswith("filter: default")
         await pilot.press("ctrl+o", "ctrl+o")
-        assert box.border_subtitle.endswith("filter: user only")
+        assert str(status.render()).endswith("filter: user only")
         assert shown_ids(app) == [ids["u1"], ids["u2"], ids["u3"], ids["u4"]]
         await pilot.press("ctrl+o", "ctrl+o")
-        assert box.border_subtitle.endswith("filter: all") and len(shown_ids(app)) == 16
+        assert str(status.render()) == "15/16 · filter: all" and len(shown_ids(app)) == 16
 
 
 async def test_shift_l_labels_the_selected_entry_and_empty_clears(workspace: Path) -> None:

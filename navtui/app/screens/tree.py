@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from navtui.app.tree_actions import effective_leaf, set_label
@@ -38,6 +39,23 @@ KEYS: tuple[tuple[str, str], ...] = (
 )
 
 
+class _Line(Widget):
+    """One line of text that changes on every key: a repaint, never a layout pass (``Static.update`` does one)."""
+
+    DEFAULT_CSS = "_Line { height: 1; }"
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.text = Text()
+
+    def set(self, text: Text) -> None:
+        self.text = text
+        self.refresh()
+
+    def render(self) -> Text:
+        return self.text
+
+
 class TreeScreen(ModalScreen[str | None]):
     """The whole session as an indented tree; dismisses with the selected entry id."""
 
@@ -54,10 +72,17 @@ class TreeScreen(ModalScreen[str | None]):
         border-subtitle-color: $nav-muted;
         background: $surface;
     }
-    TreeScreen #tree-search {
+    TreeScreen #tree-top {
         height: 1;
         padding: 0 1;
         color: $nav-muted;
+    }
+    TreeScreen #tree-search {
+        width: 1fr;
+    }
+    TreeScreen #tree-status {
+        width: 36;
+        text-align: right;
     }
     TreeScreen #tree-view {
         height: 1fr;
@@ -117,7 +142,9 @@ class TreeScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="tree-box") as box:
             box.border_title = "Branch from a message" if self.mode == "branch" else "Session tree"
-            yield Static(id="tree-search")
+            with Horizontal(id="tree-top"):
+                yield _Line(id="tree-search")
+                yield _Line(id="tree-status")
             yield TreeView(self.model, now=self._now, id="tree-view")
             with Horizontal(id="tree-label-row"):
                 yield Label("Label (empty clears):")
@@ -211,12 +238,13 @@ class TreeScreen(ModalScreen[str | None]):
     # ------------------------------------------------------------------ status
     def on_tree_view_cursor_moved(self, event: TreeView.CursorMoved) -> None:
         self._position = (event.position + 1 if event.count else 0, event.count)
-        self._update_subtitle()
+        self._update_status()
 
-    def _update_subtitle(self) -> None:
+    def _update_status(self) -> None:
+        # A line of its own, not the border: a border change repaints the whole box on every key.
         position, count = self._position
-        box = self.query_one("#tree-box")
-        box.border_subtitle = f"{position}/{count} · filter: {FILTER_TITLES[self.model.filter_mode]}"
+        status = f"{position}/{count} · filter: {FILTER_TITLES[self.model.filter_mode]}"
+        self.query_one("#tree-status", _Line).set(Text(status, justify="right"))
 
     def _update_search(self) -> None:
         search = Text()
@@ -226,8 +254,8 @@ class TreeScreen(ModalScreen[str | None]):
             search.append("▏")
         else:
             search.append("Type to search", style="dim")
-        self.query_one("#tree-search", Static).update(search)
-        self._update_subtitle()
+        self.query_one("#tree-search", _Line).set(search)
+        self._update_status()
 
     @staticmethod
     def _keys_text() -> Text:
