@@ -128,8 +128,8 @@ class ProviderHelpCard(Static):
             text.append("\n")
             text.append(entry.hint, "italic")
         if entry.steps:
-            text.append("\n\nTo get going:\n", "bold")
+            text.append("\n\nTo get going:", "bold")
             for step in entry.steps:
-                text.append("  • " + step + "\n")
+                text.append("\n  • " + step)
         super().__init__(text)
         self.entry = entry

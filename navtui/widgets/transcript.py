@@ -150,12 +150,13 @@ class Transcript(VerticalScroll):
         return [child for child in self.children if child is not self._marker] + self._pending
 
     # ------------------------------------------------------------------ the window
-    def _at_bottom(self) -> bool:
-        return self.scroll_y >= self.max_scroll_y - 1
+    def _following(self) -> bool:
+        """The view sticks to the bottom (Textual's anchor, not released by the user scrolling up)."""
+        return self.is_anchored and not getattr(self, "_anchor_released", False)
 
     def _prune_window(self) -> None:
         mounted = len(self.entries) - self.first
-        if mounted <= self.window + SLACK or not self._at_bottom():
+        if mounted <= self.window + SLACK or not self._following():
             return
         drop = mounted - self.window
         widgets = [child for child in self.children if child is not self._marker][:drop]

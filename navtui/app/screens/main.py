@@ -132,6 +132,7 @@ class MainScreen(Screen[None]):
         runtime = self._runtime
         prompt = self.query_one(PromptEditor)
         prompt.completer = self._complete
+        prompt.cursor_blink = self.animations  # off for snapshot tests: a blinking cursor is not deterministic
         self.query_one("#queued", Static).display = False
         items = runtime.transcript_items()
         if items:

@@ -1,0 +1,106 @@
+"""A stand-in for ``Runtime`` that replays scripted agent events: deterministic screens for snapshot tests.
+
+Behaviour tests use the real ``Runtime`` against the fake provider servers; snapshots need a fixed cwd,
+fixed token counts and no network, so they drive the app through this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from navtui.agent.runtime import LaunchOptions, ProviderStatus, StatusInfo
+from navtui.config.settings import Settings
+from navtui.core.events import RunFinished, UserMessageEvent
+
+
+@dataclass
+class _Provider:
+    name: str = "ollama"
+    model: str = "qwen2.5-coder:7b"
+
+
+@dataclass
+class _Policy:
+    mode: str = "ask"
+
+
+@dataclass
+class ScriptedRuntime:
+    cwd: Path = Path("/home/dev/project")
+    provider: _Provider = field(default_factory=_Provider)
+    settings: Settings = field(default_factory=Settings)
+    warnings: list[str] = field(default_factory=list)
+    provider_status: ProviderStatus = field(default_factory=lambda: ProviderStatus(True))
+    scripts: list[list[Any]] = field(default_factory=list)  # one list of events per run
+    hold: bool = False  # after its events, a run waits until aborted (a tool that keeps running)
+    items: list[Any] = field(default_factory=list)
+    status_info: dict[str, Any] = field(default_factory=dict)
+    session: Any = None
+    tools: Any = None
+    running: bool = False
+    policy: _Policy = field(default_factory=_Policy)
+    prompts: list[str | None] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.options = LaunchOptions(cwd=self.cwd, ephemeral=True)
+        self._abort = asyncio.Event()
+
+    async def check_provider(self) -> ProviderStatus:
+        return self.provider_status
+
+    async def run(self, prompt: str | None) -> AsyncIterator[Any]:
+        self.prompts.append(prompt)
+        self.running = True
+        self._abort = asyncio.Event()
+        try:
+            if prompt is not None:
+                yield UserMessageEvent(text=prompt)
+            for event in self.scripts.pop(0) if self.scripts else []:
+                yield event
+                await asyncio.sleep(0)
+            if self.hold:
+                await self._abort.wait()
+            yield RunFinished(stop_reason="aborted" if self._abort.is_set() else "stop", turns=1)
+        finally:
+            self.running = False
+
+    def abort(self) -> None:
+        self._abort.set()
+
+    def status(self, *, with_git: bool = True) -> StatusInfo:
+        values: dict[str, Any] = {
+            "cwd": str(self.cwd),
+            "git_branch": "main" if with_git else None,
+            "git_dirty": with_git,
+            "provider": self.provider.name,
+            "model": self.provider.model,
+            "context_tokens": 2300,
+            "context_window": 32768,
+            "tokens_in": 0,
+            "tokens_out": 0,
+            "cost": None,
+            "approval": self.policy.mode,
+            "handover_count": 0,
+            "advisor_on": False,
+        }
+        values.update(self.status_info)
+        return StatusInfo(**values)
+
+    def transcript_items(self) -> list[Any]:
+        return list(self.items)
+
+    async def list_models(self) -> list[str]:
+        return ["qwen2.5-coder:7b", "llama3.2:3b"]
+
+    def context_report(self) -> str:
+        return "System prompt: ~1200 tokens"
+
+    def last_answer(self) -> str:
+        return ""
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,130 @@
+"""The app's plain parts: completion, attachments, prompt history, the command registry, session entries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from navtui.app.commands import CommandRegistry
+from navtui.app.completion import attached_paths, complete_command, complete_path, expand_attachments
+from navtui.app.history import PromptHistory
+from navtui.app.session_view import session_entries
+from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
+from navtui.session.entries import CompactionEntry, CustomMessageEntry, MessageEntry
+from navtui.widgets.entries import AssistantEntry, DividerEntry, ThinkingEntry, ToolEntry, UserEntry
+from navtui.widgets.status_line import human_tokens, short_path
+
+
+def test_command_completion() -> None:
+    names = ["model", "models", "help", "export"]
+    assert complete_command("/he", 3, names).text == "/help "
+    both = complete_command("/mo", 3, names)
+    assert both.text == "/model" and both.choices == ["/model", "/models"]
+    assert complete_command("/model x", 8, names) is None and complete_command("hi /he", 6, names) is None
+
+
+def test_path_completion(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("")
+    (tmp_path / "src" / "mailer.py").write_text("")
+    (tmp_path / ".hidden").write_text("")
+    assert complete_path("see @s", 6, tmp_path).text == "@src/"
+    several = complete_path("see @src/ma", 11, tmp_path)
+    assert several.text == "@src/mai" and several.choices == ["src/mailer.py", "src/main.py"]
+    assert complete_path("see @src/main", 13, tmp_path).text == "@src/main.py "
+    assert complete_path("mail@s", 6, tmp_path) is None  # not an @path: an e-mail address
+    assert complete_path("see @.h", 7, tmp_path).text == "@.hidden "
+
+
+def test_attachments(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("A = 1\n")
+    (tmp_path / "bin.dat").write_bytes(b"\0\1\2")
+    assert attached_paths("look @a.py and @a.py, @b") == ["a.py", "b"]
+    text, attached, problems = expand_attachments("fix @a.py and @bin.dat, mail me@x.org", tmp_path)
+    assert attached == ["a.py"] and problems == ["@bin.dat: a binary file, not attached"]
+    assert text.startswith(
+        'fix @a.py and @bin.dat, mail me@x.org\n\n<attached_file path="a.py">\nA = 1\n</attached_file>'
+    )
+    assert expand_attachments("no refs", tmp_path) == ("no refs", [], [])
+
+
+def test_history_walks_and_keeps_the_draft(tmp_path: Path) -> None:
+    path = tmp_path / "h.jsonl"
+    path.write_text('"one"\nnot json\n"two"\n')
+    history = PromptHistory(path)
+    history.load()
+    assert history.entries == ["one", "two"]
+    assert history.previous("draft") == "two" and history.previous("two") == "one" and history.previous("one") is None
+    assert history.next() == "two" and history.next() == "draft" and history.next() is None
+    assert history.add("three") and not history.add("three") and not history.add("  ")
+    history.save("three")
+    assert path.read_text().endswith('"three"\n')
+
+
+async def test_registry_runs_commands_and_reports_unknown_ones() -> None:
+    registry = CommandRegistry()
+    seen: list[str] = []
+
+    async def echo(ctx, args: str) -> None:
+        seen.append(args)
+
+    registry.command("echo", "repeat", args="TEXT", aliases=("e",))(echo)
+
+    class Ctx:
+        notices: list[str] = []
+
+        def notice(self, text: str, level: str = "info", title: str | None = None) -> None:
+            self.notices.append(text)
+
+    ctx = Ctx()
+    assert await registry.run(ctx, "/echo hello world") and seen == ["hello world"]
+    assert await registry.run(ctx, "/e again") and seen[-1] == "again"
+    assert not await registry.run(ctx, "/echo")
+    assert ctx.notices[-1] == "Usage: /echo TEXT — repeat"
+    assert not await registry.run(ctx, "/nope")
+    assert ctx.notices[-1] == "Unknown command: /nope. Type /help"
+
+
+def test_extension_modules_register_and_missing_ones_are_skipped() -> None:
+    registry = CommandRegistry()
+    registry.load_extensions(("navtui.app.builtin_commands", "navtui.app.no_such_feature"))
+    assert {"help", "model", "quit"} <= set(registry.names()) and registry.get("exit").name == "quit"
+
+
+def test_session_entries_become_transcript_entries() -> None:
+    call = ToolCall(id="c1", name="edit", arguments={"path": "a.py"})
+    items = [
+        MessageEntry(id="1", message=UserMessage(content="fix it")),
+        MessageEntry(
+            id="2",
+            message=AssistantMessage(
+                content=[ThinkingBlock(thinking="hmm"), TextBlock(text="Editing."), call], stop_reason="tool_use"
+            ),
+        ),
+        MessageEntry(
+            id="3",
+            message=ToolResultMessage(
+                tool_call_id="c1", tool_name="edit", content=[TextBlock(text="ok")], details={"diff": "-a\n+b\n"}
+            ),
+        ),
+        CompactionEntry(id="4", summary="earlier work", tokens_before=9000),
+        CustomMessageEntry(id="5", custom_type="handover", content="notes for the next context"),
+    ]
+    entries = session_entries(items, lambda c: c.arguments.get("path", ""))
+    assert [type(e) for e in entries] == [
+        UserEntry,
+        ThinkingEntry,
+        AssistantEntry,
+        ToolEntry,
+        DividerEntry,
+        DividerEntry,
+    ]
+    tool = entries[3]
+    assert tool.title == "a.py" and tool.status == "success" and tool.diff == "-a\n+b\n"
+    assert entries[4].detail == "earlier work" and "handover" in entries[5].label
+
+
+def test_status_formatting() -> None:
+    assert human_tokens(999) == "999" and human_tokens(12345) == "12.3k" and human_tokens(200000) == "200k"
+    long = "/very/long/path/" + "/".join(f"dir{i}" for i in range(20)) + "/project"
+    assert short_path(long, 30).startswith("…/") and short_path(long, 30).endswith("/project")
+    assert len(short_path(long, 30)) <= 30

@@ -1,0 +1,200 @@
+"""Every built-in slash command, typed into the prompt of the real app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from navtui.app.screens.help import HelpScreen
+from navtui.app.screens.main import MainScreen
+from navtui.app.screens.models import ModelsScreen
+from navtui.widgets.entries import AssistantEntry, ErrorEntry, NoticeEntry, UserEntry
+from navtui.widgets.status_line import StatusLine
+from tests.app.conftest import main_screen, settle, transcript, wait_for
+from tests.fakes import Text
+
+SIZE = (100, 32)
+
+
+def notices(app) -> list[str]:
+    return [e.text for e in transcript(app).entries if isinstance(e, NoticeEntry)]
+
+
+async def run(app, pilot, text: str) -> None:
+    main_screen(app).submit(text)
+    await settle(app, pilot)
+
+
+async def test_unknown_command_says_how_to_get_help(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run(app, pilot, "/frobnicate now")
+        assert notices(app)[-1] == "Unknown command: /frobnicate. Type /help"
+
+
+async def test_help_lists_every_command_and_closes_with_escape(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/help", "enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HelpScreen)
+        names = {c.name for c in app.screen.commands}
+        assert {
+            "help",
+            "clear",
+            "new",
+            "model",
+            "models",
+            "context",
+            "approval",
+            "name",
+            "copy",
+            "export",
+            "quit",
+        } <= names
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_clear_empties_the_context_and_the_transcript(make_app, fake_server) -> None:
+    fake_server.script(Text("first"))
+    fake_server.script(Text("second"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run(app, pilot, "remember 42")
+        assert len(app.runtime.agent.messages) == 2
+        await run(app, pilot, "/clear")
+        assert app.runtime.agent.messages == []
+        assert [type(e) for e in transcript(app).entries] == [NoticeEntry]
+        await run(app, pilot, "what did I say?")
+        sent = fake_server.chat_requests[-1].json["messages"]
+        assert [m["content"] for m in sent if m["role"] == "user"] == ["what did I say?"]
+
+
+async def test_new_starts_a_new_session_file(make_app, fake_server) -> None:
+    fake_server.script(Text("hi"))
+    app = make_app(ephemeral=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await run(app, pilot, "hello")
+        first = app.runtime.session.path
+        await run(app, pilot, "/new")
+        assert app.runtime.session.path != first and app.runtime.agent.messages == []
+        assert "New session started." in notices(app)
+
+
+async def test_model_shows_and_switches_keeping_history(make_app, fake_server) -> None:
+    fake_server.set_model("qwen2.5-coder:7b")
+    fake_server.set_model("llama3.2:3b", context_length=8192)
+    fake_server.script(Text("one"))
+    fake_server.script(Text("two"), model="llama3.2:3b")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run(app, pilot, "/model")
+        assert "Model: qwen2.5-coder:7b (ollama)" in notices(app)[-1]
+        await run(app, pilot, "hello")
+        await run(app, pilot, "/model llama3.2:3b")
+        assert app.runtime.provider.model == "llama3.2:3b"
+        assert "Switched to llama3.2:3b" in notices(app)[-1]
+        assert app.screen.query_one(StatusLine).data.model == "llama3.2:3b"
+        await run(app, pilot, "and now?")
+        request = fake_server.chat_requests[-1]
+        assert request.model == "llama3.2:3b"
+        assert [m["content"] for m in request.json["messages"] if m["role"] == "user"] == ["hello", "and now?"]
+
+
+async def test_models_picker_lists_the_servers_models_and_switches(make_app, fake_server) -> None:
+    fake_server.set_model("qwen2.5-coder:7b")
+    fake_server.set_model("llama3.2:3b")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+l")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelsScreen))
+        picker = app.screen
+        await wait_for(pilot, lambda: picker.query_one("#models-options").option_count == 2)
+        options = picker.query_one("#models-options")
+        assert {options.get_option_at_index(i).id for i in range(2)} == {"qwen2.5-coder:7b", "llama3.2:3b"}
+        options.highlighted = [options.get_option_at_index(i).id for i in range(2)].index("llama3.2:3b")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen) and app.runtime.provider.model == "llama3.2:3b"
+
+
+async def test_context_reports_what_is_in_the_context(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run(app, pilot, "/context")
+        report = transcript(app).entries[-1]
+        assert isinstance(report, NoticeEntry) and report.title == "Context"
+        assert "System prompt" in report.text and "Messages: 0" in report.text
+
+
+async def test_approval_shows_and_sets_the_mode(make_app) -> None:
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        await run(app, pilot, "/approval")
+        assert notices(app)[-1].startswith("Approval mode: ask")
+        await run(app, pilot, "/approval yolo")
+        assert app.runtime.policy.mode == "yolo"
+        assert app.screen.query_one(StatusLine).data.approval == "yolo"
+        await run(app, pilot, "/approval sometimes")
+        assert "Unknown approval mode 'sometimes'" in notices(app)[-1]
+
+
+async def test_name_names_the_session(make_app) -> None:
+    app = make_app(ephemeral=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await run(app, pilot, "/name")
+        assert notices(app)[-1].startswith("Usage: /name NAME")
+        await run(app, pilot, "/name parser fix")
+        assert app.runtime.session.name == "parser fix"
+
+
+async def test_copy_puts_the_last_answer_on_the_clipboard(make_app, fake_server) -> None:
+    fake_server.script(Text("the answer is 42"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run(app, pilot, "/copy")
+        assert "Nothing to copy yet" in notices(app)[-1]
+        await run(app, pilot, "question")
+        await run(app, pilot, "/copy")
+        assert app.clipboard == "the answer is 42"
+        assert "Copied the last answer (16 characters)" in notices(app)[-1]
+
+
+async def test_export_writes_the_session(make_app, fake_server, workspace: Path) -> None:
+    fake_server.script(Text("exported answer"))
+    app = make_app(ephemeral=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await run(app, pilot, "please export")
+        await run(app, pilot, "/export out.md")
+        text = (workspace / "out.md").read_text()  # noqa: ASYNC240
+        assert "please export" in text and "exported answer" in text
+        await run(app, pilot, "/export")
+        [html] = sorted(workspace.glob("navtui-*.html"))  # noqa: ASYNC240 - a test reading its own tmp dir
+        assert "exported answer" in html.read_text()
+
+
+async def test_export_without_a_session_file_writes_the_transcript(make_app, fake_server, workspace: Path) -> None:
+    fake_server.script(Text("only on screen"))
+    app = make_app(ephemeral=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await run(app, pilot, "hi")
+        await run(app, pilot, "/export")
+        assert "only on screen" in (workspace / "navtui-transcript.md").read_text()
+
+
+async def test_quit_exits(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/quit", "enter")
+        await pilot.pause()
+    assert app.return_code == 0 and not app.is_running
+
+
+async def test_a_double_slash_sends_a_message_starting_with_a_slash(make_app, fake_server) -> None:
+    fake_server.script(Text("a path"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await run(app, pilot, "//etc/hosts is what?")
+        assert [e.text for e in transcript(app).entries if isinstance(e, UserEntry)] == ["/etc/hosts is what?"]
+        assert any(isinstance(e, AssistantEntry) for e in transcript(app).entries)
+        assert not any(isinstance(e, ErrorEntry) for e in transcript(app).entries)

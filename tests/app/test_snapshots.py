@@ -1,0 +1,172 @@
+"""How the app looks (pytest-textual-snapshot): fixed size, a scripted runtime with a fixed directory and
+token counts, no cursor blink, no spinner animation. Review the SVGs (snapshot_report.html) before updating."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from navtui.agent.runtime import ProviderStatus
+from navtui.app.app import NavtuiApp
+from navtui.app.screens.approval import ApprovalScreen
+from navtui.core.events import AgentError, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, ToolOutput
+from navtui.core.messages import TextBlock, ToolCall, ToolResultMessage
+from navtui.tools.approval import ApprovalRequest
+from tests.app.scripted_runtime import ScriptedRuntime
+
+SIZE = (100, 30)
+
+ANSWER = """The bug is in `parse_line`: it splits on **every** colon, so a URL breaks the key.
+
+## Fix
+
+Split once, from the left:
+
+```python
+def parse_line(line: str) -> tuple[str, str]:
+    key, _, value = line.partition(":")
+    return key.strip(), value.strip()
+```
+
+- keys keep their case
+- values may contain `:` now
+"""
+
+DIFF = """--- a/config.py
++++ b/config.py
+@@ -10,4 +10,4 @@
+ def parse_line(line: str) -> tuple[str, str]:
+-    key, value = line.split(":")
++    key, _, value = line.partition(":")
+     return key.strip(), value.strip()
+"""
+
+
+def app_with(runtime: ScriptedRuntime) -> NavtuiApp:
+    return NavtuiApp(runtime, animate=False, check_provider=True, watch_themes=False)
+
+
+async def submit(pilot: Any, text: str) -> None:
+    await pilot.pause()
+    pilot.app.screen.submit(text)
+    await pilot.pause(0.15)  # coalesced renders land
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def test_empty_start_screen(snap_compare: Any) -> None:
+    assert snap_compare(app_with(ScriptedRuntime()), terminal_size=SIZE)
+
+
+def test_no_ollama_start_screen(snap_compare: Any) -> None:
+    runtime = ScriptedRuntime(
+        provider_status=ProviderStatus(
+            False,
+            "Ollama is not running at http://127.0.0.1:11434 (ConnectError)",
+            "start it with `ollama serve`, or point -b/--base-url or OLLAMA_HOST at it",
+        )
+    )
+    assert snap_compare(app_with(runtime), terminal_size=SIZE, run_before=lambda pilot: pilot.pause(0.1))
+
+
+def test_finished_turn_with_markdown_and_code(snap_compare: Any) -> None:
+    deltas = [TextDelta(text=ANSWER[i : i + 7]) for i in range(0, len(ANSWER), 7)]
+    runtime = ScriptedRuntime(
+        scripts=[[ThinkingDelta(text="The colon split looks wrong for URLs."), *deltas]],
+        status_info={"tokens_in": 1840, "tokens_out": 212, "context_tokens": 4100},
+    )
+    assert snap_compare(
+        app_with(runtime), terminal_size=SIZE, run_before=lambda pilot: submit(pilot, "why does config parsing fail?")
+    )
+
+
+def test_running_tool_card(snap_compare: Any) -> None:
+    call = ToolCall(id="t1", name="shell", arguments={"command": "pytest -q tests/test_config.py"})
+    output = "".join(f"tests/test_config.py::test_case_{i} PASSED\n" for i in range(1, 9))
+    runtime = ScriptedRuntime(
+        scripts=[
+            [
+                TextDelta(text="Let me run the config tests."),
+                ToolCallStarted(call=call),
+                ToolOutput(call_id="t1", text=output),
+            ]
+        ],
+        hold=True,
+    )
+    assert snap_compare(
+        app_with(runtime), terminal_size=SIZE, run_before=lambda pilot: submit_running(pilot, "run the tests")
+    )
+
+
+async def submit_running(pilot: Any, text: str) -> None:
+    await pilot.pause()
+    pilot.app.screen.submit(text)
+    await pilot.pause(0.3)
+
+
+def test_error_card_and_failed_tool(snap_compare: Any) -> None:
+    call = ToolCall(id="t1", name="read", arguments={"path": "conf/missing.toml"})
+    result = ToolResultMessage(
+        tool_call_id="t1",
+        tool_name="read",
+        content=[TextBlock(text="File not found: conf/missing.toml")],
+        is_error=True,
+    )
+    runtime = ScriptedRuntime(
+        scripts=[
+            [
+                ToolCallStarted(call=call),
+                ToolCallFinished(call=call, result=result),
+                AgentError(
+                    message="Ollama returned 500: model runner crashed (out of memory)",
+                    hint="try a smaller model or lower providers.num_ctx_cap",
+                ),
+            ]
+        ]
+    )
+    assert snap_compare(
+        app_with(runtime), terminal_size=SIZE, run_before=lambda pilot: submit(pilot, "read the config")
+    )
+
+
+def test_edit_diff_card(snap_compare: Any) -> None:
+    call = ToolCall(id="t1", name="edit", arguments={"path": "config.py"})
+    result = ToolResultMessage(
+        tool_call_id="t1", tool_name="edit", content=[TextBlock(text="Edited config.py")], details={"diff": DIFF}
+    )
+    runtime = ScriptedRuntime(
+        scripts=[[ToolCallStarted(call=call), ToolCallFinished(call=call, result=result), TextDelta(text="Fixed.")]]
+    )
+    assert snap_compare(app_with(runtime), terminal_size=SIZE, run_before=lambda pilot: submit(pilot, "fix it"))
+
+
+def test_approval_modal(snap_compare: Any) -> None:
+    request = ApprovalRequest(tool="edit", tier="write", summary="config.py", reason="changes files", preview=DIFF)
+
+    async def open_modal(pilot: Any) -> None:
+        await pilot.pause()
+        pilot.app.push_screen(ApprovalScreen(request))
+        await pilot.pause()
+
+    assert snap_compare(app_with(ScriptedRuntime()), terminal_size=SIZE, run_before=open_modal)
+
+
+def test_command_palette(snap_compare: Any) -> None:
+    async def open_palette(pilot: Any) -> None:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        for widget in pilot.app.screen.query("Input"):
+            widget.cursor_blink = False
+        await pilot.press(*"mod")
+        await pilot.pause(0.3)
+
+    assert snap_compare(app_with(ScriptedRuntime()), terminal_size=SIZE, run_before=open_palette)
+
+
+def test_help(snap_compare: Any) -> None:
+    async def open_help(pilot: Any) -> None:
+        await pilot.pause()
+        pilot.app.screen.submit("/help")
+        await pilot.pause(0.2)
+
+    assert snap_compare(app_with(ScriptedRuntime()), terminal_size=(100, 40), run_before=open_help)

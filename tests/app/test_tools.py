@@ -1,0 +1,149 @@
+"""Tool calls in the app: cards that turn green or red, diffs of edits, and the approval modal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from navtui.app.screens.approval import ApprovalScreen
+from navtui.app.screens.main import MainScreen
+from navtui.widgets.entries import ToolEntry
+from navtui.widgets.tool_card import ToolCard
+from tests.app.conftest import main_screen, rendered_text, settle, transcript, wait_for
+from tests.fakes import Text, ToolCall
+
+SIZE = (100, 32)
+
+
+def cards(app) -> list[ToolCard]:
+    return transcript(app).widgets_of(ToolCard)
+
+
+async def test_a_tool_call_shows_a_card_that_turns_green(make_app, fake_server, workspace: Path) -> None:
+    (workspace / "a.py").write_text("print('hello')\n")
+    fake_server.script(ToolCall("read", {"path": "a.py"}))
+    fake_server.script(Text("It prints hello."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("what does a.py do?")
+        await settle(app, pilot)
+        [card] = cards(app)
+        assert card.entry.status == "success" and card.has_class("-success") and not card.has_class("-pending")
+        title = rendered_text(card).splitlines()[0]
+        assert title.startswith("✓ read") and "a.py" in title
+        assert "print('hello')" in card.entry.result
+        assert transcript(app).entries[-1].text == "It prints hello."
+
+
+async def test_a_failing_tool_turns_red_and_shows_the_error(make_app, fake_server) -> None:
+    fake_server.script(ToolCall("read", {"path": "missing.py"}))
+    fake_server.script(Text("The file does not exist."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("read missing.py")
+        await settle(app, pilot)
+        [card] = cards(app)
+        assert card.entry.status == "error" and card.has_class("-error")
+        shown = rendered_text(card)
+        assert shown.startswith("✗ read") and "missing.py" in shown.splitlines()[1]
+
+
+async def test_an_edit_shows_its_diff(make_app, fake_server, workspace: Path) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    fake_server.script(ToolCall("read", {"path": "calc.py"}))
+    fake_server.script(ToolCall("edit", {"path": "calc.py", "old_text": "return a - b", "new_text": "return a + b"}))
+    fake_server.script(Text("Fixed."))
+    app = make_app(approval="write")
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("fix add")
+        await settle(app, pilot)
+        read, edit = cards(app)
+        assert edit.entry.status == "success" and edit.entry.diff
+        shown = rendered_text(edit)
+        assert "+1 -1" in shown.splitlines()[0]
+        assert "-    return a - b" in shown and "+    return a + b" in shown
+        assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+
+async def test_ctrl_o_expands_and_collapses_every_card(make_app, fake_server, workspace: Path) -> None:
+    (workspace / "big.txt").write_text("".join(f"line {i}\n" for i in range(50)))
+    fake_server.script(ToolCall("read", {"path": "big.txt"}))
+    fake_server.script(Text("A big file."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("read big.txt")
+        await settle(app, pilot)
+        [card] = cards(app)
+        collapsed = rendered_text(card)
+        assert "line 40" not in collapsed and "click or ctrl+o" in collapsed
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert "line 40" in rendered_text(card) and card.entry.expanded is True
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert "line 40" not in rendered_text(card)
+
+
+async def test_approval_granted_runs_the_tool(make_app, fake_server, workspace: Path) -> None:
+    fake_server.script(ToolCall("write", {"path": "new.txt", "content": "hello\n"}))
+    fake_server.script(Text("Written."))
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("create new.txt")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        modal = app.screen
+        assert modal.request.tool == "write" and "new.txt" in modal.request.summary
+        await pilot.pause(ApprovalScreen.GRACE + 0.05)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert (workspace / "new.txt").read_text() == "hello\n"
+        assert cards(app)[0].entry.status == "success"
+
+
+async def test_approval_denied_with_a_reason_tells_the_model(make_app, fake_server, workspace: Path) -> None:
+    fake_server.script(ToolCall("write", {"path": "new.txt", "content": "hello\n"}))
+    fake_server.script(Text("Understood."))
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("create new.txt")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.pause(ApprovalScreen.GRACE + 0.05)
+        await pilot.press("n", *"use notes.md instead", "enter")
+        await settle(app, pilot)
+        assert not (workspace / "new.txt").exists()
+        [card] = cards(app)
+        assert card.entry.status == "error" and "use notes.md instead" in card.entry.result
+        sent = fake_server.chat_requests[-1].json["messages"]
+        assert any("use notes.md instead" in str(m.get("content")) for m in sent if m["role"] == "tool")
+
+
+async def test_always_allows_the_tool_for_the_rest_of_the_session(make_app, fake_server, workspace: Path) -> None:
+    fake_server.script(ToolCall("write", {"path": "one.txt", "content": "1\n"}))
+    fake_server.script(ToolCall("write", {"path": "two.txt", "content": "2\n"}))
+    fake_server.script(Text("Both written."))
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("write two files")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.pause(ApprovalScreen.GRACE + 0.05)
+        await pilot.press("a")
+        await settle(app, pilot)
+        assert (workspace / "one.txt").exists() and (workspace / "two.txt").exists()
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_keys_typed_just_before_the_modal_do_not_answer_it(make_app, fake_server, workspace: Path) -> None:
+    fake_server.script(ToolCall("write", {"path": "new.txt", "content": "x\n"}))
+    fake_server.script(Text("ok"))
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("go")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.press("y", "a")  # typed in the grace period: ignored
+        await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen) and not (workspace / "new.txt").exists()
+        await pilot.pause(ApprovalScreen.GRACE)
+        await pilot.press("escape")  # deny without a reason
+        await settle(app, pilot)
+        assert not (workspace / "new.txt").exists()
+        assert isinstance(transcript(app).entries[-2], ToolEntry) and transcript(app).entries[-2].status == "error"

@@ -1,0 +1,92 @@
+"""Whole turns through the app against the fake Ollama server: streaming, interrupting, queueing."""
+
+from __future__ import annotations
+
+from navtui.widgets.entries import AssistantEntry, NoticeEntry, UserEntry
+from navtui.widgets.prompt import PromptEditor
+from navtui.widgets.status_line import StatusLine
+from navtui.widgets.transcript import AssistantView
+from tests.app.conftest import main_screen, rendered_text, settle, transcript, wait_for
+from tests.fakes import Text, Usage
+
+SIZE = (100, 32)
+
+
+async def test_a_prompt_streams_an_answer_into_markdown(make_app, fake_server) -> None:
+    chunks = ["Here is ", "the **fix**:\n\n", "```python\n", "def f():\n", "    return 1\n", "```\n\nDone."]
+    fake_server.script(*(Text(c, delay=0.01) for c in chunks), Usage(input=120, output=30))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"fix it", "enter")
+        await settle(app, pilot)
+        entries = transcript(app).entries
+        assert [type(e).__name__ for e in entries[1:]] == ["UserEntry", "AssistantEntry"]
+        assert entries[1].text == "fix it"
+        assert entries[2].text == "".join(chunks)
+        shown = rendered_text(transcript(app).widgets_of(AssistantView)[0])
+        assert "the fix:" in shown and "def f():" in shown and "Done." in shown
+        assert "```" not in shown and "**" not in shown  # rendered, not raw Markdown
+        status = app.screen.query_one(StatusLine)
+        assert status.data.tokens_out == 30 and not status.working
+        assert fake_server.chat_requests[-1].json["messages"][-1]["content"] == "fix it"
+
+
+async def test_model_text_with_markup_is_shown_literally(make_app, fake_server) -> None:
+    fake_server.script(Text("[/bold] [red]not red[/red] [link=x]"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("go")
+        await settle(app, pilot)
+        shown = rendered_text(transcript(app).widgets_of(AssistantView)[0])
+        assert "[/bold] [red]not red[/red] [link=x]" in shown
+
+
+async def test_escape_interrupts_and_keeps_the_partial_answer(make_app, fake_server) -> None:
+    fake_server.script(Text("partial answer "), Text("that never comes", delay=30))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_screen(app)
+        main.submit("write a lot")
+        await wait_for(pilot, lambda: any(isinstance(e, AssistantEntry) for e in transcript(app).entries))
+        await wait_for(pilot, lambda: "partial" in rendered_text(transcript(app).widgets_of(AssistantView)[0]))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not main.running, seconds=5)
+        await settle(app, pilot)
+        entries = transcript(app).entries
+        answer = next(e for e in entries if isinstance(e, AssistantEntry))
+        assert answer.text == "partial answer "
+        assert any(isinstance(e, NoticeEntry) and "Interrupted" in e.text for e in entries)
+        history = app.runtime.agent.messages
+        assert history[-1].stop_reason == "aborted" and history[-1].text == "partial answer "
+
+
+async def test_a_message_typed_while_working_is_queued_and_sent_after_the_turn(make_app, fake_server) -> None:
+    fake_server.script(Text("first "), Text("answer", delay=0.6))
+    fake_server.script(Text("second answer"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_screen(app)
+        main.submit("one")
+        await wait_for(pilot, lambda: main.running)
+        await pilot.press(*"two", "enter")
+        queued = app.screen.query_one("#queued")
+        assert main.queued == ["two"] and queued.display
+        assert "two" in str(queued.render())
+        assert len(fake_server.chat_requests) == 1
+        await wait_for(pilot, lambda: len(fake_server.chat_requests) == 2 and not main.running)
+        await settle(app, pilot)
+        users = [e.text for e in transcript(app).entries if isinstance(e, UserEntry)]
+        assert users == ["one", "two"]
+        answers = [e.text for e in transcript(app).entries if isinstance(e, AssistantEntry)]
+        assert answers == ["first answer", "second answer"]
+        assert not queued.display and main.queued == []
+        assert fake_server.chat_requests[1].json["messages"][-1]["content"] == "two"
+
+
+async def test_the_prompt_is_cleared_after_sending(make_app, fake_server) -> None:
+    fake_server.script(Text("ok"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"hello", "enter")
+        await settle(app, pilot)
+        assert app.screen.query_one(PromptEditor).text == ""
