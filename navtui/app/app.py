@@ -56,6 +56,12 @@ class NavtuiApp(App[int]):
         COMMANDS.load_extensions()
         self._setup_themes()
 
+    def get_system_commands(self, screen: Any) -> Any:
+        # /theme (navtui's picker with its themes, persisted) replaces Textual's own "Theme" command.
+        for command in super().get_system_commands(screen):
+            if command.title != "Theme":
+                yield command
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # Themes that are not navtui's (textual-dark, nord ...) get nav-* values derived from their colours.
         return nav_defaults(self.current_theme.to_color_system().generate())

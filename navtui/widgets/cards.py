@@ -99,20 +99,17 @@ class WelcomeCard(Static):
         text.append(f" ({entry.provider})")
         text.append("\n")
         text.append(entry.cwd)
-        text.append("\n\n")
-        tips = (
-            ("Enter", "send"),
-            ("Shift+Enter / ctrl+j", "new line"),
-            ("/", "commands (/help)"),
-            ("@path", "attach a file"),
-            ("ctrl+p", "command palette"),
-            ("Esc", "interrupt"),
+        text.append("\n")
+        rows = (
+            (("Enter", "send"), ("Shift+Enter / ctrl+j", "new line"), ("Esc", "interrupt"), ("ctrl+c ×2", "quit")),
+            (("/", "commands (/help)"), ("@path", "attach a file"), ("ctrl+p", "palette"), ("ctrl+l", "models")),
         )
-        for index, (key, what) in enumerate(tips):
-            if index:
-                text.append("   ")
-            text.append(key, "bold")
-            text.append(" " + what)
+        for row in rows:
+            text.append("\n")
+            for index, (key, what) in enumerate(row):
+                text.append(" · " if index else "", "dim")
+                text.append(key, "bold")
+                text.append(" " + what)
         super().__init__(text)
         self.entry = entry
 

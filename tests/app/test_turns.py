@@ -90,3 +90,21 @@ async def test_the_prompt_is_cleared_after_sending(make_app, fake_server) -> Non
         await pilot.press(*"hello", "enter")
         await settle(app, pilot)
         assert app.screen.query_one(PromptEditor).text == ""
+
+
+async def test_after_an_interrupt_queued_messages_come_back_to_the_prompt(make_app, fake_server) -> None:
+    fake_server.script(Text("slow "), Text("answer", delay=30))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_screen(app)
+        main.submit("one")
+        await wait_for(
+            pilot, lambda: main.running and any(isinstance(e, AssistantEntry) for e in transcript(app).entries)
+        )
+        await pilot.press(*"two", "enter")
+        assert main.queued == ["two"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not main.running, seconds=5)
+        await settle(app, pilot)
+        assert main.queued == [] and app.screen.query_one(PromptEditor).text == "two"
+        assert len(fake_server.chat_requests) == 1  # nothing was sent behind the user's back

@@ -64,8 +64,8 @@ class MainScreen(Screen[None]):
         Binding("ctrl+l", "models", "Models", show=False),
         Binding("ctrl+t", "themes", "Themes", show=False),
         Binding("f1", "help", "Help", show=False),
-        Binding("pageup", "scroll_transcript(-1)", show=False),
-        Binding("pagedown", "scroll_transcript(1)", show=False),
+        Binding("pageup", "scroll_transcript(-1)", show=False, priority=True),
+        Binding("pagedown", "scroll_transcript(1)", show=False, priority=True),
     ]
 
     def __init__(self, runtime: Any, *, animate: bool = True, check_provider: bool = True) -> None:
@@ -75,6 +75,7 @@ class MainScreen(Screen[None]):
         self.check_provider = check_provider
         self.queued: list[str] = []
         self.running = False
+        self._interrupted = False
         self._spinner_timer: Any = None
         self._spinner_index = 0
         self._reclaim_timer: Any = None
@@ -249,6 +250,7 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------------ running the agent
     def _start_turn(self, text: str) -> None:
         self.running = True
+        self._interrupted = False
         self._set_working(True)
         self._run_turn(text)
 
@@ -278,10 +280,20 @@ class MainScreen(Screen[None]):
             self.running = False
             self._set_working(False)
             self.refresh_status()
-            if self.queued:
+            if self.queued and self._interrupted:
+                self._return_queue_to_prompt()
+            elif self.queued:
                 next_text = self.queued.pop(0)
                 self._show_queue()
                 self.call_later(self._start_turn, next_text)
+
+    def _return_queue_to_prompt(self) -> None:
+        """After Esc the user is changing course: queued messages come back for editing, they are not sent."""
+        prompt = self.query_one(PromptEditor)
+        texts = [*self.queued, prompt.text] if prompt.text.strip() else list(self.queued)
+        self.queued.clear()
+        self._show_queue()
+        self.set_prompt("\n\n".join(texts))
 
     def _set_working(self, working: bool) -> None:
         status = self.query_one(StatusLine)
@@ -320,6 +332,7 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------------ actions
     def action_interrupt(self) -> None:
         if self.running:
+            self._interrupted = True
             self._runtime.abort()
             self.query_one(StatusLine).set_working(True, "interrupting")
             return

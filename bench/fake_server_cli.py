@@ -1,0 +1,77 @@
+"""Run a fake Ollama server with scripted replies, to try navtui by hand (or in tmux) without a model.
+
+    python bench/fake_server_cli.py            # prints the URL and the navtui command to run
+    navtui -p ollama -b http://127.0.0.1:PORT -m qwen2.5-coder:7b
+
+Each prompt takes the next reply: a long streamed Markdown answer, a tool call that reads a file then an
+answer, an edit of ``demo.py`` (create it first) then an answer; after that every prompt streams the long
+answer again. Ctrl+C stops the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import make_markdown  # noqa: E402
+from tests.fakes import FakeServer, Text, ToolCall, Usage  # noqa: E402
+from tests.fakes.script import split_text  # noqa: E402
+
+MODEL = "qwen2.5-coder:7b"
+
+
+def long_answer(server: FakeServer, tokens: int, rate: float) -> None:
+    text = "Here is a long answer to scroll through.\n\n" + make_markdown(tokens * 4, seed=7)
+    server.script_stream(text, tokens_per_second=rate, model=None)
+
+
+def script(server: FakeServer, tokens: int, rate: float) -> None:
+    long_answer(server, tokens, rate)
+    server.script(
+        Text("Let me look at the file first."), ToolCall("read", {"path": "demo.py"}), Usage(input=900, output=40)
+    )
+    server.script(
+        *(
+            Text(chunk, delay=1 / rate)
+            for chunk in split_text("It defines `add`, which **subtracts**. I will fix it.", 4)
+        ),
+        ToolCall("edit", {"path": "demo.py", "old_text": "return a - b", "new_text": "return a + b"}),
+        Usage(input=1400, output=60),
+    )
+    server.script(Text("Fixed: `add` now returns `a + b`."), Usage(input=1500, output=12))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tokens", type=int, default=3000, help="length of the long answer (4-char tokens)")
+    parser.add_argument("--rate", type=float, default=300, help="tokens per second")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    server = FakeServer(port=args.port).start()
+    server.set_model(MODEL, context_length=32768)
+    server.set_model("llama3.2:3b", context_length=8192)
+    script(server, args.tokens, args.rate)
+    print(server.url, flush=True)
+    print(f"navtui -p ollama -b {server.url} -m {MODEL}", flush=True)
+
+    def refill() -> None:  # keep a long answer queued for every later prompt
+        while True:
+            if server.pending() == 0:
+                long_answer(server, args.tokens, args.rate)
+            time.sleep(0.2)
+
+    threading.Thread(target=refill, daemon=True).start()
+    try:
+        while True:
+            time.sleep(1)
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
