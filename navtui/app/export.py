@@ -37,9 +37,9 @@ def transcript_markdown(entries: list[Entry]) -> str:
             status = {"pending": "…", "success": "ok", "error": "error"}[entry.status]
             body = entry.diff or entry.result
             parts.append(
-                f"**{entry.name}** `{entry.title}` ({status})\n\n{_fence(body)}"
+                f"**{entry.name}** `{entry.title or ''}` ({status})\n\n{_fence(body)}"
                 if body
-                else f"**{entry.name}** `{entry.title}` ({status})"
+                else f"**{entry.name}** `{entry.title or ''}` ({status})"
             )
         elif isinstance(entry, NoticeEntry):
             parts.append(f"> {entry.text}")

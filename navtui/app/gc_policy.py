@@ -15,8 +15,8 @@ import gc
 
 
 def freeze_startup() -> None:
-    """After the first frame: collect once, then freeze what the app built."""
-    gc.collect()
+    """After the first frame: freeze what the app built (no collection first: with a long session loaded a
+    full collection alone costs 50 ms, and startup leaves little garbage behind)."""
     gc.freeze()
 
 

@@ -26,8 +26,10 @@ def _text(content: Any) -> str:
     return "".join(getattr(block, "text", "") for block in content or [])
 
 
-def tool_entry(call: ToolCall, describe: Describe) -> ToolEntry:
-    return ToolEntry(call_id=call.id, name=call.name, title=describe(call), arguments=dict(call.arguments))
+def tool_entry(call: ToolCall, describe: Describe | None = None) -> ToolEntry:
+    """A card's record; ``describe`` now (a live call), or later when the card is first shown (a long session)."""
+    title = describe(call) if describe is not None else None
+    return ToolEntry(call_id=call.id, name=call.name, title=title, arguments=dict(call.arguments))
 
 
 def apply_result(entry: ToolEntry, result: ToolResultMessage) -> None:
@@ -38,14 +40,18 @@ def apply_result(entry: ToolEntry, result: ToolResultMessage) -> None:
     entry.diff = diff if isinstance(diff, str) and diff.strip() else None
 
 
-def session_entries(items: Iterable[Any], describe: Describe) -> list[Entry]:
-    """Convert ``SessionManager.display_items()`` (messages and markers) into transcript entries."""
+def session_entries(items: Iterable[Any]) -> list[Entry]:
+    """Convert ``SessionManager.display_items()`` (messages and markers) into transcript entries.
+
+    Tool titles are left to the transcript (``Transcript.describe``): describing thousands of calls of a long
+    session up front would cost more than showing its tail.
+    """
     out: list[Entry] = []
     tools: dict[str, ToolEntry] = {}
     for item in items:
         kind = getattr(item, "type", None)
         if kind == "message":
-            _message(item.message, out, tools, describe)
+            _message(item.message, out, tools)
         elif kind == "compaction":
             before = getattr(item, "tokens_before", 0)
             label = f"context compacted ({before} tokens before)" if before else "context compacted"
@@ -66,7 +72,7 @@ def session_entries(items: Iterable[Any], describe: Describe) -> list[Entry]:
     return out
 
 
-def _message(message: Any, out: list[Entry], tools: dict[str, ToolEntry], describe: Describe) -> None:
+def _message(message: Any, out: list[Entry], tools: dict[str, ToolEntry]) -> None:
     if isinstance(message, UserMessage):
         out.append(UserEntry(message.text))
     elif isinstance(message, AssistantMessage):
@@ -80,7 +86,7 @@ def _message(message: Any, out: list[Entry], tools: dict[str, ToolEntry], descri
                 elif block.text.strip():
                     out.append(AssistantEntry(block.text))
             elif isinstance(block, ToolCall):
-                entry = tool_entry(block, describe)
+                entry = tool_entry(block)
                 tools[block.id] = entry
                 out.append(entry)
         if message.stop_reason == "error" and message.error_message:

@@ -41,7 +41,7 @@ class ThinkingEntry(Entry):
 class ToolEntry(Entry):
     call_id: str
     name: str
-    title: str  # the key arguments, one line
+    title: str | None = None  # the key arguments, one line (filled in when the card is first shown)
     arguments: dict[str, Any] = field(default_factory=dict)
     status: ToolStatus = "pending"
     output: list[str] = field(default_factory=list)  # streamed output lines while running (bounded)

@@ -56,7 +56,7 @@ SYNTAX_VARS = (
 )
 
 
-def _color(value: str | None) -> Any:
+def rich_color(value: str | None) -> Any:
     """A theme variable value ('#rrggbb', 'ansi_red', 'rgba(..)') as a Rich colour, or None."""
     if not value:
         return None
@@ -81,13 +81,13 @@ def _rich_theme(variables: dict[str, str]) -> RichTheme:
 
     styles: dict[str, Style] = {}
     for var, names in _STYLE_VARS.items():
-        color = _color(variables.get(var))
+        color = rich_color(variables.get(var))
         for name in names:
             styles[name] = Style(color=color) + Style.parse(_EXTRA.get(name, "") or "none")
-    styles["markdown.code"] = Style(color=_color(variables.get("nav-md-code")), bold=False)
-    border = _color(variables.get("nav-md-code-block-border"))
+    styles["markdown.code"] = Style(color=rich_color(variables.get("nav-md-code")), bold=False)
+    border = rich_color(variables.get("nav-md-code-block-border"))
     styles["markdown.table.border"] = Style(color=border)
-    styles["markdown.table.header"] = Style(bold=True, color=_color(variables.get("nav-md-heading")))
+    styles["markdown.table.header"] = Style(bold=True, color=rich_color(variables.get("nav-md-heading")))
     return RichTheme(styles, inherit=True)
 
 
@@ -105,7 +105,7 @@ def _syntax_theme(variables: dict[str, str]) -> SyntaxTheme:
     )
 
     def style(var: str, **extra: Any) -> Style:
-        return Style(color=_color(variables.get(var)), **extra)
+        return Style(color=rich_color(variables.get(var)), **extra)
 
     mapping = {
         Token: style("nav-md-code-block"),
@@ -128,7 +128,7 @@ def _syntax_theme(variables: dict[str, str]) -> SyntaxTheme:
         Generic.Heading: style("nav-syntax-keyword", bold=True),
         Generic.Subheading: style("nav-syntax-function"),
     }
-    return _syntax_theme_class()(mapping, Style(bgcolor=_color(variables.get("nav-code-bg"))))
+    return _syntax_theme_class()(mapping, Style(bgcolor=rich_color(variables.get("nav-code-bg"))))
 
 
 @lru_cache(maxsize=8)

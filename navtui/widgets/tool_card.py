@@ -15,8 +15,9 @@ from rich.text import Text
 from textual import events
 from textual.widget import Widget
 
+from navtui.widgets.card_styles import CardStyles, card_styles
 from navtui.widgets.coalesce import Coalescer
-from navtui.widgets.diff_view import DiffStyles, diff_stats, render_diff
+from navtui.widgets.diff_view import diff_stats, render_diff
 from navtui.widgets.entries import ToolEntry
 from navtui.widgets.spinner import frame
 
@@ -29,21 +30,6 @@ KEEP_OUTPUT = 200  # streamed lines kept per card
 
 class ToolCard(Widget):
     """One tool call. Call ``append_output`` while it runs and ``finish`` with its result."""
-
-    COMPONENT_CLASSES = {
-        "tool-card--title",
-        "tool-card--args",
-        "tool-card--output",
-        "tool-card--hint",
-        "tool-card--icon-pending",
-        "tool-card--icon-success",
-        "tool-card--icon-error",
-        "tool-card--diff-added",
-        "tool-card--diff-removed",
-        "tool-card--diff-hunk",
-        "tool-card--diff-header",
-        "tool-card--diff-context",
-    }
 
     def __init__(self, entry: ToolEntry, *, spinner_index: int | None = None) -> None:
         super().__init__(classes=f"-{entry.status}")
@@ -113,22 +99,23 @@ class ToolCard(Widget):
             self._body = self._render_body()
         return Group(self._title(), self._body) if self._body else self._title()
 
-    def _style(self, name: str) -> Any:
-        return self.get_component_rich_style(f"tool-card--{name}", partial=True)
+    def _styles(self) -> CardStyles:
+        return card_styles(self.app.theme_variables)
 
     def _title(self) -> Text:
         entry = self.entry
         status = entry.status
         icon = {"pending": frame(self.spinner_index), "success": "✓", "error": "✗"}[status]
+        styles = self._styles()
         title = Text(no_wrap=True, overflow="ellipsis")
-        title.append(icon + " ", self._style(f"icon-{status}"))
-        title.append(entry.name, self._style("title"))
+        title.append(icon + " ", styles.icon[status])
+        title.append(entry.name, styles.title)
         if entry.title:
-            title.append("  " + entry.title.replace("\n", " "), self._style("args"))
+            title.append("  " + entry.title.replace("\n", " "), styles.args)
         if entry.diff:
             added, removed = diff_stats(entry.diff)
-            title.append(f"  +{added}", self._style("diff-added"))
-            title.append(f" -{removed}", self._style("diff-removed"))
+            title.append(f"  +{added}", styles.diff.added)
+            title.append(f" -{removed}", styles.diff.removed)
         return title
 
     def _render_body(self) -> RenderableType | None:
@@ -143,10 +130,7 @@ class ToolCard(Widget):
             lines = entry.diff.rstrip("\n").split("\n")
             limit = MAX_LINES if expanded else DIFF_PREVIEW_LINES
             shown = lines[:limit]
-            styles = DiffStyles(
-                *(self._style(f"diff-{kind}") for kind in ("added", "removed", "hunk", "header", "context"))
-            )
-            body = render_diff(shown, styles)
+            body = render_diff(shown, self._styles().diff)
             return self._with_hint(body, len(lines) - len(shown))
         text = entry.result.rstrip("\n")
         if not text:
@@ -165,7 +149,7 @@ class ToolCard(Widget):
         return self._lines(shown, hidden=len(lines) - len(shown), clip=True)
 
     def _lines(self, lines: list[str], *, hidden: int, clip: bool, before: bool = False) -> RenderableType | None:
-        style = self._style("output")
+        style = self._styles().output
         body = Text(no_wrap=clip, overflow="ellipsis" if clip else "fold")
         for index, line in enumerate(lines):
             if index:
@@ -175,7 +159,7 @@ class ToolCard(Widget):
             return body if lines else None
         if before or not lines:
             word = "earlier " if lines else ""
-            hint = Text(f"… {hidden} {word}line{'s' * (hidden != 1)} · click or ctrl+o to show", self._style("hint"))
+            hint = Text(f"… {hidden} {word}line{'s' * (hidden != 1)} · click or ctrl+o to show", self._styles().hint)
             return Group(hint, body) if lines else hint
         return self._with_hint(body, hidden)
 
@@ -183,4 +167,4 @@ class ToolCard(Widget):
         if hidden <= 0:
             return body
         hint = "ctrl+o to show all" if not self.expanded else "shown up to here"
-        return Group(body, Text(f"… {hidden} more line{'s' * (hidden != 1)} · {hint}", self._style("hint")))
+        return Group(body, Text(f"… {hidden} more line{'s' * (hidden != 1)} · {hint}", self._styles().hint))

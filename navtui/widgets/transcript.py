@@ -8,7 +8,7 @@ never jumps. Mounts are batched into one DOM update per tick.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from rich.text import Text
@@ -36,6 +36,7 @@ from navtui.widgets.tool_card import ToolCard
 
 SLACK = 20  # prune only once this many entries above the window are mounted (prune in batches)
 LOAD_BATCH = 40
+FIRST_MOUNT = 30  # a loaded session shows this many entries in its first frame; the rest of the window follows
 
 
 class AssistantView(MarkdownView):
@@ -61,11 +62,15 @@ class EarlierMarker(Static):
             transcript.load_earlier()
 
 
-def build_widget(entry: Entry, *, spinner_index: int | None = None) -> Widget:
-    """The widget that shows ``entry``."""
+def build_widget(
+    entry: Entry, *, spinner_index: int | None = None, describe: Callable[[ToolEntry], str] | None = None
+) -> Widget:
+    """The widget that shows ``entry`` (``describe`` fills in a tool card's title the first time it is shown)."""
     if isinstance(entry, AssistantEntry):
         return AssistantView(entry)
     if isinstance(entry, ToolEntry):
+        if entry.title is None:
+            entry.title = describe(entry) if describe is not None else ""
         return ToolCard(entry, spinner_index=spinner_index)
     if isinstance(entry, UserEntry):
         return UserMessageView(entry)
@@ -96,6 +101,7 @@ class Transcript(VerticalScroll):
         self._pending: list[Widget] = []
         self._loading = False
         self.spinner_index: int | None = None
+        self.describe: Callable[[ToolEntry], str] | None = None
 
     def on_mount(self) -> None:
         self._marker.display = False
@@ -106,11 +112,14 @@ class Transcript(VerticalScroll):
     def add(self, entry: Entry) -> Widget:
         """Append a record and (batched with others of this tick) mount its widget."""
         self.entries.append(entry)
-        widget = build_widget(entry, spinner_index=self.spinner_index)
+        widget = self._build(entry)
         if not self._pending:
             self.call_later(self._mount_pending)
         self._pending.append(widget)
         return widget
+
+    def _build(self, entry: Entry) -> Widget:
+        return build_widget(entry, spinner_index=self.spinner_index, describe=self.describe)
 
     async def _mount_pending(self) -> None:
         widgets, self._pending = self._pending, []
@@ -124,13 +133,17 @@ class Transcript(VerticalScroll):
         """Replace everything with ``entries`` (a resumed session): records for all, widgets for the newest."""
         self.clear()
         self.entries = list(entries)
-        self.first = max(0, len(self.entries) - self.window)
-        widgets = [build_widget(entry) for entry in self.entries[self.first :]]
+        # The first frame gets a screenful or two; the rest of the window mounts right after it.
+        self.first = max(0, len(self.entries) - min(self.window, FIRST_MOUNT))
+        widgets = [self._build(entry) for entry in self.entries[self.first :]]
         self._update_marker()
         if widgets:
             with self.app.batch_update():
                 self.mount_all(widgets)
         self.anchor()
+        rest = min(self.window, len(self.entries)) - len(widgets)
+        if rest > 0:
+            self.call_after_refresh(self.load_earlier, rest)
 
     def clear(self) -> None:
         """Forget every entry (``/clear``, ``/new``)."""
@@ -188,7 +201,7 @@ class Transcript(VerticalScroll):
     async def _load_earlier(self, count: int) -> None:
         try:
             start = max(0, self.first - count)
-            widgets = [build_widget(entry) for entry in self.entries[start : self.first]]
+            widgets = [self._build(entry) for entry in self.entries[start : self.first]]
             mounted = [child for child in self.children if child is not self._marker]
             height_before = self.virtual_size.height
             with self.app.batch_update():
@@ -200,9 +213,11 @@ class Transcript(VerticalScroll):
             self._loading = False
 
     def _keep_position(self, height_before: int) -> None:
+        if self._following():
+            return  # the anchor keeps the bottom in view by itself
         grown = self.virtual_size.height - height_before
         if grown > 0:
-            self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True)
+            self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True, release_anchor=False)
 
     # ------------------------------------------------------------------ bulk actions
     def toggle_details(self) -> bool:

@@ -109,7 +109,7 @@ def test_session_entries_become_transcript_entries() -> None:
         CompactionEntry(id="4", summary="earlier work", tokens_before=9000),
         CustomMessageEntry(id="5", custom_type="handover", content="notes for the next context"),
     ]
-    entries = session_entries(items, lambda c: c.arguments.get("path", ""))
+    entries = session_entries(items)
     assert [type(e) for e in entries] == [
         UserEntry,
         ThinkingEntry,
@@ -119,7 +119,12 @@ def test_session_entries_become_transcript_entries() -> None:
         DividerEntry,
     ]
     tool = entries[3]
-    assert tool.title == "a.py" and tool.status == "success" and tool.diff == "-a\n+b\n"
+    assert (
+        tool.title is None
+        and tool.arguments == {"path": "a.py"}
+        and tool.status == "success"
+        and tool.diff == "-a\n+b\n"
+    )
     assert entries[4].detail == "earlier work" and "handover" in entries[5].label
 
 

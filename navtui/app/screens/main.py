@@ -28,13 +28,27 @@ from navtui.core.errors import NavtuiError
 from navtui.core.events import CompactionStarted, Handover, TurnStarted, UsageUpdate
 from navtui.core.messages import ToolCall
 from navtui.widgets import spinner
-from navtui.widgets.entries import ErrorEntry, NoticeEntry, ProviderHelpEntry, WelcomeEntry
+from navtui.widgets.entries import ErrorEntry, NoticeEntry, ProviderHelpEntry, ToolEntry, WelcomeEntry
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusData, StatusLine
 from navtui.widgets.transcript import Transcript
 
 QUIT_CONFIRM_SECONDS = 2.0
 RECLAIM_DELAY = 3.0  # idle seconds before a full garbage collection
+
+
+_PROVIDER_SDKS = {"ollama": ("ollama", "httpx"), "anthropic": ("anthropic",), "openai": ("httpx", "httpx_sse")}
+
+
+def preload_provider_sdk(provider: str) -> None:
+    """Import the provider's SDK in a thread: importing ``anthropic`` or ``ollama`` takes 0.1-0.3 s."""
+    import importlib
+
+    for name in _PROVIDER_SDKS.get(provider, ()):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass  # the provider reports a missing SDK itself, with a hint
 
 
 def provider_steps(provider: str, model: str) -> list[str]:
@@ -90,6 +104,7 @@ class MainScreen(Screen[None]):
         self.history = PromptHistory(history_path)
         window = getattr(getattr(runtime.settings, "ui", None), "mounted_entries", 100)
         self._transcript = Transcript(window=window, id="transcript")
+        self._transcript.describe = self._describe_entry
         self.router = EventRouter(self._transcript, self.describe_call)
 
     # ------------------------------------------------------------------ CommandContext
@@ -119,7 +134,7 @@ class MainScreen(Screen[None]):
     def reload_transcript(self) -> None:
         """Show the session's current path again (after a resume or tree navigation)."""
         items = self._runtime.transcript_items()
-        self._transcript.load(session_entries(items, self.describe_call))
+        self._transcript.load(session_entries(items))
         self.refresh_status()
 
     # ------------------------------------------------------------------ layout
@@ -137,7 +152,7 @@ class MainScreen(Screen[None]):
         self.query_one("#queued", Static).display = False
         items = runtime.transcript_items()
         if items:
-            self._transcript.load(session_entries(items, self.describe_call))
+            self._transcript.load(session_entries(items))
         else:
             provider = runtime.provider
             self._transcript.add(WelcomeEntry(cwd=str(runtime.cwd), model=provider.model, provider=provider.name))
@@ -149,7 +164,7 @@ class MainScreen(Screen[None]):
         self._load_history()
         self.refresh_status()
         if self.check_provider:
-            self._check_provider()
+            self.call_after_refresh(self._check_provider)  # after the first frame: it imports the provider SDK
         if getattr(runtime.options, "resume", None) == "" and COMMANDS.get("resume") is not None:
             self.run_worker(COMMANDS.run(self, "/resume"), group="command")  # navtui -r without an id: pick one
         initial = getattr(runtime.options, "prompt", None)
@@ -162,6 +177,7 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="provider-check")
     async def _check_provider(self) -> None:
+        await asyncio.to_thread(preload_provider_sdk, self._runtime.provider.name)
         status = await self._runtime.check_provider()
         if not status.ok:
             provider = self._runtime.provider
@@ -187,6 +203,9 @@ class MainScreen(Screen[None]):
         if data.git_branch is None and self._git[0] is not None:
             data.git_branch, data.git_dirty = self._git
         self.query_one(StatusLine).update_status(data)
+
+    def _describe_entry(self, entry: ToolEntry) -> str:
+        return self.describe_call(ToolCall(id=entry.call_id, name=entry.name, arguments=entry.arguments))
 
     def describe_call(self, call: ToolCall) -> str:
         """The title of a tool card: the tool's own one-line summary of its arguments."""
