@@ -27,7 +27,17 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ROOT, emit, fmt_ms, install_frame_hook, make_markdown, next_frame, peak_rss_mb, verdict  # noqa: E402
+from common import (  # noqa: E402
+    ROOT,
+    emit,
+    fmt_ms,
+    frame_waiter,
+    install_frame_hook,
+    make_markdown,
+    next_frame,
+    peak_rss_mb,
+    verdict,
+)
 
 MODEL = "qwen2.5-coder:7b"
 TARGETS = {"open_ms": 250.0, "scroll_end_ms": 50.0, "add_ms": 20.0, "rss_mb": 150.0, "key_p50": 10.0}
@@ -130,12 +140,10 @@ async def _interactions(app: Any, frames: dict[str, Any], view: Any, add_one: An
     out["add_ms"] = sorted(adds)[2]
     keys = []
     for index in range(10):
-        count = len(frames["frames"])
+        frame = frame_waiter(frames)
         t0 = time.perf_counter()
         await app._post_message(events.Key("x", "x") if index % 2 == 0 else events.Key("backspace", None))
-        while len(frames["frames"]) == count:
-            await asyncio.sleep(0.001)
-        keys.append((frames["frames"][count] - t0) * 1000)
+        keys.append((await frame - t0) * 1000)
         await asyncio.sleep(0.05)
     out["key_p50_ms"] = sorted(keys)[5]
     out["key_max_ms"] = max(keys)

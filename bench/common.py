@@ -161,6 +161,13 @@ def install_frame_hook(app: Any) -> dict[str, Any]:
     return state
 
 
+def frame_waiter(state: dict[str, Any]) -> asyncio.Future[float]:
+    """A future resolved with the time of the next frame (nothing forces one)."""
+    future = asyncio.get_running_loop().create_future()
+    state["waiters"].append(future)
+    return future
+
+
 async def next_frame(app: Any, state: dict[str, Any]) -> float:
     future = asyncio.get_running_loop().create_future()
     state["waiters"].append(future)
