@@ -33,14 +33,15 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
         except FileNotFoundError:
             pass
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or a new file in ``directory`` durable (best effort: some filesystems refuse)."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from navtui.core.errors import NavtuiError
-from navtui.core.fs import atomic_write_bytes
+from navtui.core.fs import atomic_write_bytes, fsync_dir
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -196,7 +196,7 @@ class SessionFile:
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
-        _fsync_dir(directory)
+        fsync_dir(directory)
 
     def _create_exclusive(self, data: bytes) -> None:
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
@@ -285,16 +285,3 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
