@@ -6,7 +6,7 @@ the screens import what they need when they open.
 
 from __future__ import annotations
 
-import sys
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +16,7 @@ from textual.binding import Binding
 from navtui.app import gc_policy
 from navtui.app.commands import COMMANDS
 from navtui.app.theme_defaults import nav_defaults
+from navtui.app.theming import AppThemes
 
 if TYPE_CHECKING:
     from navtui.agent.runtime import LaunchOptions
@@ -40,21 +41,35 @@ class NavtuiApp(App[int]):
 
     def __init__(
         self,
-        runtime: Any,
+        runtime: Any | None,
         *,
         animate: bool = True,
         check_provider: bool = True,
         watch_themes: bool = True,
+        options: LaunchOptions | None = None,
+        settings: Any = None,
+        approver: Any = None,
     ) -> None:
+        """With ``runtime=None`` the app builds it (from ``options``, with ``approver``) in a thread after its
+        first frame: Textual and the screen come first, the provider SDKs, tools and session after."""
         super().__init__()
         self.runtime = runtime
+        self.options = runtime.options if runtime is not None else options
+        self.settings = runtime.settings if runtime is not None else settings
+        self.approver = approver
         self.animations = animate
         self.check_provider = check_provider
         self.watch_theme_files = watch_themes
-        self.theme_registry: Any = None
-        self._theme_warning: str | None = None
-        COMMANDS.load_extensions()
-        self._setup_themes()
+        if runtime is not None:
+            COMMANDS.load_extensions()
+        self.themes = AppThemes(self, Path(self.options.cwd), self.settings.ui.theme)
+        # A deferred start shows the cached theme in its first frame and loads the theme files after it.
+        self._themes_pending = self.themes.start(use_cache=runtime is None)
+
+    @property
+    def theme_registry(self) -> Any:
+        """navtui's theme registry (``None`` until loaded, or when themes are unavailable)."""
+        return self.themes.registry
 
     def get_system_commands(self, screen: Any) -> Any:
         # /theme (navtui's picker with its themes, persisted) replaces Textual's own "Theme" command.
@@ -66,38 +81,67 @@ class NavtuiApp(App[int]):
         # Themes that are not navtui's (textual-dark, nord ...) get nav-* values derived from their colours.
         return nav_defaults(self.current_theme.to_color_system().generate())
 
-    def _setup_themes(self) -> None:
-        """Register navtui's themes (built-in and custom) and pick the one from settings."""
-        try:
-            from navtui.themes.auto import resolve_theme_setting
-            from navtui.themes.live import register_themes
-            from navtui.themes.loader import ThemeRegistry
-        except ImportError:  # themes are optional for the app to run
-            return
-        registry = ThemeRegistry(self.runtime.cwd)
-        register_themes(self, registry)
-        self.theme_registry = registry
-        wanted = resolve_theme_setting(self.runtime.settings.ui.theme)
-        if registry.find(wanted) is not None or wanted in self.available_themes:
-            self.theme = wanted
-        else:
-            self._theme_warning = f'Theme "{wanted}" not found; using "dark". Available: {", ".join(registry.names())}'
-            self.theme = "dark"
-        for path, error in registry.errors.items():
-            self.runtime.warnings.append(f"Theme file {path} is not valid: {error}")
-
     def on_mount(self) -> None:
         from navtui.app.screens.main import MainScreen
 
-        if self._theme_warning:
-            self.runtime.warnings.append(self._theme_warning)
-        self.push_screen(MainScreen(self.runtime, animate=self.animations, check_provider=self.check_provider))
+        if self.runtime is not None:
+            self.runtime.warnings.extend(self.themes.warnings)
+        screen = MainScreen(
+            self.runtime,
+            options=self.options,
+            settings=self.settings,
+            animate=self.animations,
+            check_provider=self.check_provider,
+        )
+        self.push_screen(screen)
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
+        if self.runtime is None:
+            self.run_worker(self._build_runtime(), group="runtime", exclusive=True)
+        else:
+            self._themes_ready()
         gc_policy.freeze_startup()
+
+    def _themes_ready(self) -> None:
+        """The registry is loaded: watch the theme files and keep a copy of the theme for the next start."""
+        self.run_worker(asyncio.to_thread(self.themes.remember), group="theme-cache")
         if self.watch_theme_files and self.theme_registry is not None:
             self.run_worker(self._watch_themes(), group="theme-watch", exclusive=True)
+
+    def watch_theme(self, name: str) -> None:
+        if self.theme_registry is not None and self.is_running:
+            self.run_worker(asyncio.to_thread(self.themes.remember), group="theme-cache")
+
+    async def _build_runtime(self) -> None:
+        """Import and build the runtime in a thread (the screen stays live), then hand it to the screen."""
+        from navtui.core.errors import NavtuiError
+
+        def build() -> tuple[Any, Any, NavtuiError | None]:
+            from navtui.agent.runtime import Runtime
+
+            registry = self.themes.build() if self._themes_pending else None
+            try:
+                runtime = Runtime.create(self.options, approver=self.approver)
+            except NavtuiError as exc:
+                return None, registry, exc
+            except Exception as exc:  # a bug must still leave a screen that says what happened
+                return None, registry, NavtuiError(f"{type(exc).__name__}: {exc}", hint="this is a bug in navtui")
+            COMMANDS.import_extensions()  # imports only; registering happens on the loop
+            return runtime, registry, None
+
+        screen = self.screen_stack[1] if len(self.screen_stack) > 1 else self.screen
+        runtime, registry, error = await asyncio.to_thread(build)
+        if registry is not None:
+            self.themes.apply(registry)
+        self._themes_ready()
+        if error is not None:
+            screen.runtime_failed(error.message, error.hint)
+            return
+        COMMANDS.load_extensions()
+        runtime.warnings.extend(self.themes.warnings)
+        self.runtime = runtime
+        screen.runtime_ready(runtime)
 
     async def _watch_themes(self) -> None:
         from navtui.themes.live import ThemeReloader
@@ -105,6 +149,8 @@ class NavtuiApp(App[int]):
         await ThemeReloader(self, self.theme_registry).run()
 
     async def on_unmount(self) -> None:
+        if self.runtime is None:
+            return
         try:
             await self.runtime.aclose()
         except Exception:  # closing connections on the way out must never turn a clean exit into a traceback
@@ -112,20 +158,16 @@ class NavtuiApp(App[int]):
 
 
 def run_app(options: LaunchOptions) -> int:
-    """Interactive mode: build the runtime and run the full-screen app. Returns the exit code."""
-    from navtui.agent.runtime import Runtime
-    from navtui.app.approver import UiApprover
-    from navtui.core.errors import NavtuiError
+    """Interactive mode: run the full-screen app; it builds the runtime after its first frame.
 
+    Problems with the settings or the session surface in the app (as an error card), not as an exit.
+    """
+    from navtui.app.approver import UiApprover
+    from navtui.app.startup import peek_settings
+
+    settings = peek_settings(options.cwd, options.overrides())
     approver = UiApprover()
-    try:
-        runtime = Runtime.create(options, approver=approver)
-    except NavtuiError as exc:
-        print(f"navtui: {exc.message}", file=sys.stderr)
-        if exc.hint:
-            print(f"  {exc.hint}", file=sys.stderr)
-        return 2
-    app = NavtuiApp(runtime)
+    app = NavtuiApp(None, options=options, settings=settings, approver=approver)
     approver.attach(app)
     app.run()
     return app.return_code or 0

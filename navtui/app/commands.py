@@ -46,6 +46,8 @@ class CommandContext(Protocol):
 
     def refresh_status(self) -> None: ...
 
+    def set_activity(self, active: bool, label: str = "") -> None: ...
+
     def clear_transcript(self) -> None: ...
 
     def reload_transcript(self) -> None: ...
@@ -104,18 +106,24 @@ class CommandRegistry:
     def all(self) -> list[SlashCommand]:
         return [self._commands[name] for name in self.names()]
 
+    def import_extensions(self, modules: tuple[str, ...] = EXTENSION_MODULES) -> list[Any]:
+        """Import the extension modules (safe in a thread: nothing is registered)."""
+        loaded = []
+        for module_name in modules:
+            try:
+                loaded.append(importlib.import_module(module_name))
+            except ModuleNotFoundError as exc:
+                if exc.name != module_name:
+                    raise
+                # that feature is not part of this build
+        return loaded
+
     def load_extensions(self, modules: tuple[str, ...] = EXTENSION_MODULES) -> None:
         """Import every extension module once and let it register its commands."""
         if self._loaded:
             return
         self._loaded = True
-        for module_name in modules:
-            try:
-                module = importlib.import_module(module_name)
-            except ModuleNotFoundError as exc:
-                if exc.name == module_name:
-                    continue  # that feature is not installed/written yet
-                raise
+        for module in self.import_extensions(modules):
             register = getattr(module, "register", None)
             if callable(register):
                 register(self)

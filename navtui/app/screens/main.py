@@ -9,32 +9,28 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Static
 
-from navtui.app import gc_policy
 from navtui.app.commands import COMMANDS
-from navtui.app.completion import Completion, complete_command, complete_path, expand_attachments
-from navtui.app.events import EventRouter
+from navtui.app.completion import Completion, complete_command, complete_path
 from navtui.app.history import PromptHistory
-from navtui.app.session_view import session_entries
-from navtui.core.errors import NavtuiError
-from navtui.core.events import CompactionStarted, Handover, TurnStarted, UsageUpdate
-from navtui.core.messages import ToolCall
-from navtui.widgets import spinner
+from navtui.app.turns import TurnRunner
 from navtui.widgets.entries import ErrorEntry, NoticeEntry, ProviderHelpEntry, ToolEntry, WelcomeEntry
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusData, StatusLine
 from navtui.widgets.transcript import Transcript
 
+if TYPE_CHECKING:
+    from navtui.app.events import EventRouter
+    from navtui.core.messages import ToolCall
+
 QUIT_CONFIRM_SECONDS = 2.0
-RECLAIM_DELAY = 3.0  # idle seconds before a full garbage collection
 
 
 _PROVIDER_SDKS = {"ollama": ("ollama", "httpx"), "anthropic": ("anthropic",), "openai": ("httpx", "httpx_sse")}
@@ -82,30 +78,50 @@ class MainScreen(Screen[None]):
         Binding("pagedown", "scroll_transcript(1)", show=False, priority=True),
     ]
 
-    def __init__(self, runtime: Any, *, animate: bool = True, check_provider: bool = True) -> None:
+    def __init__(
+        self,
+        runtime: Any | None,
+        *,
+        options: Any = None,
+        settings: Any = None,
+        animate: bool = True,
+        check_provider: bool = True,
+    ) -> None:
+        """``runtime`` may be ``None`` while it is still being built (``runtime_ready`` hands it over);
+        ``options`` and ``settings`` then describe the start until it arrives."""
         super().__init__()
         self._runtime = runtime
+        self._options = runtime.options if runtime is not None else options
+        self._settings = runtime.settings if runtime is not None else settings
         self.animations = animate
         self.check_provider = check_provider
-        self.queued: list[str] = []
-        self.running = False
-        self._interrupted = False
-        self._spinner_timer: Any = None
-        self._spinner_index = 0
-        self._reclaim_timer: Any = None
+        self._activity = False  # a command's task runs (set_activity)
         self._last_ctrl_c = 0.0
         self._last_escape = 0.0
         self._git: tuple[str | None, bool] = (None, False)
         history_path = None
-        if not getattr(runtime.options, "ephemeral", False):
+        if not getattr(self._options, "ephemeral", False):
             from navtui.config.paths import history_path as _history_path
 
             history_path = _history_path()
         self.history = PromptHistory(history_path)
-        window = getattr(getattr(runtime.settings, "ui", None), "mounted_entries", 100)
+        window = getattr(getattr(self._settings, "ui", None), "mounted_entries", 100)
         self._transcript = Transcript(window=window, id="transcript")
         self._transcript.describe = self._describe_entry
-        self.router = EventRouter(self._transcript, self.describe_call)
+        self.turns = TurnRunner(self)
+
+    @property
+    def running(self) -> bool:
+        """A turn is running (messages sent now are queued)."""
+        return self.turns.running
+
+    @property
+    def queued(self) -> list[str]:
+        return self.turns.queued
+
+    @property
+    def router(self) -> EventRouter:
+        return self.turns.router
 
     # ------------------------------------------------------------------ CommandContext
     @property
@@ -133,6 +149,8 @@ class MainScreen(Screen[None]):
 
     def reload_transcript(self) -> None:
         """Show the session's current path again (after a resume or tree navigation)."""
+        from navtui.app.session_view import session_entries
+
         items = self._runtime.transcript_items()
         self._transcript.load(session_entries(items))
         self.refresh_status()
@@ -145,13 +163,47 @@ class MainScreen(Screen[None]):
         yield StatusLine(id="status")
 
     def on_mount(self) -> None:
-        runtime = self._runtime
         prompt = self.query_one(PromptEditor)
         prompt.completer = self._complete
         prompt.cursor_blink = self.animations  # off for snapshot tests: a blinking cursor is not deterministic
         self.query_one("#queued", Static).display = False
+        prompt.focus()
+        self._load_history()
+        if self._runtime is not None:
+            self._show_runtime()
+        else:
+            self._show_starting()
+
+    def _show_starting(self) -> None:
+        """The first frame while the runtime is still loading: what settings say, and a prompt that works."""
+        settings, options = self._settings, self._options
+        model = getattr(options, "model", None) or getattr(settings, "model", None) or ""
+        self._transcript.add(WelcomeEntry(cwd=str(options.cwd), model=model or "…", provider="starting"))
+        self.query_one(StatusLine).update_status(
+            StatusData(cwd=str(options.cwd), model=model, approval=getattr(settings, "approval", "ask"))
+        )
+        self.query_one(StatusLine).set_working(True, "starting")
+
+    def runtime_ready(self, runtime: Any) -> None:
+        """The runtime the app was started without is built: show the real start and send what was typed."""
+        self._runtime = runtime
+        self._options, self._settings = runtime.options, runtime.settings
+        self.query_one(StatusLine).set_working(False)
+        self._transcript.clear()  # the provisional welcome; the real one (or the resumed session) follows
+        self._show_runtime()
+        for text in self.turns.take_queue():
+            self.submit(text)
+
+    def runtime_failed(self, message: str, hint: str | None) -> None:
+        self.query_one(StatusLine).set_working(False)
+        self.error(f"navtui could not start: {message}", hint or "fix the problem and start navtui again")
+
+    def _show_runtime(self) -> None:
+        runtime = self._runtime
         items = runtime.transcript_items()
         if items:
+            from navtui.app.session_view import session_entries
+
             self._transcript.load(session_entries(items))
         else:
             provider = runtime.provider
@@ -159,9 +211,7 @@ class MainScreen(Screen[None]):
         for warning in runtime.warnings:
             self.notice(warning, level="warning")
         runtime.warnings.clear()
-        self._show_status(runtime.status(with_git=False))
-        prompt.focus()
-        self._load_history()
+        self.show_status(runtime.status(with_git=False))
         self.refresh_status()
         if self.check_provider:
             self.call_after_refresh(self._check_provider)  # after the first frame: it imports the provider SDK
@@ -188,15 +238,25 @@ class MainScreen(Screen[None]):
 
     # ------------------------------------------------------------------ status
     def refresh_status(self) -> None:
-        self._refresh_status()
+        if self._runtime is not None:
+            self._refresh_status()
 
     @work(exclusive=True, group="status")
     async def _refresh_status(self) -> None:
         info = await asyncio.to_thread(self._runtime.status)  # runs git: off the loop
         self._git = (info.git_branch, info.git_dirty)
-        self._show_status(info)
+        self.show_status(info)
 
-    def _show_status(self, info: Any) -> None:
+    def set_activity(self, active: bool, label: str = "") -> None:
+        """A command's long task (compaction, indexing...): spinner and label in the status line; Esc aborts."""
+        self._activity = active
+        self.turns.set_working(active, label or "working")
+
+    def show_waiting(self, waiting: bool) -> None:
+        """The agent waits for an approval (the modal is open)."""
+        self.turns.show_waiting(waiting)
+
+    def show_status(self, info: Any) -> None:
         data = StatusData(
             **{name: getattr(info, name) for name in StatusData.__dataclass_fields__ if hasattr(info, name)}
         )
@@ -205,11 +265,14 @@ class MainScreen(Screen[None]):
         self.query_one(StatusLine).update_status(data)
 
     def _describe_entry(self, entry: ToolEntry) -> str:
+        from navtui.core.messages import ToolCall
+
         return self.describe_call(ToolCall(id=entry.call_id, name=entry.name, arguments=entry.arguments))
 
     def describe_call(self, call: ToolCall) -> str:
         """The title of a tool card: the tool's own one-line summary of its arguments."""
-        tool = self._runtime.tools.get(call.name) if self._runtime.tools is not None else None
+        tools = getattr(self._runtime, "tools", None)
+        tool = tools.get(call.name) if tools is not None else None
         if tool is not None:
             try:
                 return tool.summary(tool.parse_args(call.arguments))
@@ -226,25 +289,17 @@ class MainScreen(Screen[None]):
         self.submit(event.text)
 
     def submit(self, text: str) -> None:
+        if self._runtime is None:  # still starting: keep it, runtime_ready sends it
+            self.turns.queued.append(text)
+            self.turns.show_queue("once navtui has started")
+            return
         stripped = text.strip()
         if stripped.startswith("/") and not stripped.startswith("//"):
             self.run_worker(COMMANDS.run(self, stripped), group="command")
             return
         if stripped.startswith("//"):
             text = text.lstrip()[1:]  # "//" sends a message that starts with "/"
-        if self.running:
-            self.queued.append(text)
-            self._show_queue()
-            return
-        self._start_turn(text)
-
-    def _show_queue(self) -> None:
-        bar = self.query_one("#queued", Static)
-        bar.display = bool(self.queued)
-        if self.queued:
-            first = self.queued[0].strip().splitlines()[0]
-            more = f"  (+{len(self.queued) - 1} more)" if len(self.queued) > 1 else ""
-            bar.update(Text(f"queued: {first[:200]}{more} · sent after this turn"))
+        self.turns.submit(text)
 
     @on(PromptEditor.QuitRequested)
     def _on_quit_requested(self, event: PromptEditor.QuitRequested) -> None:
@@ -264,96 +319,15 @@ class MainScreen(Screen[None]):
         found = complete_command(line, cursor, COMMANDS.names())
         if found is not None:
             return found
-        return await asyncio.to_thread(complete_path, line, cursor, self._runtime.cwd)
-
-    # ------------------------------------------------------------------ running the agent
-    def _start_turn(self, text: str) -> None:
-        self.running = True
-        self._interrupted = False
-        self._set_working(True)
-        self._run_turn(text)
-
-    @work(exclusive=True, group="agent")
-    async def _run_turn(self, text: str | None) -> None:
-        runtime = self._runtime
-        try:
-            if text is not None:
-                text, attached, problems = await asyncio.to_thread(expand_attachments, text, runtime.cwd)
-                for problem in problems:
-                    self.notice(problem, level="warning")
-            status = self.query_one(StatusLine)
-            async for event in runtime.run(text):
-                self.router.handle(event)
-                if isinstance(event, UsageUpdate | Handover):
-                    self._show_status(runtime.status(with_git=False))
-                elif isinstance(event, TurnStarted):
-                    status.set_working(True, "working")
-                elif isinstance(event, CompactionStarted):
-                    status.set_working(True, "compacting")
-        except NavtuiError as exc:
-            self.error(exc.message, exc.hint)
-        except Exception as exc:  # a bug in one turn must not take the app down; show it and carry on
-            self.error(f"Unexpected error: {type(exc).__name__}: {exc}", "this is a bug in navtui; please report it")
-        finally:
-            self.router.finish_streams()
-            self.running = False
-            self._set_working(False)
-            self.refresh_status()
-            if self.queued and self._interrupted:
-                self._return_queue_to_prompt()
-            elif self.queued:
-                next_text = self.queued.pop(0)
-                self._show_queue()
-                self.call_later(self._start_turn, next_text)
-
-    def _return_queue_to_prompt(self) -> None:
-        """After Esc the user is changing course: queued messages come back for editing, they are not sent."""
-        prompt = self.query_one(PromptEditor)
-        texts = [*self.queued, prompt.text] if prompt.text.strip() else list(self.queued)
-        self.queued.clear()
-        self._show_queue()
-        self.set_prompt("\n\n".join(texts))
-
-    def _set_working(self, working: bool) -> None:
-        status = self.query_one(StatusLine)
-        status.set_working(working, "working" if working else "")
-        if working:
-            if self._reclaim_timer is not None:
-                self._reclaim_timer.stop()
-                self._reclaim_timer = None
-            if self.animations and self._spinner_timer is None:
-                self._spinner_timer = self.set_interval(spinner.INTERVAL, self._spin, name="spinner")
-        else:
-            if self._spinner_timer is not None:
-                self._spinner_timer.stop()
-                self._spinner_timer = None
-            self._reclaim_timer = self.set_timer(RECLAIM_DELAY, self._reclaim, name="gc-reclaim")
-
-    def show_waiting(self, waiting: bool) -> None:
-        """The agent waits for an approval (the modal is open)."""
-        if self.running:
-            self.query_one(StatusLine).set_working(True, "waiting for approval" if waiting else "working")
-
-    def _spin(self) -> None:
-        self._spinner_index += 1
-        index = self._spinner_index
-        self.query_one(StatusLine).tick(index)
-        for card in self.router.pending_cards:
-            card.tick(index)
-        if index % 10 == 0:
-            gc_policy.freeze()  # see gc_policy: keeps full collections from stalling frames while streaming
-
-    def _reclaim(self) -> None:
-        self._reclaim_timer = None
-        if not self.running:
-            gc_policy.reclaim()
+        cwd = self._runtime.cwd if self._runtime is not None else self._options.cwd
+        return await asyncio.to_thread(complete_path, line, cursor, cwd)
 
     # ------------------------------------------------------------------ actions
     def action_interrupt(self) -> None:
-        if self.running:
-            self._interrupted = True
+        if self.turns.interrupt():
+            return
+        if self._activity and self._runtime is not None:
             self._runtime.abort()
-            self.query_one(StatusLine).set_working(True, "interrupting")
             return
         now = time.monotonic()
         prompt = self.query_one(PromptEditor)

@@ -1,0 +1,163 @@
+"""Running the agent for the main screen, one turn at a time.
+
+A turn is an async worker that iterates ``Runtime.run`` and hands each event to the ``EventRouter``. While
+it runs, new messages queue (sent after the turn); Esc interrupts (the partial answer stays, queued messages
+come back to the prompt). The spinner timer and the periodic GC freeze exist only while a turn runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from navtui.app import gc_policy
+from navtui.core.errors import NavtuiError
+from navtui.widgets import spinner
+from navtui.widgets.prompt import PromptEditor
+from navtui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from navtui.app.events import EventRouter
+    from navtui.app.screens.main import MainScreen
+
+RECLAIM_DELAY = 3.0  # idle seconds before a full garbage collection
+
+
+class TurnRunner:
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self.queued: list[str] = []
+        self.running = False
+        self.interrupted = False
+        self._router: EventRouter | None = None
+        self._spinner_timer: Any = None
+        self._spinner_index = 0
+        self._reclaim_timer: Any = None
+
+    @property
+    def router(self) -> EventRouter:
+        if self._router is None:  # imported on first use: the event models are not needed for the first frame
+            from navtui.app.events import EventRouter
+
+            self._router = EventRouter(self.screen.transcript, self.screen.describe_call)
+        return self._router
+
+    # ------------------------------------------------------------------ queue
+    def submit(self, text: str) -> None:
+        """Send now, or after the running turn."""
+        if self.running:
+            self.queued.append(text)
+            self.show_queue()
+        else:
+            self.start(text)
+
+    def show_queue(self, when: str = "after this turn") -> None:
+        bar = self.screen.query_one("#queued", Static)
+        bar.display = bool(self.queued)
+        if self.queued:
+            first = self.queued[0].strip().splitlines()[0] if self.queued[0].strip() else ""
+            more = f"  (+{len(self.queued) - 1} more)" if len(self.queued) > 1 else ""
+            bar.update(Text(f"queued: {first[:200]}{more} · sent {when}"))
+
+    def take_queue(self) -> list[str]:
+        taken, self.queued = self.queued, []
+        self.show_queue()
+        return taken
+
+    def _return_queue_to_prompt(self) -> None:
+        """After Esc the user is changing course: queued messages come back for editing, they are not sent."""
+        prompt = self.screen.query_one(PromptEditor)
+        texts = [*self.queued, prompt.text] if prompt.text.strip() else list(self.queued)
+        self.take_queue()
+        self.screen.set_prompt("\n\n".join(texts))
+
+    # ------------------------------------------------------------------ a turn
+    def start(self, text: str | None) -> None:
+        self.running = True
+        self.interrupted = False
+        self.set_working(True)
+        self.screen.run_worker(self._run(text), group="agent", exclusive=True)
+
+    async def _run(self, text: str | None) -> None:
+        from navtui.app.completion import expand_attachments
+        from navtui.core.events import CompactionStarted, Handover, TurnStarted, UsageUpdate
+
+        screen = self.screen
+        runtime = screen.runtime
+        router = self.router
+        status = screen.query_one(StatusLine)
+        try:
+            if text is not None:
+                text, _attached, problems = await asyncio.to_thread(expand_attachments, text, runtime.cwd)
+                for problem in problems:
+                    screen.notice(problem, level="warning")
+            async for event in runtime.run(text):
+                router.handle(event)
+                if isinstance(event, UsageUpdate | Handover):
+                    screen.show_status(runtime.status(with_git=False))
+                elif isinstance(event, TurnStarted):
+                    status.set_working(True, "working")
+                elif isinstance(event, CompactionStarted):
+                    status.set_working(True, "compacting")
+        except NavtuiError as exc:
+            screen.error(exc.message, exc.hint)
+        except Exception as exc:  # a bug in one turn must not take the app down; show it and carry on
+            screen.error(f"Unexpected error: {type(exc).__name__}: {exc}", "this is a bug in navtui; please report it")
+        finally:
+            router.finish_streams()
+            self.running = False
+            self.set_working(False)
+            screen.refresh_status()
+            if self.queued and self.interrupted:
+                self._return_queue_to_prompt()
+            elif self.queued:
+                next_text = self.queued.pop(0)
+                self.show_queue()
+                screen.call_later(screen.submit, next_text)
+
+    def interrupt(self) -> bool:
+        """Esc: stop the running turn (False when nothing runs)."""
+        if not self.running:
+            return False
+        self.interrupted = True
+        self.screen.runtime.abort()
+        self.screen.query_one(StatusLine).set_working(True, "interrupting")
+        return True
+
+    # ------------------------------------------------------------------ while working
+    def set_working(self, working: bool, label: str = "working") -> None:
+        screen = self.screen
+        screen.query_one(StatusLine).set_working(working, label if working else "")
+        if working:
+            if self._reclaim_timer is not None:
+                self._reclaim_timer.stop()
+                self._reclaim_timer = None
+            if screen.animations and self._spinner_timer is None:
+                self._spinner_timer = screen.set_interval(spinner.INTERVAL, self._spin, name="spinner")
+        else:
+            if self._spinner_timer is not None:
+                self._spinner_timer.stop()
+                self._spinner_timer = None
+            self._reclaim_timer = screen.set_timer(RECLAIM_DELAY, self._reclaim, name="gc-reclaim")
+
+    def show_waiting(self, waiting: bool) -> None:
+        if self.running:
+            label = "waiting for approval" if waiting else "working"
+            self.screen.query_one(StatusLine).set_working(True, label)
+
+    def _spin(self) -> None:
+        self._spinner_index += 1
+        index = self._spinner_index
+        self.screen.query_one(StatusLine).tick(index)
+        for card in self.router.pending_cards:
+            card.tick(index)
+        if index % 10 == 0:
+            gc_policy.freeze()  # see gc_policy: keeps full collections from stalling frames while streaming
+
+    def _reclaim(self) -> None:
+        self._reclaim_timer = None
+        if not self.running:
+            gc_policy.reclaim()

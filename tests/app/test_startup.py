@@ -1,0 +1,100 @@
+"""The interactive start as ``navtui`` does it: the first frame before the runtime, then the runtime."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from navtui.agent.runtime import LaunchOptions
+from navtui.app.app import NavtuiApp
+from navtui.app.approver import UiApprover
+from navtui.app.startup import peek_settings
+from navtui.app.theme_cache import cache_path
+from navtui.config.paths import user_settings_path
+from navtui.widgets.entries import AssistantEntry, ErrorEntry, UserEntry, WelcomeEntry
+from navtui.widgets.status_line import StatusLine
+from tests.app.conftest import main_screen, settle, transcript, wait_for
+from tests.fakes import Text
+
+SIZE = (100, 32)
+
+
+def deferred_app(fake_server, workspace: Path, **options) -> NavtuiApp:
+    launch = LaunchOptions(
+        cwd=workspace, provider="ollama", base_url=fake_server.url, model="qwen2.5-coder:7b", ephemeral=True, **options
+    )
+    approver = UiApprover()
+    app = NavtuiApp(
+        None,
+        options=launch,
+        settings=peek_settings(workspace, launch.overrides()),
+        approver=approver,
+        animate=False,
+        check_provider=False,
+        watch_themes=False,
+    )
+    approver.attach(app)
+    return app
+
+
+async def test_the_runtime_is_built_after_the_first_frame_and_typed_text_waits_for_it(fake_server, workspace) -> None:
+    fake_server.script(Text("hello back"))
+    app = deferred_app(fake_server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_screen(app)
+        if app.runtime is None:  # the first frame: provisional welcome, prompt already usable
+            main.submit("hello")
+            assert main.queued == ["hello"]
+        await wait_for(pilot, lambda: app.runtime is not None)
+        await settle(app, pilot)
+        await wait_for(pilot, lambda: not main.running)
+        await settle(app, pilot)
+        entries = transcript(app).entries
+        welcome = entries[0]
+        assert isinstance(welcome, WelcomeEntry) and welcome.provider == "ollama"
+        assert [type(e) for e in entries[1:]] == [UserEntry, AssistantEntry] and entries[2].text == "hello back"
+        assert app.screen.query_one(StatusLine).data.model == "qwen2.5-coder:7b"
+
+
+async def test_a_broken_settings_file_is_reported_in_the_app(fake_server, workspace) -> None:
+    user_settings_path().parent.mkdir(parents=True, exist_ok=True)
+    user_settings_path().write_text('{"max_turns": "many"}')
+    app = deferred_app(fake_server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: any(isinstance(e, ErrorEntry) for e in transcript(app).entries))
+        error = next(e for e in transcript(app).entries if isinstance(e, ErrorEntry))
+        assert error.message.startswith("navtui could not start:") and "max_turns" in error.message
+        assert app.runtime is None and app.is_running
+
+
+async def test_the_theme_is_cached_for_the_next_start(fake_server, workspace) -> None:
+    user_settings_path().parent.mkdir(parents=True, exist_ok=True)
+    user_settings_path().write_text(json.dumps({"ui": {"theme": "nord"}}))
+    app = deferred_app(fake_server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.theme_registry is not None)
+        await settle(app, pilot)
+        assert app.theme == "nord"
+    assert json.loads(cache_path().read_text())["name"] == "nord"
+    again = deferred_app(fake_server, workspace)
+    assert again.theme == "nord" and again.theme_registry is None  # the first frame's theme came from the cache
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: again.theme_registry is not None)
+        assert again.theme == "nord"
+
+
+def test_peek_settings_layers_files_and_flags(workspace: Path) -> None:
+    user_settings_path().parent.mkdir(parents=True, exist_ok=True)
+    user_settings_path().write_text(json.dumps({"model": "a", "ui": {"theme": "light", "mounted_entries": 50}}))
+    (workspace / ".navtui").mkdir()
+    (workspace / ".navtui" / "settings.json").write_text(json.dumps({"approval": "write", "ui": {"theme": "nord"}}))
+    settings = peek_settings(workspace, {"model": None, "approval": None})
+    assert (settings.model, settings.approval, settings.ui.theme, settings.ui.mounted_entries) == (
+        "a",
+        "write",
+        "nord",
+        50,
+    )
+    assert peek_settings(workspace, {"model": "b", "ui": {"theme": "dark"}}).model == "b"
+    user_settings_path().write_text("{not json")
+    assert peek_settings(workspace, {}).ui.theme == "nord"
