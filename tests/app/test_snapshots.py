@@ -8,8 +8,8 @@ from typing import Any
 from navtui.agent.runtime import ProviderStatus
 from navtui.app.app import NavtuiApp
 from navtui.app.commands import CommandRegistry
-from navtui.app.screens.help import HelpScreen
 from navtui.app.screens.approval import ApprovalScreen
+from navtui.app.screens.help import HelpScreen
 from navtui.core.events import AgentError, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, ToolOutput
 from navtui.core.messages import TextBlock, ToolCall, ToolResultMessage
 from navtui.tools.approval import ApprovalRequest
