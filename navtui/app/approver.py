@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from navtui.tools.approval import ApprovalRequest, ApprovalResponse
+if TYPE_CHECKING:  # imported on use: the tool models are not needed for the first frame
+    from navtui.tools.approval import ApprovalRequest, ApprovalResponse
 
 
 class UiApprover:
@@ -18,6 +19,8 @@ class UiApprover:
         self.app = app
 
     async def request(self, request: ApprovalRequest) -> ApprovalResponse:
+        from navtui.tools.approval import ApprovalResponse
+
         if self.app is None:
             return ApprovalResponse(approved=False, reason="no screen to ask on")
         from navtui.app.screens.approval import ApprovalScreen
