@@ -37,7 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--provider", choices=["ollama", "anthropic", "openai"], help="default: from the model")
     parser.add_argument("-b", "--base-url", help="endpoint URL (Ollama, Anthropic or OpenAI-compatible)")
     parser.add_argument("--approval", choices=["ask", "write", "yolo"], help="when to ask before running tools")
-    parser.add_argument("-c", "--continue", dest="continue_session", action="store_true", help="resume the latest session here")
+    parser.add_argument(
+        "-c", "--continue", dest="continue_session", action="store_true", help="resume the latest session here"
+    )
     parser.add_argument(
         "-r", "--resume", nargs="?", const="", metavar="ID", help="resume a session by id or prefix (no id: pick one)"
     )

@@ -13,6 +13,7 @@ from navtui.core.events import (
     AdvisorNote,
     AgentError,
     CompactionFinished,
+    ContextInjected,
     ContextPruned,
     Handover,
     Notice,
@@ -26,7 +27,9 @@ from navtui.core.events import (
     UserMessageEvent,
 )
 from navtui.widgets.entries import (
+    AdvisorEntry,
     AssistantEntry,
+    ContextEntry,
     DividerEntry,
     ErrorEntry,
     NoticeEntry,
@@ -94,8 +97,10 @@ class EventRouter:
                 NoticeEntry(f"Dropped the output of {event.results} old tool calls (~{event.tokens_saved} tokens).")
             )
         elif isinstance(event, AdvisorNote):
-            level = "info" if event.severity == "nit" else "warning"
-            transcript.add(NoticeEntry(event.note, level=level, title=f"advisor · {event.severity}"))
+            self.finish_streams()
+            transcript.add(AdvisorEntry(event.note, event.severity))
+        elif isinstance(event, ContextInjected):
+            transcript.add(ContextEntry(event.source, event.text, list(event.files), event.tokens))
         elif isinstance(event, Notice):
             transcript.add(NoticeEntry(event.text, level=event.level))
         elif isinstance(event, AgentError):

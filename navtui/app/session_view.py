@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from navtui.agent.advisor import ADVISOR_PREFIX
 from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
 from navtui.widgets.entries import (
+    AdvisorEntry,
     AssistantEntry,
+    ContextEntry,
     DividerEntry,
     Entry,
     ErrorEntry,
@@ -63,6 +66,9 @@ def session_entries(items: Iterable[Any]) -> list[Entry]:
             text = _text(item.content)
             if custom == "handover":
                 out.append(DividerEntry("handover · context restarted from notes", detail=text))
+            elif custom == "index_context":
+                files = list((getattr(item, "details", None) or {}).get("files", []))
+                out.append(ContextEntry("index", text, files, len(text) // 4))
             else:
                 out.append(NoticeEntry(text, title=custom))
         elif kind == "model_change":
@@ -72,9 +78,21 @@ def session_entries(items: Iterable[Any]) -> list[Entry]:
     return out
 
 
+def _advice(text: str) -> tuple[str, str]:
+    """(note, severity) of a stored advisor message: ``- [concern] note`` lines after the prefix."""
+    body = text[len(ADVISOR_PREFIX) :].strip()
+    for severity in ("blocker", "concern"):
+        if f"[{severity}]" in body:
+            return body.replace(f"[{severity}] ", ""), severity
+    return body, "nit"
+
+
 def _message(message: Any, out: list[Entry], tools: dict[str, ToolEntry]) -> None:
     if isinstance(message, UserMessage):
-        out.append(UserEntry(message.text))
+        if message.text.startswith(ADVISOR_PREFIX):
+            out.append(AdvisorEntry(*_advice(message.text)))
+        else:
+            out.append(UserEntry(message.text))
     elif isinstance(message, AssistantMessage):
         for block in message.content:
             if isinstance(block, ThinkingBlock):

@@ -13,7 +13,16 @@ from textual import events
 from textual.widget import Widget
 from textual.widgets import Static
 
-from navtui.widgets.entries import DividerEntry, ErrorEntry, NoticeEntry, ProviderHelpEntry, UserEntry, WelcomeEntry
+from navtui.widgets.entries import (
+    AdvisorEntry,
+    ContextEntry,
+    DividerEntry,
+    ErrorEntry,
+    NoticeEntry,
+    ProviderHelpEntry,
+    UserEntry,
+    WelcomeEntry,
+)
 
 _ATTACHED = re.compile(r'<attached_file path="([^"]*)"[^>]*>.*?</attached_file>\n?', re.DOTALL)
 
@@ -53,6 +62,44 @@ class NoticeCard(Static):
         text.append(entry.text)
         super().__init__(text, classes=f"-{entry.level}")
         self.entry = entry
+
+
+class AdvisorCard(Static):
+    """Advice from the advisor model, styled apart (custom-message colours; concern/blocker borders)."""
+
+    ICONS = {"nit": "·", "concern": "!", "blocker": "‼"}
+
+    def __init__(self, entry: AdvisorEntry) -> None:
+        text = Text()
+        text.append(f"{self.ICONS.get(entry.severity, '·')} advisor · {entry.severity}\n", "bold")
+        text.append(entry.note)  # model output: plain text, never markup
+        super().__init__(text, classes=f"-{entry.severity}")
+        self.entry = entry
+
+
+class ContextCard(Widget):
+    """Context the model was given before it started; click (or ctrl+o) shows the text itself."""
+
+    def __init__(self, entry: ContextEntry) -> None:
+        super().__init__()
+        self.entry = entry
+
+    def render(self) -> RenderableType:
+        entry = self.entry
+        files = ", ".join(entry.files[:8]) + (f" (+{len(entry.files) - 8} more)" if len(entry.files) > 8 else "")
+        head = Text()
+        head.append("▾ " if entry.expanded else "▸ ", "bold")
+        head.append(f"{entry.source} context", "bold")
+        head.append(f" · ~{entry.tokens} tokens · {files or 'no files'}")
+        return Group(head, Text(entry.text)) if entry.expanded else head
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.entry.expanded = expanded
+        self.refresh(layout=True)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.set_expanded(not self.entry.expanded)
 
 
 class ErrorCard(Static):

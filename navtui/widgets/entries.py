@@ -60,6 +60,25 @@ class NoticeEntry(Entry):
 
 
 @dataclass
+class AdvisorEntry(Entry):
+    """The advisor's advice: one card per delivery (nits arrive batched)."""
+
+    note: str
+    severity: str = "nit"  # nit | concern | blocker
+
+
+@dataclass
+class ContextEntry(Entry):
+    """Context added before the model started (the repository index): collapsed to the file list."""
+
+    source: str
+    text: str
+    files: list[str] = field(default_factory=list)
+    tokens: int = 0
+    expanded: bool = False
+
+
+@dataclass
 class ErrorEntry(Entry):
     message: str
     hint: str | None = None

@@ -74,6 +74,7 @@ class StatusLine(Widget):
         "status-line--approval",
         "status-line--approval-yolo",
         "status-line--marker",
+        "status-line--advisor",
         "status-line--spinner",
     }
 
@@ -111,6 +112,8 @@ class StatusLine(Widget):
             left.append(f"  {data.git_branch}{dirty}", self._style("git-dirty" if data.git_dirty else "git-clean"))
         left.append(*sep)
         left.append(data.model or "no model", self._style("model"))
+        if data.advisor_on:
+            left.append("++", self._style("advisor"))
         if data.provider:
             left.append(f" ({data.provider})", self._style("sep"))
         left.append(*sep)
@@ -124,8 +127,6 @@ class StatusLine(Widget):
         left.append(data.approval, self._style("approval-yolo" if data.approval == "yolo" else "approval"))
         if data.handover_count:
             left.append(f"  ⇄{data.handover_count}", self._style("marker"))
-        if data.advisor_on:
-            left.append("  ++", self._style("marker"))
         if self.working:
             right = Text(f" {frame(self.spinner_index)} {self.activity or 'working'} ", self._style("spinner"))
             width = self.size.width

@@ -17,9 +17,20 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from navtui.widgets.cards import Divider, ErrorCard, NoticeCard, ProviderHelpCard, UserMessageView, WelcomeCard
+from navtui.widgets.cards import (
+    AdvisorCard,
+    ContextCard,
+    Divider,
+    ErrorCard,
+    NoticeCard,
+    ProviderHelpCard,
+    UserMessageView,
+    WelcomeCard,
+)
 from navtui.widgets.entries import (
+    AdvisorEntry,
     AssistantEntry,
+    ContextEntry,
     DividerEntry,
     Entry,
     ErrorEntry,
@@ -78,6 +89,10 @@ def build_widget(
         return ThinkingView(entry)
     if isinstance(entry, NoticeEntry):
         return NoticeCard(entry)
+    if isinstance(entry, AdvisorEntry):
+        return AdvisorCard(entry)
+    if isinstance(entry, ContextEntry):
+        return ContextCard(entry)
     if isinstance(entry, ErrorEntry):
         return ErrorCard(entry)
     if isinstance(entry, DividerEntry):
@@ -222,8 +237,8 @@ class Transcript(VerticalScroll):
     # ------------------------------------------------------------------ bulk actions
     def toggle_details(self) -> bool:
         """Expand every tool card and thought, or collapse them all when all are open. Returns the new state."""
-        records = [e for e in self.entries if isinstance(e, ToolEntry | ThinkingEntry)]
-        widgets = [w for w in self.entry_widgets if isinstance(w, ToolCard | ThinkingView)]
+        records = [e for e in self.entries if isinstance(e, ToolEntry | ThinkingEntry | ContextEntry)]
+        widgets = [w for w in self.entry_widgets if isinstance(w, ToolCard | ThinkingView | ContextCard)]
         expand = not all(w.expanded if isinstance(w, ToolCard) else w.entry.expanded for w in widgets)
         for entry in records:
             entry.expanded = expand

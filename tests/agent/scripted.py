@@ -49,6 +49,7 @@ def text(*chunks: str, usage: tuple[int, int] | None = None) -> list[Any]:
 
 def calls(*pairs: tuple[str, dict[str, Any]], prefix: str = "c") -> list[Any]:
     events: list[Any] = [
-        ToolCallEvent(call=ToolCall(id=f"{prefix}{i}", name=name, arguments=args)) for i, (name, args) in enumerate(pairs)
+        ToolCallEvent(call=ToolCall(id=f"{prefix}{i}", name=name, arguments=args))
+        for i, (name, args) in enumerate(pairs)
     ]
     return [*events, StopEvent(reason="tool_use")]

@@ -194,12 +194,20 @@ class MainScreen(Screen[None]):
         for text in self.turns.take_queue():
             self.submit(text)
 
+    def _on_idle_advice(self, event: Any) -> None:
+        """The advisor spoke while the agent was idle: show it; a concern or blocker wakes the agent."""
+        self.router.handle(event)
+        if getattr(event, "severity", "nit") != "nit" and not self.running:
+            self.turns.start(None)  # the steering note is already queued in the agent
+
     def runtime_failed(self, message: str, hint: str | None) -> None:
         self.query_one(StatusLine).set_working(False)
         self.error(f"navtui could not start: {message}", hint or "fix the problem and start navtui again")
 
     def _show_runtime(self) -> None:
         runtime = self._runtime
+        if hasattr(runtime, "background_listener"):
+            runtime.background_listener = self._on_idle_advice
         items = runtime.transcript_items()
         if items:
             from navtui.app.session_view import session_entries

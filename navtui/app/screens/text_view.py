@@ -1,0 +1,34 @@
+"""A scrollable read-only view of a long text (the advisor's transcript)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class TextViewScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q", "close", "Close", show=False)]
+    DEFAULT_CSS = """
+    TextViewScreen { align: center middle; }
+    TextViewScreen > #text-view {
+        width: 90%; height: 85%; border: round $nav-border-accent; background: $surface; padding: 0 1;
+    }
+    """
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="text-view") as box:
+            box.border_title = self.title_text
+            box.border_subtitle = "esc to close"
+            yield Static(Text(self.text))  # model output: never parsed as markup
+
+    def action_close(self) -> None:
+        self.dismiss(None)
