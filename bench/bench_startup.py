@@ -102,6 +102,17 @@ class PtyRun:
             return None
         return None
 
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+    def idle_cpu_share(self, seconds: float) -> float:
+        """CPU used while nothing happens, as a share of one core (after start-up has settled)."""
+        time.sleep(1.0)
+        before = self.cpu_seconds()
+        time.sleep(seconds)
+        return (self.cpu_seconds() - before) / seconds
+
     def close(self) -> float:
         """Quit with ctrl+q; returns seconds from the request to the process exit."""
         asked = time.perf_counter()
@@ -144,8 +155,15 @@ def run_navtui(url: str, home: str, launcher: str | None = None, linger: float =
         echo, _ = run.wait_for(b"Zq7", start=end)
         rss = run.peak_rss_mb()
         time.sleep(linger)  # the warm-up run stays until the app has finished starting (caches written)
+        idle = run.idle_cpu_share(seconds=2.0) if not linger else None
         exit_s = run.close()
-    return {"first_frame_ms": first * 1000, "key_echo_ms": echo * 1000, "rss_mb": rss, "exit_ms": exit_s * 1000}
+    return {
+        "first_frame_ms": first * 1000,
+        "key_echo_ms": echo * 1000,
+        "rss_mb": rss,
+        "exit_ms": exit_s * 1000,
+        "idle_cpu": idle,
+    }
 
 
 def run_stock(script: str) -> dict[str, Any]:
@@ -200,6 +218,9 @@ def main() -> None:
         f"navtui spawn -> typed key echoed  {stats(echo)}   target p50 <= 300 ms: {verdict(statistics.median(echo), 300)}"
     )
     print(f"stock Textual app -> first frame  {stats(stock_first)}   (Header/Footer/VerticalScroll/Input baseline)")
+    idle = [r["idle_cpu"] for r in navtui if r["idle_cpu"] is not None]
+    if idle:
+        print(f"navtui idle CPU after start-up    {statistics.median(idle) * 100:5.1f} % of a core (target ~0)")
     if rss:
         print(
             f"navtui peak RSS at first frame    {statistics.median(rss):6.1f} MB (stock {statistics.median(r['rss_mb'] for r in stock if r['rss_mb']):.1f} MB)"

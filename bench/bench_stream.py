@@ -105,9 +105,9 @@ def build_app(method: str, tokens: list[str], rate: float, flush_ms: float | Non
             loop = asyncio.get_running_loop()
             gc_timer = None
             if method == "navtui":
-                # navtui's GC policy (navtui/app/gc_policy.py): freeze at startup and every second while working.
-                gc_policy.freeze_startup()
-                gc_timer = self.set_interval(1.0, gc_policy.freeze)
+                # navtui's GC policy (navtui/app/gc_policy.py): freeze at start, collect+freeze every second while working.
+                gc_policy.settle()
+                gc_timer = self.set_interval(1.0, gc_policy.tick)
                 view = MarkdownView(streaming=True)
                 await chat.mount(view)
                 original_apply = view._apply

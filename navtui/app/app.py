@@ -101,7 +101,7 @@ class NavtuiApp(App[int]):
             self.run_worker(self._build_runtime(), group="runtime", exclusive=True)
         else:
             self._themes_ready()
-        gc_policy.freeze_startup()
+        gc_policy.settle()
 
     def _themes_ready(self) -> None:
         """The registry is loaded: watch the theme files and keep a copy of the theme for the next start."""

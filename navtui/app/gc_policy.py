@@ -1,37 +1,46 @@
 """Keep Python's cyclic garbage collector from stalling the UI.
 
 Measured on the streaming benchmark: a full (generation 2) collection walks every live object (the app, its
-widgets, cached strips of the transcript) and took 50-200 ms, far above one frame. ``gc.freeze()`` moves the
-objects alive now into a permanent generation the collector skips, so later collections only look at what
-is new. It is cheap (it moves lists), so it runs at startup and periodically while the agent works.
+widgets, the runtime, cached strips of the transcript) and took 50-200 ms, far above one frame. ``gc.freeze()``
+moves the objects alive now into a permanent generation the collector skips, so later collections only look
+at what is new.
 
-Frozen objects are still freed by reference counting; only garbage *cycles* among them wait. ``reclaim`` (an
-unfreeze, a full collection, a freeze) lets those go; the app calls it once when it turns idle, after a delay.
+* ``settle()`` (after the first frame, once the runtime is built, when a turn starts) freezes what start-up
+  or the last idle stretch built, so the first collection of a turn does not walk it.
+* ``tick()`` runs every second while the agent works: a collection of the unfrozen objects (about a second's
+  worth, so it is short) and a freeze, so cyclic garbage (finished timers, tasks, events) does not pile up.
+* Frozen objects are still freed by reference counting; only cycles among them wait (widgets pruned from the
+  transcript, for instance). ``reclaim_if_grown()`` unfreezes and collects everything once the frozen set has
+  grown by half since the last time, and only when the app has been idle for a few seconds.
 """
 
 from __future__ import annotations
 
 import gc
 
+_GROWTH = 1.5
+_last_reclaim = 0
 
-def freeze_startup() -> None:
-    """After the first frame: freeze what the app built (no collection first: with a long session loaded a
-    full collection alone costs 50 ms, and startup leaves little garbage behind)."""
+
+def settle() -> None:
+    global _last_reclaim
     gc.freeze()
+    if not _last_reclaim:
+        _last_reclaim = gc.get_freeze_count()  # what start-up built is the baseline for reclaim_if_grown
 
 
-def freeze() -> None:
-    """Collect what became garbage since the last freeze, then freeze the survivors (every second while busy).
-
-    The collection only walks objects that are not frozen yet, about a second's worth, so it stays short; it
-    keeps cyclic garbage (finished timers, tasks, events) from piling up frozen during a long stream.
-    """
+def tick() -> None:
     gc.collect()
     gc.freeze()
 
 
-def reclaim() -> None:
-    """Collect frozen garbage cycles (e.g. widgets pruned from the transcript) once the app is idle."""
+def reclaim_if_grown() -> bool:
+    """A full collection when the frozen set grew by half since the last one; True when it ran."""
+    global _last_reclaim
+    if gc.get_freeze_count() < _last_reclaim * _GROWTH:
+        return False
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+    _last_reclaim = gc.get_freeze_count()
+    return True

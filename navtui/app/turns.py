@@ -76,6 +76,7 @@ class TurnRunner:
 
     # ------------------------------------------------------------------ a turn
     def start(self, text: str | None) -> None:
+        gc_policy.settle()  # what idle time built stays out of the turn's collections
         self.running = True
         self.interrupted = False
         self.set_working(True)
@@ -155,9 +156,9 @@ class TurnRunner:
         for card in self.router.pending_cards:
             card.tick(index)
         if index % 10 == 0:
-            gc_policy.freeze()  # see gc_policy: keeps full collections from stalling frames while streaming
+            gc_policy.tick()  # see gc_policy: keeps full collections from stalling frames while streaming
 
     def _reclaim(self) -> None:
         self._reclaim_timer = None
         if not self.running:
-            gc_policy.reclaim()
+            gc_policy.reclaim_if_grown()

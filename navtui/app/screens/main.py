@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Static
 
+from navtui.app import gc_policy
 from navtui.app.commands import COMMANDS
 from navtui.app.completion import Completion, complete_command, complete_path
 from navtui.app.history import PromptHistory
@@ -165,7 +166,8 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         prompt = self.query_one(PromptEditor)
         prompt.completer = self._complete
-        prompt.cursor_blink = self.animations  # off for snapshot tests: a blinking cursor is not deterministic
+        # A steady cursor: a blinking one is a timer repainting the prompt twice a second while nothing happens.
+        prompt.cursor_blink = False
         self.query_one("#queued", Static).display = False
         prompt.focus()
         self._load_history()
@@ -191,6 +193,7 @@ class MainScreen(Screen[None]):
         self.query_one(StatusLine).set_working(False)
         self._transcript.clear()  # the provisional welcome; the real one (or the resumed session) follows
         self._show_runtime()
+        gc_policy.settle()  # the runtime's objects are long-lived: out of every later collection
         for text in self.turns.take_queue():
             self.submit(text)
 
@@ -237,6 +240,7 @@ class MainScreen(Screen[None]):
     async def _check_provider(self) -> None:
         await asyncio.to_thread(preload_provider_sdk, self._runtime.provider.name)
         status = await self._runtime.check_provider()
+        gc_policy.settle()  # the provider SDK and its client are long-lived
         if not status.ok:
             provider = self._runtime.provider
             self._transcript.add(
