@@ -9,6 +9,9 @@ however long the message is. Idle views hold no timer.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
+from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
 from textual.strip import Strip
@@ -16,7 +19,9 @@ from textual.widget import Widget
 
 from navtui.widgets.coalesce import Coalescer
 from navtui.widgets.md_blocks import Block, BlockSplitter
-from navtui.widgets.md_render import MarkdownPalette, palette_for, render_markdown
+from navtui.widgets.md_render import Line, MarkdownPalette, palette_for, render_markdown
+
+STRIP_CACHE = 256  # strips kept for drawn lines (a few screens' worth)
 
 
 class MarkdownView(Widget):
@@ -33,9 +38,10 @@ class MarkdownView(Widget):
         self._coalescer = Coalescer(self, self._apply, self.FLUSH_INTERVAL)
         self._splitter = BlockSplitter()
         self._blocks: list[Block] = []
-        self._lines: list[Strip] = []  # frozen blocks, rendered, with their gap lines
+        self._lines: list[Line] = []  # frozen blocks, rendered, with their gap lines
         self._rendered = 0  # how many of _blocks are in _lines
-        self._tail_lines: list[Strip] = []
+        self._tail_lines: list[Line] = []
+        self._strips: OrderedDict[int, Strip] = OrderedDict()  # frozen line index -> strip, most recent last
         self._tail_blank = False  # a gap line between the frozen lines and the tail
         self._tail_dirty = True
         self._width = 0
@@ -96,6 +102,7 @@ class MarkdownView(Widget):
             self._width, self._style, self._variables = width, style, variables
             self._palette = palette_for(variables)
             self._lines, self._rendered, self._tail_dirty = [], 0, True
+            self._strips.clear()
         self._render_blocks(width)
 
     def _render_blocks(self, width: int) -> None:
@@ -106,7 +113,7 @@ class MarkdownView(Widget):
         lines = self._lines
         for block in self._blocks[self._rendered :]:
             if block.gap and lines:
-                lines.append(Strip.blank(width, style))
+                lines.append([Segment(" " * width, style)])
             lines.extend(render_markdown(block.source, console, width, style, palette))
             self._rendered += 1
         if self._tail_dirty:
@@ -125,13 +132,22 @@ class MarkdownView(Widget):
 
     def render_line(self, y: int) -> Strip:
         lines = self._lines
+        width = self.size.width
         if y < len(lines):
-            return lines[y]
+            strips = self._strips
+            strip = strips.get(y)
+            if strip is None:
+                strip = strips[y] = Strip(lines[y], width)
+                if len(strips) > STRIP_CACHE:
+                    strips.popitem(last=False)
+            else:
+                strips.move_to_end(y)
+            return strip
         y -= len(lines)
         if self._tail_blank:
             if y == 0:
-                return Strip.blank(self.size.width, self._style)
+                return Strip.blank(width, self._style)
             y -= 1
         if y < len(self._tail_lines):
-            return self._tail_lines[y]
-        return Strip.blank(self.size.width, self._style)
+            return Strip(self._tail_lines[y], width)
+        return Strip.blank(width, self._style)

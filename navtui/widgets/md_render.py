@@ -10,8 +10,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from rich.segment import Segment
 from rich.style import Style
-from textual.strip import Strip
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -242,8 +242,15 @@ def _markdown_class() -> type:
     return NavMarkdown
 
 
-def render_markdown(source: str, console: Console, width: int, style: Style, palette: MarkdownPalette) -> list[Strip]:
-    """Render Markdown ``source`` at ``width`` cells into strips (one per line)."""
+Line = list[Segment]
+
+
+def render_markdown(source: str, console: Console, width: int, style: Style, palette: MarkdownPalette) -> list[Line]:
+    """Render Markdown ``source`` at ``width`` cells: one list of segments per line, padded to ``width``.
+
+    Lines, not ``Strip``s: a Strip carries seven caches, and a long answer has thousands of lines of which a
+    screenful is ever drawn; the view makes strips for the lines it draws.
+    """
     markdown = _markdown_class()(source, code_theme=palette.syntax_theme, hyperlinks=False)  # type: ignore[arg-type]
     options = console.options.update(width=width, height=None, highlight=False)
     console.push_theme(palette.rich_theme)
@@ -255,4 +262,4 @@ def render_markdown(source: str, console: Console, width: int, style: Style, pal
     start = 0
     while start < len(lines) and not lines[start]:
         start += 1
-    return [Strip(line).extend_cell_length(width, style) for line in lines[start:]]
+    return [Segment.adjust_line_length(line, width, style) for line in lines[start:]]
