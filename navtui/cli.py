@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"navtui: --cwd {cwd} is not a directory", file=sys.stderr)
         return EXIT_USAGE
 
-    from navtui.agent.runtime import LaunchOptions
+    from navtui.config.launch import LaunchOptions
 
     options = LaunchOptions(
         cwd=cwd.resolve(),

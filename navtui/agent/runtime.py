@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from navtui.agent.loop import Agent
 from navtui.agent.prompt import build_system_prompt
+from navtui.config.launch import LaunchOptions
 from navtui.config.settings import Settings, load_settings
 from navtui.core.errors import NavtuiError
 from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
@@ -22,38 +23,6 @@ from navtui.tools.approval import ApprovalPolicy, Approver, DenyingApprover
 from navtui.tools.base import ToolRegistry
 
 DEFAULT_MODEL = "qwen2.5-coder:7b"
-
-
-@dataclass
-class LaunchOptions:
-    cwd: Path = field(default_factory=Path.cwd)
-    model: str | None = None
-    provider: str | None = None
-    base_url: str | None = None
-    approval: str | None = None
-    continue_session: bool = False
-    resume: str | None = None  # an id/prefix/path; "" means "pick one"
-    enable_handover: bool = False
-    theme: str | None = None
-    advisor: str | None = None
-    prompt: str | None = None
-    ephemeral: bool = False  # no session file (tests, benchmarks)
-
-    def overrides(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "model": self.model,
-            "provider": self.provider,
-            "base_url": self.base_url,
-            "approval": self.approval,
-        }
-        if self.enable_handover:
-            data["handover"] = {"enabled": True}
-        if self.theme:
-            data["ui"] = {"theme": self.theme}
-        if self.advisor:
-            data["model_roles"] = {"advisor": self.advisor}
-            data["advisor"] = {"enabled": True}
-        return data
 
 
 @dataclass

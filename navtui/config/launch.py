@@ -1,0 +1,39 @@
+"""What the command line asks of one navtui run. Light on purpose: the app imports it before its first frame."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class LaunchOptions:
+    cwd: Path = field(default_factory=Path.cwd)
+    model: str | None = None
+    provider: str | None = None
+    base_url: str | None = None
+    approval: str | None = None
+    continue_session: bool = False
+    resume: str | None = None  # an id/prefix/path; "" means "pick one"
+    enable_handover: bool = False
+    theme: str | None = None
+    advisor: str | None = None
+    prompt: str | None = None
+    ephemeral: bool = False  # no session file (tests, benchmarks)
+
+    def overrides(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "model": self.model,
+            "provider": self.provider,
+            "base_url": self.base_url,
+            "approval": self.approval,
+        }
+        if self.enable_handover:
+            data["handover"] = {"enabled": True}
+        if self.theme:
+            data["ui"] = {"theme": self.theme}
+        if self.advisor:
+            data["model_roles"] = {"advisor": self.advisor}
+            data["advisor"] = {"enabled": True}
+        return data
