@@ -34,9 +34,9 @@ async def index_command(ctx: CommandContext, args: str) -> None:
         return
     finally:
         screen.set_activity(False)
-    for notice in getattr(stats, "notices", []) or []:
+    for notice in stats.notices:
         ctx.notice(notice, level="warning")
-    ctx.notice(f"Index updated: {stats.summary()}" if hasattr(stats, "summary") else f"Index updated: {stats}")
+    ctx.notice(f"Index updated: {stats.summary()}")
 
 
 def register(registry: CommandRegistry) -> None:

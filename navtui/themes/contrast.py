@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from navtui.themes.model import NavTheme
 from navtui.themes.palette import contrast_ratio
+from navtui.themes.tokens import TOKEN_GROUPS
 
 MAIN_MINIMUM = 4.5
 """WCAG AA for body text: prose, tool output, code, diffs and status segments."""
@@ -52,20 +53,8 @@ MAIN_PAIRS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     *(
         (token, ("statusLineBg",))
-        for token in (
-            "statusLineModel",
-            "statusLinePath",
-            "statusLineGitClean",
-            "statusLineGitDirty",
-            "statusLineContext",
-            "statusLineSpend",
-            "statusLineStaged",
-            "statusLineDirty",
-            "statusLineUntracked",
-            "statusLineOutput",
-            "statusLineCost",
-            "statusLineSubagents",
-        )
+        for token in TOKEN_GROUPS["Status line segments"]
+        if token != "statusLineSep"  # the separator is deliberately quiet: a secondary pair
     ),
 )
 
