@@ -2,6 +2,9 @@
 
 --print writes the final answer to stdout and a short line per tool call to stderr; --json writes every
 AgentEvent as one JSON object per line. Calls that would need an approval prompt are refused by policy.
+
+What --print writes to a terminal goes through ``display_safe`` (a model's escape sequences are shown, never
+run by the terminal); written to a pipe or a file it stays byte for byte what the model wrote, as does --json.
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ import asyncio
 import json
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from navtui.agent.runtime import LaunchOptions, Runtime
+from navtui.core.display import display_safe
 from navtui.core.errors import ConfigError, NavtuiError
 from navtui.core.events import AgentError, Notice, RunFinished, ToolCallFinished, ToolCallStarted
 
@@ -24,27 +29,44 @@ def _short(text: str, limit: int = 100) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or unusual stream
+        return False
+
+
+def writer(stream: TextIO) -> Callable[[str], None]:
+    """Print lines to ``stream``; on a terminal, untrusted text is made safe first (a pipe gets it raw)."""
+    safe = _is_terminal(stream)
+
+    def write(line: str) -> None:
+        print(display_safe(line) if safe else line, file=stream, flush=True)
+
+    return write
+
+
 class _PrintSink:
     """Final answer to stdout; tool activity, notices and errors to stderr."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
-        self.out, self.err = out, err
+        self.out, self.err = writer(out), writer(err)
         self.error: str | None = None
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, ToolCallStarted):
             args = ", ".join(f"{k}={v!r}" for k, v in event.call.arguments.items())
-            print(f"→ {event.call.name}({_short(args)})", file=self.err, flush=True)
+            self.err(f"→ {event.call.name}({_short(args)})")
         elif isinstance(event, ToolCallFinished) and event.result.is_error:
-            print(f"  ✗ {_short(event.result.text, 160)}", file=self.err, flush=True)
+            self.err(f"  ✗ {_short(event.result.text, 160)}")
         elif isinstance(event, Notice):
-            print(f"[{event.level}] {event.text}", file=self.err, flush=True)
+            self.err(f"[{event.level}] {event.text}")
         elif isinstance(event, AgentError):
             self.error = event.message + (f" ({event.hint})" if event.hint else "")
         elif isinstance(event, RunFinished):  # partial text of a failed turn is kept too
             text = event.text.rstrip("\n")
             if text:
-                print(text, file=self.out, flush=True)
+                self.out(text)
 
 
 class _JsonSink:
@@ -81,26 +103,27 @@ async def _run(runtime: Runtime, prompt: str, sink: Any) -> str:
 
 
 def run_headless(options: LaunchOptions, prompt: str, *, json_mode: bool) -> int:
+    err = writer(sys.stderr)  # error text may quote a server's reply: made safe like the rest
     try:
         runtime = Runtime.create(options)
     except ConfigError as exc:
-        print(f"navtui: {exc}", file=sys.stderr)
+        err(f"navtui: {exc}")
         return EXIT_USAGE
     except NavtuiError as exc:
-        print(f"navtui: {exc}", file=sys.stderr)
+        err(f"navtui: {exc}")
         return EXIT_PROVIDER
     for warning in runtime.warnings:
-        print(f"navtui: warning: {warning}", file=sys.stderr)
+        err(f"navtui: warning: {warning}")
     sink = _JsonSink(sys.stdout) if json_mode else _PrintSink(sys.stdout, sys.stderr)
     try:
         stop_reason = asyncio.run(_run(runtime, prompt, sink))
     except NavtuiError as exc:
-        print(f"navtui: {exc}", file=sys.stderr)
+        err(f"navtui: {exc}")
         return EXIT_PROVIDER
     if stop_reason == "aborted":
-        print("navtui: interrupted", file=sys.stderr)
+        err("navtui: interrupted")
         return EXIT_INTERRUPTED
     if stop_reason == "error" or sink.error:
-        print(f"navtui: {sink.error or 'the model request failed'}", file=sys.stderr)
+        err(f"navtui: {sink.error or 'the model request failed'}")
         return EXIT_PROVIDER
     return EXIT_OK

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from navtui.app import gc_policy
+from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
 from navtui.widgets import spinner
 from navtui.widgets.prompt import PromptEditor
@@ -60,7 +61,7 @@ class TurnRunner:
         if self.queued:
             first = self.queued[0].strip().splitlines()[0] if self.queued[0].strip() else ""
             more = f"  (+{len(self.queued) - 1} more)" if len(self.queued) > 1 else ""
-            bar.update(Text(f"queued: {first[:200]}{more} · sent {when}"))
+            bar.update(Text(display_safe(f"queued: {first[:200]}{more} · sent {when}")))
 
     def take_queue(self) -> list[str]:
         taken, self.queued = self.queued, []

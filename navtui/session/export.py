@@ -3,6 +3,7 @@
 HTML: themed (CSS variables from the dark/light palettes), assistant Markdown rendered with markdown-it
 (raw HTML disabled, so everything a model or a tool wrote is escaped), code highlighted with Pygments,
 thinking and every tool call (with its result) in a collapsible ``<details>``, images inlined.
+Markdown: raw HTML outside code is escaped too (``markdown_safe``), so a previewer shows it as text.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from navtui.session.entries import (
     is_handover,
 )
 from navtui.session.manager import SessionManager
+from navtui.session.markdown_safe import escape_raw_html
 
 _PALETTES = {
     "dark": {
@@ -282,7 +284,8 @@ def render_markdown(session: SessionManager, *, leaf_id: str | None = None) -> s
         section = _markdown_item(item)
         if section:
             lines += ["", section]
-    return "\n".join(lines) + "\n"
+    # Raw HTML a model wrote must not render where the file is previewed (everything generated here is fenced).
+    return escape_raw_html("\n".join(lines) + "\n")
 
 
 def _markdown_item(item: _Item) -> str:

@@ -1,6 +1,7 @@
 """The small transcript widgets: user messages, notices, errors, dividers, the welcome and no-provider cards.
 
-All text that came from a user, a model, a tool or a file is passed as ``Text`` (markup off).
+All text that came from a user, a model, a tool or a file is passed as ``Text`` (markup off) through
+``display_safe`` (terminal escapes shown as visible characters, never interpreted).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from textual import events
 from textual.widget import Widget
 from textual.widgets import Static
 
+from navtui.core.display import display_safe
 from navtui.widgets.entries import (
     AdvisorEntry,
     ContextEntry,
@@ -44,13 +46,13 @@ class UserMessageView(Widget):
         text, paths = display_user_text(self.entry.text)
         line = Text()
         line.append("❯ ", self.get_component_rich_style("user-message--marker", partial=True))
-        line.append(text)
+        line.append(display_safe(text))
         meta = self.get_component_rich_style("user-message--meta", partial=True)
         if self.entry.kind in ("queued", "steer", "nudge"):
             line.append(f"  ({self.entry.kind})", meta)
         if paths:
             line.append("\n")
-            line.append("attached: " + ", ".join(paths), meta)
+            line.append(display_safe("attached: " + ", ".join(paths)), meta)
         return line
 
 
@@ -58,8 +60,8 @@ class NoticeCard(Static):
     def __init__(self, entry: NoticeEntry) -> None:
         text = Text()
         if entry.title:
-            text.append(entry.title + "\n", "bold")
-        text.append(entry.text)
+            text.append(display_safe(entry.title) + "\n", "bold")
+        text.append(display_safe(entry.text))
         super().__init__(text, classes=f"-{entry.level}")
         self.entry = entry
 
@@ -72,7 +74,7 @@ class AdvisorCard(Static):
     def __init__(self, entry: AdvisorEntry) -> None:
         text = Text()
         text.append(f"{self.ICONS.get(entry.severity, '·')} advisor · {entry.severity}\n", "bold")
-        text.append(entry.note)  # model output: plain text, never markup
+        text.append(display_safe(entry.note))  # model output: plain text, never markup
         super().__init__(text, classes=f"-{entry.severity}")
         self.entry = entry
 
@@ -90,8 +92,8 @@ class ContextCard(Widget):
         head = Text()
         head.append("▾ " if entry.expanded else "▸ ", "bold")
         head.append(f"{entry.source} context", "bold")
-        head.append(f" · ~{entry.tokens} tokens · {files or 'no files'}")
-        return Group(head, Text(entry.text)) if entry.expanded else head
+        head.append(display_safe(f" · ~{entry.tokens} tokens · {files or 'no files'}"))
+        return Group(head, Text(display_safe(entry.text))) if entry.expanded else head
 
     def set_expanded(self, expanded: bool) -> None:
         self.entry.expanded = expanded
@@ -106,10 +108,10 @@ class ErrorCard(Static):
     def __init__(self, entry: ErrorEntry) -> None:
         text = Text()
         text.append("✗ ", "bold")
-        text.append(entry.message)
+        text.append(display_safe(entry.message))
         if entry.hint:
             text.append("\n")
-            text.append(entry.hint, "italic")
+            text.append(display_safe(entry.hint), "italic")
         super().__init__(text)
         self.entry = entry
 
@@ -123,11 +125,11 @@ class Divider(Widget):
 
     def render(self) -> RenderableType:
         width = max(0, self.size.width)
-        label = f" {self.entry.label} "
+        label = f" {display_safe(self.entry.label)} "
         side = max(2, (width - len(label)) // 2)
         rule = Text("─" * side + label + "─" * max(2, width - side - len(label)), no_wrap=True, overflow="crop")
         if self.entry.expanded and self.entry.detail:
-            return Group(rule, Text(self.entry.detail))
+            return Group(rule, Text(display_safe(self.entry.detail)))
         return rule
 
     def on_click(self, event: events.Click) -> None:
@@ -142,10 +144,10 @@ class WelcomeCard(Static):
         text = Text()
         text.append("navtui", "bold")
         text.append("  ·  ")
-        text.append(entry.model)
+        text.append(display_safe(entry.model))
         text.append(f" ({entry.provider})")
         text.append("\n")
-        text.append(entry.cwd)
+        text.append(display_safe(entry.cwd))
         text.append("\n")
         rows = (
             (("Enter", "send"), ("Shift+Enter / ctrl+j", "new line"), ("Esc", "interrupt"), ("ctrl+c ×2", "quit")),
@@ -167,13 +169,13 @@ class ProviderHelpCard(Static):
     def __init__(self, entry: ProviderHelpEntry) -> None:
         text = Text()
         text.append("The model is not reachable yet\n", "bold")
-        text.append(entry.message)
+        text.append(display_safe(entry.message))
         if entry.hint:
             text.append("\n")
-            text.append(entry.hint, "italic")
+            text.append(display_safe(entry.hint), "italic")
         if entry.steps:
             text.append("\n\nTo get going:", "bold")
             for step in entry.steps:
-                text.append("\n  • " + step)
+                text.append("\n  • " + display_safe(step))
         super().__init__(text)
         self.entry = entry

@@ -1,4 +1,4 @@
-"""A unified diff as coloured Rich text (markup off: diff lines are file contents)."""
+"""A unified diff as coloured Rich text (markup off, controls made visible: diff lines are file contents)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from rich.style import Style
 from rich.text import Text
+
+from navtui.core.display import display_safe
 
 
 @dataclass(frozen=True)
@@ -44,5 +46,5 @@ def render_diff(lines: list[str], styles: DiffStyles) -> Text:
             style = styles.hunk
         else:
             style = styles.context
-        text.append(line, style)
+        text.append(display_safe(line), style)
     return text

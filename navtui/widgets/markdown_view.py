@@ -17,6 +17,7 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from navtui.core.display import display_safe
 from navtui.widgets.coalesce import Coalescer
 from navtui.widgets.md_blocks import Block, BlockSplitter
 from navtui.widgets.md_render import Line, MarkdownPalette, palette_for, render_markdown
@@ -84,8 +85,9 @@ class MarkdownView(Widget):
         self.refresh(layout=not self._width or self._height() != before)
 
     def _feed(self, text: str) -> None:
-        self._parts.append(text)
-        self._blocks.extend(self._splitter.feed(text))
+        self._parts.append(text)  # raw: ``text`` is what the model wrote (copy, export)
+        # Only the rendered copy is made safe; character by character, so chunk boundaries do not matter.
+        self._blocks.extend(self._splitter.feed(display_safe(text)))
         self._tail_dirty = True
 
     # ------------------------------------------------------------------ rendering

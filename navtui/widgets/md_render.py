@@ -217,7 +217,8 @@ def _markdown_class() -> type:
 
     from markdown_it import MarkdownIt
 
-    parser = MarkdownIt().enable("strikethrough").enable("table")
+    # Raw HTML off: a tag the model wrote is shown as the text it is (Rich would drop it silently).
+    parser = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
 
     class NavMarkdown(Markdown):
         """Shares one markdown-it parser (building one costs more than parsing a small block)."""

@@ -12,6 +12,7 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.widget import Widget
 
+from navtui.core.display import display_safe
 from navtui.widgets.spinner import frame
 
 
@@ -106,12 +107,14 @@ class StatusLine(Widget):
         data = self.data
         sep = (" │ ", self._style("sep"))
         left = Text(no_wrap=True, overflow="ellipsis", end="")
-        left.append(" " + short_path(data.cwd), self._style("path"))
+        left.append(" " + display_safe(short_path(data.cwd)), self._style("path"))
         if data.git_branch:
             dirty = "*" if data.git_dirty else ""
-            left.append(f"  {data.git_branch}{dirty}", self._style("git-dirty" if data.git_dirty else "git-clean"))
+            left.append(
+                f"  {display_safe(data.git_branch)}{dirty}", self._style("git-dirty" if data.git_dirty else "git-clean")
+            )
         left.append(*sep)
-        left.append(data.model or "no model", self._style("model"))
+        left.append(display_safe(data.model or "no model"), self._style("model"))
         if data.advisor_on:
             left.append("++", self._style("advisor"))
         if data.provider:

@@ -7,6 +7,7 @@ from rich.text import Text
 from textual import events
 from textual.widget import Widget
 
+from navtui.core.display import display_safe
 from navtui.widgets.coalesce import Coalescer
 from navtui.widgets.entries import ThinkingEntry
 
@@ -44,7 +45,7 @@ class ThinkingView(Widget):
 
     def render(self) -> RenderableType:
         entry = self.entry
-        body = entry.text.strip()
+        body = display_safe(entry.text.strip())
         lines = body.count("\n") + 1 if body else 0
         head = Text(no_wrap=not entry.expanded, overflow="ellipsis")
         head.append("▾ " if entry.expanded else "▸ ")

@@ -2,7 +2,8 @@
 
 Pending cards show a spinner and the tail of the streamed output; finished ones turn green or red. Output
 collapses to a short preview (errors and diffs open by default); a click on the card or ctrl+o (all cards)
-toggles it. Everything shown is tool or model output, so it is rendered as ``Text`` (markup off).
+toggles it. Everything shown is tool or model output, so it is rendered as ``Text`` (markup off) and passed
+through ``display_safe`` (escape sequences shown, never interpreted).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from rich.text import Text
 from textual import events
 from textual.widget import Widget
 
+from navtui.core.display import display_safe
 from navtui.widgets.card_styles import CardStyles, card_styles
 from navtui.widgets.coalesce import Coalescer
 from navtui.widgets.diff_view import diff_stats, render_diff
@@ -109,9 +111,9 @@ class ToolCard(Widget):
         styles = self._styles()
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append(icon + " ", styles.icon[status])
-        title.append(entry.name, styles.title)
+        title.append(display_safe(entry.name), styles.title)
         if entry.title:
-            title.append("  " + entry.title.replace("\n", " "), styles.args)
+            title.append("  " + display_safe(entry.title.replace("\n", " ")), styles.args)
         if entry.diff:
             added, removed = diff_stats(entry.diff)
             title.append(f"  +{added}", styles.diff.added)
@@ -154,7 +156,7 @@ class ToolCard(Widget):
         for index, line in enumerate(lines):
             if index:
                 body.append("\n")
-            body.append_text(Text.from_ansi(line, style=style) if "\x1b" in line else Text(line, style))
+            body.append(display_safe(line), style)
         if not hidden:
             return body if lines else None
         if before or not lines:

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from navtui.core.display import display_safe
 from navtui.widgets.tree_rows import TreeModel, TreeRow, short_time
 
 _TEXT_STYLED = frozenset({"tool", "error", "meta"})  # kinds whose text (not only the icon) takes the colour
@@ -228,10 +229,11 @@ class TreeView(ScrollView, can_focus=True):
         if row.active:
             left.append("• ", self._style("marker"))
         if row.label:
-            left.append(f"[{row.label}] ", self._style("label"))
+            left.append(f"[{display_safe(row.label)}] ", self._style("label"))
         icon_style = self._style(described.style)
         left.append(described.icon + " ", icon_style)
-        left.append(described.text, icon_style if described.style in _TEXT_STYLED else Style())
+        # Session text (messages, tool arguments, names) from a file: escapes shown, never interpreted.
+        left.append(display_safe(described.text), icon_style if described.style in _TEXT_STYLED else Style())
         right = Text(no_wrap=True, end="")
         if row.index == self.model.shown_leaf:
             right.append(" ← active", self._style("leaf"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -75,3 +76,21 @@ def transcript(app: NavtuiApp) -> Transcript:
 def rendered_text(widget: Any) -> str:
     """What a widget shows, as plain text (its visible lines)."""
     return "\n".join(widget.render_line(y).text for y in range(widget.size.height))
+
+
+_SGR_OR_MOVE = re.compile(r"\x1b\[[0-9;]*[mH]")
+
+
+def terminal_output(app: NavtuiApp) -> str:
+    """Exactly what a full repaint of the current screen writes to the terminal (the driver's bytes).
+
+    Headless pilots never write to a terminal, so this renders the screen's compositor the way ``App._display``
+    does for a real one.
+    """
+    return app.screen._compositor.render_full_update().render_segments(app.console)
+
+
+def foreign_controls(output: str) -> list[str]:
+    """Control sequences in ``output`` that Textual itself would not write: colours and cursor moves only."""
+    rest = _SGR_OR_MOVE.sub("", output)
+    return re.findall(r"[\x00-\x08\x0b-\x1f\x7f-\x9f][^\x00-\x1f]{0,12}", rest)

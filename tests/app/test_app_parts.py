@@ -133,3 +133,23 @@ def test_status_formatting() -> None:
     long = "/very/long/path/" + "/".join(f"dir{i}" for i in range(20)) + "/project"
     assert short_path(long, 30).startswith("…/") and short_path(long, 30).endswith("/project")
     assert len(short_path(long, 30)) <= 30
+
+
+def test_transcript_markdown_keeps_model_html_as_text() -> None:
+    from markdown_it import MarkdownIt
+
+    from navtui.app.export import transcript_markdown
+
+    entries = [
+        UserEntry("why <b>?"),
+        ThinkingEntry("</details><img src=x onerror=alert(1)>"),
+        AssistantEntry("use `List<int>` <script>x</script>"),
+        ToolEntry(call_id="c", name="read", title="a`b<c>.py", status="success", result="<html>file</html>"),
+    ]
+    text = transcript_markdown(entries)
+    previewed = MarkdownIt("commonmark").render(text)
+    assert previewed.count("<details>") == 1 and previewed.count("</details>") == 1  # only our own wrapper
+    for tag in ("<img", "<script", "<b>", "<html>"):
+        assert tag not in previewed, tag
+    assert "<code>List&lt;int&gt;</code>" in previewed and "&lt;html&gt;file" in previewed
+    assert "``a`b<c>.py``" in text

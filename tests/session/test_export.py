@@ -75,11 +75,35 @@ def test_html_themes_and_inline_images(session: SessionManager, navtui_home: Pat
 def test_markdown_export(session: SessionManager, tmp_path: Path) -> None:
     text = export_markdown(_session(session), tmp_path / "out.md").read_text()
     assert text.startswith("# Fix the greeting\n")
-    assert "## User [start <here>]" in text and "## Assistant (qwen3-coder)" in text
+    assert "## User [start &lt;here>]" in text and "## Assistant (qwen3-coder)" in text
     assert '```json\n{\n  "path": "app.py"' in text
     assert "**Result**\n\n```\nedited </pre>" in text
     assert "_Context compacted (12,345 tokens before):_" in text and "_Handover notes:_" in text
-    assert "> look at <b>app.py</b>" in text
+    assert "> look at &lt;b>app.py&lt;/b>" in text
+
+
+def test_markdown_export_escapes_raw_html_but_not_code(session: SessionManager, tmp_path: Path) -> None:
+    text = export_markdown(_session(session), tmp_path / "out.md").read_text()
+    # What a model or a user wrote cannot become live HTML in a Markdown previewer ...
+    assert "Fix &lt;script>alert('x')&lt;/script> in app.py" in text
+    from markdown_it import MarkdownIt
+
+    previewed = MarkdownIt("commonmark").render(text)  # a previewer that renders raw HTML, as code hosts do
+    for tag in ("<script", "<img", "<b>", "<here>", "</details>"):
+        assert tag not in previewed, tag
+    # ... while code blocks and inline code keep their text exactly.
+    assert '```python\ndef greet():\n    return "<hi>"\n```' in text
+    assert "edited </pre><img src=x onerror=alert(1)>" in text  # inside the result's fence
+
+
+def test_markdown_escaping_follows_code_spans_and_fences() -> None:
+    from navtui.session.markdown_safe import escape_raw_html
+
+    assert escape_raw_html("a <b> `c<d>` ``e`<f>`` g") == "a &lt;b> `c<d>` ``e`<f>`` g"
+    assert escape_raw_html("`open <i>\n\nnext <b>`") == "`open &lt;i>\n\nnext &lt;b>`"  # spans stop at a blank line
+    assert escape_raw_html("- item\n\n  ```\n  <x>\n  ```\n> <q>") == "- item\n\n  ```\n  <x>\n  ```\n> &lt;q>"
+    assert escape_raw_html("    <indented code>") == "    <indented code>"
+    assert escape_raw_html("no tags at all") == "no tags at all"
 
 
 def test_markdown_fences_outgrow_backticks_in_the_content(session: SessionManager, tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from navtui.core.display import display_safe
 from navtui.tools.approval import ApprovalRequest, ApprovalResponse
 from navtui.widgets.diff_view import DiffStyles, render_diff
 
@@ -43,10 +44,11 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
     def compose(self) -> ComposeResult:
         request = self.request
         with Vertical(id="approval") as box:
-            box.border_title = f"Allow {request.tool}?"
+            box.border_title = Text(f"Allow {display_safe(request.tool)}?")  # Text: a title string is markup
             box.border_subtitle = "y once · a always (this session) · n deny · esc deny"
-            yield Static(Text(request.reason or "needs your approval"), id="approval-reason")
-            yield Static(Text(request.summary), id="approval-summary")
+            # Everything below quotes the model's arguments: plain text, controls made visible.
+            yield Static(Text(display_safe(request.reason or "needs your approval")), id="approval-reason")
+            yield Static(Text(display_safe(request.summary)), id="approval-summary")
             if request.preview and request.preview.strip() != request.summary.strip():
                 with VerticalScroll(id="approval-preview"):
                     yield Static(self._preview(request.preview), id="approval-preview-text")
@@ -54,7 +56,7 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
 
     def _preview(self, preview: str) -> Text:
         if not _looks_like_diff(preview):
-            return Text(preview)
+            return Text(display_safe(preview))
         styles = DiffStyles(
             *(
                 self.get_component_rich_style(f"approval--diff-{kind}", partial=True)

@@ -22,6 +22,7 @@ from navtui.app.commands import COMMANDS
 from navtui.app.completion import Completion, complete_command, complete_path
 from navtui.app.history import PromptHistory
 from navtui.app.turns import TurnRunner
+from navtui.core.display import display_safe
 from navtui.widgets.entries import ErrorEntry, NoticeEntry, ProviderHelpEntry, ToolEntry, WelcomeEntry
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusData, StatusLine
@@ -325,7 +326,7 @@ class MainScreen(Screen[None]):
     @on(PromptEditor.Choices)
     def _on_choices(self, event: PromptEditor.Choices) -> None:
         shown = "  ".join(event.choices[:20]) + ("  …" if len(event.choices) > 20 else "")
-        self.app.notify(shown, title="Tab", timeout=4, markup=False)
+        self.app.notify(display_safe(shown), title="Tab", timeout=4, markup=False)  # file names
 
     async def _complete(self, line: str, cursor: int) -> Completion | None:
         found = complete_command(line, cursor, COMMANDS.names())

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
 
 
@@ -34,7 +35,10 @@ class ModelsScreen(ModalScreen[str | None]):
         with Vertical(id="models") as box:
             box.border_title = "Models"
             box.border_subtitle = "↑↓ · enter switch · esc cancel"
-            yield Label(Text(f"now: {self.runtime.provider.model} ({self.runtime.provider.name})"), id="models-current")
+            yield Label(
+                Text(display_safe(f"now: {self.runtime.provider.model} ({self.runtime.provider.name})")),
+                id="models-current",
+            )
             yield Label(Text("asking the provider…"), id="models-status")
             yield OptionList(id="models-options")
 
@@ -49,10 +53,10 @@ class ModelsScreen(ModalScreen[str | None]):
         try:
             listed = await self.runtime.list_models()
         except NavtuiError as exc:
-            status.update(Text(f"{exc.message}" + (f" ({exc.hint})" if exc.hint else "")))
+            status.update(Text(display_safe(f"{exc.message}" + (f" ({exc.hint})" if exc.hint else ""))))
             return
         except Exception as exc:  # the picker must stay usable whatever the endpoint does
-            status.update(Text(f"could not list models: {exc}"))
+            status.update(Text(display_safe(f"could not list models: {exc}")))
             return
         status.update(Text(f"{len(listed)} model{'s' * (len(listed) != 1)} from {self.runtime.provider.name}"))
         self._fill(configured_models(self.runtime), listed=listed)
@@ -65,7 +69,7 @@ class ModelsScreen(ModalScreen[str | None]):
             if name in seen:
                 continue
             seen.add(name)
-            label = Text(name)
+            label = Text(display_safe(name))  # names come from the server
             if name == self.runtime.provider.model:
                 label.append("  (current)", "dim")
             elif name in configured and name not in listed:

@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Static
 
+from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
 from navtui.session.listing import SessionSummary, list_sessions
 from navtui.session.manager import SessionManager
@@ -173,17 +174,19 @@ class SessionPickerScreen(ModalScreen[Path | None]):
             name.append("● " if summary.path.resolve() == current else "  ", style="bold")
             title = summary.name or "(empty)"
             title = title if len(title) <= NAME_CHARS else title[: NAME_CHARS - 1] + "…"
-            name.append(title, style="bold" if summary.named else "")
+            # Names, labels and first messages come from session files: escapes shown, never interpreted.
+            name.append(display_safe(title), style="bold" if summary.named else "")
             if summary.labels:
-                name.append("  " + " ".join(f"[{label}]" for label in summary.labels[:3]), style="italic")
+                labels = " ".join(f"[{label}]" for label in summary.labels[:3])
+                name.append("  " + display_safe(labels), style="italic")
             cells = [
                 name,
                 Text(relative_time(summary.modified, now)),
                 Text(str(summary.entry_count), justify="right"),
-                Text(summary.model or "", no_wrap=True),
+                Text(display_safe(summary.model or ""), no_wrap=True),
             ]
             if self.all_dirs:
-                cells.append(Text(_home_relative(summary.cwd), no_wrap=True))
+                cells.append(Text(display_safe(_home_relative(summary.cwd)), no_wrap=True))
             table.add_row(*cells, key=str(summary.path))
         if keep is not None:
             for position, summary in enumerate(self.shown):
@@ -195,7 +198,7 @@ class SessionPickerScreen(ModalScreen[Path | None]):
     def _update_title(self) -> None:
         box = self.query_one("#picker-box")
         where = "all directories" if self.all_dirs else _home_relative(str(self.cwd))
-        box.border_title = f"Resume a session · {where}"
+        box.border_title = Text(display_safe(f"Resume a session · {where}"))  # Text: a title string is markup
         box.border_subtitle = f"{len(self.shown)} of {len(self.sessions)}"
 
     def _update_search(self) -> None:
@@ -276,7 +279,7 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         try:
             self._rename(summary.path, event.value)
         except NavtuiError as exc:
-            self.notify(exc.message, title="Not renamed", severity="error")
+            self.notify(display_safe(exc.message), title="Not renamed", severity="error", markup=False)
             return
         self.load(summary.path)
 
@@ -304,7 +307,8 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         self._deleting = summary
         keys = self.query_one("#picker-keys", Static)
         keys.add_class("confirm")
-        keys.update(Text(f"Delete “{summary.name or summary.id}”? y deletes the file · any other key keeps it"))
+        name = display_safe(summary.name or summary.id)
+        keys.update(Text(f"Delete “{name}”? y deletes the file · any other key keeps it"))
 
     def _finish_delete(self, confirmed: bool) -> None:
         summary, self._deleting = self._deleting, None
@@ -316,11 +320,13 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         try:
             summary.path.unlink()
         except OSError as exc:
-            self.notify(f"Could not delete {summary.path}: {exc.strerror or exc}", severity="error")
+            self.notify(
+                display_safe(f"Could not delete {summary.path}: {exc.strerror or exc}"), severity="error", markup=False
+            )
             return
         self.sessions = [s for s in self.sessions if s.path != summary.path]
         self._fill()
-        self.notify(f"Deleted {summary.path.name}")
+        self.notify(display_safe(f"Deleted {summary.path.name}"), markup=False)
 
 
 def _search_text(summary: SessionSummary) -> str:

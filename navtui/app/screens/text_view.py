@@ -9,6 +9,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from navtui.core.display import display_safe
+
 
 class TextViewScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q", "close", "Close", show=False)]
@@ -26,9 +28,9 @@ class TextViewScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="text-view") as box:
-            box.border_title = self.title_text
+            box.border_title = Text(display_safe(self.title_text))
             box.border_subtitle = "esc to close"
-            yield Static(Text(self.text))  # model output: never parsed as markup
+            yield Static(Text(display_safe(self.text)))  # model output: never markup, escapes made visible
 
     def action_close(self) -> None:
         self.dismiss(None)

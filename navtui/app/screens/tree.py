@@ -19,6 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from navtui.app.tree_actions import effective_leaf, set_label
+from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
 from navtui.session.manager import SessionManager
 from navtui.widgets.tree_rows import FILTER_TITLES, FilterMode, TreeModel, TreeRow
@@ -224,7 +225,7 @@ class TreeScreen(ModalScreen[str | None]):
         try:
             label = set_label(self.session, row.id, event.value)
         except NavtuiError as exc:
-            self.notify(exc.message, title="Label not saved", severity="error")
+            self.notify(display_safe(exc.message), title="Label not saved", severity="error", markup=False)
         else:
             self.model.set_label(row.id, label)
             self.view.reload(keep=row.id)  # labeled-only mode may gain or lose the row

@@ -1,0 +1,57 @@
+"""Untrusted text made fit for a terminal: control characters are shown, never interpreted.
+
+Model answers, thinking, tool arguments and output, file contents and anything replayed from a session can
+carry terminal escape sequences (``ESC ] 52`` writes the clipboard, ``ESC ] 0`` sets the window title,
+``ESC [ 2 J`` clears the screen). Rich and Textual pass them to the terminal untouched, so every widget that
+shows such text, and ``--print`` on a terminal, goes through ``display_safe`` first.
+
+Characters are replaced one by one with visible stand-ins, so a user sees that something was there and the
+result does not depend on how a stream was cut into chunks:
+
+* C0 controls (except tab and newline) become Unicode control pictures: ESC is ``␛``, BEL ``␇``, NUL ``␀``;
+  a CR that ends a line (CRLF) is dropped, a lone CR becomes ``␍``;
+* DEL becomes ``␡``;
+* C1 controls (U+0080-U+009F; U+009B is a one-byte CSI) and the bidirectional overrides that reorder what is
+  shown (U+202A-U+202E, U+2066-U+2069, the "Trojan Source" characters) become ``\\x9b`` / ``\\u202e``;
+* U+2028 and U+2029 (line and paragraph separators) become ``\\u2028`` / ``\\u2029``.
+
+The raw text stays what it was in the session file and in ``--json``: this is for display only.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _stand_in(code: int) -> str:
+    if code < 0x20:
+        return chr(0x2400 + code)  # the control pictures block mirrors C0 in order
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}"
+
+
+_TABLE = {code: _stand_in(code) for code in [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]}
+_TABLE.update({code: _stand_in(code) for code in (0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))})
+
+
+def display_safe(text: str) -> str:
+    """``text`` with every control character and escape introducer replaced by a visible stand-in.
+
+    Tab and newline pass; CRLF becomes LF. Text without anything to replace is returned as it is (one regex
+    scan), so calling this on every render is cheap.
+    """
+    if _UNSAFE.search(text) is None:
+        return text
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    return text.translate(_TABLE)
+
+
+def has_unsafe(text: str) -> bool:
+    """Whether ``display_safe`` would change ``text``."""
+    return _UNSAFE.search(text) is not None

