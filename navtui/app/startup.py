@@ -3,7 +3,8 @@
 Validating settings means importing pydantic and building the settings models (~65 ms measured), and the
 runtime does it again anyway while it is built after the first frame; a broken file is reported then, in
 the app. Before that only a handful of display values are needed, read here from the raw JSON with the same
-precedence (user file < project file < command line) and the defaults when a value is missing or odd.
+precedence (user file < project file < command line) and the defaults when a value is missing or odd. The
+project file follows the same rules as in ``load_settings`` (``config.project_rules``: it may only tighten).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from navtui.config.paths import project_dir, user_settings_path
+from navtui.config.project_rules import PROJECT_RULES, Free, Stricter, stricter_value
 
 
 @dataclass
@@ -40,12 +42,25 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def peek_settings(cwd: Path, overrides: dict[str, Any]) -> FirstFrameSettings:
-    merged: dict[str, Any] = {}
+    merged: dict[str, Any] = {"approval": "ask"}
     ui: dict[str, Any] = {}
-    for data in (_read(user_settings_path()), _read(project_dir(cwd) / "settings.json"), overrides):
+    layers = (
+        (_read(user_settings_path()), False),
+        (_read(project_dir(cwd) / "settings.json"), True),
+        (overrides, False),
+    )
+    for data, is_project in layers:
         for key in ("model", "approval"):
-            if isinstance(data.get(key), str):
-                merged[key] = data[key]
+            value = data.get(key)
+            if not isinstance(value, str):
+                continue
+            rule = PROJECT_RULES[key]
+            if (
+                not is_project
+                or isinstance(rule, Free)
+                or (isinstance(rule, Stricter) and stricter_value(rule, merged.get(key), value))
+            ):
+                merged[key] = value
         if isinstance(data.get("ui"), dict):
             ui.update({k: v for k, v in data["ui"].items() if v is not None})
     settings = FirstFrameSettings(model=merged.get("model"), approval=merged.get("approval", "ask"))

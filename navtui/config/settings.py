@@ -1,7 +1,8 @@
 """Settings: defaults < ``~/.navtui/settings.json`` < ``<repo>/.navtui/settings.json`` < CLI flags.
 
 Each feature owns one section. Unknown keys are reported as warnings (never fatal); a bad value is a
-``ConfigError`` that names the key and the file. A project file may not redirect endpoints or keys.
+``ConfigError`` that names the key and the file. A project file may tighten permissions, never loosen them or
+redirect endpoints: ``project_rules.PROJECT_RULES`` says what it may change (a new setting must be added there).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from navtui.config.paths import project_dir, user_settings_path
+from navtui.config.project_rules import PROJECT_RULES, filter_project
 from navtui.core.errors import ConfigError
 
 ApprovalMode = Literal["ask", "write", "yolo"]
@@ -98,10 +100,6 @@ class Settings(BaseModel):
     ui: UISettings = Field(default_factory=UISettings)
 
 
-# Keys a project file may not set: they could send code or keys to another endpoint.
-PROJECT_FORBIDDEN = ("base_url", "api_key", "provider")
-
-
 class LoadedSettings:
     """The merged settings plus what went wrong reading them (warnings are shown once, never fatal)."""
 
@@ -155,6 +153,28 @@ def _unknown_keys(data: dict[str, Any], model: type[BaseModel], prefix: str = ""
     return unknown
 
 
+def setting_paths(model: type[BaseModel] = Settings, prefix: str = "") -> set[str]:
+    """Every dotted path navtui has a setting for (sections and their fields)."""
+    paths: set[str] = set()
+    for name, field in model.model_fields.items():
+        paths.add(prefix + name)
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            paths |= setting_paths(annotation, f"{prefix}{name}.")
+    return paths
+
+
+def _extend(data: dict[str, Any], dotted: str, items: list[Any], base: Settings) -> None:
+    """Add ``items`` to the list at ``dotted`` (starting from its current effective value), keeping order."""
+    *parents, last = dotted.split(".")
+    node, effective = data, base.model_dump()
+    for part in parents:
+        node = node.setdefault(part, {})
+        effective = effective.get(part, {})
+    current = list(node.get(last, effective.get(last, [])))
+    node[last] = current + [item for item in items if item not in current]
+
+
 def validate_settings(data: dict[str, Any], source: str) -> Settings:
     try:
         return Settings.model_validate(data)
@@ -179,15 +199,21 @@ def load_settings(cwd: Path, overrides: dict[str, Any] | None = None) -> LoadedS
         if not data:
             continue
         sources.append(path)
-        if is_project:
-            for key in PROJECT_FORBIDDEN:
-                if key in data:
-                    warnings.append(f"{path}: '{key}' is ignored in a project file (set it in {user_path})")
-                    data.pop(key)
         for key in _unknown_keys(data, Settings):
-            warnings.append(f"{path}: unknown setting '{key}' (ignored)")
+            if not (is_project and key in PROJECT_RULES):  # those get the project warning instead
+                warnings.append(f"{path}: unknown setting '{key}' (ignored)")
         validate_settings(data, str(path))  # name the file that holds a bad value
-        merged = _deep_merge(merged, data)
+        if not is_project:
+            merged = _deep_merge(merged, data)
+            continue
+        lower = validate_settings(merged, str(user_path))
+        layer = filter_project(
+            data, lower.model_dump(), source=str(path), user_file=str(user_path), known=setting_paths()
+        )
+        warnings.extend(layer.warnings)
+        merged = _deep_merge(merged, layer.allowed)
+        for dotted, items in layer.additions.items():
+            _extend(merged, dotted, items, lower)
     if overrides:
         merged = _deep_merge(merged, {k: v for k, v in overrides.items() if v is not None})
     return LoadedSettings(validate_settings(merged, "settings"), warnings, sources)
