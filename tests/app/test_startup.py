@@ -85,7 +85,9 @@ async def test_the_theme_is_cached_for_the_next_start(fake_server, workspace) ->
 
 def test_peek_settings_layers_files_and_flags(workspace: Path) -> None:
     user_settings_path().parent.mkdir(parents=True, exist_ok=True)
-    user_settings_path().write_text(json.dumps({"model": "a", "ui": {"theme": "light", "mounted_entries": 50}}))
+    user_settings_path().write_text(
+        json.dumps({"model": "a", "approval": "yolo", "ui": {"theme": "light", "mounted_entries": 50}})
+    )  # the project's "write" tightens the user's "yolo" (it could not loosen it)
     (workspace / ".navtui").mkdir()
     (workspace / ".navtui" / "settings.json").write_text(json.dumps({"approval": "write", "ui": {"theme": "nord"}}))
     settings = peek_settings(workspace, {"model": None, "approval": None})
