@@ -1,7 +1,8 @@
 """Approval: which calls run at once, which ask the user, which are refused.
 
 Modes (omp approval-mode): ``ask`` prompts for write and exec, ``write`` prompts for exec, ``yolo`` never
-prompts. Per-tool lists in settings override the mode; a destructive command forces a prompt outside yolo.
+prompts. Per-tool lists in settings override the mode; a destructive command (``danger``) or a change to a
+protected path (``protected``) forces a prompt outside yolo, whatever the lists and "always" answers say.
 
 The agent calls ``authorize(tool, args, ctx, policy, approver, call)`` once per tool call, after the arguments
 validated and before ``tool.run``: ``None`` means run it, an ``ApprovalResponse`` means the user (or the
@@ -13,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from navtui.core.errors import ToolError
 from navtui.tools.base import Tier
+from navtui.tools.protected import protected_reason
 
 if TYPE_CHECKING:
     from navtui.tools.base import Tool, ToolContext
@@ -30,7 +33,7 @@ class ApprovalRequest:
     reason: str  # why it needs a prompt
     preview: str | None = None  # a diff or the full command
     call_id: str = ""
-    danger: bool = False  # the destructive-command check forced this prompt
+    danger: bool = False  # a destructive command or a protected path forced this prompt
 
 
 @dataclass
@@ -88,7 +91,7 @@ class DenyingApprover:
 
     async def request(self, request: ApprovalRequest) -> ApprovalResponse:
         if request.danger:
-            how = "navtui always asks first outside yolo mode; re-run with --approval yolo only if you mean it"
+            how = "navtui always asks before this outside yolo mode; re-run with --approval yolo only if you mean it"
         elif request.tier == "exec":
             how = f"re-run with --approval yolo, or add '{request.tool}' to tools.allow in settings"
         else:
@@ -100,15 +103,28 @@ class DenyingApprover:
         )
 
 
-def danger_reason(tool_name: str, args: object) -> str | None:
-    """Why a call is destructive (forces a prompt outside yolo), or None. Looks at a ``command`` argument."""
-    command = getattr(args, "command", None)
-    if not isinstance(command, str):
-        return None
-    from navtui.tools.danger import destructive_reason
+def forced_reason(tool: Tool[Any], args: Any, ctx: ToolContext) -> str | None:
+    """Why a call must ask outside yolo whatever the settings say, or None.
 
-    reason = destructive_reason(command)
-    return f"destructive command: {reason}" if reason else None
+    A ``command`` argument that the destructive-command check flags, or a path the call would change
+    (``tool.changes``) that resolves to a protected location.
+    """
+    command = getattr(args, "command", None)
+    if isinstance(command, str):
+        from navtui.tools.danger import destructive_reason
+
+        reason = destructive_reason(command)
+        if reason:
+            return f"destructive command: {reason}"
+    for raw in tool.changes(args, ctx):
+        try:
+            resolved = ctx.workspace.resolve(raw)
+        except ToolError:
+            continue  # the tool itself reports a path it cannot use
+        reason = protected_reason(resolved)
+        if reason:
+            return f"protected path: {reason}"
+    return None
 
 
 async def authorize(
@@ -122,10 +138,10 @@ async def authorize(
     """Decide one call: ``None`` to run it without asking, else the answer (approved or not).
 
     ``args`` are the validated arguments; ``call`` (a ``ToolCall``) only lends its id to the request.
-    An approval with ``always`` adds the tool to ``policy.session_allow`` (destructive commands still ask).
+    An approval with ``always`` adds the tool to ``policy.session_allow`` (forced prompts still ask).
     """
     tier = tool.tier_for(args, ctx)
-    danger = danger_reason(tool.name, args)
+    danger = forced_reason(tool, args, ctx)
     note = tool.approval_reason(args, ctx)
     decision = policy.decide(tool.name, tier, danger, note)
     if decision.verdict == "allow":

@@ -65,6 +65,10 @@ class Tool(Generic[ArgsT]):
         """Why this particular call needs a look (e.g. a read outside the workspace); ``None`` when ordinary."""
         return None
 
+    def changes(self, args: ArgsT, ctx: ToolContext) -> list[str]:
+        """The paths this call would create or change, as given (approval checks them for protected paths)."""
+        return []
+
     def preview(self, args: ArgsT, ctx: ToolContext) -> str | None:
         """What an approval prompt shows beyond the summary: the full command, a diff, the new content."""
         return None

@@ -79,6 +79,9 @@ class EditTool(Tool[EditArgs]):
         count = len(args.edits) if args.edits is not None else 1
         return f"{args.path} ({count} edits)" if count > 1 else args.path
 
+    def changes(self, args: EditArgs, ctx: ToolContext) -> list[str]:
+        return [args.path]
+
     def preview(self, args: EditArgs, ctx: ToolContext) -> str | None:
         try:
             return clip_diff(self._plan(args, ctx).diff)

@@ -65,6 +65,9 @@ class WriteTool(Tool[WriteArgs]):
     def summary(self, args: WriteArgs) -> str:
         return f"{args.path} ({len(args.content.splitlines())} lines)"
 
+    def changes(self, args: WriteArgs, ctx: ToolContext) -> list[str]:
+        return [args.path]
+
     def preview(self, args: WriteArgs, ctx: ToolContext) -> str | None:
         lines = args.content.splitlines()
         head = "\n".join(lines[:40])
