@@ -74,7 +74,8 @@ def tally(events: list[dict[str, Any]], result: RunResult) -> None:
         elif kind == "tool_call_finished":
             outcome = event.get("result") or {}
             text = _result_text(outcome)
-            if (outcome.get("isError") or outcome.get("is_error")) and any(marker in text for marker in INVALID_MARKERS):
+            failed = outcome.get("isError") or outcome.get("is_error")
+            if failed and any(marker in text for marker in INVALID_MARKERS):
                 result.invalid_calls += 1
             else:
                 result.valid_calls += 1
