@@ -47,6 +47,12 @@ def loads_lenient(text: str, *, complete: bool = False) -> Any:
     if text[-1] not in "}]" and not complete:
         # Repairing a cut-off object would invent its end (half a file written as if whole): refuse.
         raise ArgumentsError(f"the JSON is incomplete, it stops before its closing brace ({strict_error})")
+    escaped = escape_raw_controls(text)
+    if escaped != text:
+        try:  # raw newlines inside strings are the commonest slip: fix them exactly, bytes kept
+            return json.loads(escaped)
+        except ValueError:
+            text = escaped  # json-repair drops a string's trailing newline when it sees it raw
     try:
         return ast.literal_eval(text)  # {'path': 'a.py', 'force': True}: a Python dict, not JSON
     except (ValueError, SyntaxError, MemoryError, RecursionError):
@@ -55,8 +61,52 @@ def loads_lenient(text: str, *, complete: bool = False) -> Any:
 
     repaired = json_repair.loads(text)
     if isinstance(repaired, dict) or (isinstance(repaired, list) and repaired):
-        return repaired
+        return _restore_trailing_space(repaired, text)
     raise ArgumentsError(f"invalid JSON ({strict_error})")
+
+
+_CONTROL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape_raw_controls(text: str) -> str:
+    """JSON with the raw newlines, returns and tabs inside double-quoted strings escaped (escapes honoured)."""
+    out: list[str] = []
+    inside = escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = inside
+        elif char == '"':
+            inside = not inside
+        elif inside and char in _CONTROL_ESCAPES:
+            out.append(_CONTROL_ESCAPES[char])
+            continue
+        out.append(char)
+    return "".join(out)
+
+
+_TRAILING_SPACE = re.compile(r'((?:\\[nrt]|[ \t])+)"')
+
+
+def _restore_trailing_space(value: Any, source: str) -> Any:
+    """Give back the trailing newlines and spaces json-repair strips from strings (a file's last newline)."""
+    if isinstance(value, dict):
+        return {key: _restore_trailing_space(item, source) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_restore_trailing_space(item, source) for item in value]
+    if not isinstance(value, str) or not value:
+        return value
+    body = json.dumps(value, ensure_ascii=False)[1:-1]
+    # The model may have left inner quotes unescaped: match them either way.
+    pattern = re.escape(body).replace(re.escape('\\"'), '\\\\?"')
+    found = [m.end() for m in re.finditer(pattern, source)]
+    if len(found) != 1:
+        return value  # not found, or ambiguous: leave it as repaired
+    match = _TRAILING_SPACE.match(source, found[0])
+    if match is None:
+        return value
+    return value + json.loads(f'"{match.group(1)}"')
 
 
 def decode_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:

@@ -52,3 +52,18 @@ def test_strip_fence_leaves_unfenced_text_alone() -> None:
 def test_call_ids_count_per_factory() -> None:
     first, second = call_ids(), call_ids()
     assert [first(), first(), second()] == ["call_0", "call_1", "call_0"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "content"),
+    [
+        ('{"path": "a.py", "content": "print(1)\nprint(2)\n"}', "print(1)\nprint(2)\n"),  # raw newlines
+        ('{"path": "a.py", "content": "x\n\n",}', "x\n\n"),  # raw newlines and a trailing comma
+        ('{"path": "a.py", "content": "x\\n",}', "x\n"),  # escaped, repaired for the comma
+        ('{"path": "a.py", "content": "print(1)\\nprint("x")\\n"}', 'print(1)\nprint("x")\n'),  # bare quotes
+        ('{"path": "a.py", "content": "\tindented\n  "}', "\tindented\n  "),  # tabs and trailing spaces
+    ],
+)
+def test_repair_keeps_a_written_files_bytes(raw: str, content: str) -> None:
+    """json-repair strips a string's trailing whitespace: a file written through a repaired call keeps its end."""
+    assert decode_arguments(raw) == {"path": "a.py", "content": content}
