@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from navtui.core.messages import ToolSpec
+from navtui.providers.callshapes import known_name
 from navtui.providers.toolargs import ArgumentsError, loads_lenient
 
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
@@ -71,7 +72,7 @@ def decode_call_body(body: str, name_hint: str | None, tools: dict[str, ToolSpec
         name, args, error = _split_object(item, name_hint, tools)
         if error:
             return Decoded([(name, {})] if name else [], error)
-        decoded.calls.append((_known_name(name, tools), args))
+        decoded.calls.append((known_name(name, tools), args))
     if not decoded.calls:
         decoded.error = "the block holds an empty list"
     return decoded
@@ -97,10 +98,10 @@ def _split_object(
             return name, obj, None  # <tool_call name="read">{"path": "a.py"}</tool_call>
     if name is None and len(obj) == 1:
         ((only, value),) = obj.items()
-        if _known_name(only, tools) in tools and isinstance(value, dict):
-            return _known_name(only, tools), value, None  # {"read": {"path": "a.py"}}
+        if known_name(only, tools) in tools and isinstance(value, dict):
+            return known_name(only, tools), value, None  # {"read": {"path": "a.py"}}
     if name is None:
-        return "", {}, 'the JSON object has no "name" (write {"name": "<tool>", "arguments": {...}})'
+        return "", {}, 'the JSON object has no "name" field'
     if args_key is None:
         rest = {k: v for k, v in obj.items() if k not in _NAME_KEYS}
         return name, rest, None  # flattened: {"name": "read", "path": "a.py"}
@@ -115,14 +116,6 @@ def _split_object(
     if not isinstance(args, dict):
         return name, {}, f'"{args_key}" must be a JSON object, got {type(args).__name__}'
     return name, args, None
-
-
-def _known_name(name: str, tools: dict[str, ToolSpec]) -> str:
-    """Map near-misses (case, ``-`` for ``_``, a ``functions.`` prefix) onto a known tool name."""
-    if name in tools or not tools:
-        return name
-    key = name.strip().removeprefix("functions.").lower().replace("-", "_").replace(" ", "_")
-    return next((known for known in tools if known.lower() == key), name)
 
 
 # ---------------------------------------------------------------------- XML form
@@ -169,9 +162,18 @@ def _decode_xml(text: str, name_hint: str | None, tools: dict[str, ToolSpec]) ->
     params, unclosed = _parse_params(text)
     if not name:
         return Decoded(error='the call has no tool name (write <tool_call name="TOOL"> or <function=TOOL>)')
-    name = _known_name(name, tools)
+    name = known_name(name, tools)
     if unclosed:
         return Decoded([(name, {})], f'<parameter name="{unclosed}"> is never closed with </parameter>')
+    if not params and function:  # <function=read>{"path": "a.py"}</function>: JSON arguments in the tag
+        inner = text[function.end() :].replace("</function>", "").strip()
+        if inner.startswith("{"):
+            try:
+                value = loads_lenient(inner, complete=True)
+            except ArgumentsError as exc:
+                return Decoded([(name, {})], f"the JSON arguments cannot be decoded: {exc}")
+            if isinstance(value, dict):
+                return Decoded([(name, value)])
     if not params and not function:
         return Decoded([(name, {})], "no <parameter> elements were found")
     spec = tools.get(name)

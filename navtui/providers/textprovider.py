@@ -35,14 +35,16 @@ class TextProtocolProvider(Provider):
             system = f"{system.rstrip()}\n\n{instructions}" if system.strip() else instructions
         inner_request = replace(request, system=system, messages=to_text_messages(request.messages), tools=())
         scanner = ToolCallScanner(request.tools, new_id=self.new_call_id, strict=True)
-        calls: list[ToolCall] = []
+        # From the first call on, text and calls wait for the end of the response (a broken response's calls
+        # never run) and then go out in the order written, so history replays text and calls as they were.
+        held: list[ProviderEvent] = []
         stop: StopEvent | None = None
         async with contextlib.aclosing(self.inner.stream(inner_request)) as events:
             async for event in events:
                 if isinstance(event, TextDelta):
                     for out in scanner.feed(event.text):
-                        if isinstance(out, ToolCallEvent):
-                            calls.append(out.call)
+                        if held or isinstance(out, ToolCallEvent):
+                            held.append(out)
                         else:
                             yield out
                     if scanner.stopped:
@@ -54,14 +56,9 @@ class TextProtocolProvider(Provider):
                     return
                 else:
                     yield event
-        for out in scanner.finish():
-            if isinstance(out, ToolCallEvent):
-                calls.append(out.call)
-            else:
-                yield out
-        for call in calls:
-            yield ToolCallEvent(call=call)
-        reason = "tool_use" if calls else (stop.reason if stop else "stop")
+        for out in [*held, *scanner.finish()]:
+            yield out
+        reason = "tool_use" if scanner.calls else (stop.reason if stop else "stop")
         yield StopEvent(reason=reason)
 
     async def model_info(self) -> ModelInfo:
@@ -94,11 +91,16 @@ def to_text_messages(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
 
 
 def _assistant_as_text(message: AssistantMessage) -> AssistantMessage:
+    """Calls written back as the text the model would have produced, in the order text and calls came."""
     if not message.tool_calls:
         return message
     thinking = [b for b in message.content if isinstance(b, ThinkingBlock)]
-    parts = [b.text for b in message.content if isinstance(b, TextBlock) and b.text.strip()]
-    parts += [render_call(call) for call in message.tool_calls]
+    parts: list[str] = []
+    for block in message.content:
+        if isinstance(block, ToolCall):
+            parts.append(render_call(block))
+        elif isinstance(block, TextBlock) and block.text.strip():
+            parts.append(block.text.strip("\n"))
     content: list[TextBlock | ThinkingBlock | ToolCall] = [*thinking, TextBlock(text="\n\n".join(parts))]
     return message.model_copy(update={"content": content})
 

@@ -228,6 +228,83 @@ CASES: list[tuple[str, str, list[Outcome]]] = [
         JSON_READ + JSON_READ.replace("a.py", "b.py") + "<tool_result>x</tool_result><tool_call>",
         [("call", "read", {"path": "a.py"}), ("call", "read", {"path": "b.py"})],
     ),
+    # ------------------------------------------------------------------ the shapes small models write
+    (
+        "bare JSON object",
+        '{"name": "read", "arguments": {"path": "README.md"}}',
+        [("call", "read", {"path": "README.md"})],
+    ),
+    (
+        "bare JSON after a line of text, text after it",
+        'I will read it.\n{"name": "read", "arguments": {"path": "a.py"}}\nThen answer.',
+        [("text", "I will read it.\n"), ("call", "read", {"path": "a.py"}), ("text", "\nThen answer.")],
+    ),
+    (
+        "bare JSON with arguments as a JSON string",
+        '{"name": "read", "arguments": "{\\"path\\": \\"a.py\\"}"}',
+        [("call", "read", {"path": "a.py"})],
+    ),
+    (
+        "json fence",
+        'Reading:\n```json\n{"name": "read", "arguments": {"path": "a.py"}}\n```\n',
+        [("text", "Reading:\n"), ("call", "read", {"path": "a.py"}), ("text", "\n")],
+    ),
+    (
+        "fence without a language",
+        '```\n{"name": "write", "arguments": {"path": "h.py", "content": "print(1)\\n"}}\n```',
+        [("call", "write", {"path": "h.py", "content": "print(1)\n"})],
+    ),
+    (
+        "tools block",
+        '<tools>\n{"name": "read", "arguments": {"path": "a.py"}}\n</tools>',
+        [("call", "read", {"path": "a.py"})],
+    ),
+    (
+        "function tag with JSON arguments",
+        '<function=read>{"path": "a.py"}</function>',
+        [("call", "read", {"path": "a.py"})],
+    ),
+    (
+        "function tag with parameters, no tool_call around it",
+        "<function=read>\n<parameter=path>\na.py\n</parameter>\n</function>",
+        [("call", "read", {"path": "a.py"})],
+    ),
+    (
+        "a python sample is text, even when it holds a call-shaped dict",
+        '```python\n{"name": "read", "arguments": {}}\n```\nDone.',
+        [("text", '```python\n{"name": "read", "arguments": {}}\n```\nDone.')],
+    ),
+    (
+        "a JSON answer that is no call is text",
+        '{"debug": true, "port": 8080}\nThat is the config.',
+        [("text", '{"debug": true, "port": 8080}\nThat is the config.')],
+    ),
+    (
+        "a brace inside a line is text",
+        'Write {"name": "read"} in a block.',
+        [("text", 'Write {"name": "read"} in a block.')],
+    ),
+    ("inline code opening a line is text", "`x` is a variable", [("text", "`x` is a variable")]),
+    (
+        "a code sample after a JSON fence is text",
+        '```json\n{"a": 1}\n```\n```\n{"b": 2}\n```',
+        [("text", '```json\n{"a": 1}\n```\n```\n{"b": 2}\n```')],
+    ),
+    (
+        "bare JSON naming a known tool that cannot be read",
+        '{"name": "read", "arguments": ["a.py"]}',
+        [("error", "read", "could not be read")],
+    ),
+    (
+        "fenced call cut off by the end of the reply",
+        '```json\n{"name": "write", "arguments": {"path": "a.py", "content": "half',
+        [("error", "write", "the reply ended inside it")],
+    ),
+    (
+        "tools block that cannot be read",
+        "<tools>read a.py</tools>",
+        [("error", "unknown", "no JSON object")],
+    ),
     (
         "xml integer parameter",
         '<tool_call name="read"><parameter name="path">a.py</parameter><parameter name="offset">40</parameter>'
@@ -313,7 +390,8 @@ def test_parse_errors_carry_a_fix_hint_and_the_raw_text() -> None:
     (event,) = scan(text, [])
     assert isinstance(event, ToolCallEvent)
     message = event.call.arguments[PARSE_ERROR_KEY]
-    assert "could not be read" in message and '<tool_call>{"name": "read"' in message
+    assert "could not be read" in message and 'no "name" field' in message
+    assert '<tool_call>\n{"name": "read", "arguments": {"path": ""}}\n</tool_call>' in message
     assert event.call.arguments[RAW_CALL_KEY] == text
 
 
@@ -333,11 +411,33 @@ def test_ids_are_synthetic_and_unique() -> None:
         ),
         ("<tool_call>not json</tool_call>", [("text", "<tool_call>not json</tool_call>")]),
         ("plain", [("text", "plain")]),
+        ('{"name": "read", "arguments": {"path": "a.py"}}', [("call", "read", {"path": "a.py"})]),
+        (
+            '```json\n{"name": "nope", "arguments": {}}\n```',
+            [("text", '```json\n{"name": "nope", "arguments": {}}\n```')],
+        ),
+        ('<function=read>{"path": "a.py"}</function>', [("call", "read", {"path": "a.py"})]),
     ],
 )
 def test_leak_mode_takes_only_well_formed_calls_to_known_tools(text: str, expected: list[Outcome]) -> None:
     for cuts in splits(text):
         assert outcome(scan(text, cuts, strict=False)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_call>{"name": "read", "arguments": "a.py"}</tool_call>',
+        '{"name": "read", "arguments": ["a.py"]}',
+        "<tool_call>\n<function=read>\n<parameter=path>\na.py\n</tool_call>",
+    ],
+)
+def test_leak_mode_corrects_an_attempt_at_a_known_tool(text: str) -> None:
+    """A native model that tried to call read as text gets the exact format back, not the end of the run."""
+    for cuts in [[], list(range(1, len(text)))]:
+        got = outcome(scan(text, cuts, strict=False))
+        assert len(got) == 1 and got[0][:2] == ("error", "read"), got
+        assert "tool-calling interface" in got[0][2] and '{"name": "read", "arguments": {"path": ' in got[0][2]
 
 
 # ---------------------------------------------------------------------- rendering

@@ -10,7 +10,7 @@ from navtui.providers.openai import OpenAIProvider
 from navtui.providers.textprovider import TextProtocolProvider
 from tests.fakes import Drop, Text, Usage
 from tests.fakes.server import FakeServer
-from tests.providers.support import TOOLS, collect, kinds, text_of
+from tests.providers.support import TOOLS, assemble, collect, kinds, text_of
 
 CALL = '<tool_call>{"name": "read", "arguments": {"path": "a.py"}}</tool_call>'
 
@@ -57,3 +57,19 @@ async def test_a_broken_stream_runs_no_calls(fake_server: FakeServer) -> None:
 async def test_model_info_says_text_protocol(fake_server: FakeServer) -> None:
     info = await make(fake_server).model_info()
     assert info.supports_tools and info.extra["tool_protocol"] == "text"
+
+
+async def test_text_around_calls_keeps_its_order_in_the_reply_and_in_the_history(fake_server: FakeServer) -> None:
+    fake_server.script(
+        Text("First I read.\n"), Text(CALL), Text("\nThen I check.\n"), Text(CALL.replace("a.py", "b.py"))
+    )
+    provider = make(fake_server)
+    events = await collect(provider, ask())
+    order = [("call", e.call.arguments["path"]) if isinstance(e, ToolCallEvent) else e.type for e in events]
+    assert order == ["text_delta", "usage", ("call", "a.py"), "text_delta", ("call", "b.py"), "stop"]
+    message = assemble(events)
+    fake_server.script(Text("Done."))
+    await collect(provider, ChatRequest(system="s", messages=[UserMessage(content="hi"), message], tools=TOOLS))
+    replayed = fake_server.chat_requests[-1].json["messages"][2]["content"]
+    assert replayed.index("First I read.") < replayed.index("a.py") < replayed.index("Then I check.")
+    assert replayed.index("Then I check.") < replayed.index("b.py")
