@@ -70,6 +70,10 @@ class Provider:
     async def list_models(self) -> list[str]:
         return [self.model]
 
+    async def count_tokens(self, text: str) -> int | None:
+        """``text``'s length in the model's own tokens when the server can count them, else None."""
+        return None
+
     async def aclose(self) -> None:
         """Release connections."""
 

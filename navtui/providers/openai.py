@@ -31,9 +31,7 @@ from navtui.providers.toolargs import call_ids
 if TYPE_CHECKING:
     import httpx
 
-_WINDOW_FIELDS = ("max_model_len", "context_length", "context_window", "max_context_length", "n_ctx")
 _NO_STREAM_OPTIONS: set[str] = set()  # endpoints that rejected stream_options (remembered for the process)
-_INFO_CACHE: dict[tuple[str, str], ModelInfo] = {}
 
 
 def api_key_from_env() -> str | None:
@@ -59,6 +57,7 @@ class OpenAIProvider(Provider):
         self._key = api_key or api_key_from_env()
         self._client: httpx.AsyncClient | None = None
         self._tools_rejected = False
+        self._info: ModelInfo | None = None
         self._official = (urlsplit(self.base_url or "").hostname or "").endswith("openai.com")
 
     def _http(self) -> httpx.AsyncClient:
@@ -100,24 +99,44 @@ class OpenAIProvider(Provider):
         return sorted(str(m["id"]) for m in await self._models() if m.get("id"))
 
     async def model_info(self) -> ModelInfo:
-        key = (self.base_url or "", self.model)
-        if self.settings.context_window is not None:
-            info = ModelInfo(name=self.model, provider=self.name, context_window=self.settings.context_window)
-        elif key in _INFO_CACHE:
-            info = _INFO_CACHE[key]
-        else:
-            entry: dict[str, Any] = {}
+        listed: list[dict[str, Any]] | None = None
+        if self.settings.context_window is None:
             with contextlib.suppress(ProviderError, ValueError):
-                entry = next((m for m in await self._models() if m.get("id") == self.model), {})
-            info = ModelInfo(name=self.model, provider=self.name, context_window=_window_of(entry),
-                             extra={"listed": bool(entry)})  # fmt: skip
-            _INFO_CACHE[key] = info
+                listed = await self._models()
+        from navtui.providers.openai_info import discover
+
+        info = await discover(
+            self._http(),
+            self.base_url or "",
+            self.model,
+            listed,
+            self.settings.context_window,
+            probe=not self._official,
+        )
+        self._info = info
         if self._tools_rejected:
             info.extra["tool_protocol"] = "text"
         return info
 
+    async def count_tokens(self, text: str) -> int | None:
+        url = (self._info.extra.get("tokenize_url") if self._info else None) or None
+        if not url:
+            return None
+        from navtui.providers.openai_info import count_tokens
+
+        return await count_tokens(self._http(), url, text)
+
     # ------------------------------------------------------------------ streaming
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
+        if request.tools and self.settings.tool_protocol == "auto" and not self._tools_rejected:
+            if self._info is None:
+                with contextlib.suppress(ProviderError):
+                    await self.model_info()
+            if self._info is not None and not self._info.supports_tools:
+                self._tools_rejected = True
+                yield ProviderNotice(
+                    text=f"{self.model}'s chat template at {self.base_url} ignores tools; using the text tool protocol"
+                )
         if request.tools and self._tools_rejected:
             async with contextlib.aclosing(TextProtocolProvider(self).stream(request)) as events:
                 async for event in events:
@@ -309,15 +328,6 @@ def _whole_response(response: httpx.Response) -> dict[str, Any]:
             message["tool_calls"] = [{**c, "index": i} for i, c in enumerate(calls) if isinstance(c, dict)]
             choice["delta"] = message
     return data
-
-
-def _window_of(entry: dict[str, Any]) -> int | None:
-    for source in (entry, entry.get("meta") or {}, entry.get("top_provider") or {}):
-        for key in _WINDOW_FIELDS:
-            value = source.get(key) if isinstance(source, dict) else None
-            if isinstance(value, int) and value > 0:
-                return value
-    return None
 
 
 def _status_error(response: httpx.Response, model: str, base_url: str, *, tools: bool = False) -> ProviderError:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
-from . import wire_anthropic, wire_ollama, wire_openai
+from . import wire_anthropic, wire_llamacpp, wire_ollama, wire_openai
 from .script import DEFAULT_REPLY, Step, Text, Usage, split_text
 from .stream import Reply
 from .wire_http import BadRequest, ClientGone, Connection, RecordedRequest, read_request
@@ -34,6 +34,8 @@ _ROUTES: dict[tuple[str, str], Handler] = {
     ("POST", "/v1/chat/completions"): wire_openai.chat,
     ("POST", "/v1/messages"): wire_anthropic.messages,
     ("POST", "/v1/messages/count_tokens"): wire_anthropic.count_tokens,
+    ("GET", "/props"): wire_llamacpp.props,
+    ("POST", "/tokenize"): wire_llamacpp.tokenize,
 }
 
 
@@ -48,6 +50,15 @@ class FakeModel:
     parameters: str = ""
     parameter_size: str = "7.6B"
     quantization_level: str = "Q4_K_M"
+
+
+@dataclass(frozen=True)
+class LlamaCppFacts:
+    """What `/props` says: the server's context size and whether the chat template takes tools."""
+
+    n_ctx: int = 4096
+    supports_tools: bool = True
+    alias: str = "model"
 
 
 def _norm(name: str) -> str:
@@ -75,6 +86,8 @@ class FakeServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self.llamacpp: LlamaCppFacts | None = None  # set: /props and /tokenize answer as llama.cpp's do
+        self.lmstudio: dict[str, int] = {}  # model -> loaded context length, for /api/v0/models/<model>
 
     # lifecycle -------------------------------------------------------------------------------------------------
 
@@ -218,6 +231,14 @@ class FakeServer:
         with self._cond:
             self._models[_norm(name)] = model
 
+    def set_llamacpp(self, n_ctx: int = 4096, supports_tools: bool = True, alias: str = "model") -> None:
+        """Answer `/props` and `/tokenize` as a llama.cpp server with this context size and template."""
+        self.llamacpp = LlamaCppFacts(n_ctx, supports_tools, alias)
+
+    def set_lmstudio(self, model: str, loaded_context_length: int) -> None:
+        """Answer `/api/v0/models/<model>` as LM Studio does, with this loaded context length."""
+        self.lmstudio[model] = loaded_context_length
+
     @property
     def models(self) -> list[FakeModel]:
         with self._cond:
@@ -298,6 +319,8 @@ class FakeServer:
     def _route(self, req: RecordedRequest) -> Handler | None:
         if req.method == "GET" and req.path == "/v1/models":
             return wire_anthropic.models if "anthropic-version" in req.headers else wire_openai.models
+        if req.method == "GET" and req.path.startswith("/api/v0/models/"):
+            return wire_llamacpp.lmstudio_model
         return _ROUTES.get((req.method, req.path))
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

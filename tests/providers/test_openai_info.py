@@ -1,0 +1,71 @@
+"""Knowing the window and the template of an OpenAI-compatible server: vLLM, llama.cpp /props, LM Studio."""
+
+from __future__ import annotations
+
+from navtui.config.settings import ProviderSettings
+from navtui.core.events import StopEvent
+from navtui.core.messages import UserMessage
+from navtui.providers.base import ChatRequest, ProviderNotice
+from navtui.providers.openai import OpenAIProvider
+from tests.fakes import Text
+from tests.fakes.server import FakeServer
+from tests.providers.support import TOOLS, collect
+
+MODEL = "qwen2.5-coder-1.5b"
+
+
+def make(server: FakeServer, **settings: object) -> OpenAIProvider:
+    return OpenAIProvider(MODEL, server.url + "/v1", ProviderSettings(**settings))  # type: ignore[arg-type]
+
+
+async def test_vllm_max_model_len_from_the_model_list(fake_server: FakeServer) -> None:
+    fake_server.set_model(MODEL, context_length=16384)
+    info = await make(fake_server).model_info()
+    assert (info.context_window, info.extra["window_source"]) == (16384, "/v1/models")
+
+
+async def test_llamacpp_props_give_the_window_and_the_tokenizer(fake_server: FakeServer) -> None:
+    fake_server.set_llamacpp(n_ctx=2048)
+    provider = make(fake_server)
+    info = await provider.model_info()
+    assert (info.context_window, info.extra["window_source"], info.extra["server"]) == (2048, "/props", "llama.cpp")
+    assert await provider.count_tokens("x" * 30) == 10  # the fake tokenizer: 3 characters a token
+
+
+async def test_lmstudio_loaded_context_length(fake_server: FakeServer) -> None:
+    fake_server.set_lmstudio(MODEL, 8192)
+    info = await make(fake_server).model_info()
+    assert (info.context_window, info.extra["window_source"]) == (8192, "LM Studio")
+
+
+async def test_an_unknown_window_is_none_and_nothing_counts_tokens(fake_server: FakeServer) -> None:
+    provider = make(fake_server)
+    info = await provider.model_info()
+    assert info.context_window is None and info.extra["window_source"] is None
+    assert await provider.count_tokens("hello") is None
+
+
+async def test_the_setting_wins_over_what_the_server_says(fake_server: FakeServer) -> None:
+    fake_server.set_llamacpp(n_ctx=2048)
+    info = await make(fake_server, context_window=3000).model_info()
+    assert (info.context_window, info.extra["window_source"]) == (3000, "providers.context_window")
+
+
+async def test_a_template_that_ignores_tools_moves_auto_mode_to_the_text_protocol(fake_server: FakeServer) -> None:
+    """SmolLM2's template drops tools without a word: /props says so, and navtui prompts the tools instead."""
+    fake_server.set_llamacpp(n_ctx=2048, supports_tools=False)
+    fake_server.script(Text('<tool_call>{"name": "read", "arguments": {"path": "a.py"}}</tool_call>'))
+    request = ChatRequest(system="Base.", messages=[UserMessage(content="read a.py")], tools=TOOLS)
+    events = await collect(make(fake_server), request)
+    body = fake_server.chat_requests[-1].json
+    assert "tools" not in body and "# Tools" in body["messages"][0]["content"]
+    notices = [e.text for e in events if isinstance(e, ProviderNotice)]
+    assert notices and "ignores tools" in notices[0]
+    assert events[-1] == StopEvent(reason="tool_use")
+
+
+async def test_native_mode_keeps_native_tools_whatever_the_template_says(fake_server: FakeServer) -> None:
+    fake_server.set_llamacpp(supports_tools=False)
+    request = ChatRequest(system="Base.", messages=[UserMessage(content="hi")], tools=TOOLS)
+    await collect(make(fake_server, tool_protocol="native"), request)
+    assert "tools" in fake_server.chat_requests[-1].json
