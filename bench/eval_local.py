@@ -47,6 +47,7 @@ class RunResult:
     wall_s: float = 0.0
     exit_code: int | None = None
     notices: list[str] = field(default_factory=list)
+    answer: str = ""  # the end of the model's final text, to see why a run did not finish
 
 
 def settings_for(protocol: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -79,6 +80,8 @@ def tally(events: list[dict[str, Any]], result: RunResult) -> None:
                 result.invalid_calls += 1
             else:
                 result.valid_calls += 1
+        elif kind == "run_finished":
+            result.answer = str(event.get("text") or "")[-400:]
         elif kind in ("notice", "error") and event.get("text" if kind == "notice" else "message"):
             result.notices.append(str(event.get("text") or event.get("message"))[:160])
 

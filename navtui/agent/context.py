@@ -19,6 +19,7 @@ from navtui.agent.handover import ACCEPTED, HandoverNotes, HandoverTool, mode_pr
 from navtui.agent.hooks import AgentHooks, Nudge
 from navtui.agent.pruning import Pruned, prune_tool_outputs, trim_to_fit
 from navtui.agent.unexpected_stop import StopWatch
+from navtui.agent.window import check_fixed_fits
 from navtui.core.errors import NavtuiError
 from navtui.core.events import (
     CompactionFinished,
@@ -52,6 +53,7 @@ class ContextHooks(AgentHooks):
         self._retry_anchor: Any = None
         self._copies: dict[int, tuple[Any, Any]] = {}  # id(copy) -> (copy, the message the session holds)
         self._warned_full = False
+        self._futile = False  # the last compaction did not shrink the context: no automatic retry
         tools = getattr(runtime, "tools", None)
         if tools is not None:
             if self.tool_enabled:
@@ -97,6 +99,7 @@ class ContextHooks(AgentHooks):
         last = agent.messages[-1] if agent.messages else None
         if isinstance(last, UserMessage) and last is not self._retry_anchor:
             self._overflow_tried = False  # a new prompt: it may be rescued from an overflow once again
+            self._futile = False
         if self._pending_handover is not None:
             notes, self._pending_handover = self._pending_handover, None
             async for event in self._apply_handover(agent, notes, automatic=False):
@@ -116,6 +119,7 @@ class ContextHooks(AgentHooks):
         limits = self.limits(agent)
         if limits is None or _interrupted(agent):
             return
+        check_fixed_fits(self._fixed_tokens(agent), limits.window, limits.hard_limit)
         async for event in self._maintain(agent, limits):
             yield event
         if _interrupted(agent):
@@ -151,7 +155,7 @@ class ContextHooks(AgentHooks):
         error = getattr(agent, "last_error", None)
         if not is_overflow(message.error_message, getattr(error, "kind", None)):
             return False
-        if self._overflow_tried or self.settings.compaction.strategy == "off":
+        if self._overflow_tried or self._futile or self.settings.compaction.strategy == "off":
             return False
         self._overflow_tried = True
         if message in agent.messages:  # the failed answer (and results the loop added for it) leave the context
@@ -197,7 +201,7 @@ class ContextHooks(AgentHooks):
             async for event in self.hand_over_on_request(agent, automatic=True):
                 handed_over = handed_over or isinstance(event, Handover)
                 yield event
-        compacting = not handed_over and self.settings.compaction.strategy != "off"
+        compacting = not handed_over and not self._futile and self.settings.compaction.strategy != "off"
         if compacting and agent.budget.estimate(agent) > limits.threshold:
             async for event in self.compact(agent, reason="threshold"):
                 yield event
@@ -270,6 +274,17 @@ class ContextHooks(AgentHooks):
             yield Notice(text=f"{label} failed: {exc}", level="error")
             return
         kept = agent.messages[plan.cut :]
+        after = [summary_message(summary), *kept]
+        tokens_after = fixed + int(budget.ratio * sum(estimate_message_tokens(m) for m in after))
+        if tokens_after >= tokens_before:
+            # A summary as long as what it replaces: applying it (or trying again) only burns requests.
+            self._futile = True
+            yield Notice(
+                text=f"Compaction did not make the context smaller (~{tokens_before} -> ~{tokens_after} tokens); "
+                "kept the context as it was.",
+                level="warning",
+            )
+            return
         session = self.runtime.session
         if session is not None:
             first_kept = self._entry_id(kept[0], ids or {}) if kept else None
@@ -277,7 +292,7 @@ class ContextHooks(AgentHooks):
                 session.append_compaction(summary, first_kept, tokens_before, {**files.details(), "reason": reason})
             except NavtuiError as exc:
                 yield Notice(text=f"The compaction could not be saved: {exc}", level="warning")
-        agent.messages[:] = [summary_message(summary), *kept]
+        agent.messages[:] = after
         budget.reset()
         yield CompactionFinished(summary=summary, tokens_before=tokens_before, tokens_after=budget.estimate(agent))
 

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from navtui.agent.budget import ContextBudget
 from navtui.agent.hooks import AgentHooks
+from navtui.agent.window import output_limit
 from navtui.core.errors import NavtuiError, ToolError
 from navtui.core.events import (
     AgentError,
@@ -95,6 +96,7 @@ class Agent:
         self.temperature = temperature
         self.think = think
         self.budget = ContextBudget(context_window)
+        self.compact = False  # small window: core tools, short prompts (agent/window.py)
         self.hooks = hooks or AgentHooks()
         self.usage_total = Usage()
         self._abort = asyncio.Event()
@@ -122,13 +124,15 @@ class Agent:
             self.recorder.append_message(message)
 
     def request(self) -> ChatRequest:
+        """The next request; its output limit is capped so the prompt and the answer fit the window."""
         return ChatRequest(
             system=self.hooks.system_prompt(self),
             messages=list(self.messages),
             tools=self.tools.specs(),
-            max_tokens=self.max_tokens,
+            max_tokens=output_limit(self.budget.window, self.budget.estimate(self), self.max_tokens),
             temperature=self.temperature,
             think=self.think,
+            compact=self.compact,
         )
 
     # ------------------------------------------------------------------ the loop
@@ -152,8 +156,13 @@ class Agent:
                     stop_reason = "length"
                     yield Notice(text=f"Stopped after {self.max_turns} turns (max_turns).", level="warning")
                     break
-                async for event in self.hooks.before_request(self):
-                    yield event
+                try:
+                    async for event in self.hooks.before_request(self):
+                        yield event
+                except NavtuiError as exc:  # e.g. the window cannot hold the system prompt: nothing to send
+                    stop_reason = "error"
+                    yield AgentError(message=exc.message, hint=exc.hint)
+                    break
                 for text in self._take_steering():
                     yield UserMessageEvent(text=text, kind="steer")
                 turn += 1

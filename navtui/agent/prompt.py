@@ -14,8 +14,9 @@ from navtui.config.context_files import discover_context_files, render_context_b
 from navtui.core.messages import ToolSpec
 
 
-def base_prompt() -> str:
-    return resources.files("navtui.agent").joinpath("prompts/system.md").read_text(encoding="utf-8").strip()
+def base_prompt(*, compact: bool = False) -> str:
+    name = "prompts/system-compact.md" if compact else "prompts/system.md"
+    return resources.files("navtui.agent").joinpath(name).read_text(encoding="utf-8").strip()
 
 
 def build_system_prompt(
@@ -24,8 +25,10 @@ def build_system_prompt(
     *,
     extra_sections: list[str] | None = None,
     include_context_files: bool = True,
+    compact: bool = False,
 ) -> str:
-    sections = [base_prompt()]
+    """``compact``: the short base prompt for small windows (the context files still follow)."""
+    sections = [base_prompt(compact=compact)]
     if tools:
         sections.append("Available tools: " + ", ".join(t.name for t in tools) + ".")
     sections.append(f"Environment:\n- working directory: {cwd}\n- platform: {platform.system()} {platform.machine()}")

@@ -87,6 +87,7 @@ class Runtime:
         self.warnings = warnings
         self.approver: Approver = approver or DenyingApprover()
         self.model_info: ModelInfo | None = None
+        self.pending_notices: list[Any] = []  # said at the start of the next run (window facts)
         self.session: Any = None
         self.handover_count = 0
         self.advisor: Any = None
@@ -117,7 +118,7 @@ class Runtime:
     def _build_tools(self) -> ToolRegistry:
         from navtui.tools.registry import default_tools
 
-        return default_tools(self.settings)
+        return default_tools(self.settings, self.cwd)
 
     def _build_context(self) -> Any:
         from navtui.tools.registry import make_context
@@ -201,6 +202,8 @@ class Runtime:
     async def run(self, prompt: str | None) -> AsyncIterator[Any]:
         if self.model_info is None:
             await self._load_model_info()
+        while self.pending_notices:
+            yield self.pending_notices.pop(0)
         if self.session is not None and prompt and not self.session.name:
             self.session.set_name(prompt.strip().splitlines()[0][:80])
         sync = self.settings.advisor.sync_backlog
@@ -248,17 +251,20 @@ class Runtime:
         except NavtuiError:
             self.model_info = None
             return
-        if self.model_info.context_window and not self.settings.providers.context_window:
-            self.agent.budget.window = self.model_info.context_window
+        self._fit_window()
 
     async def check_provider(self) -> ProviderStatus:
         try:
             self.model_info = await self.provider.model_info()
         except NavtuiError as exc:
             return ProviderStatus(False, exc.message, exc.hint)
-        if self.model_info.context_window and not self.settings.providers.context_window:
-            self.agent.budget.window = self.model_info.context_window
+        self._fit_window()
         return ProviderStatus(True)
+
+    def _fit_window(self, *, announce: bool = True) -> None:
+        from navtui.agent.window import fit_window
+
+        fit_window(self, announce=announce)
 
     async def list_models(self) -> list[str]:
         return await self.provider.list_models()
@@ -277,6 +283,8 @@ class Runtime:
         self.provider = new_provider
         self.agent.provider = new_provider
         self.model_info = None
+        if self.agent.compact:  # the new model's window decides afresh
+            self._rebuild_agent(list(self.agent.messages))
         self.agent.budget.window = self.settings.providers.context_window
         self.agent.budget.reset()
         if self.session is not None:
@@ -317,6 +325,7 @@ class Runtime:
         self.agent = self._build_agent(messages)
         self.agent.usage_total = usage
         self.agent.budget.window = window
+        self._fit_window(announce=False)  # a small window keeps its compact prompt
         if self.advisor is not None:  # the primary history was replaced: the advisor starts over
             self.advisor.reset()
 

@@ -36,6 +36,9 @@ class ProviderSettings(_Section):
     max_retries: int = Field(3, ge=0)
     max_tokens: int = Field(8192, ge=16)
     temperature: float | None = None
+    compact_prompt: Literal["auto", "on", "off"] = Field(
+        "auto", description="Core tools and short prompts (auto: for windows under 8192 tokens)"
+    )
 
 
 class ToolSettings(_Section):

@@ -50,6 +50,7 @@ class ChatRequest:
     max_tokens: int | None = None
     temperature: float | None = None
     think: bool | str | None = None
+    compact: bool = False  # a small window: protocol instructions without prose
 
 
 class Provider:

@@ -31,7 +31,7 @@ class TextProtocolProvider(Provider):
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
         system = request.system
         if request.tools:
-            instructions = render_tool_instructions(request.tools)
+            instructions = render_tool_instructions(request.tools, compact=request.compact)
             system = f"{system.rstrip()}\n\n{instructions}" if system.strip() else instructions
         inner_request = replace(request, system=system, messages=to_text_messages(request.messages), tools=())
         scanner = ToolCallScanner(request.tools, new_id=self.new_call_id, strict=True)

@@ -39,47 +39,61 @@ def render_result(name: str, text: str, *, is_error: bool = False) -> str:
     return f'<tool_result name="{name}"{error}>\n{text}\n</tool_result>'
 
 
-def render_tool_instructions(tools: Sequence[ToolSpec]) -> str:
-    """The system-prompt section that teaches the protocol, with exact examples and every tool's parameters."""
+def render_tool_instructions(tools: Sequence[ToolSpec], *, compact: bool = False) -> str:
+    """The system-prompt section that teaches the protocol and lists every tool's parameters.
+
+    The one exact example is a call that is harmless if copied as it is (listing the working directory);
+    the parameter form is described in words. Small models repeat example values and code verbatim, so
+    the prompt holds no placeholder path and no sample file content. ``compact`` drops the prose.
+    """
     if not tools:
         return ""
-    first = tools[0]
-    json_example = json.dumps({"name": first.name, "arguments": _example_args(first)}, ensure_ascii=False)
+    example = _harmless_example(tools)
     writer = next((t for t in tools if "content" in t.parameters.get("properties", {})), None)
-    if writer is not None:
-        xml_example = (
-            f'{OPEN} name="{writer.name}">\n<parameter name="path">hello.py</parameter>\n'
-            f'<parameter name="content">\nprint("hello <world>")\n</parameter>\n{CLOSE}'
-        )
-    else:  # no file-writing tool: show the form with a tool that exists, so no one calls a made-up "write"
-        params = "".join(
-            f'<parameter name="{key}">{_param_text(value)}</parameter>\n' for key, value in _example_args(first).items()
-        )
-        xml_example = f'{OPEN} name="{first.name}">\n{params}{CLOSE}'
     parts = [
         "# Tools",
         "",
-        "You can call tools. To call one, write a tool call block:",
+        "To call a tool, write a block that holds one JSON object with \"name\" and \"arguments\", for example:",
         "",
-        f"{OPEN}>\n{json_example}\n{CLOSE}",
+        f"{OPEN}>\n{example}\n{CLOSE}",
         "",
-        'The block holds one JSON object with "name" and "arguments" (double quotes, no code fence). '
-        "For long text such as file contents, use the parameter form instead: the values are raw text, "
-        "never JSON-escaped:",
-        "",
-        xml_example,
-        "",
-        "Rules:",
-        "- Write one block per call; several blocks in a row are fine.",
-        "- After your calls, stop. The results come back in the next message as "
-        '<tool_result name="...">...</tool_result>. Never write a <tool_result> yourself.',
-        "- When the task is done, answer in plain text without a tool call.",
-        "",
-        "## Available tools",
     ]
+    if writer is not None:
+        parts += [
+            f'For file contents use the parameter form instead: open with {OPEN} name="{writer.name}">, give '
+            "each argument in its own <parameter> element named after it (path, then content) with the value as "
+            f"raw text between the tags, never JSON-escaped, and close with {CLOSE}.",
+            "",
+        ]
+    parts += [
+        "Rules:",
+        "- One block per call. After your calls, stop: the results come back as <tool_result> blocks.",
+        "- When the task is done, answer in plain text without a tool call.",
+    ]
+    if not compact:
+        parts.insert(-1, "- Never write a <tool_result> yourself; several calls in a row are fine.")
+    parts += ["", "## Available tools"]
     for tool in tools:
-        parts += ["", f"### {tool.name}", tool.description.strip(), *_describe_params(tool.parameters)]
+        if compact:
+            parts.append(f"- {tool.name}({_compact_params(tool.parameters)}): {tool.description.strip()}")
+        else:
+            parts += ["", f"### {tool.name}", tool.description.strip(), *_describe_params(tool.parameters)]
     return "\n".join(parts)
+
+
+def _harmless_example(tools: Sequence[ToolSpec]) -> str:
+    """An exact call that does no harm when a model copies it: ls of ".", else read-only, else the first tool."""
+    names = [t.name for t in tools]
+    if "ls" in names:
+        return json.dumps({"name": "ls", "arguments": {"path": "."}})
+    first = tools[0]
+    return json.dumps({"name": first.name, "arguments": _example_args(first)}, ensure_ascii=False)
+
+
+def _compact_params(schema: dict[str, Any]) -> str:
+    props: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    return ", ".join(f"{name}{'' if name in required else '?'}: {_type_name(prop)}" for name, prop in props.items())
 
 
 def _describe_params(schema: dict[str, Any]) -> list[str]:
@@ -114,9 +128,5 @@ def _type_name(prop: dict[str, Any]) -> str:
 def _example_args(tool: ToolSpec) -> dict[str, Any]:
     props: dict[str, Any] = tool.parameters.get("properties", {})
     required = tool.parameters.get("required", list(props)[:1])
-    samples = {"string": "...", "integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
-    return {
-        name: ("src/app.py" if name == "path" else samples.get(str(props[name].get("type")), "..."))
-        for name in required
-        if name in props
-    }
+    samples = {"string": ".", "integer": 1, "number": 1, "boolean": False, "array": [], "object": {}}
+    return {name: samples.get(str(props[name].get("type")), ".") for name in required if name in props}

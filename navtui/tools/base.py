@@ -141,6 +141,7 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool[Any]] = ()) -> None:
         self._tools: dict[str, Tool[Any]] = {}
+        self.compact = False  # one-line descriptions and bare schemas, for small windows
         for tool in tools:
             self.add(tool)
 
@@ -157,10 +158,47 @@ class ToolRegistry:
         return list(self._tools)
 
     def specs(self) -> list[ToolSpec]:
-        return [tool.spec() for tool in self._tools.values()]
+        specs = [tool.spec() for tool in self._tools.values()]
+        return [compact_spec(spec) for spec in specs] if self.compact else specs
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self._tools.values())
+
+
+_SCHEMA_NOISE = ("description", "default", "examples", "title", "minLength", "minimum", "maximum",
+                 "exclusiveMinimum", "exclusiveMaximum")  # fmt: skip
+
+
+def compact_spec(spec: ToolSpec) -> ToolSpec:
+    """The spec a 2k-4k window can afford: the description's first sentence, parameters without prose.
+
+    Optional array and object parameters (edit's ``edits``) go too: they cost the most and a small model
+    does better with the simple form. The full argument model still validates whatever is sent.
+    """
+    params = _strip_schema(spec.parameters)
+    required = set(params.get("required", []))
+    props = params.get("properties", {})
+    params["properties"] = {
+        name: prop for name, prop in props.items() if name in required or prop.get("type") not in ("array", "object")
+    }
+    return ToolSpec(name=spec.name, description=_first_sentence(spec.description), parameters=params)
+
+
+def _first_sentence(text: str) -> str:
+    depth = 0
+    for index, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and char in ".;:" and text[index + 1 : index + 2] in (" ", ""):
+            return text[:index].rstrip() + "."
+    return text
+
+
+def _strip_schema(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _strip_schema(v) for k, v in schema.items() if k not in _SCHEMA_NOISE or k == "properties"}
+    if isinstance(schema, list):
+        return [_strip_schema(item) for item in schema]
+    return schema

@@ -69,8 +69,7 @@ class EditTool(Tool[EditArgs]):
     description = (
         "Replace exact text in an existing file. old_text must match the file exactly once (copy it from read "
         "output, without line numbers, with a few lines of context to make it unique). For several changes to one "
-        "file pass edits: [{old_text, new_text}, ...]. Returns the diff. "
-        'Example: {"path": "app.py", "old_text": "    return a - b\\n", "new_text": "    return a + b\\n"}'
+        "file pass edits: a list of objects with old_text and new_text. Returns the diff."
     )
     Args = EditArgs
     tier = "write"

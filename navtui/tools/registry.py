@@ -17,17 +17,24 @@ from navtui.tools.shell import ShellStatusTool, ShellTool
 from navtui.tools.workspace import Workspace
 from navtui.tools.write import WriteTool
 
+CORE_TOOLS = ("read", "write", "edit", "shell", "ls")  # what a 2k-4k window can afford (docs/providers.md)
 
-def _index_tools() -> list[Tool[Any]]:
-    try:
-        from navtui.tools.code_search import CodeSearchTool, SymbolsTool
-    except ImportError:  # the index is optional
+
+def index_tools(cwd: Path | None) -> list[Tool[Any]]:
+    """code_search and symbols, offered only where an index exists (they cost ~1.2k characters a request)."""
+    if cwd is None:
         return []
+    from navtui.index.store import index_path, index_root
+
+    if not index_path(index_root(cwd)).is_file():
+        return []
+    from navtui.tools.code_search import CodeSearchTool, SymbolsTool
+
     return [CodeSearchTool(), SymbolsTool()]
 
 
-def default_tools(settings: Any = None) -> ToolRegistry:
-    """read, write, edit, shell, shell_status, ls, find, grep, then code_search/symbols when available.
+def default_tools(settings: Any = None, cwd: Path | None = None) -> ToolRegistry:
+    """read, write, edit, shell, shell_status, ls, find, grep, then code_search/symbols when ``cwd`` has an index.
 
     Tools listed in ``tools.deny`` are still offered (the policy refuses them with a clear message).
     """
@@ -40,7 +47,7 @@ def default_tools(settings: Any = None) -> ToolRegistry:
         LsTool(),
         FindTool(),
         GrepTool(),
-        *_index_tools(),
+        *index_tools(cwd),
     ]
     return ToolRegistry(tools)
 

@@ -56,8 +56,8 @@ class WriteTool(Tool[WriteArgs]):
     name = "write"
     description = (
         "Create a file, or replace an existing file's whole content (read it first). Parent directories are "
-        "created. To change part of a file use edit instead. "
-        'Example: {"path": "src/util.py", "content": "def add(a, b):\\n    return a + b\\n"}'
+        "created. To change part of a file use edit instead. content is the whole new file, exactly as it "
+        "should be saved."
     )
     Args = WriteArgs
     tier = "write"

@@ -264,7 +264,7 @@ async def test_overflow_is_compacted_and_retried_once(tmp_path: Path) -> None:
             ollama_provider(server, "coder"), tmp_path, read_size=800, settings=settings_with(compaction={})
         )
         agent.budget.window = 32768
-        _scripted_reads(server, 4)
+        _scripted_reads(server, 12)  # enough history that a summary frees room
         server.script(HttpError(400, "the input length exceeds the context length"))
         server.script(Text("Finished after the retry."))
         events = await collect(agent, "read four files")

@@ -122,7 +122,8 @@ async def test_unknown_window_means_no_maintenance(tmp_path: Path) -> None:
     assert not any(e.type in ("context_pruned", "compaction_started") for e in events)
 
 
-async def test_a_window_the_system_prompt_fills_warns_once_and_never_loops(tmp_path: Path) -> None:
+async def test_a_window_the_system_prompt_fills_stops_the_run_with_what_to_change(tmp_path: Path) -> None:
+    """Seen: 1,831 prompt tokens in a 2k window were sent anyway, with exit 0. Now nothing is sent."""
     from tests.agent.context_fixtures import settings_with
 
     replies = [calls(("read", {"path": f"f{i}"}), prefix=f"c{i}_") for i in range(4)]
@@ -132,6 +133,7 @@ async def test_a_window_the_system_prompt_fills_warns_once_and_never_loops(tmp_p
     agent.budget.window = 1024
     events = await collect(agent, "go")
     assert not any(e.type in ("handover", "compaction_started") for e in events)
-    errors = [e for e in events if e.type == "notice" and e.level == "error"]
-    assert len(errors) == 1 and "1024" in errors[0].text
-    assert len(provider.requests) == 5 and events[-1].text == "done"
+    (error,) = [e for e in events if e.type == "error"]
+    assert "1024" in error.message and "system prompt and tools" in error.message
+    assert "ctx-size" in (error.hint or "") and "providers.context_window" in (error.hint or "")
+    assert provider.requests == [] and events[-1].stop_reason == "error"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from navtui.core.events import TextDelta, ThinkingDelta, ToolCallEvent
-from navtui.core.messages import ToolCall
+from navtui.core.messages import ToolCall, ToolSpec
 from navtui.providers.base import PARSE_ERROR_KEY, RAW_CALL_KEY, parse_error
 from navtui.providers.textproto import (
     ParseFailureCounter,
@@ -17,6 +17,12 @@ from navtui.providers.textproto import (
     render_tool_instructions,
 )
 from tests.providers.support import TOOLS
+
+LS = ToolSpec(
+    name="ls",
+    description="List a directory.",
+    parameters={"type": "object", "properties": {"path": {"type": "string"}}},
+)
 
 Outcome = tuple[Any, ...]
 
@@ -442,9 +448,9 @@ def test_leak_mode_corrects_an_attempt_at_a_known_tool(text: str) -> None:
 
 # ---------------------------------------------------------------------- rendering
 def test_instructions_show_both_forms_and_every_parameter() -> None:
-    text = render_tool_instructions(TOOLS)
-    assert '<tool_call>\n{"name": "read", "arguments": {"path": "src/app.py"}}\n</tool_call>' in text
-    assert '<tool_call name="write">\n<parameter name="path">hello.py</parameter>' in text
+    text = render_tool_instructions((*TOOLS, LS))
+    assert '<tool_call>\n{"name": "ls", "arguments": {"path": "."}}\n</tool_call>' in text
+    assert '<tool_call name="write">' in text and "never JSON-escaped" in text
     assert "- path (string, required): File to read" in text
     assert "- offset (integer, optional) (default null)" in text
     assert "- paths (array of string, required)" in text
@@ -452,16 +458,30 @@ def test_instructions_show_both_forms_and_every_parameter() -> None:
     assert render_tool_instructions([]) == ""
 
 
-def test_instructions_without_a_writer_show_the_parameter_form_with_a_real_tool() -> None:
+def test_instructions_hold_no_value_a_small_model_could_copy_into_a_wrong_call() -> None:
+    """The 0.5B model answered "say hello" with the example's print("hello <world>"): no sample code, no paths."""
+    for compact in (False, True):
+        text = render_tool_instructions(TOOLS, compact=compact)
+        assert "print(" not in text and "src/" not in text and "path/to" not in text and "hello" not in text
+
+
+def test_compact_instructions_are_one_line_a_tool() -> None:
+    text = render_tool_instructions(TOOLS, compact=True)
+    assert "- read(path: string, offset?: integer): Read a file." in text
+    assert "### read" not in text and len(text) < len(render_tool_instructions(TOOLS)) * 0.8
+
+
+def test_instructions_without_a_writer_show_a_real_tool() -> None:
     text = render_tool_instructions(TOOLS[:1])
-    assert '<tool_call name="read">\n<parameter name="path">src/app.py</parameter>\n</tool_call>' in text
+    assert '<tool_call>\n{"name": "read", "arguments": {"path": "."}}\n</tool_call>' in text
     assert 'name="write"' not in text
 
 
-def test_rendered_instruction_examples_parse_back() -> None:
-    text = render_tool_instructions(TOOLS)
-    calls = [e.call for e in scan(text[text.index("<tool_call>") :], []) if isinstance(e, ToolCallEvent)]
-    assert [(c.name, parse_error(c)) for c in calls[:2]] == [("read", None), ("write", None)]
+def test_the_instruction_example_parses_back() -> None:
+    text = render_tool_instructions((*TOOLS, LS))
+    block = text[text.index("<tool_call>") : text.index("</tool_call>") + len("</tool_call>")]
+    (event,) = scan(block, [])
+    assert (event.call.name, event.call.arguments) == ("ls", {"path": "."})
 
 
 @pytest.mark.parametrize(
