@@ -170,3 +170,11 @@ def test_continue_resumes_the_latest_session(fake_server, workspace: Path) -> No
     messages = fake_server.chat_requests[-1].json["messages"]
     contents = [m["content"] for m in messages if m["role"] != "system"]
     assert contents == ["remember 42", "first answer", "what number?"]
+
+
+def test_a_window_too_small_for_the_prompt_exits_1_with_what_to_change(fake_server, workspace: Path) -> None:
+    fake_server.set_llamacpp(n_ctx=512)
+    result = navtui("--print", "say hello", "-p", "openai", "-b", fake_server.url, "-m", "tiny", cwd=workspace)
+    assert result.returncode == 1, result.stderr
+    assert "window of 512 tokens" in result.stderr and "--ctx-size" in result.stderr
+    assert fake_server.chat_requests == []

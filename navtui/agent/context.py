@@ -116,6 +116,11 @@ class ContextHooks(AgentHooks):
             self._overflow = False
             async for event in self.compact(agent, reason="overflow"):
                 yield event
+            if self._futile:  # sending the same context again would only overflow again
+                raise NavtuiError(
+                    "The conversation no longer fits the model's window and compaction could not shrink it",
+                    hint="start afresh with /new, or give the model a larger window",
+                )
         limits = self.limits(agent)
         if limits is None or _interrupted(agent):
             return

@@ -293,9 +293,9 @@ async def test_an_overflow_teaches_the_budget_that_tokens_were_undercounted(tmp_
 async def test_a_second_overflow_is_an_error(tmp_path: Path) -> None:
     with RoutingServer() as server:
         server.set_model("coder", context_length=32768)
-        agent, _ = build_agent(ollama_provider(server, "coder"), tmp_path)
+        agent, _ = build_agent(ollama_provider(server, "coder"), tmp_path, read_size=800)
         agent.budget.window = 32768
-        _scripted_reads(server, 2)
+        _scripted_reads(server, 12)  # enough history that the compaction shrinks it, so the retry is sent
         server.script(HttpError(400, "the input length exceeds the context length"))
         server.script(HttpError(400, "the input length exceeds the context length"))
         events = await collect(agent, "go")

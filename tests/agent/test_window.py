@@ -1,0 +1,120 @@
+"""Small windows end to end: what the runtime asks the server for once it knows a 2k-8k window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from navtui.agent.runtime import LaunchOptions, Runtime
+from navtui.agent.window import MIN_OUTPUT, output_limit
+from navtui.core.events import AgentError, Notice
+from tests.agent.context_fixtures import RoutingServer, build_agent, collect, ollama_provider, settings_with
+from tests.fakes import HttpError, Text, ToolCall
+from tests.fakes.server import FakeServer
+
+MODEL = "qwen2.5-coder-1.5b"
+
+
+def runtime_for(server: FakeServer, workspace: Path, **providers: object) -> Runtime:
+    options = LaunchOptions(cwd=workspace, model=MODEL, provider="openai", base_url=server.url, ephemeral=True)
+    runtime = Runtime.create(options)
+    for key, value in providers.items():
+        setattr(runtime.settings.providers, key, value)
+    return runtime
+
+
+async def run(runtime: Runtime, prompt: str) -> list[object]:
+    try:
+        return [event async for event in runtime.run(prompt)]
+    finally:
+        await runtime.aclose()
+
+
+@pytest.mark.parametrize(
+    ("window", "prompt", "wanted", "expected"),
+    [
+        (4096, 1800, 8192, 4096 - 1800 - 122),  # capped to what is left
+        (4096, 1000, 500, 500),  # what was asked for fits
+        (4096, 4000, 8192, MIN_OUTPUT),  # never below a useful answer
+        (None, 1800, 8192, 8192),  # unknown window: as asked
+    ],
+)
+def test_output_limit_fits_prompt_and_answer_in_the_window(
+    window: int | None, prompt: int, wanted: int, expected: int
+) -> None:
+    assert output_limit(window, prompt, wanted) == expected
+
+
+async def test_a_4k_window_gets_the_compact_prompt_core_tools_and_a_capped_output(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    fake_server.set_llamacpp(n_ctx=4096)
+    fake_server.script(Text("Hello."))
+    events = await run(runtime_for(fake_server, workspace), "say hello")
+    body = fake_server.chat_requests[-1].json
+    assert [t["function"]["name"] for t in body["tools"]] == ["read", "write", "edit", "shell", "ls"]
+    assert all(". " not in t["function"]["description"] for t in body["tools"])  # one sentence each
+    system = body["messages"][0]["content"]
+    assert len(system) < 1200 and "Environment:" in system
+    assert len(str(body)) // 4 + body["max_tokens"] <= 4096
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert any("compact prompt with the core tools" in n for n in notices)
+
+
+async def test_a_large_window_keeps_every_tool(fake_server: FakeServer, workspace: Path) -> None:
+    fake_server.set_llamacpp(n_ctx=32768)
+    await run(runtime_for(fake_server, workspace), "say hello")
+    body = fake_server.chat_requests[-1].json
+    assert {"grep", "find", "shell_status"} <= {t["function"]["name"] for t in body["tools"]}
+    assert body["max_tokens"] == 8192
+
+
+async def test_an_unknown_window_is_said_at_the_start_with_the_setting(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    events = await run(runtime_for(fake_server, workspace), "say hello")
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert any("is unknown" in n and "providers.context_window" in n for n in notices)
+
+
+async def test_a_window_too_small_for_the_prompt_sends_nothing(fake_server: FakeServer, workspace: Path) -> None:
+    fake_server.set_llamacpp(n_ctx=512)
+    events = await run(runtime_for(fake_server, workspace), "say hello")
+    (error,) = [e for e in events if isinstance(e, AgentError)]
+    assert "512" in error.message and fake_server.chat_requests == []
+
+
+async def test_index_tools_are_offered_only_with_an_index(fake_server: FakeServer, workspace: Path) -> None:
+    from navtui.index import build_index
+
+    (workspace / "a.py").write_text("def f():\n    return 1\n")
+    fake_server.set_llamacpp(n_ctx=32768)
+    await run(runtime_for(fake_server, workspace), "hi")
+    assert "code_search" not in str(fake_server.chat_requests[-1].json["tools"])
+    build_index(workspace)
+    await run(runtime_for(fake_server, workspace), "hi")
+    assert "code_search" in str(fake_server.chat_requests[-1].json["tools"])
+
+
+async def test_a_compaction_that_does_not_shrink_is_not_applied_nor_retried(tmp_path: Path) -> None:
+    """Seen: 8,648 -> 9,115 characters after compaction, then an overflow. Now the context stays and the run ends."""
+    long_summary = "## Goal\n" + "Keep every detail of everything. " * 200
+    with RoutingServer(summary=long_summary) as server:
+        server.set_model("coder", context_length=32768)
+        agent, _ = build_agent(ollama_provider(server, "coder"), tmp_path, settings=settings_with(compaction={}))
+        agent.budget.window = 32768
+        server.script(ToolCall("read", {"path": "a"}))
+        server.script(
+            __import__("tests.fakes", fromlist=["HttpError"]).HttpError(
+                400, "the input length exceeds the context length"
+            )
+        )
+        server.script(Text("never sent"))
+        events = await collect(agent, "read a")
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert any("did not make the context smaller" in n for n in notices)
+    assert not any(e.type == "compaction_finished" for e in events)
+    assert events[-1].stop_reason == "error"
+    assert any(isinstance(e, AgentError) and "could not shrink" in e.message for e in events)
+    assert server.pending() == 1  # the overflowing request was not sent again
