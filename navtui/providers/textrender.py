@@ -53,7 +53,7 @@ def render_tool_instructions(tools: Sequence[ToolSpec], *, compact: bool = False
     parts = [
         "# Tools",
         "",
-        "To call a tool, write a block that holds one JSON object with \"name\" and \"arguments\", for example:",
+        'To call a tool, write a block that holds one JSON object with "name" and "arguments", for example:',
         "",
         f"{OPEN}>\n{example}\n{CLOSE}",
         "",

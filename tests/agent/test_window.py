@@ -105,11 +105,7 @@ async def test_a_compaction_that_does_not_shrink_is_not_applied_nor_retried(tmp_
         agent, _ = build_agent(ollama_provider(server, "coder"), tmp_path, settings=settings_with(compaction={}))
         agent.budget.window = 32768
         server.script(ToolCall("read", {"path": "a"}))
-        server.script(
-            __import__("tests.fakes", fromlist=["HttpError"]).HttpError(
-                400, "the input length exceeds the context length"
-            )
-        )
+        server.script(HttpError(400, "the input length exceeds the context length"))
         server.script(Text("never sent"))
         events = await collect(agent, "read a")
     notices = [e.text for e in events if isinstance(e, Notice)]
