@@ -80,6 +80,7 @@ PROJECT_RULES: dict[str, Rule] = {
     "providers.max_retries": Free(),
     "providers.max_tokens": Free(),
     "providers.temperature": Free(),
+    "providers.compact_prompt": Free(),
     "tools.allow": UserOnly("let tools run without asking"),
     "tools.deny": Added(),
     "tools.prompt": Added(),
