@@ -58,7 +58,7 @@ def build_app(method: str, tokens: list[str], rate: float, flush_ms: float | Non
 
     from navtui.app import gc_policy
     from navtui.app.theme_defaults import nav_defaults
-    from navtui.widgets.markdown_view import MarkdownView
+    from navtui.widgets.markdown.view import MarkdownView
 
     if flush_ms:
         MarkdownView.FLUSH_INTERVAL = flush_ms / 1000
@@ -228,7 +228,7 @@ async def run_app_child(rate: float, n_tokens: int) -> dict[str, Any]:
     from navtui.app import events as app_events
     from navtui.app.app import NavtuiApp
     from navtui.core.events import TextDelta
-    from navtui.widgets.markdown_view import MarkdownView
+    from navtui.widgets.markdown.view import MarkdownView
     from navtui.widgets.prompt import PromptEditor
     from tests.fakes import FakeServer
 

@@ -73,7 +73,7 @@ async def measure_navtui(session_path: Path, cwd: Path) -> dict[str, Any]:
     from navtui.agent.runtime import LaunchOptions, Runtime
     from navtui.app.app import NavtuiApp
     from navtui.app.screens.main import MainScreen
-    from navtui.widgets.entries import UserEntry
+    from navtui.widgets.items import UserItem
 
     started = time.perf_counter()
     runtime = Runtime.create(
@@ -90,7 +90,7 @@ async def measure_navtui(session_path: Path, cwd: Path) -> dict[str, Any]:
         screen = app.screen
         assert isinstance(screen, MainScreen)
         transcript = screen.transcript
-        entries = list(transcript.entries)
+        entries = list(transcript.items)
         result["entries"] = len(entries)
         await asyncio.sleep(0.3)
         # app up -> the whole session (re)loaded and its tail on screen
@@ -100,14 +100,14 @@ async def measure_navtui(session_path: Path, cwd: Path) -> dict[str, Any]:
         result["open_ms"] = (time.perf_counter() - t0) * 1000
         await asyncio.sleep(0.2)
         await app.workers.wait_for_complete()  # the rest of the window mounts after the first frame
-        result.update(await _interactions(app, frames, transcript, lambda: transcript.add(UserEntry("one more"))))
+        result.update(await _interactions(app, frames, transcript, lambda: transcript.add(UserItem("one more"))))
         t0 = time.perf_counter()
         transcript.scroll_home(animate=False)
         await next_frame(app, frames)
         result["scroll_home_ms"] = (time.perf_counter() - t0) * 1000
         await asyncio.sleep(0.5)
         await app.workers.wait_for_complete()
-        result["mounted_after_scroll_home"] = len(transcript.entry_widgets)
+        result["mounted_after_scroll_home"] = len(transcript.item_widgets)
         result["widgets"] = len(list(app.screen.walk_children()))
     result["peak_rss_mb"] = peak_rss_mb()
     return result

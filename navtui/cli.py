@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 SUBCOMMANDS = {
-    "sessions": ("navtui.session.commands", "sessions_main", "list recent sessions for this directory"),
-    "export": ("navtui.session.commands", "export_main", "export a session as HTML or Markdown"),
-    "themes": ("navtui.themes.commands", "themes_main", "list or validate themes"),
-    "index": ("navtui.index.commands", "index_main", "build the repository index (.navtui/index.sqlite)"),
-    "search": ("navtui.index.commands", "search_main", "search the repository index"),
+    "sessions": ("navtui.session.cli", "sessions_main", "list recent sessions for this directory"),
+    "export": ("navtui.session.cli", "export_main", "export a session as HTML or Markdown"),
+    "themes": ("navtui.themes.cli", "themes_main", "list or validate themes"),
+    "index": ("navtui.index.cli", "index_main", "build the repository index (.navtui/index.sqlite)"),
+    "search": ("navtui.index.cli", "search_main", "search the repository index"),
 }
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130

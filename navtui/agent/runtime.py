@@ -7,22 +7,33 @@ agent, and knows how to switch model, start afresh, and report status.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Literal
 
 from navtui.agent.loop import Agent
 from navtui.agent.prompt import build_system_prompt
 from navtui.config.launch import LaunchOptions
 from navtui.config.settings import Settings, load_settings
 from navtui.core.errors import NavtuiError
+from navtui.core.events import CompactionFinished, Handover, Notice, TurnFinished
 from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
-from navtui.providers.base import ModelInfo, Provider
+from navtui.providers.base import AnyMessage, ModelInfo, Provider
 from navtui.tools.approval import ApprovalPolicy, Approver, DenyingApprover
-from navtui.tools.base import ToolRegistry
+from navtui.tools.base import ToolContext, ToolRegistry
+
+if TYPE_CHECKING:
+    from navtui.agent.advisor import Advisor
+    from navtui.agent.hooks import CompositeHooks
+    from navtui.core.events import AgentEvent
+    from navtui.session.entries import Entry
+    from navtui.session.manager import SessionManager
 
 DEFAULT_MODEL = "qwen2.5-coder:7b"
+Role = Literal["user", "assistant", "toolResult"]
+ROLES: tuple[Role, ...] = ("user", "assistant", "toolResult")
+ApprovalMode = Literal["ask", "write", "yolo"]
 
 
 @dataclass
@@ -30,6 +41,20 @@ class ProviderStatus:
     ok: bool
     message: str = ""
     hint: str | None = None
+
+
+@dataclass
+class ContextUsage:
+    """What the context holds: the numbers behind ``/context``."""
+
+    model: str
+    window: int | None
+    used: int
+    system_tokens: int
+    tools: list[str]
+    context_files: list[str]
+    messages: dict[Role, int] = field(default_factory=lambda: dict.fromkeys(ROLES, 0))
+    message_tokens: dict[Role, int] = field(default_factory=lambda: dict.fromkeys(ROLES, 0))
 
 
 @dataclass
@@ -87,13 +112,13 @@ class Runtime:
         self.warnings = warnings
         self.approver: Approver = approver or DenyingApprover()
         self.model_info: ModelInfo | None = None
-        self.pending_notices: list[Any] = []  # said at the start of the next run (window facts)
-        self.session: Any = None
+        self.pending_notices: list[AgentEvent] = []  # said at the start of the next run (window facts)
+        self.session: SessionManager | None = None
         self.handover_count = 0
-        self.advisor: Any = None
-        self._advisor_events: list[Any] = []
+        self.advisor: Advisor | None = None
+        self._advisor_events: list[AgentEvent] = []
         # Called with advisor events that arrive while the agent is idle (the UI wakes the agent on a concern).
-        self.background_listener: Any = None
+        self.background_listener: Callable[[AgentEvent], None] | None = None
         self.provider = self._build_provider(settings.model or DEFAULT_MODEL, settings.provider, settings.base_url)
         self.tools = self._build_tools()
         # One policy object: /approval changes what the agent enforces and what the tools see.
@@ -120,7 +145,7 @@ class Runtime:
 
         return default_tools(self.settings, self.cwd)
 
-    def _build_context(self) -> Any:
+    def _build_context(self) -> ToolContext:
         from navtui.tools.registry import make_context
 
         return make_context(self.cwd, self.settings, self._artifacts_dir(), policy=self.policy)
@@ -130,7 +155,7 @@ class Runtime:
 
         return navtui_home() / "artifacts"
 
-    def _open_session(self) -> Any:
+    def _open_session(self) -> SessionManager | None:
         if self.options.ephemeral:
             return None
         from navtui.session.manager import SessionManager
@@ -155,7 +180,7 @@ class Runtime:
             return branched
         return session
 
-    def _build_agent(self, messages: list[Any] | None = None) -> Agent:
+    def _build_agent(self, messages: list[AnyMessage] | None = None) -> Agent:
         handover_notes = None
         if messages is None and self.session is not None:
             context = self.session.build_context()
@@ -180,12 +205,12 @@ class Runtime:
         )
         return agent
 
-    def _build_hooks(self, handover_notes: str | None) -> Any:
+    def _build_hooks(self, handover_notes: str | None) -> CompositeHooks:
         from navtui.agent.advisor import AdvisorHooks
         from navtui.agent.hooks import AgentHooks, CompositeHooks
 
         try:
-            from navtui.agent.context import ContextHooks
+            from navtui.agent.context_manager import ContextHooks
         except ImportError:
             context: AgentHooks = AgentHooks()
         else:
@@ -199,7 +224,7 @@ class Runtime:
     def running(self) -> bool:
         return self.agent.running
 
-    async def run(self, prompt: str | None) -> AsyncIterator[Any]:
+    async def run(self, prompt: str | None) -> AsyncIterator[AgentEvent]:
         if self.model_info is None:
             await self._load_model_info()
         while self.pending_notices:
@@ -215,25 +240,26 @@ class Runtime:
             yield event
             while self._advisor_events:
                 yield self._advisor_events.pop(0)
-            kind = getattr(event, "type", "")
-            if kind in ("compaction_finished", "handover") and self.advisor is not None:
-                self.advisor.reset()
-            elif kind == "turn_finished" and self.advisor is not None:
-                self.advisor.on_turn_end(self.agent.messages)
-                if sync != "off":
-                    await self.advisor.wait_for_catch_up(int(sync))
+            advisor = self.advisor
+            if advisor is None:
+                continue
+            match event:
+                case CompactionFinished() | Handover():  # the history it reviewed is gone
+                    advisor.reset()
+                case TurnFinished():
+                    advisor.on_turn_end(self.agent.messages)
+                    if sync != "off":
+                        await advisor.wait_for_catch_up(int(sync))
         while self._advisor_events:
             yield self._advisor_events.pop(0)
 
-    async def _index_context(self, prompt: str) -> Any:
+    async def _index_context(self, prompt: str) -> AgentEvent | None:
         """The first prompt of a session: the repository index's best chunks join the context first."""
         from navtui.agent.repo_index import context_message, index_context
 
         try:
             event = await index_context(self.cwd, prompt, self.settings.index.inject, self.agent.budget.window)
         except Exception as exc:  # the index is a help, never a reason not to answer
-            from navtui.core.events import Notice
-
             return Notice(text=f"Repository index unavailable: {exc}", level="warning")
         if event is None:
             return None
@@ -309,7 +335,7 @@ class Runtime:
         """After tree navigation or a resume: the model context is rebuilt from the session's leaf."""
         self._rebuild_agent(None)
 
-    def switch_session(self, session: Any) -> None:
+    def switch_session(self, session: SessionManager) -> None:
         """/branch and /resume: continue in ``session`` (a SessionManager); the context is rebuilt from its leaf."""
         if self.running:
             raise NavtuiError("Cannot switch sessions while the agent is working", hint="press Esc first")
@@ -319,7 +345,7 @@ class Runtime:
             old.close()
         self._rebuild_agent(None)
 
-    def _rebuild_agent(self, messages: list[Any] | None) -> None:
+    def _rebuild_agent(self, messages: list[AnyMessage] | None) -> None:
         usage = self.agent.usage_total
         window = self.agent.budget.window
         self.agent = self._build_agent(messages)
@@ -334,7 +360,7 @@ class Runtime:
     def advisor_on(self) -> bool:
         return self.advisor is not None
 
-    def start_advisor(self, model: str | None = None, *, seed: bool = True) -> None:
+    def start_advisor(self, model: str | None = None, *, seed: bool = True) -> Advisor:
         from navtui.agent.advisor import Advisor
         from navtui.tools.registry import default_tools, make_context
 
@@ -357,8 +383,9 @@ class Runtime:
         )
         if seed:
             self.advisor.seed(self.agent.messages)
+        return self.advisor
 
-    def _advisor_emit(self, event: Any) -> None:
+    def _advisor_emit(self, event: AgentEvent) -> None:
         if self.running or self.background_listener is None:
             self._advisor_events.append(event)
         else:
@@ -368,43 +395,6 @@ class Runtime:
         if self.advisor is not None:
             advisor, self.advisor = self.advisor, None
             await advisor.aclose()
-
-    async def advisor_command(self, argument: str) -> str:
-        """``/advisor [on [MODEL]|off|status|dump [raw]]``; no argument toggles. Returns the message to show."""
-        from navtui.config.settings import save_user_setting
-
-        words = argument.split()
-        action = words[0] if words else ("off" if self.advisor_on else "on")
-        if action == "on":
-            model = words[1] if len(words) > 1 else None
-            if model:
-                self.settings.model_roles["advisor"] = model
-                save_user_setting("model_roles.advisor", model)
-            self.settings.advisor.enabled = True
-            save_user_setting("advisor.enabled", True)
-            if not self.settings.model_roles.get("advisor"):
-                return (
-                    "Advisor setting enabled, but no model is assigned to the 'advisor' role. "
-                    "Use /advisor on MODEL or set model_roles.advisor in settings."
-                )
-            self.start_advisor(seed=True)
-            return f"Advisor enabled ({self.advisor.provider.label})."
-        if action == "off":
-            self.settings.advisor.enabled = False
-            save_user_setting("advisor.enabled", False)
-            await self.stop_advisor()
-            return "Advisor disabled."
-        if action == "status":
-            if self.advisor is None:
-                if self.settings.advisor.enabled:
-                    return "Advisor setting enabled, but no model is assigned to the 'advisor' role."
-                return "Advisor is off. Turn it on with /advisor on [MODEL]."
-            return self.advisor.status_text()
-        if action == "dump":
-            if self.advisor is None:
-                return "Advisor is not active for this session."
-            return self.advisor.dump(raw=len(words) > 1 and words[1] == "raw")
-        raise NavtuiError(f"Unknown /advisor argument '{action}'", hint="use on [MODEL], off, status or dump [raw]")
 
     async def aclose(self) -> None:
         await self.stop_advisor()
@@ -418,11 +408,11 @@ class Runtime:
             self.session.sync()
 
     # ------------------------------------------------------------------ reporting
-    def set_approval(self, mode: str) -> None:
+    def set_approval(self, mode: ApprovalMode) -> None:
         if mode not in ("ask", "write", "yolo"):
             raise NavtuiError(f"Unknown approval mode '{mode}'", hint="use ask, write or yolo")
-        self.settings.approval = mode  # type: ignore[assignment]
-        self.policy.mode = mode  # type: ignore[assignment]
+        self.settings.approval = mode
+        self.policy.mode = mode
 
     def set_session_name(self, name: str) -> None:
         if self.session is None:
@@ -435,7 +425,8 @@ class Runtime:
                 return message.text
         return ""
 
-    def transcript_items(self) -> list[Any]:
+    def path_entries(self) -> list[Entry]:
+        """The session entries from the root to the current leaf (what the transcript shows)."""
         if self.session is None:
             return []
         return list(self.session.display_items())
@@ -460,34 +451,27 @@ class Runtime:
             session_name=self.session.name if self.session is not None else None,
         )
 
-    def context_report(self) -> str:
+    def context_usage(self) -> ContextUsage:
+        """What the context holds, in numbers (``/context`` words them). Reads context files: call it off the loop."""
         from navtui.agent.budget import estimate_message_tokens, estimate_text_tokens
         from navtui.config.context_files import discover_context_files
 
         agent = self.agent
-        system = agent.hooks.system_prompt(agent)
-        counts = {"user": 0, "assistant": 0, "toolResult": 0}
-        tokens = {"user": 0, "assistant": 0, "toolResult": 0}
+        usage = ContextUsage(
+            model=self.provider.label,
+            window=agent.budget.window,
+            used=agent.budget.estimate(agent),
+            system_tokens=estimate_text_tokens(agent.hooks.system_prompt(agent)),
+            tools=self.tools.names(),
+            context_files=[str(found.path) for found in discover_context_files(self.cwd)],
+        )
         for message in agent.messages:
-            counts[message.role] += 1
-            tokens[message.role] += estimate_message_tokens(message)
-        files = discover_context_files(self.cwd)
-        window = agent.budget.window
-        used = agent.budget.estimate(agent)
-        lines = [
-            f"Model: {self.provider.label}  window: {window or 'unknown'}",
-            f"Context used: ~{used} tokens" + (f" ({used * 100 // window}%)" if window else ""),
-            f"System prompt: ~{estimate_text_tokens(system)} tokens",
-            f"Tools: {len(self.tools.names())} ({', '.join(self.tools.names())})",
-            "Context files: " + (", ".join(str(f.path) for f in files) if files else "none"),
-            f"Messages: {len(agent.messages)} — user {counts['user']} (~{tokens['user']} tok), "
-            f"assistant {counts['assistant']} (~{tokens['assistant']} tok), "
-            f"tool results {counts['toolResult']} (~{tokens['toolResult']} tok)",
-        ]
-        return "\n".join(lines)
+            usage.messages[message.role] += 1
+            usage.message_tokens[message.role] += estimate_message_tokens(message)
+        return usage
 
 
-def history_is_valid(messages: list[Any]) -> bool:
+def history_is_valid(messages: list[AnyMessage]) -> bool:
     """Every assistant tool call is answered by a tool result before the next user or assistant message."""
     pending: set[str] = set()
     for message in messages:

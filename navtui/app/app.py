@@ -61,7 +61,7 @@ class NavtuiApp(App[int]):
         self.check_provider = check_provider
         self.watch_theme_files = watch_themes
         if runtime is not None:
-            COMMANDS.load_extensions()
+            COMMANDS.load()
         self.themes = AppThemes(self, Path(self.options.cwd), self.settings.ui.theme)
         # A deferred start shows the cached theme in its first frame and loads the theme files after it.
         self._themes_pending = self.themes.start(use_cache=runtime is None)
@@ -127,7 +127,7 @@ class NavtuiApp(App[int]):
                 return None, registry, exc
             except Exception as exc:  # a bug must still leave a screen that says what happened
                 return None, registry, NavtuiError(f"{type(exc).__name__}: {exc}", hint="this is a bug in navtui")
-            COMMANDS.import_extensions()  # imports only; registering happens on the loop
+            COMMANDS.import_modules()  # imports only; registering happens on the loop
             return runtime, registry, None
 
         screen = self.screen_stack[1] if len(self.screen_stack) > 1 else self.screen
@@ -138,7 +138,7 @@ class NavtuiApp(App[int]):
         if error is not None:
             screen.runtime_failed(error.message, error.hint)
             return
-        COMMANDS.load_extensions()
+        COMMANDS.load()
         runtime.warnings.extend(self.themes.warnings)
         self.runtime = runtime
         screen.runtime_ready(runtime)

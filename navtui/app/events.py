@@ -1,18 +1,21 @@
-"""The one place that maps agent events to transcript widgets.
+"""The one place that maps agent events to the screen: transcript widgets and the status line.
 
-Per event the work is small and never blocks: text deltas are handed to the streaming view (which coalesces
-them), tool events update their card. Status-line updates are the screen's business.
+One ``match`` over the ``AgentEvent`` union. Per event the work is small and never blocks: text deltas go to
+the streaming view (which coalesces them), tool events update their card, usage and activity changes go to
+the status line through the two callables the screen gives.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
-from navtui.app.session_view import Describe, tool_entry
+from navtui.app.session_view import Describe, tool_item
 from navtui.core.events import (
     AdvisorNote,
     AgentError,
+    AgentEvent,
     CompactionFinished,
+    CompactionStarted,
     ContextInjected,
     ContextPruned,
     Handover,
@@ -24,93 +27,129 @@ from navtui.core.events import (
     ToolCallStarted,
     ToolOutput,
     TurnFinished,
+    TurnStarted,
+    UsageUpdate,
     UserMessageEvent,
 )
-from navtui.widgets.entries import (
-    AdvisorEntry,
-    AssistantEntry,
-    ContextEntry,
-    DividerEntry,
-    ErrorEntry,
-    NoticeEntry,
-    ThinkingEntry,
-    UserEntry,
+from navtui.core.messages import ToolCall
+from navtui.widgets.items import (
+    AdvisorItem,
+    AssistantItem,
+    ContextItem,
+    DividerItem,
+    ErrorItem,
+    NoticeItem,
+    ThinkingItem,
+    UserItem,
 )
 from navtui.widgets.thinking import ThinkingView
 from navtui.widgets.tool_card import ToolCard
 from navtui.widgets.transcript import AssistantView, Transcript
 
 
+def _nothing(*_args: object) -> None:
+    return None
+
+
 class EventRouter:
-    def __init__(self, transcript: Transcript, describe: Describe) -> None:
+    def __init__(
+        self,
+        transcript: Transcript,
+        describe: Describe,
+        *,
+        status_changed: Callable[[], None] = _nothing,
+        activity: Callable[[str], None] = _nothing,
+    ) -> None:
+        """``status_changed()`` after usage or a handover; ``activity(label)`` when the agent starts a new step."""
         self.transcript = transcript
         self.describe = describe
+        self.status_changed = status_changed
+        self.activity = activity
         self._assistant: AssistantView | None = None
         self._thinking: ThinkingView | None = None
         self._cards: dict[str, ToolCard] = {}
 
-    def handle(self, event: Any) -> None:
+    def handle(self, event: AgentEvent) -> None:
         transcript = self.transcript
-        if isinstance(event, TextDelta):
-            if self._assistant is None:
-                self._finish_thinking()
-                self._assistant = transcript.add(AssistantEntry(streaming=True))  # type: ignore[assignment]
-            self._assistant.append(event.text)  # type: ignore[union-attr]
-        elif isinstance(event, ThinkingDelta):
-            if self._thinking is None:
-                self._finish_assistant()
-                self._thinking = transcript.add(ThinkingEntry(streaming=True))  # type: ignore[assignment]
-            self._thinking.append(event.text)  # type: ignore[union-attr]
-        elif isinstance(event, ToolCallStarted):
-            self.finish_streams()
-            self._cards[event.call.id] = transcript.add(tool_entry(event.call, self.describe))  # type: ignore[assignment]
-        elif isinstance(event, ToolOutput):
-            card = self._cards.get(event.call_id)
-            if card is not None:
-                card.append_output(event.text)
-        elif isinstance(event, ToolCallFinished):
-            self.finish_streams()
-            card = self._cards.pop(event.call.id, None)
-            if card is None:  # skipped or aborted before it started: still show that it did not run
-                card = transcript.add(tool_entry(event.call, self.describe))  # type: ignore[assignment]
-            result = event.result
-            card.finish(result.text, is_error=result.is_error, details=result.details)
-        elif isinstance(event, UserMessageEvent):
-            self.finish_streams()
-            transcript.add(UserEntry(event.text, event.kind))
-        elif isinstance(event, TurnFinished):
-            self.finish_streams()
-            if event.stop_reason == "aborted":
-                transcript.add(NoticeEntry("Interrupted; the partial answer was kept.", level="warning"))
-        elif isinstance(event, RunFinished):
-            self.finish_streams()
-        elif isinstance(event, Handover):
-            self.finish_streams()
-            how = "automatic handover" if event.automatic else "handover"
-            transcript.add(DividerEntry(f"{how} #{event.count} · context restarted from notes", detail=event.notes))
-        elif isinstance(event, CompactionFinished):
-            self.finish_streams()
-            label = f"context compacted · {event.tokens_before} → {event.tokens_after} tokens"
-            transcript.add(DividerEntry(label, detail=event.summary))
-        elif isinstance(event, ContextPruned):
-            transcript.add(
-                NoticeEntry(f"Dropped the output of {event.results} old tool calls (~{event.tokens_saved} tokens).")
-            )
-        elif isinstance(event, AdvisorNote):
-            self.finish_streams()
-            transcript.add(AdvisorEntry(event.note, event.severity))
-        elif isinstance(event, ContextInjected):
-            transcript.add(ContextEntry(event.source, event.text, list(event.files), event.tokens))
-        elif isinstance(event, Notice):
-            transcript.add(NoticeEntry(event.text, level=event.level))
-        elif isinstance(event, AgentError):
-            self.finish_streams()
-            transcript.add(ErrorEntry(event.message, event.hint))
+        match event:
+            case TextDelta(text=text):
+                self._assistant_view().append(text)
+            case ThinkingDelta(text=text):
+                self._thinking_view().append(text)
+            case ToolCallStarted(call=call):
+                self.finish_streams()
+                self._cards[call.id] = self._add_card(call)
+            case ToolOutput(call_id=call_id, text=text):
+                card = self._cards.get(call_id)
+                if card is not None:
+                    card.append_output(text)
+            case ToolCallFinished(call=call, result=result):
+                self.finish_streams()
+                card = self._cards.pop(call.id, None)
+                if card is None:  # skipped or aborted before it started: still show that it did not run
+                    card = self._add_card(call)
+                card.finish(result.text, is_error=result.is_error, details=result.details)
+            case UserMessageEvent(text=text, kind=kind):
+                self.finish_streams()
+                transcript.add(UserItem(text, kind))
+            case TurnStarted():
+                self.activity("working")
+            case TurnFinished(stop_reason=stop_reason):
+                self.finish_streams()
+                if stop_reason == "aborted":
+                    transcript.add(NoticeItem("Interrupted; the partial answer was kept.", level="warning"))
+            case RunFinished():
+                self.finish_streams()
+            case UsageUpdate():
+                self.status_changed()
+            case Handover(notes=notes, count=count, automatic=automatic):
+                self.finish_streams()
+                how = "automatic handover" if automatic else "handover"
+                transcript.add(DividerItem(f"{how} #{count} · context restarted from notes", detail=notes))
+                self.status_changed()
+            case CompactionStarted():
+                self.activity("compacting")
+            case CompactionFinished(summary=summary, tokens_before=before, tokens_after=after):
+                self.finish_streams()
+                transcript.add(DividerItem(f"context compacted · {before} → {after} tokens", detail=summary))
+            case ContextPruned(results=results, tokens_saved=saved):
+                transcript.add(NoticeItem(f"Dropped the output of {results} old tool calls (~{saved} tokens)."))
+            case AdvisorNote(note=note, severity=severity):
+                self.finish_streams()
+                transcript.add(AdvisorItem(note, severity))
+            case ContextInjected(source=source, text=text, files=files, tokens=tokens):
+                transcript.add(ContextItem(source, text, list(files), tokens))
+            case Notice(text=text, level=level):
+                transcript.add(NoticeItem(text, level=level))
+            case AgentError(message=message, hint=hint):
+                self.finish_streams()
+                transcript.add(ErrorItem(message, hint))
 
     def finish_streams(self) -> None:
         """A boundary: the streaming answer and thought are complete."""
         self._finish_thinking()
         self._finish_assistant()
+
+    def _assistant_view(self) -> AssistantView:
+        if self._assistant is None:
+            self._finish_thinking()
+            view = self.transcript.add(AssistantItem(streaming=True))
+            assert isinstance(view, AssistantView)
+            self._assistant = view
+        return self._assistant
+
+    def _thinking_view(self) -> ThinkingView:
+        if self._thinking is None:
+            self._finish_assistant()
+            view = self.transcript.add(ThinkingItem(streaming=True))
+            assert isinstance(view, ThinkingView)
+            self._thinking = view
+        return self._thinking
+
+    def _add_card(self, call: ToolCall) -> ToolCard:
+        card = self.transcript.add(tool_item(call, self.describe))
+        assert isinstance(card, ToolCard)
+        return card
 
     def _finish_assistant(self) -> None:
         if self._assistant is not None:

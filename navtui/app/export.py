@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from navtui.session.markdown_safe import escape_raw_html
 from navtui.widgets.cards import display_user_text
-from navtui.widgets.entries import (
-    AssistantEntry,
-    DividerEntry,
-    Entry,
-    ErrorEntry,
-    NoticeEntry,
-    ThinkingEntry,
-    ToolEntry,
-    UserEntry,
+from navtui.widgets.items import (
+    AssistantItem,
+    DividerItem,
+    ErrorItem,
+    NoticeItem,
+    ThinkingItem,
+    ToolItem,
+    TranscriptItem,
+    UserItem,
 )
 
 
@@ -32,31 +32,31 @@ def _code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def transcript_markdown(entries: list[Entry]) -> str:
+def transcript_markdown(items: list[TranscriptItem]) -> str:
     parts: list[str] = ["# navtui transcript"]
-    for entry in entries:
-        if isinstance(entry, UserEntry):
-            text, paths = display_user_text(entry.text)
+    for item in items:
+        if isinstance(item, UserItem):
+            text, paths = display_user_text(item.text)
             attached = f"\n\n_attached: {', '.join(paths)}_" if paths else ""
             parts.append(f"## User\n\n{escape_raw_html(text)}{escape_raw_html(attached)}")
-        elif isinstance(entry, AssistantEntry):
-            parts.append(f"## Assistant\n\n{escape_raw_html(entry.text.strip())}")
-        elif isinstance(entry, ThinkingEntry):
-            thinking = escape_raw_html(entry.text.strip())  # inside our own <details>: its HTML must stay text
+        elif isinstance(item, AssistantItem):
+            parts.append(f"## Assistant\n\n{escape_raw_html(item.text.strip())}")
+        elif isinstance(item, ThinkingItem):
+            thinking = escape_raw_html(item.text.strip())  # inside our own <details>: its HTML must stay text
             parts.append("<details><summary>Thinking</summary>\n\n" + thinking + "\n\n</details>")
-        elif isinstance(entry, ToolEntry):
-            status = {"pending": "…", "success": "ok", "error": "error"}[entry.status]
-            body = entry.diff or entry.result
+        elif isinstance(item, ToolItem):
+            status = {"pending": "…", "success": "ok", "error": "error"}[item.status]
+            body = item.diff or item.result
             parts.append(
-                f"**{entry.name}** {_code(entry.title or '')} ({status})\n\n{_fence(body)}"
+                f"**{item.name}** {_code(item.title or '')} ({status})\n\n{_fence(body)}"
                 if body
-                else f"**{entry.name}** {_code(entry.title or '')} ({status})"
+                else f"**{item.name}** {_code(item.title or '')} ({status})"
             )
-        elif isinstance(entry, NoticeEntry):
-            parts.append(f"> {escape_raw_html(entry.text)}")
-        elif isinstance(entry, ErrorEntry):
-            error = entry.message + (f" ({entry.hint})" if entry.hint else "")
+        elif isinstance(item, NoticeItem):
+            parts.append(f"> {escape_raw_html(item.text)}")
+        elif isinstance(item, ErrorItem):
+            error = item.message + (f" ({item.hint})" if item.hint else "")
             parts.append(f"> **Error:** {escape_raw_html(error)}")
-        elif isinstance(entry, DividerEntry):
-            parts.append(f"---\n\n_{entry.label}_")
+        elif isinstance(item, DividerItem):
+            parts.append(f"---\n\n_{item.label}_")
     return "\n\n".join(parts) + "\n"

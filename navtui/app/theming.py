@@ -8,11 +8,16 @@ re-styles the app only if the theme changed on disk since the copy was made.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
 from navtui.app.theme_cache import load_cached_theme, save_cached_theme, theme_data
+
+if TYPE_CHECKING:
+    from textual.theme import Theme
+
+    from navtui.themes.loader import ThemeRegistry
 
 
 class AppThemes:
@@ -22,9 +27,9 @@ class AppThemes:
         self.app = app
         self.cwd = cwd
         self.wanted = resolve_theme_setting(setting)
-        self.registry: Any = None
+        self.registry: ThemeRegistry | None = None
         self.warnings: list[str] = []
-        self._cached: Any = None
+        self._cached: Theme | None = None
 
     def start(self, *, use_cache: bool) -> bool:
         """Apply a theme for the first frame; True when ``build``/``apply`` must still follow."""
@@ -34,20 +39,16 @@ class AppThemes:
                 self.app.register_theme(self._cached)
                 self.app.theme = self._cached.name
                 return True
-        registry = self.build()
-        if registry is not None:
-            self.apply(registry)
+        self.apply(self.build())
         return False
 
-    def build(self) -> Any:
-        """The theme registry (blocking: imports and file reads; fine in a thread). None without themes."""
-        try:
-            from navtui.themes.loader import ThemeRegistry
-        except ImportError:  # themes are optional for the app to run
-            return None
+    def build(self) -> ThemeRegistry:
+        """The theme registry (blocking: imports and file reads; fine in a thread)."""
+        from navtui.themes.loader import ThemeRegistry
+
         return ThemeRegistry(self.cwd)
 
-    def apply(self, registry: Any) -> None:
+    def apply(self, registry: ThemeRegistry) -> None:
         """Register every theme and switch to the wanted one (re-styling if it differs from the cached copy)."""
         from navtui.themes.live import register_themes
 

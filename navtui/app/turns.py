@@ -43,7 +43,13 @@ class TurnRunner:
         if self._router is None:  # imported on first use: the event models are not needed for the first frame
             from navtui.app.events import EventRouter
 
-            self._router = EventRouter(self.screen.transcript, self.screen.describe_call)
+            screen = self.screen
+            self._router = EventRouter(
+                screen.transcript,
+                screen.describe_call,
+                status_changed=lambda: screen.show_status(screen.runtime.status(with_git=False)),
+                activity=lambda label: screen.query_one(StatusLine).set_working(True, label),
+            )
         return self._router
 
     # ------------------------------------------------------------------ queue
@@ -85,12 +91,10 @@ class TurnRunner:
 
     async def _run(self, text: str | None) -> None:
         from navtui.app.completion import expand_attachments
-        from navtui.core.events import CompactionStarted, Handover, TurnStarted, UsageUpdate
 
         screen = self.screen
         runtime = screen.runtime
         router = self.router
-        status = screen.query_one(StatusLine)
         try:
             if text is not None:
                 text, _attached, problems = await asyncio.to_thread(expand_attachments, text, runtime.cwd)
@@ -98,12 +102,6 @@ class TurnRunner:
                     screen.notice(problem, level="warning")
             async for event in runtime.run(text):
                 router.handle(event)
-                if isinstance(event, UsageUpdate | Handover):
-                    screen.show_status(runtime.status(with_git=False))
-                elif isinstance(event, TurnStarted):
-                    status.set_working(True, "working")
-                elif isinstance(event, CompactionStarted):
-                    status.set_working(True, "compacting")
         except NavtuiError as exc:
             screen.error(exc.message, exc.hint)
         except Exception as exc:  # a bug in one turn must not take the app down; show it and carry on

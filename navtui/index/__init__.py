@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from navtui.index.builder import build_index, update_files
-    from navtui.index.context import ContextNote, context_note
     from navtui.index.model import IndexStats
+    from navtui.index.note import ContextNote, context_note
     from navtui.index.query import Hit, Index, SymbolHit
     from navtui.index.store import IndexUnavailable, index_path, index_root
 
 _EXPORTS = {
     "build_index": "navtui.index.builder",
     "update_files": "navtui.index.builder",
-    "ContextNote": "navtui.index.context",
-    "context_note": "navtui.index.context",
+    "ContextNote": "navtui.index.note",
+    "context_note": "navtui.index.note",
     "IndexStats": "navtui.index.model",
     "Hit": "navtui.index.query",
     "Index": "navtui.index.query",

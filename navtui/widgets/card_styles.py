@@ -13,7 +13,7 @@ from functools import lru_cache
 from rich.style import Style
 
 from navtui.widgets.diff_view import DiffStyles
-from navtui.widgets.md_render import rich_color
+from navtui.widgets.markdown.render import rich_color
 
 _VARIABLES = (
     "nav-tool-title",

@@ -15,15 +15,15 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from navtui.core.display import display_safe
-from navtui.widgets.entries import (
-    AdvisorEntry,
-    ContextEntry,
-    DividerEntry,
-    ErrorEntry,
-    NoticeEntry,
-    ProviderHelpEntry,
-    UserEntry,
-    WelcomeEntry,
+from navtui.widgets.items import (
+    AdvisorItem,
+    ContextItem,
+    DividerItem,
+    ErrorItem,
+    NoticeItem,
+    ProviderHelpItem,
+    UserItem,
+    WelcomeItem,
 )
 
 _ATTACHED = re.compile(r'<attached_file path="([^"]*)"[^>]*>.*?</attached_file>\n?', re.DOTALL)
@@ -38,18 +38,18 @@ def display_user_text(text: str) -> tuple[str, list[str]]:
 class UserMessageView(Widget):
     COMPONENT_CLASSES = {"user-message--marker", "user-message--meta"}
 
-    def __init__(self, entry: UserEntry) -> None:
-        super().__init__(classes=f"-{entry.kind}")
-        self.entry = entry
+    def __init__(self, item: UserItem) -> None:
+        super().__init__(classes=f"-{item.kind}")
+        self.item = item
 
     def render(self) -> RenderableType:
-        text, paths = display_user_text(self.entry.text)
+        text, paths = display_user_text(self.item.text)
         line = Text()
         line.append("❯ ", self.get_component_rich_style("user-message--marker", partial=True))
         line.append(display_safe(text))
         meta = self.get_component_rich_style("user-message--meta", partial=True)
-        if self.entry.kind in ("queued", "steer", "nudge"):
-            line.append(f"  ({self.entry.kind})", meta)
+        if self.item.kind in ("queued", "steer", "nudge"):
+            line.append(f"  ({self.item.kind})", meta)
         if paths:
             line.append("\n")
             line.append(display_safe("attached: " + ", ".join(paths)), meta)
@@ -57,13 +57,13 @@ class UserMessageView(Widget):
 
 
 class NoticeCard(Static):
-    def __init__(self, entry: NoticeEntry) -> None:
+    def __init__(self, item: NoticeItem) -> None:
         text = Text()
-        if entry.title:
-            text.append(display_safe(entry.title) + "\n", "bold")
-        text.append(display_safe(entry.text))
-        super().__init__(text, classes=f"-{entry.level}")
-        self.entry = entry
+        if item.title:
+            text.append(display_safe(item.title) + "\n", "bold")
+        text.append(display_safe(item.text))
+        super().__init__(text, classes=f"-{item.level}")
+        self.item = item
 
 
 class AdvisorCard(Static):
@@ -71,83 +71,83 @@ class AdvisorCard(Static):
 
     ICONS = {"nit": "·", "concern": "!", "blocker": "‼"}
 
-    def __init__(self, entry: AdvisorEntry) -> None:
+    def __init__(self, item: AdvisorItem) -> None:
         text = Text()
-        text.append(f"{self.ICONS.get(entry.severity, '·')} advisor · {entry.severity}\n", "bold")
-        text.append(display_safe(entry.note))  # model output: plain text, never markup
-        super().__init__(text, classes=f"-{entry.severity}")
-        self.entry = entry
+        text.append(f"{self.ICONS.get(item.severity, '·')} advisor · {item.severity}\n", "bold")
+        text.append(display_safe(item.note))  # model output: plain text, never markup
+        super().__init__(text, classes=f"-{item.severity}")
+        self.item = item
 
 
 class ContextCard(Widget):
     """Context the model was given before it started; click (or ctrl+o) shows the text itself."""
 
-    def __init__(self, entry: ContextEntry) -> None:
+    def __init__(self, item: ContextItem) -> None:
         super().__init__()
-        self.entry = entry
+        self.item = item
 
     def render(self) -> RenderableType:
-        entry = self.entry
-        files = ", ".join(entry.files[:8]) + (f" (+{len(entry.files) - 8} more)" if len(entry.files) > 8 else "")
+        item = self.item
+        files = ", ".join(item.files[:8]) + (f" (+{len(item.files) - 8} more)" if len(item.files) > 8 else "")
         head = Text()
-        head.append("▾ " if entry.expanded else "▸ ", "bold")
-        head.append(f"{entry.source} context", "bold")
-        head.append(display_safe(f" · ~{entry.tokens} tokens · {files or 'no files'}"))
-        return Group(head, Text(display_safe(entry.text))) if entry.expanded else head
+        head.append("▾ " if item.expanded else "▸ ", "bold")
+        head.append(f"{item.source} context", "bold")
+        head.append(display_safe(f" · ~{item.tokens} tokens · {files or 'no files'}"))
+        return Group(head, Text(display_safe(item.text))) if item.expanded else head
 
     def set_expanded(self, expanded: bool) -> None:
-        self.entry.expanded = expanded
+        self.item.expanded = expanded
         self.refresh(layout=True)
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        self.set_expanded(not self.entry.expanded)
+        self.set_expanded(not self.item.expanded)
 
 
 class ErrorCard(Static):
-    def __init__(self, entry: ErrorEntry) -> None:
+    def __init__(self, item: ErrorItem) -> None:
         text = Text()
         text.append("✗ ", "bold")
-        text.append(display_safe(entry.message))
-        if entry.hint:
+        text.append(display_safe(item.message))
+        if item.hint:
             text.append("\n")
-            text.append(display_safe(entry.hint), "italic")
+            text.append(display_safe(item.hint), "italic")
         super().__init__(text)
-        self.entry = entry
+        self.item = item
 
 
 class Divider(Widget):
     """A slim rule with a label (handover, compaction); click shows the notes behind it."""
 
-    def __init__(self, entry: DividerEntry) -> None:
+    def __init__(self, item: DividerItem) -> None:
         super().__init__()
-        self.entry = entry
+        self.item = item
 
     def render(self) -> RenderableType:
         width = max(0, self.size.width)
-        label = f" {display_safe(self.entry.label)} "
+        label = f" {display_safe(self.item.label)} "
         side = max(2, (width - len(label)) // 2)
         rule = Text("─" * side + label + "─" * max(2, width - side - len(label)), no_wrap=True, overflow="crop")
-        if self.entry.expanded and self.entry.detail:
-            return Group(rule, Text(display_safe(self.entry.detail)))
+        if self.item.expanded and self.item.detail:
+            return Group(rule, Text(display_safe(self.item.detail)))
         return rule
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        if self.entry.detail:
-            self.entry.expanded = not self.entry.expanded
+        if self.item.detail:
+            self.item.expanded = not self.item.expanded
             self.refresh(layout=True)
 
 
 class WelcomeCard(Static):
-    def __init__(self, entry: WelcomeEntry) -> None:
+    def __init__(self, item: WelcomeItem) -> None:
         text = Text()
         text.append("navtui", "bold")
         text.append("  ·  ")
-        text.append(display_safe(entry.model))
-        text.append(f" ({entry.provider})")
+        text.append(display_safe(item.model))
+        text.append(f" ({item.provider})")
         text.append("\n")
-        text.append(display_safe(entry.cwd))
+        text.append(display_safe(item.cwd))
         text.append("\n")
         rows = (
             (("Enter", "send"), ("Shift+Enter / ctrl+j", "new line"), ("Esc", "interrupt"), ("ctrl+c ×2", "quit")),
@@ -160,22 +160,22 @@ class WelcomeCard(Static):
                 text.append(key, "bold")
                 text.append(" " + what)
         super().__init__(text)
-        self.entry = entry
+        self.item = item
 
 
 class ProviderHelpCard(Static):
     """Shown when the provider cannot be reached: what is wrong and exactly what to do."""
 
-    def __init__(self, entry: ProviderHelpEntry) -> None:
+    def __init__(self, item: ProviderHelpItem) -> None:
         text = Text()
         text.append("The model is not reachable yet\n", "bold")
-        text.append(display_safe(entry.message))
-        if entry.hint:
+        text.append(display_safe(item.message))
+        if item.hint:
             text.append("\n")
-            text.append(display_safe(entry.hint), "italic")
-        if entry.steps:
+            text.append(display_safe(item.hint), "italic")
+        if item.steps:
             text.append("\n\nTo get going:", "bold")
-            for step in entry.steps:
+            for step in item.steps:
                 text.append("\n  • " + display_safe(step))
         super().__init__(text)
-        self.entry = entry
+        self.item = item

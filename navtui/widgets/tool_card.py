@@ -20,7 +20,7 @@ from navtui.core.display import display_safe
 from navtui.widgets.card_styles import CardStyles, card_styles
 from navtui.widgets.coalesce import Coalescer
 from navtui.widgets.diff_view import diff_stats, render_diff
-from navtui.widgets.entries import ToolEntry
+from navtui.widgets.items import ToolItem
 from navtui.widgets.spinner import frame
 
 RUNNING_TAIL = 6  # output lines shown while a tool runs
@@ -33,11 +33,11 @@ KEEP_OUTPUT = 200  # streamed lines kept per card
 class ToolCard(Widget):
     """One tool call. Call ``append_output`` while it runs and ``finish`` with its result."""
 
-    def __init__(self, entry: ToolEntry, *, spinner_index: int | None = None) -> None:
-        super().__init__(classes=f"-{entry.status}")
-        self.entry = entry
+    def __init__(self, item: ToolItem, *, spinner_index: int | None = None) -> None:
+        super().__init__(classes=f"-{item.status}")
+        self.item = item
         self.spinner_index = spinner_index
-        self._tail: deque[str] = deque(entry.output[-KEEP_OUTPUT:], maxlen=KEEP_OUTPUT)
+        self._tail: deque[str] = deque(item.output[-KEEP_OUTPUT:], maxlen=KEEP_OUTPUT)
         self._partial = ""  # an output line still being written
         self._body: RenderableType | None = None  # cached: rebuilt only when the content changes
         self._output = Coalescer(self, self._apply_output, 0.05)
@@ -45,13 +45,13 @@ class ToolCard(Widget):
     # ------------------------------------------------------------------ state
     @property
     def expanded(self) -> bool:
-        entry = self.entry
-        if entry.expanded is not None:
-            return entry.expanded
-        return entry.status == "error" or bool(entry.diff)
+        item = self.item
+        if item.expanded is not None:
+            return item.expanded
+        return item.status == "error" or bool(item.diff)
 
     def set_expanded(self, expanded: bool | None) -> None:
-        self.entry.expanded = expanded
+        self.item.expanded = expanded
         self._changed()
 
     def toggle(self) -> None:
@@ -60,7 +60,7 @@ class ToolCard(Widget):
     def tick(self, index: int | None) -> None:
         """Advance the spinner (no layout: the height does not change)."""
         self.spinner_index = index
-        if self.entry.status == "pending":
+        if self.item.status == "pending":
             self.refresh()
 
     def append_output(self, text: str) -> None:
@@ -70,18 +70,18 @@ class ToolCard(Widget):
         lines = (self._partial + text).split("\n")
         self._partial = lines.pop()
         self._tail.extend(lines)
-        self.entry.output_lines += len(lines)
-        self.entry.output = list(self._tail)
+        self.item.output_lines += len(lines)
+        self.item.output = list(self._tail)
         self._changed()
 
     def finish(self, result: str, *, is_error: bool, details: dict[str, Any] | None = None) -> None:
         self._output.flush_now()
-        entry = self.entry
-        entry.status = "error" if is_error else "success"
-        entry.result = result
-        entry.details = details
+        item = self.item
+        item.status = "error" if is_error else "success"
+        item.result = result
+        item.details = details
         diff = (details or {}).get("diff")
-        entry.diff = diff if isinstance(diff, str) and diff.strip() else None
+        item.diff = diff if isinstance(diff, str) and diff.strip() else None
         self.set_class(False, "-pending")
         self.set_class(is_error, "-error")
         self.set_class(not is_error, "-success")
@@ -105,49 +105,49 @@ class ToolCard(Widget):
         return card_styles(self.app.theme_variables)
 
     def _title(self) -> Text:
-        entry = self.entry
-        status = entry.status
+        item = self.item
+        status = item.status
         icon = {"pending": frame(self.spinner_index), "success": "✓", "error": "✗"}[status]
         styles = self._styles()
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append(icon + " ", styles.icon[status])
-        title.append(display_safe(entry.name), styles.title)
-        if entry.title:
-            title.append("  " + display_safe(entry.title.replace("\n", " ")), styles.args)
-        if entry.diff:
-            added, removed = diff_stats(entry.diff)
+        title.append(display_safe(item.name), styles.title)
+        if item.title:
+            title.append("  " + display_safe(item.title.replace("\n", " ")), styles.args)
+        if item.diff:
+            added, removed = diff_stats(item.diff)
             title.append(f"  +{added}", styles.diff.added)
             title.append(f" -{removed}", styles.diff.removed)
         return title
 
     def _render_body(self) -> RenderableType | None:
-        entry = self.entry
-        if entry.status == "pending":
+        item = self.item
+        if item.status == "pending":
             lines = list(self._tail)[-RUNNING_TAIL:]
             if self._partial:
                 lines = (lines + [self._partial])[-RUNNING_TAIL:]
             return self._lines(lines, hidden=0, clip=True) if lines else None
         expanded = self.expanded
-        if entry.diff:
-            lines = entry.diff.rstrip("\n").split("\n")
+        if item.diff:
+            lines = item.diff.rstrip("\n").split("\n")
             limit = MAX_LINES if expanded else DIFF_PREVIEW_LINES
             shown = lines[:limit]
             body = render_diff(shown, self._styles().diff)
             return self._with_hint(body, len(lines) - len(shown))
-        text = entry.result.rstrip("\n")
+        text = item.result.rstrip("\n")
         if not text:
             return None
         lines = text.split("\n")
         if expanded:
             return self._lines(lines[:MAX_LINES], hidden=len(lines) - min(len(lines), MAX_LINES), clip=False)
-        if entry.status == "error":
+        if item.status == "error":
             shown = lines[:PREVIEW_LINES]
             return self._lines(shown, hidden=len(lines) - len(shown), clip=True)
         # Success, collapsed: a command's last lines (a test summary), nothing of a file read, else the first lines.
-        if entry.name in ("shell", "shell_status"):
+        if item.name in ("shell", "shell_status"):
             shown = lines[-PREVIEW_LINES:]
             return self._lines(shown, hidden=len(lines) - len(shown), clip=True, before=True)
-        shown = [] if entry.name == "read" else lines[: PREVIEW_LINES // 2]
+        shown = [] if item.name == "read" else lines[: PREVIEW_LINES // 2]
         return self._lines(shown, hidden=len(lines) - len(shown), clip=True)
 
     def _lines(self, lines: list[str], *, hidden: int, clip: bool, before: bool = False) -> RenderableType | None:

@@ -1,7 +1,7 @@
-"""The scrolling transcript: every entry is kept as a record, only a window of the newest is mounted.
+"""The scrolling transcript: every item is kept as a record, only a window of the newest is mounted.
 
 Layout cost in Textual grows with the number of mounted widgets, so a long session mounts its newest
-``window`` entries; scrolling to the top mounts an earlier batch above without moving what is on screen.
+``window`` items; scrolling to the top mounts an earlier batch above without moving what is on screen.
 The view follows new output only while it is scrolled to the bottom (Textual's anchor), so scrolling up
 never jumps. Mounts are batched into one DOM update per tick.
 """
@@ -27,44 +27,44 @@ from navtui.widgets.cards import (
     UserMessageView,
     WelcomeCard,
 )
-from navtui.widgets.entries import (
-    AdvisorEntry,
-    AssistantEntry,
-    ContextEntry,
-    DividerEntry,
-    Entry,
-    ErrorEntry,
-    NoticeEntry,
-    ProviderHelpEntry,
-    ThinkingEntry,
-    ToolEntry,
-    UserEntry,
-    WelcomeEntry,
+from navtui.widgets.items import (
+    AdvisorItem,
+    AssistantItem,
+    ContextItem,
+    DividerItem,
+    ErrorItem,
+    NoticeItem,
+    ProviderHelpItem,
+    ThinkingItem,
+    ToolItem,
+    TranscriptItem,
+    UserItem,
+    WelcomeItem,
 )
-from navtui.widgets.markdown_view import MarkdownView
+from navtui.widgets.markdown.view import MarkdownView
 from navtui.widgets.thinking import ThinkingView
 from navtui.widgets.tool_card import ToolCard
 
-SLACK = 20  # prune only once this many entries above the window are mounted (prune in batches)
+SLACK = 20  # prune only once this many items above the window are mounted (prune in batches)
 LOAD_BATCH = 40
-FIRST_MOUNT = 30  # a loaded session shows this many entries in its first frame; the rest of the window follows
+FIRST_MOUNT = 30  # a loaded session shows this many items in its first frame; the rest of the window follows
 
 
 class AssistantView(MarkdownView):
     """An assistant answer; writes its text back into its record when it finishes."""
 
-    def __init__(self, entry: AssistantEntry) -> None:
-        super().__init__(entry.text, streaming=entry.streaming)
-        self.entry = entry
+    def __init__(self, item: AssistantItem) -> None:
+        super().__init__(item.text, streaming=item.streaming)
+        self.item = item
 
     def finish(self) -> None:
         super().finish()
-        self.entry.text = self.text
-        self.entry.streaming = False
+        self.item.text = self.text
+        self.item.streaming = False
 
 
 class EarlierMarker(Static):
-    """Says how many older entries are not mounted; a click (or scrolling to the top) loads them."""
+    """Says how many older items are not mounted; a click (or scrolling to the top) loads them."""
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -74,49 +74,49 @@ class EarlierMarker(Static):
 
 
 def build_widget(
-    entry: Entry, *, spinner_index: int | None = None, describe: Callable[[ToolEntry], str] | None = None
+    item: TranscriptItem, *, spinner_index: int | None = None, describe: Callable[[ToolItem], str] | None = None
 ) -> Widget:
-    """The widget that shows ``entry`` (``describe`` fills in a tool card's title the first time it is shown)."""
-    if isinstance(entry, AssistantEntry):
-        return AssistantView(entry)
-    if isinstance(entry, ToolEntry):
-        if entry.title is None:
-            entry.title = describe(entry) if describe is not None else ""
-        return ToolCard(entry, spinner_index=spinner_index)
-    if isinstance(entry, UserEntry):
-        return UserMessageView(entry)
-    if isinstance(entry, ThinkingEntry):
-        return ThinkingView(entry)
-    if isinstance(entry, NoticeEntry):
-        return NoticeCard(entry)
-    if isinstance(entry, AdvisorEntry):
-        return AdvisorCard(entry)
-    if isinstance(entry, ContextEntry):
-        return ContextCard(entry)
-    if isinstance(entry, ErrorEntry):
-        return ErrorCard(entry)
-    if isinstance(entry, DividerEntry):
-        return Divider(entry)
-    if isinstance(entry, WelcomeEntry):
-        return WelcomeCard(entry)
-    if isinstance(entry, ProviderHelpEntry):
-        return ProviderHelpCard(entry)
-    raise TypeError(f"no widget for {type(entry).__name__}")
+    """The widget that shows ``item`` (``describe`` fills in a tool card's title the first time it is shown)."""
+    if isinstance(item, AssistantItem):
+        return AssistantView(item)
+    if isinstance(item, ToolItem):
+        if item.title is None:
+            item.title = describe(item) if describe is not None else ""
+        return ToolCard(item, spinner_index=spinner_index)
+    if isinstance(item, UserItem):
+        return UserMessageView(item)
+    if isinstance(item, ThinkingItem):
+        return ThinkingView(item)
+    if isinstance(item, NoticeItem):
+        return NoticeCard(item)
+    if isinstance(item, AdvisorItem):
+        return AdvisorCard(item)
+    if isinstance(item, ContextItem):
+        return ContextCard(item)
+    if isinstance(item, ErrorItem):
+        return ErrorCard(item)
+    if isinstance(item, DividerItem):
+        return Divider(item)
+    if isinstance(item, WelcomeItem):
+        return WelcomeCard(item)
+    if isinstance(item, ProviderHelpItem):
+        return ProviderHelpCard(item)
+    raise TypeError(f"no widget for {type(item).__name__}")
 
 
 class Transcript(VerticalScroll):
-    """Records in ``entries``; widgets for ``entries[first:]``."""
+    """Records in ``items``; widgets for ``items[first:]``."""
 
     def __init__(self, *, window: int = 100, id: str | None = None) -> None:
         super().__init__(id=id)
         self.window = window
-        self.entries: list[Entry] = []
-        self.first = 0  # index of the first mounted entry
+        self.items: list[TranscriptItem] = []
+        self.first = 0  # index of the first mounted item
         self._marker = EarlierMarker("", id="earlier")
         self._pending: list[Widget] = []
         self._loading = False
         self.spinner_index: int | None = None
-        self.describe: Callable[[ToolEntry], str] | None = None
+        self.describe: Callable[[ToolItem], str] | None = None
 
     def on_mount(self) -> None:
         self._marker.display = False
@@ -124,17 +124,17 @@ class Transcript(VerticalScroll):
         self.anchor()
 
     # ------------------------------------------------------------------ adding
-    def add(self, entry: Entry) -> Widget:
+    def add(self, item: TranscriptItem) -> Widget:
         """Append a record and (batched with others of this tick) mount its widget."""
-        self.entries.append(entry)
-        widget = self._build(entry)
+        self.items.append(item)
+        widget = self._build(item)
         if not self._pending:
             self.call_later(self._mount_pending)
         self._pending.append(widget)
         return widget
 
-    def _build(self, entry: Entry) -> Widget:
-        return build_widget(entry, spinner_index=self.spinner_index, describe=self.describe)
+    def _build(self, item: TranscriptItem) -> Widget:
+        return build_widget(item, spinner_index=self.spinner_index, describe=self.describe)
 
     async def _mount_pending(self) -> None:
         widgets, self._pending = self._pending, []
@@ -144,37 +144,37 @@ class Transcript(VerticalScroll):
             await self.mount_all(widgets)
         self._prune_window()
 
-    def load(self, entries: Iterable[Entry]) -> None:
-        """Replace everything with ``entries`` (a resumed session): records for all, widgets for the newest."""
+    def load(self, items: Iterable[TranscriptItem]) -> None:
+        """Replace everything with ``items`` (a resumed session): records for all, widgets for the newest."""
         self.clear()
-        self.entries = list(entries)
+        self.items = list(items)
         # The first frame gets a screenful or two; the rest of the window mounts right after it.
-        self.first = max(0, len(self.entries) - min(self.window, FIRST_MOUNT))
-        widgets = [self._build(entry) for entry in self.entries[self.first :]]
+        self.first = max(0, len(self.items) - min(self.window, FIRST_MOUNT))
+        widgets = [self._build(item) for item in self.items[self.first :]]
         self._update_marker()
         if widgets:
             with self.app.batch_update():
                 self.mount_all(widgets)
         self.anchor()
-        rest = min(self.window, len(self.entries)) - len(widgets)
+        rest = min(self.window, len(self.items)) - len(widgets)
         if rest > 0:
             self.call_after_refresh(self.load_earlier, rest)
 
     def clear(self) -> None:
-        """Forget every entry (``/clear``, ``/new``)."""
+        """Forget every item (``/clear``, ``/new``)."""
         self._pending.clear()
         with self.app.batch_update():
             for child in list(self.children):
                 if child is not self._marker:
                     child.remove()
-        self.entries = []
+        self.items = []
         self.first = 0
         self._update_marker()
         self.anchor()
 
     @property
-    def entry_widgets(self) -> list[Widget]:
-        """The mounted entry widgets, oldest first (pending mounts included)."""
+    def item_widgets(self) -> list[Widget]:
+        """The mounted item widgets, oldest first (pending mounts included)."""
         return [child for child in self.children if child is not self._marker] + self._pending
 
     # ------------------------------------------------------------------ the window
@@ -183,7 +183,7 @@ class Transcript(VerticalScroll):
         return self.is_anchored and not getattr(self, "_anchor_released", False)
 
     def _prune_window(self) -> None:
-        mounted = len(self.entries) - self.first
+        mounted = len(self.items) - self.first
         if mounted <= self.window + SLACK or not self._following():
             return
         drop = mounted - self.window
@@ -207,7 +207,7 @@ class Transcript(VerticalScroll):
             self.load_earlier()
 
     def load_earlier(self, count: int = LOAD_BATCH) -> None:
-        """Mount up to ``count`` older entries above, keeping the visible content in place."""
+        """Mount up to ``count`` older items above, keeping the visible content in place."""
         if self._loading or self.first == 0:
             return
         self._loading = True
@@ -216,7 +216,7 @@ class Transcript(VerticalScroll):
     async def _load_earlier(self, count: int) -> None:
         try:
             start = max(0, self.first - count)
-            widgets = [self._build(entry) for entry in self.entries[start : self.first]]
+            widgets = [self._build(item) for item in self.items[start : self.first]]
             mounted = [child for child in self.children if child is not self._marker]
             height_before = self.virtual_size.height
             with self.app.batch_update():
@@ -237,11 +237,11 @@ class Transcript(VerticalScroll):
     # ------------------------------------------------------------------ bulk actions
     def toggle_details(self) -> bool:
         """Expand every tool card and thought, or collapse them all when all are open. Returns the new state."""
-        records = [e for e in self.entries if isinstance(e, ToolEntry | ThinkingEntry | ContextEntry)]
-        widgets = [w for w in self.entry_widgets if isinstance(w, ToolCard | ThinkingView | ContextCard)]
-        expand = not all(w.expanded if isinstance(w, ToolCard) else w.entry.expanded for w in widgets)
-        for entry in records:
-            entry.expanded = expand
+        records = [e for e in self.items if isinstance(e, ToolItem | ThinkingItem | ContextItem)]
+        widgets = [w for w in self.item_widgets if isinstance(w, ToolCard | ThinkingView | ContextCard)]
+        expand = not all(w.expanded if isinstance(w, ToolCard) else w.item.expanded for w in widgets)
+        for item in records:
+            item.expanded = expand
         for widget in widgets:
             widget.set_expanded(expand)
         return expand
@@ -249,9 +249,9 @@ class Transcript(VerticalScroll):
     def tick(self, index: int | None) -> None:
         """Advance the spinner of pending tool cards."""
         self.spinner_index = index
-        for widget in self.entry_widgets:
-            if isinstance(widget, ToolCard) and widget.entry.status == "pending":
+        for widget in self.item_widgets:
+            if isinstance(widget, ToolCard) and widget.item.status == "pending":
                 widget.tick(index)
 
     def widgets_of(self, kind: type[Any]) -> list[Any]:
-        return [w for w in self.entry_widgets if isinstance(w, kind)]
+        return [w for w in self.item_widgets if isinstance(w, kind)]

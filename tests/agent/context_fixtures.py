@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from navtui.agent.context import ContextHooks
+from navtui.agent.context_manager import ContextHooks
 from navtui.agent.loop import Agent
 from navtui.config.settings import Settings
 from navtui.providers.base import Provider

@@ -21,7 +21,7 @@ from navtui.agent.compaction import (
     summary_message,
     write_summary,
 )
-from navtui.agent.context import compact_now
+from navtui.agent.context_manager import compact_now
 from navtui.agent.runtime import history_is_valid
 from navtui.core.messages import AssistantMessage, TextBlock, ToolCall, ToolResultMessage, UserMessage
 from navtui.session.manager import SessionManager

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from navtui.agent.runtime import LaunchOptions, Runtime, history_is_valid
+from navtui.app.commands.advisor import advisor_reply
+from navtui.app.commands.builtin import context_report
 from navtui.core.errors import NavtuiError
 from navtui.core.events import AdvisorNote, RunFinished
 from tests.fakes import Text, ToolCall
@@ -67,7 +69,7 @@ async def test_status_and_context_report(fake_server, workspace: Path) -> None:
     status = rt.status(with_git=False)
     assert status.model == MODEL and status.provider == "ollama" and status.context_window == 8192
     assert status.approval == "write" and status.tokens_out > 0 and status.context_tokens > 0
-    report = rt.context_report()
+    report = context_report(rt.context_usage())
     assert "window: 8192" in report and "tool results 1" in report
     assert rt.last_answer() == "empty dir"
     assert history_is_valid(rt.agent.messages)
@@ -86,9 +88,9 @@ async def test_check_provider_explains_a_missing_model(fake_server, workspace: P
 
 async def test_advisor_command_through_the_runtime(fake_server, workspace: Path, navtui_home: Path) -> None:
     rt = make_runtime(workspace, fake_server.url)
-    message = await rt.advisor_command("on")
+    message = await advisor_reply(rt, "on")
     assert "no model is assigned" in message and not rt.advisor_on
-    assert "enabled (ollama:advisor-model)" in await rt.advisor_command("on advisor-model")
+    assert "enabled (ollama:advisor-model)" in await advisor_reply(rt, "on advisor-model")
     (workspace / "WATCHDOG.md").write_text("Watch the migrations.")
     rt.advisor.system_prompt = rt.advisor._system_prompt()
     rt.advisor.agent.system_prompt = rt.advisor.system_prompt
@@ -110,10 +112,10 @@ async def test_advisor_command_through_the_runtime(fake_server, workspace: Path,
     assert any(isinstance(e, AdvisorNote) and e.note == "add a test" for e in events)
     primary = [r for r in fake_server.chat_requests if r.model == MODEL][-1].json["messages"]
     assert any("Advisor (a senior reviewer" in m["content"] and "add a test" in m["content"] for m in primary)
-    status = await rt.advisor_command("status")
+    status = await advisor_reply(rt, "status")
     assert "Advisor is enabled (ollama/advisor-model)" in status and "Spend: input" in status
-    assert "change the schema" in await rt.advisor_command("dump")
-    assert await rt.advisor_command("off") == "Advisor disabled."
+    assert "change the schema" in await advisor_reply(rt, "dump")
+    assert await advisor_reply(rt, "off") == "Advisor disabled."
     assert '"enabled": false' in (navtui_home / "settings.json").read_text()
     await rt.aclose()
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from navtui.agent.runtime import LaunchOptions, ProviderStatus, StatusInfo
+from navtui.agent.runtime import ContextUsage, LaunchOptions, ProviderStatus, StatusInfo
 from navtui.config.settings import Settings
 from navtui.core.events import RunFinished, UserMessageEvent
 
@@ -44,6 +44,13 @@ class ScriptedRuntime:
     running: bool = False
     policy: _Policy = field(default_factory=_Policy)
     prompts: list[str | None] = field(default_factory=list)
+    advisor: Any = None
+    background_listener: Any = None
+    model_info: Any = None
+
+    @property
+    def advisor_on(self) -> bool:
+        return self.advisor is not None
 
     def __post_init__(self) -> None:
         self.options = LaunchOptions(cwd=self.cwd, ephemeral=True)
@@ -90,14 +97,21 @@ class ScriptedRuntime:
         values.update(self.status_info)
         return StatusInfo(**values)
 
-    def transcript_items(self) -> list[Any]:
+    def path_entries(self) -> list[Any]:
         return list(self.items)
 
     async def list_models(self) -> list[str]:
         return ["qwen2.5-coder:7b", "llama3.2:3b"]
 
-    def context_report(self) -> str:
-        return "System prompt: ~1200 tokens"
+    def context_usage(self) -> ContextUsage:
+        return ContextUsage(
+            model=f"{self.provider.name}:{self.provider.model}",
+            window=32768,
+            used=2300,
+            system_tokens=1200,
+            tools=[],
+            context_files=[],
+        )
 
     def last_answer(self) -> str:
         return ""

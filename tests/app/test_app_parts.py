@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from navtui.app.commands import CommandRegistry
 from navtui.app.completion import attached_paths, complete_command, complete_path, expand_attachments
 from navtui.app.history import PromptHistory
-from navtui.app.session_view import session_entries
+from navtui.app.session_view import transcript_items
 from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
 from navtui.session.entries import CompactionEntry, CustomMessageEntry, MessageEntry
-from navtui.widgets.entries import AssistantEntry, DividerEntry, ThinkingEntry, ToolEntry, UserEntry
+from navtui.widgets.items import AssistantItem, DividerItem, ThinkingItem, ToolItem, UserItem
 from navtui.widgets.status_line import human_tokens, short_path
 
 
@@ -84,13 +86,16 @@ async def test_registry_runs_commands_and_reports_unknown_ones() -> None:
     assert ctx.notices[-1] == "Unknown command: /nope. Type /help"
 
 
-def test_extension_modules_register_and_missing_ones_are_skipped() -> None:
+def test_command_modules_register_and_a_missing_one_is_an_error() -> None:
     registry = CommandRegistry()
-    registry.load_extensions(("navtui.app.builtin_commands", "navtui.app.no_such_feature"))
+    registry.load(("navtui.app.commands.builtin",))
     assert {"help", "model", "quit"} <= set(registry.names()) and registry.get("exit").name == "quit"
+    # Every command module ships: a broken import is a loud error, never a silently missing command.
+    with pytest.raises(ModuleNotFoundError):
+        CommandRegistry().load(("navtui.app.commands.builtin", "navtui.app.commands.no_such_feature"))
 
 
-def test_session_entries_become_transcript_entries() -> None:
+def test_session_entries_become_transcript_items() -> None:
     call = ToolCall(id="c1", name="edit", arguments={"path": "a.py"})
     items = [
         MessageEntry(id="1", message=UserMessage(content="fix it")),
@@ -109,14 +114,14 @@ def test_session_entries_become_transcript_entries() -> None:
         CompactionEntry(id="4", summary="earlier work", tokens_before=9000),
         CustomMessageEntry(id="5", custom_type="handover", content="notes for the next context"),
     ]
-    entries = session_entries(items)
+    entries = transcript_items(items)
     assert [type(e) for e in entries] == [
-        UserEntry,
-        ThinkingEntry,
-        AssistantEntry,
-        ToolEntry,
-        DividerEntry,
-        DividerEntry,
+        UserItem,
+        ThinkingItem,
+        AssistantItem,
+        ToolItem,
+        DividerItem,
+        DividerItem,
     ]
     tool = entries[3]
     assert (
@@ -141,10 +146,10 @@ def test_transcript_markdown_keeps_model_html_as_text() -> None:
     from navtui.app.export import transcript_markdown
 
     entries = [
-        UserEntry("why <b>?"),
-        ThinkingEntry("</details><img src=x onerror=alert(1)>"),
-        AssistantEntry("use `List<int>` <script>x</script>"),
-        ToolEntry(call_id="c", name="read", title="a`b<c>.py", status="success", result="<html>file</html>"),
+        UserItem("why <b>?"),
+        ThinkingItem("</details><img src=x onerror=alert(1)>"),
+        AssistantItem("use `List<int>` <script>x</script>"),
+        ToolItem(call_id="c", name="read", title="a`b<c>.py", status="success", result="<html>file</html>"),
     ]
     text = transcript_markdown(entries)
     previewed = MarkdownIt("commonmark").render(text)

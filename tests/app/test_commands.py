@@ -7,7 +7,7 @@ from pathlib import Path
 from navtui.app.screens.help import HelpScreen
 from navtui.app.screens.main import MainScreen
 from navtui.app.screens.models import ModelsScreen
-from navtui.widgets.entries import AssistantEntry, ErrorEntry, NoticeEntry, UserEntry
+from navtui.widgets.items import AssistantItem, ErrorItem, NoticeItem, UserItem
 from navtui.widgets.status_line import StatusLine
 from tests.app.conftest import main_screen, settle, transcript, wait_for
 from tests.fakes import Text
@@ -16,7 +16,7 @@ SIZE = (100, 32)
 
 
 def notices(app) -> list[str]:
-    return [e.text for e in transcript(app).entries if isinstance(e, NoticeEntry)]
+    return [e.text for e in transcript(app).items if isinstance(e, NoticeItem)]
 
 
 async def run(app, pilot, text: str) -> None:
@@ -64,7 +64,7 @@ async def test_clear_empties_the_context_and_the_transcript(make_app, fake_serve
         assert len(app.runtime.agent.messages) == 2
         await run(app, pilot, "/clear")
         assert app.runtime.agent.messages == []
-        assert [type(e) for e in transcript(app).entries] == [NoticeEntry]
+        assert [type(e) for e in transcript(app).items] == [NoticeItem]
         await run(app, pilot, "what did I say?")
         sent = fake_server.chat_requests[-1].json["messages"]
         assert [m["content"] for m in sent if m["role"] == "user"] == ["what did I say?"]
@@ -122,8 +122,8 @@ async def test_context_reports_what_is_in_the_context(make_app) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await run(app, pilot, "/context")
-        report = transcript(app).entries[-1]
-        assert isinstance(report, NoticeEntry) and report.title == "Context"
+        report = transcript(app).items[-1]
+        assert isinstance(report, NoticeItem) and report.title == "Context"
         assert "System prompt" in report.text and "Messages: 0" in report.text
 
 
@@ -195,6 +195,6 @@ async def test_a_double_slash_sends_a_message_starting_with_a_slash(make_app, fa
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await run(app, pilot, "//etc/hosts is what?")
-        assert [e.text for e in transcript(app).entries if isinstance(e, UserEntry)] == ["/etc/hosts is what?"]
-        assert any(isinstance(e, AssistantEntry) for e in transcript(app).entries)
-        assert not any(isinstance(e, ErrorEntry) for e in transcript(app).entries)
+        assert [e.text for e in transcript(app).items if isinstance(e, UserItem)] == ["/etc/hosts is what?"]
+        assert any(isinstance(e, AssistantItem) for e in transcript(app).items)
+        assert not any(isinstance(e, ErrorItem) for e in transcript(app).items)

@@ -12,7 +12,7 @@ from navtui.tools.filestate import FileStateTracker
 from navtui.tools.jobs import JobRegistry
 from navtui.tools.workspace import Workspace
 from navtui.widgets.cards import AdvisorCard, ContextCard
-from navtui.widgets.entries import AdvisorEntry, ContextEntry, DividerEntry, NoticeEntry
+from navtui.widgets.items import AdvisorItem, ContextItem, DividerItem, NoticeItem
 from navtui.widgets.status_line import StatusLine
 from tests.agent.scripted import ScriptedProvider
 from tests.app.conftest import main_screen, settle, transcript, wait_for
@@ -25,7 +25,7 @@ PRIMARY = "qwen2.5-coder:7b"
 
 
 def entries(app: Any, kind: type) -> list[Any]:
-    return [e for e in transcript(app).entries if isinstance(e, kind)]
+    return [e for e in transcript(app).items if isinstance(e, kind)]
 
 
 async def command(app: Any, pilot: Any, line: str) -> None:
@@ -37,7 +37,7 @@ async def test_advisor_on_marks_the_status_and_a_concern_wakes_the_idle_agent(ma
     app = make_app()
     async with app.run_test(size=(100, 32)) as pilot:
         await command(app, pilot, f"/advisor on {ADVISOR}")
-        assert entries(app, NoticeEntry)[-1].text == f"Advisor enabled (ollama:{ADVISOR})."
+        assert entries(app, NoticeItem)[-1].text == f"Advisor enabled (ollama:{ADVISOR})."
         assert main_screen(app).runtime.status(with_git=False).advisor_on
         status = main_screen(app).query_one(StatusLine)
         await wait_for(pilot, lambda: status.data.advisor_on)
@@ -47,16 +47,16 @@ async def test_advisor_on_marks_the_status_and_a_concern_wakes_the_idle_agent(ma
         fake_server.script(Text("Done, shipped it."), model=PRIMARY)
         fake_server.script(Text("Running the tests now."), model=PRIMARY)
         await command(app, pilot, "ship it")
-        await wait_for(pilot, lambda: any(e.severity == "concern" for e in entries(app, AdvisorEntry)))
+        await wait_for(pilot, lambda: any(e.severity == "concern" for e in entries(app, AdvisorItem)))
         await wait_for(pilot, lambda: len([r for r in fake_server.chat_requests if r.model == PRIMARY]) == 2)
         await settle(app, pilot)
         woken = [r for r in fake_server.chat_requests if r.model == PRIMARY][1].json["messages"]
         assert "[concern] You skipped the tests." in woken[-1]["content"]
         assert isinstance(app.screen.query(AdvisorCard).last(), AdvisorCard)
         await command(app, pilot, "/advisor status")
-        assert "Advisor is enabled (ollama/advisor-model)" in entries(app, NoticeEntry)[-1].text
+        assert "Advisor is enabled (ollama/advisor-model)" in entries(app, NoticeItem)[-1].text
         await command(app, pilot, "/advisor off")
-        assert entries(app, NoticeEntry)[-1].text == "Advisor disabled."
+        assert entries(app, NoticeItem)[-1].text == "Advisor disabled."
 
 
 async def test_compact_shows_a_divider_and_the_next_request_carries_the_summary(make_app, fake_server) -> None:
@@ -68,7 +68,7 @@ async def test_compact_shows_a_divider_and_the_next_request_carries_the_summary(
         await command(app, pilot, "second question")
         fake_server.script(Text("## Goal\nAnswer two questions.\n## Progress\nBoth answered."))
         await command(app, pilot, "/compact keep it short")
-        dividers = entries(app, DividerEntry)
+        dividers = entries(app, DividerItem)
         assert dividers and "context compacted" in dividers[-1].label
         assert "Both answered." in (dividers[-1].detail or "")
         summary_request = fake_server.chat_requests[-1].json["messages"]
@@ -87,7 +87,7 @@ async def test_handover_restarts_the_context_from_notes(make_app, fake_server) -
         fake_server.script(ToolCall("handover", {"summary": "Parser half fixed.", "next_steps": "Add tests."}))
         fake_server.script(Text("Continuing: adding tests."))
         await command(app, pilot, "/handover")
-        dividers = entries(app, DividerEntry)
+        dividers = entries(app, DividerItem)
         assert dividers and "handover" in dividers[-1].label and "Parser half fixed." in (dividers[-1].detail or "")
         last = fake_server.chat_requests[-1].json["messages"]
         assert "<handover_notes>" in last[0]["content"] and "Parser half fixed." in last[0]["content"]
@@ -103,16 +103,16 @@ async def test_index_builds_in_the_background_and_the_first_prompt_shows_the_con
     app = make_app()
     async with app.run_test(size=(100, 32)) as pilot:
         await command(app, pilot, "/index")
-        assert entries(app, NoticeEntry)[-1].text.startswith("Index updated")
+        assert entries(app, NoticeItem)[-1].text.startswith("Index updated")
         assert (workspace / ".navtui" / "index.sqlite").exists()
         fake_server.script(Text("It sums the lines."))
         await command(app, pilot, "how is the invoice total computed?")
-        cards = entries(app, ContextEntry)
+        cards = entries(app, ContextItem)
         assert cards and cards[0].files == ["billing.py"]
         card = app.screen.query_one(ContextCard)
-        assert not card.entry.expanded
+        assert not card.item.expanded
         await pilot.press("ctrl+o")
-        assert card.entry.expanded
+        assert card.item.expanded
 
 
 # ------------------------------------------------------------------ looks
@@ -140,13 +140,8 @@ def test_advisor_cards_of_each_severity_and_a_context_card(snap_compare: Any) ->
     assert snap_compare(app_with(runtime), terminal_size=SIZE, run_before=lambda pilot: submit(pilot, "fix parsing"))
 
 
-class AdvisorStatusRuntime(ScriptedRuntime):
-    async def advisor_command(self, argument: str) -> str:
-        return await _real_advisor_status()
-
-
-async def _real_advisor_status() -> str:
-    """The status text of a real Advisor after one update on a scripted model (fixed numbers)."""
+async def _real_advisor() -> Advisor:
+    """A real Advisor after one update on a scripted model (fixed numbers)."""
     from navtui.core.events import StopEvent, UsageEvent
     from navtui.core.messages import Usage, UserMessage
 
@@ -159,11 +154,14 @@ async def _real_advisor_status() -> str:
     advisor.agent.budget.window = 32768
     advisor.on_turn_end([UserMessage(content="refactor the parser")])
     await advisor.wait_for_catch_up(1, cap=10)
-    return advisor.status_text()
+    return advisor
 
 
 def test_advisor_status(snap_compare: Any) -> None:
+    runtime = ScriptedRuntime()
+
     async def run_before(pilot: Any) -> None:
+        runtime.advisor = await _real_advisor()
         await submit(pilot, "/advisor status")
 
-    assert snap_compare(app_with(AdvisorStatusRuntime()), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app_with(runtime), terminal_size=SIZE, run_before=run_before)

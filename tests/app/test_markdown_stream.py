@@ -8,8 +8,8 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from navtui.app.theme_defaults import nav_defaults
-from navtui.widgets.markdown_view import MarkdownView
-from navtui.widgets.md_blocks import BlockSplitter, split_blocks
+from navtui.widgets.markdown.blocks import BlockSplitter, split_blocks
+from navtui.widgets.markdown.view import MarkdownView
 
 DOC = """# Plan
 

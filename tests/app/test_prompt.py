@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from navtui.config.paths import history_path
-from navtui.widgets.entries import UserEntry
+from navtui.widgets.items import UserItem
 from navtui.widgets.prompt import PromptEditor
 from tests.app.conftest import main_screen, settle, transcript
 from tests.fakes import Text
@@ -25,7 +25,7 @@ async def test_shift_enter_and_ctrl_j_insert_newlines_and_enter_sends(make_app, 
         assert prompt(app).text == "a\nb\nc"
         await pilot.press("enter")
         await settle(app, pilot)
-        assert [e.text for e in transcript(app).entries if isinstance(e, UserEntry)] == ["a\nb\nc"]
+        assert [e.text for e in transcript(app).items if isinstance(e, UserItem)] == ["a\nb\nc"]
 
 
 async def test_history_survives_a_restart_and_walks_with_up_and_down(make_app, fake_server) -> None:
@@ -79,7 +79,7 @@ async def test_tab_completes_paths_and_an_at_path_is_attached(make_app, fake_ser
         sent = fake_server.chat_requests[-1].json["messages"][-1]["content"]
         assert sent.startswith("look at @src/parser.py") and "def parse(): ..." in sent
         assert '<attached_file path="src/parser.py">' in sent
-        shown = transcript(app).widgets_of(type(transcript(app).entry_widgets[1]))[0]
+        shown = transcript(app).widgets_of(type(transcript(app).item_widgets[1]))[0]
         assert "attached: src/parser.py" in str(shown.render()) and "def parse" not in str(shown.render())
 
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from navtui.widgets.cards import ProviderHelpCard
-from navtui.widgets.entries import AssistantEntry, ProviderHelpEntry, ToolEntry, UserEntry, WelcomeEntry
+from navtui.widgets.items import AssistantItem, ProviderHelpItem, ToolItem, UserItem, WelcomeItem
 from navtui.widgets.transcript import EarlierMarker
 from tests.app.conftest import main_screen, rendered_text, settle, transcript, wait_for
 from tests.fakes import Text, ToolCall
@@ -20,7 +20,7 @@ CLOSED_PORT_URL = "http://127.0.0.1:9"  # the discard port: nothing listens ther
 async def test_no_ollama_opens_the_app_and_says_what_to_do(make_app) -> None:
     app = make_app(base_url=CLOSED_PORT_URL, check_provider=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: any(isinstance(e, ProviderHelpEntry) for e in transcript(app).entries))
+        await wait_for(pilot, lambda: any(isinstance(e, ProviderHelpItem) for e in transcript(app).items))
         await settle(app, pilot)
         [card] = transcript(app).widgets_of(ProviderHelpCard)
         shown = str(card.render())
@@ -28,15 +28,15 @@ async def test_no_ollama_opens_the_app_and_says_what_to_do(make_app) -> None:
         assert app.is_running  # still usable: commands work
         main_screen(app).submit("/model")
         await settle(app, pilot)
-        assert "Model: qwen2.5-coder:7b" in transcript(app).entries[-1].text
+        assert "Model: qwen2.5-coder:7b" in transcript(app).items[-1].text
 
 
 async def test_the_start_screen_welcomes_with_model_and_directory(make_app, workspace: Path) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        [welcome] = transcript(app).entries
-        assert isinstance(welcome, WelcomeEntry)
+        [welcome] = transcript(app).items
+        assert isinstance(welcome, WelcomeItem)
         assert welcome.model == "qwen2.5-coder:7b" and welcome.cwd == str(workspace)
 
 
@@ -51,28 +51,28 @@ async def test_a_resumed_session_shows_its_transcript(make_app, fake_server, wor
     resumed = make_app(ephemeral=False, continue_session=True)
     async with resumed.run_test(size=SIZE) as pilot:
         await settle(resumed, pilot)
-        kinds = [type(e) for e in transcript(resumed).entries]
-        assert kinds == [UserEntry, ToolEntry, AssistantEntry]
-        tool = transcript(resumed).entries[1]
+        kinds = [type(e) for e in transcript(resumed).items]
+        assert kinds == [UserItem, ToolItem, AssistantItem]
+        tool = transcript(resumed).items[1]
         assert tool.status == "success" and tool.title == "a.py"
-        assert transcript(resumed).entries[2].text == "x is one"
+        assert transcript(resumed).items[2].text == "x is one"
 
 
 async def test_a_long_session_mounts_only_the_newest_entries(make_app, fake_server) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         view = transcript(app)
-        view.load([UserEntry(f"message {i}") for i in range(500)])
+        view.load([UserItem(f"message {i}") for i in range(500)])
         await settle(app, pilot)
-        assert len(view.entry_widgets) == view.window
+        assert len(view.item_widgets) == view.window
         assert view.first == 500 - view.window
         marker = view.query_one(EarlierMarker)
         assert marker.display and "400 earlier entries" in str(marker.render())
         view.scroll_home(animate=False)
         await wait_for(pilot, lambda: view.first < 400)
         await settle(app, pilot)
-        assert len(view.entry_widgets) == 500 - view.first
-        assert view.entry_widgets[0].entry.text == f"message {view.first}"
+        assert len(view.item_widgets) == 500 - view.first
+        assert view.item_widgets[0].item.text == f"message {view.first}"
         assert view.scroll_y > 0  # the content on screen did not jump to the newly mounted top
 
 
@@ -81,10 +81,10 @@ async def test_new_entries_prune_the_oldest_widgets_while_following(make_app, fa
     async with app.run_test(size=SIZE) as pilot:
         view = transcript(app)
         for i in range(view.window + 30):
-            view.add(UserEntry(f"m{i}"))
+            view.add(UserItem(f"m{i}"))
         await settle(app, pilot)
-        assert len(view.entry_widgets) <= view.window + 20
-        assert len(view.entries) == view.window + 31  # records are all kept (the welcome entry too)
+        assert len(view.item_widgets) <= view.window + 20
+        assert len(view.items) == view.window + 31  # records are all kept (the welcome entry too)
 
 
 def test_importing_the_app_stays_light() -> None:

@@ -11,7 +11,7 @@ from navtui.app.approver import UiApprover
 from navtui.app.startup import peek_settings
 from navtui.app.theme_cache import cache_path
 from navtui.config.paths import user_settings_path
-from navtui.widgets.entries import AssistantEntry, ErrorEntry, UserEntry, WelcomeEntry
+from navtui.widgets.items import AssistantItem, ErrorItem, UserItem, WelcomeItem
 from navtui.widgets.status_line import StatusLine
 from tests.app.conftest import main_screen, settle, transcript, wait_for
 from tests.fakes import Text
@@ -49,10 +49,10 @@ async def test_the_runtime_is_built_after_the_first_frame_and_typed_text_waits_f
         await settle(app, pilot)
         await wait_for(pilot, lambda: not main.running)
         await settle(app, pilot)
-        entries = transcript(app).entries
+        entries = transcript(app).items
         welcome = entries[0]
-        assert isinstance(welcome, WelcomeEntry) and welcome.provider == "ollama"
-        assert [type(e) for e in entries[1:]] == [UserEntry, AssistantEntry] and entries[2].text == "hello back"
+        assert isinstance(welcome, WelcomeItem) and welcome.provider == "ollama"
+        assert [type(e) for e in entries[1:]] == [UserItem, AssistantItem] and entries[2].text == "hello back"
         assert app.screen.query_one(StatusLine).data.model == "qwen2.5-coder:7b"
 
 
@@ -61,8 +61,8 @@ async def test_a_broken_settings_file_is_reported_in_the_app(fake_server, worksp
     user_settings_path().write_text('{"max_turns": "many"}')
     app = deferred_app(fake_server, workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: any(isinstance(e, ErrorEntry) for e in transcript(app).entries))
-        error = next(e for e in transcript(app).entries if isinstance(e, ErrorEntry))
+        await wait_for(pilot, lambda: any(isinstance(e, ErrorItem) for e in transcript(app).items))
+        error = next(e for e in transcript(app).items if isinstance(e, ErrorItem))
         assert error.message.startswith("navtui could not start:") and "max_turns" in error.message
         assert app.runtime is None and app.is_running
 

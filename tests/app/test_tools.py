@@ -6,7 +6,7 @@ from pathlib import Path
 
 from navtui.app.screens.approval import ApprovalScreen
 from navtui.app.screens.main import MainScreen
-from navtui.widgets.entries import ToolEntry
+from navtui.widgets.items import ToolItem
 from navtui.widgets.tool_card import ToolCard
 from tests.app.conftest import main_screen, rendered_text, settle, transcript, wait_for
 from tests.fakes import Text, ToolCall
@@ -27,11 +27,11 @@ async def test_a_tool_call_shows_a_card_that_turns_green(make_app, fake_server, 
         main_screen(app).submit("what does a.py do?")
         await settle(app, pilot)
         [card] = cards(app)
-        assert card.entry.status == "success" and card.has_class("-success") and not card.has_class("-pending")
+        assert card.item.status == "success" and card.has_class("-success") and not card.has_class("-pending")
         title = rendered_text(card).splitlines()[0]
         assert title.startswith("✓ read") and "a.py" in title
-        assert "print('hello')" in card.entry.result
-        assert transcript(app).entries[-1].text == "It prints hello."
+        assert "print('hello')" in card.item.result
+        assert transcript(app).items[-1].text == "It prints hello."
 
 
 async def test_a_failing_tool_turns_red_and_shows_the_error(make_app, fake_server) -> None:
@@ -42,7 +42,7 @@ async def test_a_failing_tool_turns_red_and_shows_the_error(make_app, fake_serve
         main_screen(app).submit("read missing.py")
         await settle(app, pilot)
         [card] = cards(app)
-        assert card.entry.status == "error" and card.has_class("-error")
+        assert card.item.status == "error" and card.has_class("-error")
         shown = rendered_text(card)
         assert shown.startswith("✗ read") and "missing.py" in shown.splitlines()[1]
 
@@ -57,7 +57,7 @@ async def test_an_edit_shows_its_diff(make_app, fake_server, workspace: Path) ->
         main_screen(app).submit("fix add")
         await settle(app, pilot)
         read, edit = cards(app)
-        assert edit.entry.status == "success" and edit.entry.diff
+        assert edit.item.status == "success" and edit.item.diff
         shown = rendered_text(edit)
         assert "+1 -1" in shown.splitlines()[0]
         assert "-    return a - b" in shown and "+    return a + b" in shown
@@ -77,7 +77,7 @@ async def test_ctrl_o_expands_and_collapses_every_card(make_app, fake_server, wo
         assert "line 40" not in collapsed and "click or ctrl+o" in collapsed
         await pilot.press("ctrl+o")
         await pilot.pause()
-        assert "line 40" in rendered_text(card) and card.entry.expanded is True
+        assert "line 40" in rendered_text(card) and card.item.expanded is True
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert "line 40" not in rendered_text(card)
@@ -97,7 +97,7 @@ async def test_approval_granted_runs_the_tool(make_app, fake_server, workspace: 
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen)
         assert (workspace / "new.txt").read_text() == "hello\n"
-        assert cards(app)[0].entry.status == "success"
+        assert cards(app)[0].item.status == "success"
 
 
 async def test_approval_denied_with_a_reason_tells_the_model(make_app, fake_server, workspace: Path) -> None:
@@ -112,7 +112,7 @@ async def test_approval_denied_with_a_reason_tells_the_model(make_app, fake_serv
         await settle(app, pilot)
         assert not (workspace / "new.txt").exists()
         [card] = cards(app)
-        assert card.entry.status == "error" and "use notes.md instead" in card.entry.result
+        assert card.item.status == "error" and "use notes.md instead" in card.item.result
         sent = fake_server.chat_requests[-1].json["messages"]
         assert any("use notes.md instead" in str(m.get("content")) for m in sent if m["role"] == "tool")
 
@@ -146,7 +146,7 @@ async def test_keys_typed_just_before_the_modal_do_not_answer_it(make_app, fake_
         await pilot.press("escape")  # deny without a reason
         await settle(app, pilot)
         assert not (workspace / "new.txt").exists()
-        assert isinstance(transcript(app).entries[-2], ToolEntry) and transcript(app).entries[-2].status == "error"
+        assert isinstance(transcript(app).items[-2], ToolItem) and transcript(app).items[-2].status == "error"
 
 
 async def test_write_mode_asks_before_a_git_hook_is_written(make_app, fake_server, workspace: Path) -> None:
@@ -162,4 +162,4 @@ async def test_write_mode_asks_before_a_git_hook_is_written(make_app, fake_serve
         await pilot.press("escape")
         await settle(app, pilot)
         assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
-        assert cards(app)[0].entry.status == "error"
+        assert cards(app)[0].item.status == "error"

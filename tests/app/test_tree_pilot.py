@@ -129,7 +129,7 @@ async def test_esc_esc_opens_the_tree_and_enter_on_the_first_message_drops_the_a
         await screen_is(app, pilot, MainScreen)
         await wait_for(pilot, lambda: idle(app))
         assert prompt_text(app) == "first question"
-        shown = [getattr(entry, "text", "") for entry in app.screen.transcript.entries]
+        shown = [getattr(entry, "text", "") for entry in app.screen.transcript.items]
         assert not any("answer" in text or "question" in text for text in shown)  # the path ends before it
         fake_server.script(Text("a fresh start"))
         await send(app, pilot, "first question, asked again")
@@ -138,7 +138,7 @@ async def test_esc_esc_opens_the_tree_and_enter_on_the_first_message_drops_the_a
         for gone in ("first answer", "second question", "alternative question", "alternative answer"):
             assert gone not in sent
         transcript = app.screen.transcript
-        assert [type(e).__name__ for e in transcript.entries][:1] == ["UserEntry"]
+        assert [type(e).__name__ for e in transcript.items][:1] == ["UserItem"]
 
 
 async def test_tree_keys_fold_filter_and_label_in_the_app(fake_server: Any, workspace: Path) -> None:
@@ -263,7 +263,7 @@ async def test_an_empty_session_has_no_tree_to_open(fake_server: Any, workspace:
     async with app.run_test(size=SIZE) as pilot:
         await send(app, pilot, "/tree")
         assert isinstance(app.screen, MainScreen)
-        assert any("empty" in getattr(entry, "text", "") for entry in app.screen.transcript.entries)
+        assert any("empty" in getattr(entry, "text", "") for entry in app.screen.transcript.items)
 
 
 async def test_esc_cancels_a_slow_summary_and_nothing_moves(fake_server: Any, workspace: Path) -> None:
@@ -282,4 +282,4 @@ async def test_esc_cancels_a_slow_summary_and_nothing_moves(fake_server: Any, wo
         assert isinstance(app.screen, MainScreen)
         assert session.leaf_id == leaf and len(session.entries) == count
         assert prompt_text(app) == ""
-        assert any("cancelled" in getattr(entry, "text", "") for entry in app.screen.transcript.entries)
+        assert any("cancelled" in getattr(entry, "text", "") for entry in app.screen.transcript.items)

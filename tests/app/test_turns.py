@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from navtui.widgets.entries import AssistantEntry, NoticeEntry, UserEntry
+from navtui.widgets.items import AssistantItem, NoticeItem, UserItem
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusLine
 from navtui.widgets.transcript import AssistantView
@@ -19,8 +19,8 @@ async def test_a_prompt_streams_an_answer_into_markdown(make_app, fake_server) -
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"fix it", "enter")
         await settle(app, pilot)
-        entries = transcript(app).entries
-        assert [type(e).__name__ for e in entries[1:]] == ["UserEntry", "AssistantEntry"]
+        entries = transcript(app).items
+        assert [type(e).__name__ for e in entries[1:]] == ["UserItem", "AssistantItem"]
         assert entries[1].text == "fix it"
         assert entries[2].text == "".join(chunks)
         shown = rendered_text(transcript(app).widgets_of(AssistantView)[0])
@@ -47,15 +47,15 @@ async def test_escape_interrupts_and_keeps_the_partial_answer(make_app, fake_ser
     async with app.run_test(size=SIZE) as pilot:
         main = main_screen(app)
         main.submit("write a lot")
-        await wait_for(pilot, lambda: any(isinstance(e, AssistantEntry) for e in transcript(app).entries))
+        await wait_for(pilot, lambda: any(isinstance(e, AssistantItem) for e in transcript(app).items))
         await wait_for(pilot, lambda: "partial" in rendered_text(transcript(app).widgets_of(AssistantView)[0]))
         await pilot.press("escape")
         await wait_for(pilot, lambda: not main.running, seconds=5)
         await settle(app, pilot)
-        entries = transcript(app).entries
-        answer = next(e for e in entries if isinstance(e, AssistantEntry))
+        entries = transcript(app).items
+        answer = next(e for e in entries if isinstance(e, AssistantItem))
         assert answer.text == "partial answer "
-        assert any(isinstance(e, NoticeEntry) and "Interrupted" in e.text for e in entries)
+        assert any(isinstance(e, NoticeItem) and "Interrupted" in e.text for e in entries)
         history = app.runtime.agent.messages
         assert history[-1].stop_reason == "aborted" and history[-1].text == "partial answer "
 
@@ -75,9 +75,9 @@ async def test_a_message_typed_while_working_is_queued_and_sent_after_the_turn(m
         assert len(fake_server.chat_requests) == 1
         await wait_for(pilot, lambda: len(fake_server.chat_requests) == 2 and not main.running)
         await settle(app, pilot)
-        users = [e.text for e in transcript(app).entries if isinstance(e, UserEntry)]
+        users = [e.text for e in transcript(app).items if isinstance(e, UserItem)]
         assert users == ["one", "two"]
-        answers = [e.text for e in transcript(app).entries if isinstance(e, AssistantEntry)]
+        answers = [e.text for e in transcript(app).items if isinstance(e, AssistantItem)]
         assert answers == ["first answer", "second answer"]
         assert not queued.display and main.queued == []
         assert fake_server.chat_requests[1].json["messages"][-1]["content"] == "two"
@@ -98,9 +98,7 @@ async def test_after_an_interrupt_queued_messages_come_back_to_the_prompt(make_a
     async with app.run_test(size=SIZE) as pilot:
         main = main_screen(app)
         main.submit("one")
-        await wait_for(
-            pilot, lambda: main.running and any(isinstance(e, AssistantEntry) for e in transcript(app).entries)
-        )
+        await wait_for(pilot, lambda: main.running and any(isinstance(e, AssistantItem) for e in transcript(app).items))
         await pilot.press(*"two", "enter")
         assert main.queued == ["two"]
         await pilot.press("escape")

@@ -60,7 +60,7 @@ async def test_answer_thinking_and_tool_arguments_are_shown_as_visible_escapes(m
         assert "title␛]0;PWNED␇" in answer and "wipe␛[2J␛[3J" in answer
         assert "c1\\x9b2J" in answer and "del␡" in answer and "nul␀" in answer
         [card] = view.widgets_of(ToolCard)
-        assert card.entry.status == "error"
+        assert card.item.status == "error"
         assert "notes␛]0;PWNED␇.md" in rendered_text(card)  # title line and the error quoting the path
         assert_inert(terminal_output(app))
 
@@ -71,7 +71,7 @@ async def test_answer_thinking_and_tool_arguments_are_shown_as_visible_escapes(m
         await pilot.press("ctrl+o")  # expand the thought and the card: the full text is drawn now
         await settle(app, pilot)
         thought = view.widgets_of(ThinkingView)[0]
-        assert thought.entry.expanded and "clip␛]52;c;" in rendered_text(thought)
+        assert thought.item.expanded and "clip␛]52;c;" in rendered_text(thought)
         assert_inert(terminal_output(app))
 
 
@@ -114,7 +114,7 @@ async def test_a_replayed_session_its_tree_and_the_picker_stay_inert(make_app, w
     session = _hostile_session(workspace)
     app = make_app(ephemeral=False, resume=session.session_id)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_for(pilot, lambda: len(transcript(app).entries) > 3)
+        await wait_for(pilot, lambda: len(transcript(app).items) > 3)
         await settle(app, pilot)
         await pilot.press("ctrl+o")
         await settle(app, pilot)

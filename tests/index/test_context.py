@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from navtui.index import build_index, context_note
-from navtui.index.context import estimate_tokens
+from navtui.index.note import estimate_tokens
 from tests.index.conftest import write
 
 

@@ -23,7 +23,7 @@ from navtui.app.completion import Completion, complete_command, complete_path
 from navtui.app.history import PromptHistory
 from navtui.app.turns import TurnRunner
 from navtui.core.display import display_safe
-from navtui.widgets.entries import ErrorEntry, NoticeEntry, ProviderHelpEntry, ToolEntry, WelcomeEntry
+from navtui.widgets.items import ErrorItem, NoticeItem, ProviderHelpItem, ToolItem, WelcomeItem
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusData, StatusLine
 from navtui.widgets.transcript import Transcript
@@ -43,10 +43,7 @@ def preload_provider_sdk(provider: str) -> None:
     import importlib
 
     for name in _PROVIDER_SDKS.get(provider, ()):
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            pass  # the provider reports a missing SDK itself, with a hint
+        importlib.import_module(name)
 
 
 def provider_steps(provider: str, model: str) -> list[str]:
@@ -109,7 +106,7 @@ class MainScreen(Screen[None]):
         self.history = PromptHistory(history_path)
         window = getattr(getattr(self._settings, "ui", None), "mounted_entries", 100)
         self._transcript = Transcript(window=window, id="transcript")
-        self._transcript.describe = self._describe_entry
+        self._transcript.describe = self._describe_item
         self.turns = TurnRunner(self)
 
     @property
@@ -135,10 +132,10 @@ class MainScreen(Screen[None]):
         return self._transcript
 
     def notice(self, text: str, level: str = "info", title: str | None = None) -> None:
-        self._transcript.add(NoticeEntry(text, level=level, title=title))  # type: ignore[arg-type]
+        self._transcript.add(NoticeItem(text, level=level, title=title))  # type: ignore[arg-type]
 
     def error(self, message: str, hint: str | None = None) -> None:
-        self._transcript.add(ErrorEntry(message, hint))
+        self._transcript.add(ErrorItem(message, hint))
 
     def set_prompt(self, text: str) -> None:
         prompt = self.query_one(PromptEditor)
@@ -151,10 +148,10 @@ class MainScreen(Screen[None]):
 
     def reload_transcript(self) -> None:
         """Show the session's current path again (after a resume or tree navigation)."""
-        from navtui.app.session_view import session_entries
+        from navtui.app.session_view import transcript_items
 
-        items = self._runtime.transcript_items()
-        self._transcript.load(session_entries(items))
+        items = self._runtime.path_entries()
+        self._transcript.load(transcript_items(items))
         self.refresh_status()
 
     # ------------------------------------------------------------------ layout
@@ -181,7 +178,7 @@ class MainScreen(Screen[None]):
         """The first frame while the runtime is still loading: what settings say, and a prompt that works."""
         settings, options = self._settings, self._options
         model = getattr(options, "model", None) or getattr(settings, "model", None) or ""
-        self._transcript.add(WelcomeEntry(cwd=str(options.cwd), model=model or "…", provider="starting"))
+        self._transcript.add(WelcomeItem(cwd=str(options.cwd), model=model or "…", provider="starting"))
         self.query_one(StatusLine).update_status(
             StatusData(cwd=str(options.cwd), model=model, approval=getattr(settings, "approval", "ask"))
         )
@@ -212,14 +209,14 @@ class MainScreen(Screen[None]):
         runtime = self._runtime
         if hasattr(runtime, "background_listener"):
             runtime.background_listener = self._on_idle_advice
-        items = runtime.transcript_items()
+        items = runtime.path_entries()
         if items:
-            from navtui.app.session_view import session_entries
+            from navtui.app.session_view import transcript_items
 
-            self._transcript.load(session_entries(items))
+            self._transcript.load(transcript_items(items))
         else:
             provider = runtime.provider
-            self._transcript.add(WelcomeEntry(cwd=str(runtime.cwd), model=provider.model, provider=provider.name))
+            self._transcript.add(WelcomeItem(cwd=str(runtime.cwd), model=provider.model, provider=provider.name))
         for warning in runtime.warnings:
             self.notice(warning, level="warning")
         runtime.warnings.clear()
@@ -227,7 +224,7 @@ class MainScreen(Screen[None]):
         self.refresh_status()
         if self.check_provider:
             self.call_after_refresh(self._check_provider)  # after the first frame: it imports the provider SDK
-        if getattr(runtime.options, "resume", None) == "" and COMMANDS.get("resume") is not None:
+        if runtime.options.resume == "":
             self.run_worker(COMMANDS.run(self, "/resume"), group="command")  # navtui -r without an id: pick one
         initial = getattr(runtime.options, "prompt", None)
         if initial:
@@ -245,7 +242,7 @@ class MainScreen(Screen[None]):
         if not status.ok:
             provider = self._runtime.provider
             self._transcript.add(
-                ProviderHelpEntry(status.message, status.hint, provider_steps(provider.name, provider.model))
+                ProviderHelpItem(status.message, status.hint, provider_steps(provider.name, provider.model))
             )
         self.refresh_status()
 
@@ -277,10 +274,10 @@ class MainScreen(Screen[None]):
             data.git_branch, data.git_dirty = self._git
         self.query_one(StatusLine).update_status(data)
 
-    def _describe_entry(self, entry: ToolEntry) -> str:
+    def _describe_item(self, item: ToolItem) -> str:
         from navtui.core.messages import ToolCall
 
-        return self.describe_call(ToolCall(id=entry.call_id, name=entry.name, arguments=entry.arguments))
+        return self.describe_call(ToolCall(id=item.call_id, name=item.name, arguments=item.arguments))
 
     def describe_call(self, call: ToolCall) -> str:
         """The title of a tool card: the tool's own one-line summary of its arguments."""
@@ -344,9 +341,9 @@ class MainScreen(Screen[None]):
             return
         now = time.monotonic()
         prompt = self.query_one(PromptEditor)
-        if not prompt.text and now - self._last_escape < 0.5 and COMMANDS.get("tree") is not None:
+        if not prompt.text and now - self._last_escape < 0.5:
             self._last_escape = 0.0
-            from navtui.app.tree_commands import double_escape  # ui.double_escape_action: tree|branch|none
+            from navtui.app.commands.tree import double_escape  # ui.double_escape_action: tree|branch|none
 
             double_escape(self)
             return
@@ -359,10 +356,7 @@ class MainScreen(Screen[None]):
         self.run_worker(COMMANDS.run(self, "/models"), group="command")
 
     def action_themes(self) -> None:
-        if COMMANDS.get("theme") is not None:
-            self.run_worker(COMMANDS.run(self, "/theme"), group="command")
-        else:
-            self.notice("Themes are not available in this build.", level="warning")
+        self.run_worker(COMMANDS.run(self, "/theme"), group="command")
 
     def action_help(self) -> None:
         self.run_worker(COMMANDS.run(self, "/help"), group="command")

@@ -1,6 +1,6 @@
 """The session tree screen (/tree, Esc Esc, /branch): pick an entry with the keyboard.
 
-The screen dismisses with the chosen entry's id (``None`` on Esc); ``navtui.app.tree_commands`` does the rest.
+The screen dismisses with the chosen entry's id (``None`` on Esc); ``navtui.app.commands.tree`` does the rest.
 Labels are written from here (shift+L) as soon as they are entered. Everything else is the ``TreeView``'s.
 """
 

@@ -19,8 +19,8 @@ from textual.widget import Widget
 
 from navtui.core.display import display_safe
 from navtui.widgets.coalesce import Coalescer
-from navtui.widgets.md_blocks import Block, BlockSplitter
-from navtui.widgets.md_render import Line, MarkdownPalette, palette_for, render_markdown
+from navtui.widgets.markdown.blocks import Block, BlockSplitter
+from navtui.widgets.markdown.render import Line, MarkdownPalette, palette_for, render_markdown
 
 STRIP_CACHE = 256  # strips kept for drawn lines (a few screens' worth)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from navtui.session.commands import export_main, sessions_main
+from navtui.session.cli import export_main, sessions_main
 from navtui.session.manager import SessionManager
 from tests.session.helpers import assistant, user
 

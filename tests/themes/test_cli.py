@@ -3,7 +3,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from navtui.themes.commands import themes_main
+from navtui.themes.cli import themes_main
 from navtui.themes.loader import BUILTIN_DIR
 from tests.themes.conftest import theme_json, write_theme
 

@@ -441,6 +441,6 @@ def _is_handover(entry: Any) -> bool:
 
 
 # The UI's entry points live in their own module; importing them from here keeps one name for the feature.
-from navtui.agent.context_commands import compact_now, context_hooks, request_handover  # noqa: E402
+from navtui.agent.context_requests import compact_now, context_hooks, request_handover  # noqa: E402
 
 __all__ = ["ContextHooks", "compact_now", "context_hooks", "request_handover"]

@@ -1,4 +1,4 @@
-"""Slash commands for context management and the advisor: /compact, /handover, /advisor."""
+"""Slash commands that free context: /compact and /handover."""
 
 from __future__ import annotations
 
@@ -25,34 +25,15 @@ async def stream_events(ctx: CommandContext, events: AsyncIterator[Any], activit
 
 
 async def compact_command(ctx: CommandContext, args: str) -> None:
-    from navtui.agent.context import compact_now
+    from navtui.agent.context_manager import compact_now
 
     await stream_events(ctx, compact_now(ctx.runtime, args), "compacting")
 
 
 async def handover_command(ctx: CommandContext, args: str) -> None:
-    from navtui.agent.context import request_handover
+    from navtui.agent.context_manager import request_handover
 
     await stream_events(ctx, request_handover(ctx.runtime, args), "handing over")
-
-
-async def advisor_command(ctx: CommandContext, args: str) -> None:
-    runtime = ctx.runtime
-    words = args.split()
-    try:
-        message = await runtime.advisor_command(args)
-    except NavtuiError as exc:
-        ctx.error(exc.message, exc.hint)
-        return
-    action = words[0] if words else ""
-    if action == "dump" and runtime.advisor_on and runtime.advisor.agent.messages:
-        from navtui.app.screens.text_view import TextViewScreen
-
-        title = "advisor transcript (raw)" if "raw" in words[1:] else "advisor transcript"
-        ctx.app.push_screen(TextViewScreen(title, message))
-    else:
-        ctx.notice(message, title="advisor" if action == "status" else None)
-    ctx.refresh_status()
 
 
 def register(registry: CommandRegistry) -> None:
@@ -60,6 +41,3 @@ def register(registry: CommandRegistry) -> None:
     registry.command(
         "handover", "have the model write notes, then restart its context from them", args="[instructions]"
     )(handover_command)
-    registry.command(
-        "advisor", "toggle the advisor; on [MODEL] | off | status | dump [raw]", args="[on|off|status|dump]"
-    )(advisor_command)

@@ -6,11 +6,15 @@ import asyncio
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from navtui.app.commands import CommandContext, CommandRegistry
 from navtui.core.errors import NavtuiError
 
-APPROVAL_MODES = ("ask", "write", "yolo")
+if TYPE_CHECKING:
+    from navtui.agent.runtime import ApprovalMode, ContextUsage
+
+APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "write", "yolo")
 _APPROVAL_HELP = {
     "ask": "asks before every write and command",
     "write": "writes files freely, asks before commands",
@@ -73,9 +77,27 @@ async def models_command(ctx: CommandContext, args: str) -> None:
     ctx.app.push_screen(ModelsScreen(ctx.runtime), callback=chosen)
 
 
+def context_report(usage: ContextUsage) -> str:
+    """``/context`` in words."""
+    window, used = usage.window, usage.used
+    counts, tokens = usage.messages, usage.message_tokens
+    return "\n".join(
+        [
+            f"Model: {usage.model}  window: {window or 'unknown'}",
+            f"Context used: ~{used} tokens" + (f" ({used * 100 // window}%)" if window else ""),
+            f"System prompt: ~{usage.system_tokens} tokens",
+            f"Tools: {len(usage.tools)} ({', '.join(usage.tools)})",
+            "Context files: " + (", ".join(usage.context_files) or "none"),
+            f"Messages: {sum(counts.values())} — user {counts['user']} (~{tokens['user']} tok), "
+            f"assistant {counts['assistant']} (~{tokens['assistant']} tok), "
+            f"tool results {counts['toolResult']} (~{tokens['toolResult']} tok)",
+        ]
+    )
+
+
 async def context_command(ctx: CommandContext, args: str) -> None:
-    report = await asyncio.to_thread(ctx.runtime.context_report)
-    ctx.notice(report, title="Context")
+    usage = await asyncio.to_thread(ctx.runtime.context_usage)
+    ctx.notice(context_report(usage), title="Context")
 
 
 async def approval_command(ctx: CommandContext, args: str) -> None:
@@ -85,9 +107,10 @@ async def approval_command(ctx: CommandContext, args: str) -> None:
         others = ", ".join(f"{m} ({_APPROVAL_HELP[m]})" for m in APPROVAL_MODES if m != mode)
         ctx.notice(f"Approval mode: {mode} — {_APPROVAL_HELP.get(mode, '')}. Other modes: {others}.")
         return
-    mode = args.split()[0].lower()
-    if mode not in APPROVAL_MODES:
-        ctx.notice(f"Unknown approval mode '{mode}'. Use one of: {', '.join(APPROVAL_MODES)}.", level="warning")
+    word = args.split()[0].lower()
+    mode = next((known for known in APPROVAL_MODES if known == word), None)
+    if mode is None:
+        ctx.notice(f"Unknown approval mode '{word}'. Use one of: {', '.join(APPROVAL_MODES)}.", level="warning")
         return
     runtime.set_approval(mode)
     ctx.notice(f"Approval mode: {mode} — {_APPROVAL_HELP[mode]}.")
@@ -140,7 +163,7 @@ async def export_command(ctx: CommandContext, args: str) -> None:
         from navtui.app.export import transcript_markdown
 
         path = _target(runtime.cwd, args, "navtui-transcript.md")
-        text = transcript_markdown(ctx.transcript.entries)
+        text = transcript_markdown(ctx.transcript.items)
         await asyncio.to_thread(_write, path, text)
         ctx.notice(f"Exported the transcript to {path}")
         return

@@ -1,7 +1,8 @@
-"""Transcript entries: plain records of what the transcript shows.
+"""Transcript items: plain records of what the transcript shows.
 
-The transcript keeps every entry but mounts widgets only for a window of the newest ones; a record can build
-its widget again when the user scrolls back. Live widgets write their state back into their record.
+(A session record is an ``Entry``, in ``navtui.session.items``; ``app/session_view.py`` turns items into
+items.) The transcript keeps every item but mounts widgets only for a window of the newest ones; an item can
+build its widget again when the user scrolls back. Live widgets write their state back into their item.
 """
 
 from __future__ import annotations
@@ -14,31 +15,31 @@ Level = Literal["info", "warning", "error"]
 
 
 @dataclass
-class Entry:
+class TranscriptItem:
     """Base of every transcript record."""
 
 
 @dataclass
-class UserEntry(Entry):
+class UserItem(TranscriptItem):
     text: str
     kind: str = "prompt"  # prompt | queued | steer | nudge | context
 
 
 @dataclass
-class AssistantEntry(Entry):
+class AssistantItem(TranscriptItem):
     text: str = ""
     streaming: bool = False
 
 
 @dataclass
-class ThinkingEntry(Entry):
+class ThinkingItem(TranscriptItem):
     text: str = ""
     streaming: bool = False
     expanded: bool = False
 
 
 @dataclass
-class ToolEntry(Entry):
+class ToolItem(TranscriptItem):
     call_id: str
     name: str
     title: str | None = None  # the key arguments, one line (filled in when the card is first shown)
@@ -53,14 +54,14 @@ class ToolEntry(Entry):
 
 
 @dataclass
-class NoticeEntry(Entry):
+class NoticeItem(TranscriptItem):
     text: str
     level: Level = "info"
     title: str | None = None
 
 
 @dataclass
-class AdvisorEntry(Entry):
+class AdvisorItem(TranscriptItem):
     """The advisor's advice: one card per delivery (nits arrive batched)."""
 
     note: str
@@ -68,7 +69,7 @@ class AdvisorEntry(Entry):
 
 
 @dataclass
-class ContextEntry(Entry):
+class ContextItem(TranscriptItem):
     """Context added before the model started (the repository index): collapsed to the file list."""
 
     source: str
@@ -79,27 +80,27 @@ class ContextEntry(Entry):
 
 
 @dataclass
-class ErrorEntry(Entry):
+class ErrorItem(TranscriptItem):
     message: str
     hint: str | None = None
 
 
 @dataclass
-class DividerEntry(Entry):
+class DividerItem(TranscriptItem):
     label: str
     detail: str | None = None  # e.g. handover notes, shown when expanded
     expanded: bool = False
 
 
 @dataclass
-class WelcomeEntry(Entry):
+class WelcomeItem(TranscriptItem):
     cwd: str
     model: str
     provider: str
 
 
 @dataclass
-class ProviderHelpEntry(Entry):
+class ProviderHelpItem(TranscriptItem):
     message: str
     hint: str | None = None
     steps: list[str] = field(default_factory=list)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from navtui.index.commands import index_main, search_main
+from navtui.index.cli import index_main, search_main
 from tests.index.conftest import write
 from tests.index.test_embed import closed_port_url
 

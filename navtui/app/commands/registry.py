@@ -1,8 +1,7 @@
 """Slash commands: one registry used by the prompt (``/name args``), the command palette and ``/help``.
 
-A command is a name, an argument synopsis, one line of help and an async handler ``(ctx, args)``. Features
-outside the app add theirs from a module with a ``register(registry)`` function listed in
-``EXTENSION_MODULES`` (imported when the app starts; a missing module is skipped).
+A command is a name, an argument synopsis, one line of help and an async handler ``(ctx, args)``. Each module
+of ``COMMAND_MODULES`` has a ``register(registry)`` function; the app imports them after its first frame.
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -17,12 +17,13 @@ if TYPE_CHECKING:
 
     from navtui.widgets.transcript import Transcript
 
-EXTENSION_MODULES = (
-    "navtui.app.builtin_commands",
-    "navtui.app.tree_commands",
-    "navtui.app.theme_commands",
-    "navtui.app.agent_commands",
-    "navtui.app.index_commands",
+COMMAND_MODULES = (
+    "navtui.app.commands.builtin",
+    "navtui.app.commands.tree",
+    "navtui.app.commands.theme",
+    "navtui.app.commands.compaction",
+    "navtui.app.commands.advisor",
+    "navtui.app.commands.index",
 )
 
 
@@ -106,27 +107,18 @@ class CommandRegistry:
     def all(self) -> list[SlashCommand]:
         return [self._commands[name] for name in self.names()]
 
-    def import_extensions(self, modules: tuple[str, ...] = EXTENSION_MODULES) -> list[Any]:
-        """Import the extension modules (safe in a thread: nothing is registered)."""
-        loaded = []
-        for module_name in modules:
-            try:
-                loaded.append(importlib.import_module(module_name))
-            except ModuleNotFoundError as exc:
-                if exc.name != module_name:
-                    raise
-                # that feature is not part of this build
-        return loaded
+    @staticmethod
+    def import_modules(modules: tuple[str, ...] = COMMAND_MODULES) -> list[ModuleType]:
+        """Import the command modules (safe in a thread: nothing is registered). A broken one raises."""
+        return [importlib.import_module(name) for name in modules]
 
-    def load_extensions(self, modules: tuple[str, ...] = EXTENSION_MODULES) -> None:
-        """Import every extension module once and let it register its commands."""
+    def load(self, modules: tuple[str, ...] = COMMAND_MODULES) -> None:
+        """Import every command module once and let it register its commands."""
         if self._loaded:
             return
         self._loaded = True
-        for module in self.import_extensions(modules):
-            register = getattr(module, "register", None)
-            if callable(register):
-                register(self)
+        for module in self.import_modules(modules):
+            module.register(self)
 
     async def run(self, ctx: CommandContext, text: str) -> bool:
         """Run ``/name args``. Returns False (after telling the user) for an unknown command."""
@@ -144,4 +136,4 @@ class CommandRegistry:
 
 
 COMMANDS = CommandRegistry()
-"""The app's registry. Register from an extension module's ``register(registry)``."""
+"""The app's registry, filled by ``load()`` from ``COMMAND_MODULES``."""

@@ -11,7 +11,7 @@ from navtui.core.events import Handover, Notice
 
 def context_hooks(runtime: Any) -> Any:
     """The runtime's ``ContextHooks`` (alone, or inside the advisor's ``CompositeHooks``)."""
-    from navtui.agent.context import ContextHooks
+    from navtui.agent.context_manager import ContextHooks
 
     hooks = runtime.agent.hooks
     if isinstance(hooks, ContextHooks):

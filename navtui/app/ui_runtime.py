@@ -1,0 +1,108 @@
+"""The runtime as the UI sees it: what screens and slash commands may use of ``navtui.agent.runtime.Runtime``.
+
+A ``Protocol``, so the scripted runtime of the snapshot tests satisfies it too, and so the type checker tells
+when a screen reaches for something the runtime does not promise. Nothing here is imported at run time:
+the names below are for annotations only (the first frame imports no runtime module).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from navtui.agent.advisor import Advisor
+    from navtui.agent.loop import Agent
+    from navtui.agent.runtime import ApprovalMode, ContextUsage, ProviderStatus, StatusInfo
+    from navtui.config.launch import LaunchOptions
+    from navtui.config.settings import Settings
+    from navtui.core.events import AgentEvent
+    from navtui.providers.base import ModelInfo
+    from navtui.session.entries import Entry
+    from navtui.session.manager import SessionManager
+    from navtui.tools.approval import ApprovalPolicy
+    from navtui.tools.base import ToolRegistry
+
+
+class ProviderView(Protocol):
+    """The provider's identity, as the status line and pickers show it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+
+class UiRuntime(Protocol):
+    cwd: Path
+    options: LaunchOptions
+    settings: Settings
+    warnings: list[str]
+    session: SessionManager | None
+    advisor: Advisor | None
+    background_listener: Callable[[AgentEvent], None] | None
+    model_info: ModelInfo | None
+
+    @property
+    def provider(self) -> ProviderView: ...
+
+    @property
+    def tools(self) -> ToolRegistry: ...
+
+    @property
+    def policy(self) -> ApprovalPolicy: ...
+
+    @property
+    def agent(self) -> Agent: ...
+
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def advisor_on(self) -> bool: ...
+
+    # running the agent
+    def run(self, prompt: str | None) -> AsyncIterator[AgentEvent]: ...
+
+    def abort(self) -> None: ...
+
+    # the provider
+    async def check_provider(self) -> ProviderStatus: ...
+
+    async def list_models(self) -> list[str]: ...
+
+    async def switch_model(self, model: str, provider: str | None = None) -> None: ...
+
+    # the session
+    def new_session(self) -> None: ...
+
+    def clear(self) -> None: ...
+
+    def reload_from_session(self) -> None: ...
+
+    def switch_session(self, session: SessionManager) -> None: ...
+
+    def set_session_name(self, name: str) -> None: ...
+
+    def path_entries(self) -> list[Entry]: ...
+
+    # the advisor
+    def start_advisor(self, model: str | None = None, *, seed: bool = True) -> Advisor: ...
+
+    async def stop_advisor(self) -> None: ...
+
+    # reporting
+    def set_approval(self, mode: ApprovalMode) -> None: ...
+
+    def last_answer(self) -> str: ...
+
+    def status(self, *, with_git: bool = True) -> StatusInfo: ...
+
+    def context_usage(self) -> ContextUsage: ...
+
+    async def aclose(self) -> None: ...

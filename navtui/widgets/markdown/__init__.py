@@ -1,0 +1,1 @@
+"""Streamed Markdown: ``view`` (the widget), ``blocks`` (where a growing document is cut), ``render`` (one block)."""
