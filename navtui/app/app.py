@@ -17,11 +17,10 @@ from navtui.app import gc_policy
 from navtui.app.commands import COMMANDS
 from navtui.app.theme_defaults import nav_defaults
 from navtui.app.theming import AppThemes
+from navtui.styles import stylesheet
 
 if TYPE_CHECKING:
     from navtui.agent.runtime import LaunchOptions
-
-STYLES = Path(__file__).resolve().parent.parent / "styles" / "app.tcss"
 
 
 def _slash_commands_provider() -> type:
@@ -31,7 +30,7 @@ def _slash_commands_provider() -> type:
 
 
 class NavtuiApp(App[int]):
-    CSS_PATH = str(STYLES)
+    CSS_PATH = stylesheet("app")
     TITLE = "navtui"
     COMMANDS = App.COMMANDS | {_slash_commands_provider}
     COMMAND_PALETTE_BINDING = "ctrl+p"

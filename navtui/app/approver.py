@@ -1,42 +1,55 @@
-"""The UI's ``Approver``: a modal and a Future (the agent awaits it; nothing blocks the loop)."""
+"""The UI's ``Approver``: the approval modal, awaited with ``push_screen_wait`` (nothing blocks the loop).
+
+The agent asks from inside the turn's worker, so the modal can be awaited like any coroutine. The screen
+that asked hears ``ApprovalWaiting`` (its status line says "waiting for approval" meanwhile).
+"""
 
 from __future__ import annotations
 
-import asyncio
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from textual.message import Message
+from textual.worker import NoActiveWorker, get_current_worker
+
 if TYPE_CHECKING:  # imported on use: the tool models are not needed for the first frame
+    from textual.app import App
+
     from navtui.tools.approval import ApprovalRequest, ApprovalResponse
+
+
+@dataclass
+class ApprovalWaiting(Message):
+    """Posted to the screen below the modal when it opens (``waiting``) and when it is answered."""
+
+    waiting: bool
 
 
 class UiApprover:
     """Created before the app (the runtime needs it); ``attach`` gives it the app once it exists."""
 
     def __init__(self) -> None:
-        self.app: Any = None
+        self.app: App[Any] | None = None
 
-    def attach(self, app: Any) -> None:
+    def attach(self, app: App[Any]) -> None:
         self.app = app
 
     async def request(self, request: ApprovalRequest) -> ApprovalResponse:
         from navtui.tools.approval import ApprovalResponse
 
-        if self.app is None:
+        app = self.app
+        if app is None:
             return ApprovalResponse(approved=False, reason="no screen to ask on")
+        try:
+            get_current_worker()
+        except NoActiveWorker:  # only a turn's worker can wait on a screen; anything else is a bug to surface
+            return ApprovalResponse(approved=False, reason="asked outside a turn: nothing could wait for the answer")
         from navtui.app.screens.approval import ApprovalScreen
 
-        future: asyncio.Future[ApprovalResponse] = asyncio.get_running_loop().create_future()
-
-        def answered(response: ApprovalResponse | None) -> None:
-            if not future.done():
-                future.set_result(response or ApprovalResponse(approved=False))
-
-        waiting = getattr(self.app.screen, "show_waiting", None)  # the main screen's status line
-        if waiting is not None:
-            waiting(True)
-        self.app.push_screen(ApprovalScreen(request), callback=answered)
+        below = app.screen
+        below.post_message(ApprovalWaiting(True))
         try:
-            return await future
+            response = await app.push_screen_wait(ApprovalScreen(request))
         finally:
-            if waiting is not None:
-                waiting(False)
+            below.post_message(ApprovalWaiting(False))
+        return response if response is not None else ApprovalResponse(approved=False)

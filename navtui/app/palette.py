@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.message import Message
 
 from navtui.app.commands import COMMANDS, SlashCommand
 
 
+@dataclass
+class CommandChosen(Message):
+    """Posted to the screen the palette opened on: run ``/name``, or put it in the prompt to add arguments."""
+
+    command: SlashCommand
+
+
 class SlashCommandProvider(Provider):
     def _run(self, command: SlashCommand) -> None:
-        screen = self.screen
-        if command.needs_args and hasattr(screen, "set_prompt"):
-            screen.set_prompt(f"/{command.name} ")  # it needs arguments: let the user type them
-            return
-        submit = getattr(screen, "submit", None)
-        if submit is not None:
-            submit(f"/{command.name}")
+        self.screen.post_message(CommandChosen(command))
 
     async def discover(self) -> Hits:
         for command in COMMANDS.all():

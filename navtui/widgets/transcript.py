@@ -14,6 +14,7 @@ from typing import Any
 from rich.text import Text
 from textual import events
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -66,11 +67,12 @@ class AssistantView(MarkdownView):
 class EarlierMarker(Static):
     """Says how many older items are not mounted; a click (or scrolling to the top) loads them."""
 
+    class Clicked(Message):
+        """The user asked for the earlier items."""
+
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        transcript = self.parent
-        if isinstance(transcript, Transcript):
-            transcript.load_earlier()
+        self.post_message(self.Clicked())
 
 
 def build_widget(
@@ -117,6 +119,10 @@ class Transcript(VerticalScroll):
         self._loading = False
         self.spinner_index: int | None = None
         self.describe: Callable[[ToolItem], str] | None = None
+
+    def on_earlier_marker_clicked(self, message: EarlierMarker.Clicked) -> None:
+        message.stop()
+        self.load_earlier()
 
     def on_mount(self) -> None:
         self._marker.display = False

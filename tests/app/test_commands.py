@@ -55,6 +55,17 @@ async def test_help_lists_every_command_and_closes_with_escape(make_app) -> None
         assert isinstance(app.screen, MainScreen)
 
 
+async def test_the_palette_runs_a_command_or_leaves_one_that_needs_arguments_in_the_prompt(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p", *"help", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")
+        await pilot.press("ctrl+p", *"/name", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert app.screen.query_one("#prompt").text == "/name "
+
+
 async def test_clear_empties_the_context_and_the_transcript(make_app, fake_server) -> None:
     fake_server.script(Text("first"))
     fake_server.script(Text("second"))

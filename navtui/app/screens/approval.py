@@ -9,15 +9,17 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from navtui.core.display import display_safe
+from navtui.styles import stylesheet
 from navtui.tools.approval import ApprovalRequest, ApprovalResponse
-from navtui.widgets.diff_view import DiffStyles, render_diff
+from navtui.widgets.card_styles import card_styles
+from navtui.widgets.diff_view import render_diff
 
 
 def _looks_like_diff(text: str) -> bool:
@@ -26,15 +28,15 @@ def _looks_like_diff(text: str) -> bool:
 
 
 class ApprovalScreen(ModalScreen[ApprovalResponse]):
+    # While the reason field has focus it takes the letters; Esc still reaches the screen.
+    BINDINGS = [
+        Binding("y", "allow(False)", "Allow once", show=False),
+        Binding("a", "allow(True)", "Allow always", show=False),
+        Binding("n", "ask_reason", "Deny", show=False),
+        Binding("escape", "deny", "Deny", show=False),
+    ]
+    CSS_PATH = stylesheet("approval")
     GRACE = 0.3
-
-    COMPONENT_CLASSES = {
-        "approval--diff-added",
-        "approval--diff-removed",
-        "approval--diff-hunk",
-        "approval--diff-header",
-        "approval--diff-context",
-    }
 
     def __init__(self, request: ApprovalRequest) -> None:
         super().__init__()
@@ -57,36 +59,31 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
     def _preview(self, preview: str) -> Text:
         if not _looks_like_diff(preview):
             return Text(display_safe(preview))
-        styles = DiffStyles(
-            *(
-                self.get_component_rich_style(f"approval--diff-{kind}", partial=True)
-                for kind in ("added", "removed", "hunk", "header", "context")
-            )
-        )
+        styles = card_styles(self.app.theme_variables).diff  # the colours of the diff in an edit's tool card
         return render_diff(preview.rstrip("\n").split("\n"), styles)
 
     def on_mount(self) -> None:
         self._opened = time.monotonic()
         self.query_one("#approval-why", Input).display = False
 
-    def on_key(self, event: events.Key) -> None:
-        reason = self.query_one("#approval-why", Input)
-        if reason.display and event.key != "escape":
-            return  # typing the reason
-        event.stop()
-        event.prevent_default()
-        if time.monotonic() - self._opened < self.GRACE:
-            return
-        key = event.key
-        if key == "y":
-            self.dismiss(ApprovalResponse(approved=True))
-        elif key == "a":
-            self.dismiss(ApprovalResponse(approved=True, always=True))
-        elif key == "n":
+    def _too_soon(self) -> bool:
+        return time.monotonic() - self._opened < self.GRACE
+
+    def action_allow(self, always: bool) -> None:
+        if not self._too_soon():
+            self.dismiss(ApprovalResponse(approved=True, always=always))
+
+    def action_ask_reason(self) -> None:
+        """n: deny, after an optional reason for the model (Enter or Esc sends it)."""
+        if not self._too_soon():
+            reason = self.query_one("#approval-why", Input)
             reason.display = True
             reason.focus()
-        elif key == "escape":
-            self.dismiss(ApprovalResponse(approved=False, reason=reason.value.strip() or None))
+
+    def action_deny(self) -> None:
+        if not self._too_soon():
+            reason = self.query_one("#approval-why", Input).value.strip()
+            self.dismiss(ApprovalResponse(approved=False, reason=reason or None))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -10,9 +10,12 @@ from dataclasses import dataclass
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
+
+from navtui.styles import stylesheet
 
 
 @dataclass(frozen=True)
@@ -22,37 +25,8 @@ class SummaryChoice:
 
 
 class BranchSummaryScreen(ModalScreen[SummaryChoice | None]):
-    DEFAULT_CSS = """
-    BranchSummaryScreen {
-        align: center middle;
-    }
-    BranchSummaryScreen > #summary-box {
-        width: 64;
-        height: auto;
-        padding: 0 1;
-        border: round $nav-border-accent;
-        border-title-color: $nav-accent;
-        border-subtitle-color: $nav-muted;
-        background: $surface;
-    }
-    BranchSummaryScreen #summary-about {
-        color: $nav-muted;
-        padding: 0 0 1 0;
-    }
-    BranchSummaryScreen #summary-options {
-        height: auto;
-        border: none;
-        padding: 0;
-        background: transparent;
-    }
-    BranchSummaryScreen #summary-instructions {
-        display: none;
-        margin: 1 0 0 0;
-    }
-    BranchSummaryScreen #summary-instructions.asking {
-        display: block;
-    }
-    """
+    CSS_PATH = stylesheet("branch_summary")
+    asking: var[bool] = var(False, toggle_class="-asking")  # the instructions field is open
 
     BINDINGS = [Binding("escape", "cancel", "Back to the tree", show=False)]
 
@@ -90,18 +64,16 @@ class BranchSummaryScreen(ModalScreen[SummaryChoice | None]):
         elif event.option.id == "summarize":
             self.dismiss(SummaryChoice(True))
         else:
-            field = self.query_one("#summary-instructions", Input)
-            field.add_class("asking")
-            field.focus()
+            self.asking = True
+            self.query_one("#summary-instructions", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(SummaryChoice(True, event.value.strip() or None))
 
     def action_cancel(self) -> None:
-        field = self.query_one("#summary-instructions", Input)
-        if field.has_class("asking"):
-            field.remove_class("asking")
+        if self.asking:
+            self.asking = False
             self.query_one(OptionList).focus()
         else:
             self.dismiss(None)
@@ -110,20 +82,7 @@ class BranchSummaryScreen(ModalScreen[SummaryChoice | None]):
 class SummaryProgressScreen(ModalScreen[None]):
     """Shown while the model writes the summary; Esc dismisses it, and the caller then cancels the request."""
 
-    DEFAULT_CSS = """
-    SummaryProgressScreen {
-        align: center middle;
-    }
-    SummaryProgressScreen > #summary-progress {
-        width: 64;
-        height: auto;
-        padding: 1 2;
-        border: round $nav-border-accent;
-        border-subtitle-color: $nav-muted;
-        background: $surface;
-        color: $nav-text;
-    }
-    """
+    CSS_PATH = stylesheet("branch_summary")
 
     BINDINGS = [Binding("escape", "cancel", "Cancel the summary", show=False)]
 

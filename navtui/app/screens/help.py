@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from navtui.app.commands import SlashCommand
+from navtui.styles import stylesheet
 
 KEYS = (
     ("Enter", "send (while the agent works: queue)"),
@@ -31,6 +32,7 @@ KEYS = (
 
 
 class HelpScreen(ModalScreen[None]):
+    CSS_PATH = stylesheet("help")
     BINDINGS = [Binding("escape,q,f1", "close", "Close", show=False)]
 
     def __init__(self, commands: Sequence[SlashCommand]) -> None:

@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from navtui.app import gc_policy
+from navtui.app.approver import ApprovalWaiting
 from navtui.app.commands import COMMANDS
 from navtui.app.completion import Completion, complete_command, complete_path
 from navtui.app.history import PromptHistory
@@ -30,6 +31,7 @@ from navtui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from navtui.app.events import EventRouter
+    from navtui.app.palette import CommandChosen
     from navtui.core.messages import ToolCall
 
 QUIT_CONFIRM_SECONDS = 2.0
@@ -262,9 +264,10 @@ class MainScreen(Screen[None]):
         self._activity = active
         self.turns.set_working(active, label or "working")
 
-    def show_waiting(self, waiting: bool) -> None:
-        """The agent waits for an approval (the modal is open)."""
-        self.turns.show_waiting(waiting)
+    @on(ApprovalWaiting)
+    def _on_approval_waiting(self, message: ApprovalWaiting) -> None:
+        """The agent waits for an approval (the modal is open), or got its answer."""
+        self.turns.show_waiting(message.waiting)
 
     def show_status(self, info: Any) -> None:
         data = StatusData(
@@ -310,6 +313,14 @@ class MainScreen(Screen[None]):
         if stripped.startswith("//"):
             text = text.lstrip()[1:]  # "//" sends a message that starts with "/"
         self.turns.submit(text)
+
+    def on_command_chosen(self, message: CommandChosen) -> None:
+        """A command picked in the palette (ctrl+p)."""
+        command = message.command
+        if command.needs_args:
+            self.set_prompt(f"/{command.name} ")  # it needs arguments: let the user type them
+        else:
+            self.submit(f"/{command.name}")
 
     @on(PromptEditor.QuitRequested)
     def _on_quit_requested(self, event: PromptEditor.QuitRequested) -> None:

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
+from navtui.styles import stylesheet
 
 
 def configured_models(runtime: Any) -> list[str]:
@@ -25,6 +26,7 @@ def configured_models(runtime: Any) -> list[str]:
 
 
 class ModelsScreen(ModalScreen[str | None]):
+    CSS_PATH = stylesheet("models")
     BINDINGS = [Binding("escape", "cancel", "Cancel", show=False)]
 
     def __init__(self, runtime: Any) -> None:

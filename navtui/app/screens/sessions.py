@@ -15,6 +15,7 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Static
 
@@ -22,6 +23,7 @@ from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
 from navtui.session.listing import SessionSummary, list_sessions
 from navtui.session.manager import SessionManager
+from navtui.styles import stylesheet
 
 NAME_CHARS = 56
 KEYS = "↑↓ move  Enter open  type filter  ^A all directories  ^R rename  ^D delete  Esc close"
@@ -38,63 +40,10 @@ def relative_time(moment: datetime, now: datetime) -> str:
 
 
 class SessionPickerScreen(ModalScreen[Path | None]):
-    DEFAULT_CSS = """
-    SessionPickerScreen {
-        align: center middle;
-    }
-    SessionPickerScreen > #picker-box {
-        width: 100%;
-        height: 1fr;
-        margin: 1 1;
-        border: round $nav-border-accent;
-        border-title-color: $nav-accent;
-        border-subtitle-color: $nav-muted;
-        background: $surface;
-    }
-    SessionPickerScreen #picker-search {
-        height: 1;
-        padding: 0 1;
-        color: $nav-muted;
-    }
-    SessionPickerScreen #picker-table {
-        height: 1fr;
-        background: $surface;
-    }
-    SessionPickerScreen #picker-table > .datatable--cursor {
-        background: $nav-selected-bg;
-        color: $nav-text;
-        text-style: bold;
-    }
-    SessionPickerScreen #picker-table > .datatable--header {
-        color: $nav-muted;
-        background: $surface;
-    }
-    SessionPickerScreen #picker-rename {
-        height: auto;
-        display: none;
-        padding: 0 1;
-    }
-    SessionPickerScreen #picker-rename.editing {
-        display: block;
-    }
-    SessionPickerScreen #picker-rename Label {
-        padding: 1 1 0 0;
-        color: $nav-warning;
-    }
-    SessionPickerScreen #picker-rename-input {
-        width: 1fr;
-    }
-    SessionPickerScreen #picker-keys {
-        height: auto;
-        padding: 0 1;
-        color: $nav-muted;
-        border-top: solid $nav-border-muted;
-    }
-    SessionPickerScreen #picker-keys.confirm {
-        color: $nav-warning;
-        text-style: bold;
-    }
-    """
+    CSS_PATH = [stylesheet("pickers"), stylesheet("sessions")]
+
+    editing: var[bool] = var(False, toggle_class="-editing")  # the rename row is open
+    confirming: var[bool] = var(False, toggle_class="-confirming")  # asking y/n before a delete
 
     BINDINGS = [
         Binding("escape", "close", "Close", show=False),
@@ -126,13 +75,13 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         self._renaming: SessionSummary | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="picker-box"):
-            yield Static(id="picker-search")
+        with Vertical(id="picker-box", classes="picker-box"):
+            yield Static(id="picker-search", classes="picker-search")
             yield DataTable(id="picker-table", cursor_type="row", zebra_stripes=False)
-            with Horizontal(id="picker-rename"):
+            with Horizontal(id="picker-rename", classes="picker-edit"):
                 yield Label("New name:")
                 yield Input(id="picker-rename-input", select_on_focus=True)
-            yield Static(KEYS, id="picker-keys")
+            yield Static(KEYS, id="picker-keys", classes="picker-keys")
 
     def on_mount(self) -> None:
         self._update_title()
@@ -265,7 +214,7 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         if summary is None or self._renaming is not None:
             return
         self._renaming = summary
-        self.query_one("#picker-rename").add_class("editing")
+        self.editing = True
         field = self.query_one("#picker-rename-input", Input)
         field.value = summary.name if summary.named else ""
         field.focus()
@@ -293,7 +242,7 @@ class SessionPickerScreen(ModalScreen[Path | None]):
 
     def _stop_rename(self) -> None:
         self._renaming = None
-        self.query_one("#picker-rename").remove_class("editing")
+        self.editing = False
         self.table.focus()
 
     # ------------------------------------------------------------------ delete
@@ -306,14 +255,14 @@ class SessionPickerScreen(ModalScreen[Path | None]):
             return
         self._deleting = summary
         keys = self.query_one("#picker-keys", Static)
-        keys.add_class("confirm")
+        self.confirming = True
         name = display_safe(summary.name or summary.id)
         keys.update(Text(f"Delete “{name}”? y deletes the file · any other key keeps it"))
 
     def _finish_delete(self, confirmed: bool) -> None:
         summary, self._deleting = self._deleting, None
         keys = self.query_one("#picker-keys", Static)
-        keys.remove_class("confirm")
+        self.confirming = False
         keys.update(KEYS)
         if summary is None or not confirmed:
             return

@@ -10,16 +10,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from navtui.core.display import display_safe
+from navtui.styles import stylesheet
 
 
 class TextViewScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q", "close", "Close", show=False)]
-    DEFAULT_CSS = """
-    TextViewScreen { align: center middle; }
-    TextViewScreen > #text-view {
-        width: 90%; height: 85%; border: round $nav-border-accent; background: $surface; padding: 0 1;
-    }
-    """
+    CSS_PATH = stylesheet("text_view")
 
     def __init__(self, title: str, text: str) -> None:
         super().__init__()

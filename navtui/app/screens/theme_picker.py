@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from navtui.styles import stylesheet
+
 # Swatch order: what a user scans to tell themes apart.
 _SWATCH_VARIABLES = ("nav-accent", "nav-border-accent", "nav-success", "nav-warning", "nav-error", "nav-syntax-keyword")
 
@@ -23,34 +25,7 @@ class ThemePickerScreen(ModalScreen[str | None]):
     while it is open show up (see ``navtui.themes.live.ThemeReloader``).
     """
 
-    DEFAULT_CSS = """
-    ThemePickerScreen {
-        align: center middle;
-        /* Light veil only: the point is to see the app behind in the previewed theme. */
-        background: $background 15%;
-    }
-    ThemePickerScreen > #theme-picker {
-        width: 52;
-        height: auto;
-        max-height: 90%;
-        padding: 0 1;
-        border: round $border;
-        border-title-color: $text-accent;
-        border-subtitle-color: $text-muted;
-        background: $surface;
-    }
-    ThemePickerScreen #theme-picker-options {
-        height: auto;
-        max-height: 24;
-        border: none;
-        padding: 0;
-        background: transparent;
-    }
-    ThemePickerScreen #theme-picker-current {
-        color: $text-muted;
-        padding: 0 0 1 1;
-    }
-    """
+    CSS_PATH = stylesheet("theme_picker")
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", show=False)]
 

@@ -14,6 +14,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
@@ -22,6 +23,7 @@ from navtui.app.tree_actions import effective_leaf, set_label
 from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
 from navtui.session.manager import SessionManager
+from navtui.styles import stylesheet
 from navtui.widgets.tree_rows import FILTER_TITLES, FilterMode, TreeModel, TreeRow
 from navtui.widgets.tree_view import TreeView
 
@@ -43,8 +45,6 @@ KEYS: tuple[tuple[str, str], ...] = (
 class _Line(Widget):
     """One line of text that changes on every key: a repaint, never a layout pass (``Static.update`` does one)."""
 
-    DEFAULT_CSS = "_Line { height: 1; }"
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.text = Text()
@@ -60,56 +60,8 @@ class _Line(Widget):
 class TreeScreen(ModalScreen[str | None]):
     """The whole session as an indented tree; dismisses with the selected entry id."""
 
-    DEFAULT_CSS = """
-    TreeScreen {
-        align: center middle;
-    }
-    TreeScreen > #tree-box {
-        width: 100%;
-        height: 1fr;
-        margin: 1 1;
-        border: round $nav-border-accent;
-        border-title-color: $nav-accent;
-        border-subtitle-color: $nav-muted;
-        background: $surface;
-    }
-    TreeScreen #tree-top {
-        height: 1;
-        padding: 0 1;
-        color: $nav-muted;
-    }
-    TreeScreen #tree-search {
-        width: 1fr;
-    }
-    TreeScreen #tree-status {
-        width: 36;
-        text-align: right;
-    }
-    TreeScreen #tree-view {
-        height: 1fr;
-    }
-    TreeScreen #tree-label-row {
-        height: auto;
-        display: none;
-        padding: 0 1;
-    }
-    TreeScreen #tree-label-row.editing {
-        display: block;
-    }
-    TreeScreen #tree-label-row Label {
-        padding: 1 1 0 0;
-        color: $nav-warning;
-    }
-    TreeScreen #tree-label-input {
-        width: 1fr;
-    }
-    TreeScreen #tree-keys {
-        height: auto;
-        padding: 0 1;
-        color: $nav-muted;
-        border-top: solid $nav-border-muted;
-    }
-    """
+    CSS_PATH = [stylesheet("pickers"), stylesheet("tree")]
+    editing: var[bool] = var(False, toggle_class="-editing")  # the label row is open
 
     BINDINGS = [
         Binding("enter", "choose", "Go to entry", show=False),
@@ -141,16 +93,16 @@ class TreeScreen(ModalScreen[str | None]):
         self._position = (0, 0)
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="tree-box") as box:
+        with Vertical(id="tree-box", classes="picker-box") as box:
             box.border_title = "Branch from a message" if self.mode == "branch" else "Session tree"
-            with Horizontal(id="tree-top"):
+            with Horizontal(id="tree-top", classes="picker-search"):
                 yield _Line(id="tree-search")
                 yield _Line(id="tree-status")
             yield TreeView(self.model, now=self._now, id="tree-view")
-            with Horizontal(id="tree-label-row"):
+            with Horizontal(id="tree-label-row", classes="picker-edit"):
                 yield Label("Label (empty clears):")
                 yield Input(id="tree-label-input", select_on_focus=True)
-            yield Static(self._keys_text(), id="tree-keys")
+            yield Static(self._keys_text(), id="tree-keys", classes="picker-keys")
 
     def on_mount(self) -> None:
         self._update_search()
@@ -212,7 +164,7 @@ class TreeScreen(ModalScreen[str | None]):
         if row is None or self._editing is not None:
             return
         self._editing = row
-        self.query_one("#tree-label-row").add_class("editing")
+        self.editing = True
         field = self.query_one("#tree-label-input", Input)
         field.value = row.label or ""
         field.focus()
@@ -233,7 +185,7 @@ class TreeScreen(ModalScreen[str | None]):
 
     def _stop_editing(self) -> None:
         self._editing = None
-        self.query_one("#tree-label-row").remove_class("editing")
+        self.editing = False
         self.view.focus()
 
     # ------------------------------------------------------------------ status
