@@ -257,7 +257,8 @@ class MainScreen(Screen[None]):
     async def _refresh_status(self) -> None:
         info = await asyncio.to_thread(self._runtime.status)  # runs git: off the loop
         self._git = (info.git_branch, info.git_dirty)
-        self.show_status(info)
+        if self.is_attached:  # git can outlast the screen when the app quits right after starting
+            self.show_status(info)
 
     def set_activity(self, active: bool, label: str = "") -> None:
         """A command's long task (compaction, indexing...): spinner and label in the status line; Esc aborts."""
