@@ -99,11 +99,13 @@ async def raw_lines(url: str) -> int:
         "options": {"num_ctx": 32768},
     }
     chars = 0
-    async with httpx.AsyncClient(base_url=url, timeout=None) as client:
-        async with client.stream("POST", "/api/chat", json=body) as response:
-            async for line in response.aiter_lines():
-                if line:
-                    chars += len(json.loads(line).get("message", {}).get("content") or "")
+    async with (
+        httpx.AsyncClient(base_url=url, timeout=None) as client,
+        client.stream("POST", "/api/chat", json=body) as response,
+    ):
+        async for line in response.aiter_lines():
+            if line:
+                chars += len(json.loads(line).get("message", {}).get("content") or "")
     return chars
 
 
@@ -118,7 +120,11 @@ def sdk_keeps() -> dict[str, bool]:
             "model": MODEL,
             "created_at": "2026-01-01T00:00:00Z",
             "done": False,
-            "message": {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "function": {"name": "read", "arguments": {}}}]},
+            "message": {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "call_1", "function": {"name": "read", "arguments": {}}}],
+            },
         }
     )
     call = reply.message.tool_calls[0].model_dump()  # type: ignore[index]
@@ -144,16 +150,20 @@ async def measure(name: str, run: object, url: str, runs: int) -> tuple[list[flo
     return cpu, wall, chars
 
 
+def start_server(chunks: int, replies: int) -> tuple[subprocess.Popen[str], str]:
+    code = SERVER.format(root=str(ROOT), model=MODEL, chunks=chunks, replies=replies)
+    server = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    return server, server.stdout.readline().strip()
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunks", type=int, default=20000)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    code = SERVER.format(root=str(ROOT), model=MODEL, chunks=args.chunks, replies=3 * args.runs + 3)
-    server = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server, url = start_server(args.chunks, 3 * args.runs + 3)
     try:
-        assert server.stdout is not None
-        url = server.stdout.readline().strip()
         await navtui_path(url)  # warm-up: imports, /api/show, connections
         await sdk_path(url)
         await raw_lines(url)
@@ -179,7 +189,9 @@ async def main() -> None:
     sdk = statistics.median(results["ollama SDK chat(stream=True)"][0])
     floor = statistics.median(results["transport only (httpx+json)"][0])
     print(f"  the SDK's own parsing costs {sdk - floor:+.3f} s over the transport")
-    print(f"  a provider on the SDK (navtui's event work on top): ~{navtui - floor + sdk:.3f} s vs {navtui:.3f} s today")
+    print(
+        f"  a provider on the SDK (navtui's event work on top): ~{navtui - floor + sdk:.3f} s vs {navtui:.3f} s today"
+    )
     print("what the SDK's models keep:", json.dumps(sdk_keeps(), indent=2))
 
 
