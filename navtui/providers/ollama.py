@@ -1,9 +1,11 @@
-"""Native Ollama provider: ``/api/chat`` NDJSON through the ``ollama`` package's client.
+"""Native Ollama provider: ``/api/chat`` NDJSON over httpx.
 
-``ollama.AsyncClient`` supplies the connection (host parsing, ``OLLAMA_HOST``, ``OLLAMA_API_KEY``); requests and
-chunks are read as plain JSON because the package's pydantic models drop fields navtui needs (``tool_call_id``
-on tool results, tool-call ids, schema keywords such as ``anyOf`` in tool parameters, and a missing
-``model_info`` fails validation). ``options.num_ctx`` is always sent: without it Ollama silently truncates
+navtui speaks Ollama's HTTP API itself rather than through the ``ollama`` package: the package's public
+``chat(stream=True)`` validates requests and replies with pydantic models that drop what navtui needs
+(``anyOf``/``default`` in tool parameters, tool-call ids, ``tool_call_id`` on tool results; a missing
+``model_info`` fails validation) and costs more CPU per chunk than reading the JSON (``bench/bench_ollama_client.py``,
+docs/providers.md). The connection is set up the way the package does it: ``OLLAMA_HOST`` rules for the host,
+``OLLAMA_API_KEY`` as a bearer token. ``options.num_ctx`` is always sent: without it Ollama silently truncates
 history at its default window. Models without the ``tools`` capability go through the text tool protocol.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +23,7 @@ from navtui.core.errors import ProviderError
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ThinkingDelta, ToolCallEvent, UsageEvent
 from navtui.core.messages import ToolCall, Usage
 from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice
-from navtui.providers.detect import detect_base_url
+from navtui.providers.detect import detect_base_url, normalise_ollama_host
 from navtui.providers.ollama_convert import to_ollama_messages, to_ollama_tools
 from navtui.providers.ollama_info import ModelFacts, connection_error, fetch_facts
 from navtui.providers.streaming import RetryableError, error_event, next_within, retry_after_seconds, with_retries
@@ -42,7 +45,7 @@ class OllamaProvider(Provider):
         super().__init__(model, (base_url or detect_base_url("ollama")).rstrip("/"))
         self.settings = settings or ProviderSettings()
         self.new_call_id = call_ids()
-        self._client: Any = None
+        self._client: httpx.AsyncClient | None = None
         self._tools_rejected = False  # a 400 "does not support tools" switched this model to the text protocol
         self._think_rejected = False
         self._announced_text = False
@@ -51,15 +54,24 @@ class OllamaProvider(Provider):
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
             import httpx
-            import ollama
 
-            timeout = httpx.Timeout(None, connect=10.0)  # read pacing is ours: request/stall timeouts
-            self._client = ollama.AsyncClient(host=self.base_url, timeout=timeout)
-        return self._client._client
+            from navtui import __version__
+
+            headers = {"Accept": "application/json", "User-Agent": f"navtui/{__version__}"}
+            api_key = os.environ.get("OLLAMA_API_KEY")
+            if api_key:  # Ollama's hosted API and authenticating proxies
+                headers["Authorization"] = f"Bearer {api_key}"
+            self._client = httpx.AsyncClient(
+                base_url=normalise_ollama_host(self.base_url or ""),
+                headers=headers,
+                follow_redirects=True,
+                timeout=httpx.Timeout(None, connect=10.0),  # read pacing is ours: request/stall timeouts
+            )
+        return self._client
 
     async def aclose(self) -> None:
         if self._client is not None:
-            await self._client._client.aclose()
+            await self._client.aclose()
             self._client = None
 
     # ------------------------------------------------------------------ model facts

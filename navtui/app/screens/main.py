@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 QUIT_CONFIRM_SECONDS = 2.0
 
 
-_PROVIDER_SDKS = {"ollama": ("ollama", "httpx"), "anthropic": ("anthropic",), "openai": ("httpx", "httpx_sse")}
+_PROVIDER_SDKS = {"ollama": ("httpx",), "anthropic": ("anthropic",), "openai": ("httpx", "httpx_sse")}
 
 
 def preload_provider_sdk(provider: str) -> None:
