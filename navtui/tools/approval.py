@@ -113,7 +113,12 @@ def forced_reason(tool: Tool[Any], args: Any, ctx: ToolContext) -> str | None:
     if isinstance(command, str):
         from navtui.tools.danger import destructive_reason
 
-        reason = destructive_reason(command)
+        where = getattr(args, "cwd", None)
+        try:
+            cwd = ctx.workspace.resolve(where) if isinstance(where, str) and where else ctx.cwd
+        except ToolError:
+            cwd = ctx.cwd
+        reason = destructive_reason(command, cwd=cwd)
         if reason:
             return f"destructive command: {reason}"
     for raw in tool.changes(args, ctx):

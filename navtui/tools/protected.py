@@ -19,7 +19,7 @@ from pathlib import Path
 from navtui.config.paths import navtui_home
 
 # Anywhere in a path, inside the workspace or not.
-_DIRS = {".git": "the git repository's internals (config, hooks)", ".navtui": "navtui's project settings"}
+_DIRS = {".git": "the repository's internals: config, hooks", ".navtui": "navtui's project settings"}
 # File names, anywhere.
 _FILES = {".mcp.json": "MCP servers (programs navtui may start)", ".gitmodules": "git submodule sources"}
 _ENV_PREFIX = ".env"  # .env, .env.local, .envrc (direnv runs it on cd)
@@ -53,28 +53,34 @@ def _under(path: tuple[str, ...], root: tuple[str, ...]) -> bool:
 
 def protected_reason(resolved: Path, home: Path | None = None) -> str | None:
     """Why changing ``resolved`` (an absolute, resolved path) must ask, or ``None``."""
+    what = protected_what(resolved, home)
+    return f"changes {what}" if what else None
+
+
+def protected_what(resolved: Path, home: Path | None = None) -> str | None:
+    """What ``resolved`` is, when it is protected: ``".git/ (the git repository's internals ...)"``."""
     parts = _fold(resolved)
     name = parts[-1] if parts else ""
     for directory, what in _DIRS.items():
         if directory in parts:
-            return f"changes {directory}/ ({what})"
+            return f"{directory}/ ({what})"
     if name in _FILES:
-        return f"changes {resolved.name} ({_FILES[name]})"
+        return f"{resolved.name} ({_FILES[name]})"
     if name.startswith(_ENV_PREFIX) and not name.endswith(_ENV_TEMPLATES):
-        return f"changes {resolved.name} (environment files hold secrets and direnv runs .envrc)"
+        return f"{resolved.name} (environment files hold secrets and direnv runs .envrc)"
     home = (home or Path(os.path.expanduser("~"))).resolve()
     home_parts = _fold(home)
     for root in (navtui_home(), home / ".navtui"):
         if _under(parts, _fold(root.expanduser().resolve())):
-            return "changes navtui's own settings, sessions or themes"
+            return "navtui's own settings, sessions or themes"
     if _under(parts, home_parts) and len(parts) > len(home_parts):
         inside = parts[len(home_parts) :]
         if len(inside) == 1 and inside[0] in _HOME_FILES:
-            return f"changes ~/{resolved.name} (a shell start-up or credentials file)"
+            return f"~/{resolved.name} (a shell start-up or credentials file)"
         for directory, what in _HOME_DIRS.items():
             if _under(inside, tuple(directory.split("/"))):
-                return f"changes ~/{directory}/ ({what})"
+                return f"~/{directory}/ ({what})"
     for system in _SYSTEM_DIRS:
         if _under(parts, _fold(Path(system))):
-            return f"changes {system}/ (system configuration)"
+            return f"{system}/ (system configuration)"
     return None

@@ -163,3 +163,23 @@ async def test_write_mode_asks_before_a_git_hook_is_written(make_app, fake_serve
         await settle(app, pilot)
         assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
         assert cards(app)[0].item.status == "error"
+
+
+async def test_an_allowed_shell_still_asks_before_a_disguised_rm(
+    make_app, fake_server, workspace: Path, navtui_home: Path
+) -> None:
+    (navtui_home / "settings.json").write_text('{"tools": {"allow": ["shell"]}}')
+    fake_server.script(ToolCall("shell", {"command": "echo ls > list.txt"}))
+    fake_server.script(ToolCall("shell", {"command": "if true; then x=rm; $x -rf ~; fi"}))
+    fake_server.script(Text("Stopped."))
+    app = make_app(approval="write")
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("tidy up")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        assert (workspace / "list.txt").exists()  # the ordinary command ran without a prompt
+        request = app.screen.request
+        assert request.danger and "recursively deletes your home directory" in request.reason
+        await pilot.pause(ApprovalScreen.GRACE + 0.05)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert cards(app)[1].item.status == "error"
