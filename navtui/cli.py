@@ -46,6 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cwd", type=Path, help="work in this directory instead of the current one")
     parser.add_argument("--enable-handover", action="store_true", help="give the model the handover tool")
     parser.add_argument("--theme", help="theme for this run (see navtui themes list)")
+    parser.add_argument(
+        "--thinking",
+        choices=["off", "minimal", "low", "medium", "high", "xhigh"],
+        help="thinking level (default: a resumed session's, else the settings')",
+    )
     parser.add_argument("--advisor", metavar="MODEL", help="turn the advisor on with this model")
     parser.add_argument("--version", action="version", version=f"navtui {_version()}")
     return parser
@@ -82,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         resume=args.resume,
         enable_handover=args.enable_handover,
         theme=args.theme,
+        thinking=args.thinking,
         advisor=args.advisor,
         prompt=args.prompt,
     )

@@ -89,6 +89,10 @@ async def _run(runtime: Runtime, prompt: str, sink: Any) -> str:
         pass
     stop_reason = "stop"
     try:
+        if runtime.model_choice.restored:  # a resumed session's model: check it, fall back if it cannot be reached
+            status = await runtime.check_provider()
+            if status.notice:
+                sink(Notice(text=status.notice, level="warning"))
         async for event in runtime.run(prompt):
             sink(event)
             if isinstance(event, RunFinished):

@@ -26,6 +26,7 @@ from navtui.tools.base import ToolContext, ToolRegistry
 if TYPE_CHECKING:
     from navtui.agent.advisor import Advisor
     from navtui.agent.hooks import CompositeHooks
+    from navtui.agent.resume import ModelChoice
     from navtui.core.events import AgentEvent
     from navtui.session.entries import Entry
     from navtui.session.manager import SessionManager
@@ -41,6 +42,7 @@ class ProviderStatus:
     ok: bool
     message: str = ""
     hint: str | None = None
+    notice: str | None = None  # e.g. the resumed session's model was unreachable and another was chosen
 
 
 @dataclass
@@ -116,15 +118,17 @@ class Runtime:
         self.session: SessionManager | None = None
         self.handover_count = 0
         self.advisor: Advisor | None = None
+        self.model_recorded = False  # the session says which model and thinking level this run is on
         self._advisor_events: list[AgentEvent] = []
         # Called with advisor events that arrive while the agent is idle (the UI wakes the agent on a concern).
         self.background_listener: Callable[[AgentEvent], None] | None = None
-        self.provider = self._build_provider(settings.model or DEFAULT_MODEL, settings.provider, settings.base_url)
+        self.session = self._open_session()
+        self.model_choice = self._choose_model()
+        self.provider = self._start_provider()
         self.tools = self._build_tools()
         # One policy object: /approval changes what the agent enforces and what the tools see.
         self.policy = ApprovalPolicy.from_settings(settings)
         self.ctx = self._build_context()
-        self.session = self._open_session()
         self.agent = self._build_agent()
         if settings.advisor.enabled and settings.model_roles.get("advisor"):
             self.start_advisor(seed=True)
@@ -134,6 +138,43 @@ class Runtime:
     def create(cls, options: LaunchOptions, *, approver: Approver | None = None) -> Runtime:
         loaded = load_settings(options.cwd, options.overrides())
         return cls(options, loaded.settings, list(loaded.warnings), approver)
+
+    def _choose_model(self) -> ModelChoice:
+        from navtui.agent.resume import choose_model, think_setting
+
+        resumed = self.session is not None and self.session.leaf_id is not None
+        context = self.session.build_context() if resumed else None
+        choice = choose_model(context, self.options, self.settings, DEFAULT_MODEL)
+        if choice.thinking_level is not None:
+            self.settings.providers.think = think_setting(choice.thinking_level)
+        if choice.notice:
+            self.warnings.append(choice.notice)
+        return choice
+
+    def _start_provider(self) -> Provider:
+        choice = self.model_choice
+        if not choice.restored:
+            return self._build_provider(choice.model, choice.provider, self.settings.base_url)
+        # The session's own model: the configured endpoint only when it serves that provider.
+        return self._build_provider(choice.model, choice.provider, None)
+
+    @property
+    def thinking_level(self) -> str:
+        """off, minimal, low, medium, high or xhigh (pi's names): what the prompt border shows."""
+        from navtui.agent.resume import level_of
+
+        return self.model_choice.thinking_level or level_of(self.settings.providers.think)
+
+    def set_thinking_level(self, level: str) -> None:
+        from navtui.agent.resume import THINKING_LEVELS, think_setting
+
+        if level not in THINKING_LEVELS:
+            raise NavtuiError(f"Unknown thinking level '{level}'", hint="use one of: " + ", ".join(THINKING_LEVELS))
+        self.model_choice.thinking_level = level
+        self.settings.providers.think = think_setting(level)  # type: ignore[assignment]
+        self.agent.think = self.settings.providers.think
+        if self.session is not None and self.session.leaf_id is not None:
+            self.session.append_thinking_level_change(level)
 
     def _build_provider(self, model: str, provider: str | None, base_url: str | None) -> Provider:
         from navtui.providers.registry import build_provider
@@ -229,8 +270,10 @@ class Runtime:
             await self._load_model_info()
         while self.pending_notices:
             yield self.pending_notices.pop(0)
-        if self.session is not None and prompt and not self.session.name:
-            self.session.set_name(prompt.strip().splitlines()[0][:80])
+        if prompt:
+            from navtui.agent.resume import record_model
+
+            record_model(self)  # a session is never named here: its title is its first prompt until /name
         sync = self.settings.advisor.sync_backlog
         if prompt and not any(isinstance(m, UserMessage) for m in self.agent.messages):
             injected = await self._index_context(prompt)
@@ -283,6 +326,10 @@ class Runtime:
         try:
             self.model_info = await self.provider.model_info()
         except NavtuiError as exc:
+            if self.model_choice.restored and not self.running:
+                from navtui.agent.resume import fall_back
+
+                return await fall_back(self, exc)
             return ProviderStatus(False, exc.message, exc.hint)
         self._fit_window()
         return ProviderStatus(True)
@@ -291,6 +338,14 @@ class Runtime:
         from navtui.agent.window import fit_window
 
         fit_window(self, announce=announce)
+
+    async def replace_provider(self, provider: Provider, info: ModelInfo) -> None:
+        """Run on ``provider`` from now on (its facts already fetched); the old one is closed."""
+        old, self.provider = self.provider, provider
+        self.agent.provider = provider
+        self.model_info = info
+        self._fit_window()
+        await old.aclose()
 
     async def list_models(self) -> list[str]:
         return await self.provider.list_models()
@@ -313,8 +368,10 @@ class Runtime:
             self._rebuild_agent(list(self.agent.messages))
         self.agent.budget.window = self.settings.providers.context_window
         self.agent.budget.reset()
-        if self.session is not None:
+        self.model_choice.restored = False
+        if self.session is not None and self.session.leaf_id is not None:
             self.session.append_model_change(new_provider.name, new_provider.model)
+            self.model_recorded = True
         await old.aclose()
 
     def new_session(self) -> None:
@@ -323,12 +380,14 @@ class Runtime:
             from navtui.session.manager import SessionManager
 
             self.session = SessionManager.create(self.cwd)
+        self.model_recorded = False
         self._rebuild_agent([])
 
     def clear(self) -> None:
         """/clear: an empty context in the same session file (the next entry starts a new root)."""
         if self.session is not None:
             self.session.reset_leaf()
+        self.model_recorded = False  # the next entry is a new root: it records the model again
         self._rebuild_agent([])
 
     def reload_from_session(self) -> None:
@@ -343,6 +402,7 @@ class Runtime:
         if old is not None and old is not session:
             old.sync()
             old.close()
+        self.model_recorded = False
         self._rebuild_agent(None)
 
     def _rebuild_agent(self, messages: list[AnyMessage] | None) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from navtui.agent.advisor import ADVISOR_PREFIX
 from navtui.core.messages import (
@@ -21,6 +22,7 @@ from navtui.session.entries import (
     Entry,
     MessageEntry,
     ModelChangeEntry,
+    RawEntry,
 )
 from navtui.widgets.items import (
     AdvisorItem,
@@ -60,10 +62,13 @@ def transcript_items(entries: Iterable[Entry]) -> list[TranscriptItem]:
     """
     out: list[TranscriptItem] = []
     tools: dict[str, ToolItem] = {}
+    model: str | None = None
     for entry in entries:
         match entry:
             case MessageEntry(message=message):
                 _message(message, out, tools)
+            case RawEntry(type="message", raw=raw):
+                _pi_message(raw.get("message"), out)  # pi's extended roles, kept raw
             case CompactionEntry(summary=summary, tokens_before=before):
                 label = f"context compacted ({before} tokens before)" if before else "context compacted"
                 out.append(DividerItem(label, detail=summary))
@@ -76,9 +81,38 @@ def transcript_items(entries: Iterable[Entry]) -> list[TranscriptItem]:
                 out.append(ContextItem("index", entry.text, files, len(entry.text) // 4))
             case CustomMessageEntry(display=True, custom_type=custom):
                 out.append(NoticeItem(entry.text, title=custom))
-            case ModelChangeEntry(model_id=model_id, model=model) if model_id or model:
-                out.append(DividerItem(f"model: {model_id or model}"))
+            case ModelChangeEntry(model_id=model_id, model=spelled) if model_id or spelled:
+                changed = model_id or spelled
+                if model is not None and changed != model:  # the model a session starts on is no news
+                    out.append(DividerItem(f"model: {changed}"))
+                model = changed
     return out
+
+
+def _pi_message(message: Any, out: list[TranscriptItem]) -> None:
+    """pi's bashExecution (a ``!`` command), custom and summary messages."""
+    if not isinstance(message, dict):
+        return
+    role = message.get("role")
+    if role == "bashExecution":
+        exit_code = message.get("exitCode")
+        failed = message.get("cancelled") or (isinstance(exit_code, int) and exit_code != 0)
+        item = ToolItem(call_id="", name="bash", title=str(message.get("command", "")))
+        item.status = "error" if failed else "success"
+        item.result = str(message.get("output") or "")
+        out.append(item)
+    elif role in ("custom", "hookMessage") and message.get("display", True):
+        out.append(NoticeItem(_text(message.get("content")), title=str(message.get("customType") or role)))
+    elif role in ("branchSummary", "compactionSummary") and isinstance(message.get("summary"), str):
+        label = "summary of the branch left behind" if role == "branchSummary" else "context compacted"
+        out.append(DividerItem(label, detail=message["summary"]))
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    blocks = content if isinstance(content, list) else []
+    return "".join(b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str))
 
 
 def _advice(text: str) -> tuple[str, str]:

@@ -18,6 +18,7 @@ class LaunchOptions:
     resume: str | None = None  # an id/prefix/path; "" means "pick one"
     enable_handover: bool = False
     theme: str | None = None
+    thinking: str | None = None  # off|minimal|low|medium|high|xhigh; None: the session's, else the settings'
     advisor: str | None = None
     prompt: str | None = None
     ephemeral: bool = False  # no session file (tests, benchmarks)

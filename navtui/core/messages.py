@@ -1,7 +1,9 @@
 """The provider-neutral conversation model that every layer shares.
 
 Messages serialise in the pi/omp session v3 shape (camelCase keys, ``toolResult`` role, ``toolCall``
-blocks) so a session line is simply ``{"type": "message", ..., "message": msg.to_json()}``.
+blocks) so a session line is simply ``{"type": "message", ..., "message": msg.to_json()}``. Fields navtui does
+not use (pi's ``textSignature``, Google's ``thoughtSignature``, omp's extras ...) are kept and written back:
+a message read from another tool's session loses nothing when navtui copies it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ def now_ms() -> int:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -72,6 +74,7 @@ class Usage(_Model):
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    total_tokens: int | None = None  # pi and omp write it (input + output + cache); navtui fills it when saving
     cost: Cost | None = None
 
     def __add__(self, other: Usage) -> Usage:
@@ -90,8 +93,16 @@ class Usage(_Model):
             output=self.output + other.output,
             cache_read=self.cache_read + other.cache_read,
             cache_write=self.cache_write + other.cache_write,
+            total_tokens=self.total + other.total,
             cost=cost,
         )
+
+    @property
+    def total(self) -> int:
+        """All tokens of the call, as pi's ``totalTokens`` counts them."""
+        if self.total_tokens is not None:
+            return self.total_tokens
+        return self.input + self.output + self.cache_read + self.cache_write
 
     @property
     def context_tokens(self) -> int:
@@ -114,6 +125,7 @@ class UserMessage(_Model):
 class AssistantMessage(_Model):
     role: Literal["assistant"] = "assistant"
     content: list[AssistantBlock] = Field(default_factory=list)
+    api: str | None = None  # the wire API, in pi's names ("anthropic-messages", "ollama-chat" ...)
     provider: str | None = None
     model: str | None = None
     usage: Usage | None = None

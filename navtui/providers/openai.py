@@ -99,6 +99,12 @@ class OpenAIProvider(Provider):
         return sorted(str(m["id"]) for m in await self._models() if m.get("id"))
 
     async def model_info(self) -> ModelInfo:
+        if self._official and not self._key:  # OpenAI's own API always needs one: say so now, not at the prompt
+            raise ProviderError(
+                "No OpenAI API key found",
+                kind="auth",
+                hint="export OPENAI_API_KEY=... (or NAVTUI_API_KEY), or pick another model with /model",
+            )
         listed: list[dict[str, Any]] | None = None
         if self.settings.context_window is None:
             with contextlib.suppress(ProviderError, ValueError):

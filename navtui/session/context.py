@@ -58,19 +58,28 @@ class SessionContext:
     model: str | None = None
     provider: str | None = None
     thinking_level: str = "off"
+    thinking_level_recorded: bool = False  # a thinking_level_change (or a v1 header) set it
     compaction: CompactionEntry | None = None  # the compaction in effect (None after a later handover)
     leaf_id: str | None = None
 
 
-def build_context(path: list[Entry], *, default_model: tuple[str | None, str | None] = (None, None)) -> SessionContext:
-    """The model's context for the root-to-leaf ``path``."""
+def build_context(
+    path: list[Entry],
+    *,
+    default_model: tuple[str | None, str | None] = (None, None),
+    default_thinking: str | None = None,
+) -> SessionContext:
+    """The model's context for the root-to-leaf ``path`` (defaults: what a pi v1 header recorded)."""
     context = SessionContext(leaf_id=path[-1].id if path else None)
+    if default_thinking is not None:
+        context.thinking_level, context.thinking_level_recorded = default_thinking, True
     changed: tuple[str | None, str | None] | None = None
     answered_by: tuple[str | None, str | None] | None = None
     compaction_at = handover_at = -1
     for index, entry in enumerate(path):
         if isinstance(entry, ThinkingLevelChangeEntry):
-            context.thinking_level = entry.thinking_level
+            context.thinking_level = entry.thinking_level or "off"
+            context.thinking_level_recorded = True
         elif isinstance(entry, ModelChangeEntry):
             if (entry.role or "default") == "default":
                 changed = entry.resolved

@@ -107,7 +107,7 @@ class ModelChangeEntry(_Entry):
 
 class ThinkingLevelChangeEntry(_Entry):
     type: Literal["thinking_level_change"] = "thinking_level_change"
-    thinking_level: str = "off"
+    thinking_level: str | None = "off"  # omp may write null (= off)
 
 
 class CompactionEntry(_Entry):

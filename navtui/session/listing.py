@@ -1,7 +1,8 @@
 """Where session files live, what a listing shows about each, and resolving an id prefix to a file.
 
 Files are ``<sessions root>/--<cwd with / replaced by ->--/<timestamp>_<id>.jsonl`` (pi's layout, under
-``~/.navtui/sessions``). A summary reads the file's bytes once and decodes only the lines it needs.
+``~/.navtui/sessions``). A summary reads the file's bytes once and decodes only the lines it needs; lines that
+are not whole JSON objects (torn by a crash, corrupted) are not counted as entries.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from typing import Any
 
 from navtui.config.paths import sessions_dir
 from navtui.core.errors import NavtuiError
+from navtui.session.interop import parse_title_slot
 
 TITLE_CHARS = 80
-_INTERESTING = re.compile(rb'"(?:type|role)":\s*"(session_info|label|model_change|assistant)"')
+_INTERESTING = re.compile(rb'"(?:type|role)":\s*"(session_info|title_change|label|model_change|assistant)"')
 
 
 @dataclass
@@ -86,10 +88,19 @@ def list_sessions(cwd: Path | None, *, root: Path | None = None) -> list[Session
     out = []
     for path in session_files(scope, root):
         summary = summarize(path)
-        # Two directories can encode to the same folder name ("/a-b" and "/a/b"); the header knows which.
-        if summary is not None and (scope is None or not summary.cwd or Path(summary.cwd) == scope):
+        if summary is not None and (scope is None or _belongs_here(summary.cwd, scope)):
             out.append(summary)
     return out
+
+
+def _belongs_here(cwd: str, scope: Path) -> bool:
+    """A file in ``scope``'s folder is ``scope``'s unless its header names another existing directory that
+    encodes to the same folder name ("/a-b" and "/a/b"). A file copied from another machine, whose ``cwd``
+    does not exist here, is found where it was put."""
+    if not cwd or Path(cwd) == scope:
+        return True
+    other = Path(cwd)
+    return encode_cwd(other) != encode_cwd(scope) or not other.is_dir()
 
 
 def summarize(path: Path) -> SessionSummary | None:
@@ -101,10 +112,17 @@ def summarize(path: Path) -> SessionSummary | None:
         return None
     first_end = data.find(b"\n")
     header = _decode(data[: first_end if first_end >= 0 else len(data)])
+    body_start = first_end + 1 if first_end >= 0 else len(data)
+    slot = parse_title_slot(header)
+    if slot is not None:  # omp 17+: the title slot, then the header
+        second_end = data.find(b"\n", body_start)
+        header = _decode(data[body_start : second_end if second_end >= 0 else len(data)])
+        body_start = second_end + 1 if second_end >= 0 else len(data)
     if header is None or header.get("type") != "session":
         return None
-    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    name: str | None = None
+    title = slot.title if slot is not None else header.get("title")
+    name: str | None = title if isinstance(title, str) and title else None
+    named = bool(name) and (slot.source if slot is not None else header.get("titleSource")) == "user"
     model: str | None = _header_model(header)
     labels: dict[str, str] = {}
     for match in _INTERESTING.finditer(data):
@@ -113,7 +131,10 @@ def summarize(path: Path) -> SessionSummary | None:
             continue
         kind = match.group(1)
         if kind == b"session_info" and record.get("type") == "session_info":
-            name = record.get("name") if isinstance(record.get("name"), str) else None
+            name = record.get("name") if isinstance(record.get("name"), str) and record.get("name") else None
+            named = name is not None
+        elif kind == b"title_change" and record.get("type") == "title_change" and isinstance(record.get("title"), str):
+            name, named = record["title"] or None, record.get("source") == "user" and bool(record["title"])
         elif kind == b"label" and record.get("type") == "label" and isinstance(record.get("targetId"), str):
             label = record.get("label")
             if isinstance(label, str) and label:
@@ -131,9 +152,9 @@ def summarize(path: Path) -> SessionSummary | None:
         id=header.get("id") if isinstance(header.get("id"), str) else id_from_filename(path),
         cwd=header.get("cwd") if isinstance(header.get("cwd"), str) else "",
         name=_one_line(name or prompt),
-        named=bool(name),
+        named=named,
         modified=modified,
-        entry_count=max(lines - 1, 0),
+        entry_count=_count_entries(data, body_start),
         model=model,
         labels=list(labels.values()),
     )
@@ -179,6 +200,16 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def _count_entries(data: bytes, start: int) -> int:
+    """Lines after the header shaped like one JSON object each (a full parse would double a listing's time)."""
+    count = 0
+    for line in data[start:].split(b"\n"):
+        line = line.strip(b"\x00 \t\r")  # NULs a crash left before a good line do not make it unreadable
+        if line[:1] == b"{" and line[-1:] == b"}":
+            count += 1
+    return count
 
 
 def _header_model(header: dict[str, Any]) -> str | None:

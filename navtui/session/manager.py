@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from navtui.config.paths import sessions_dir
 from navtui.core.errors import NavtuiError
 from navtui.core.messages import message_from_json
 from navtui.session import writer
@@ -35,7 +36,15 @@ from navtui.session.entries import (
     ThinkingLevelChangeEntry,
     UserBlock,
     new_entry_id,
+    now_iso,
     parse_entry,
+)
+from navtui.session.interop import (
+    TitleSlot,
+    complete_message,
+    model_change_fields,
+    parse_title_slot,
+    title_slot_line,
 )
 from navtui.session.listing import (
     SessionSummary,
@@ -46,8 +55,8 @@ from navtui.session.listing import (
     resolve_session,
     session_files,
 )
-from navtui.session.migrate import migrate
-from navtui.session.store import FileStamp, JsonlLines, gc_paused, read_jsonl, read_tail
+from navtui.session.migrate import file_version, migrate
+from navtui.session.store import JsonlLines, gc_paused, read_jsonl, read_tail
 from navtui.session.tree import EntryIndex, TreeNode
 
 __all__ = ["SessionContext", "SessionManager", "SessionSummary", "SessionTail", "TreeNode", "list_sessions"]
@@ -63,14 +72,28 @@ class SessionTail:
 
 
 class SessionManager:
-    def __init__(self, path: Path, header: SessionHeader) -> None:
-        self.path = path
-        self.header = header
+    def __init__(self, path: Path, header: SessionHeader, *, blobs: bool = True) -> None:
         self.warnings: list[str] = []
         self.read_only_reason: str | None = None
+        self.title_slot: TitleSlot | None = None  # omp 17+: the fixed-width first line with the title
         self._index = EntryIndex()
         self._leaf_id: str | None = None
-        self._writer = writer.EntryWriter(path, header, self._index.entries)
+        self._writer = writer.EntryWriter(path, header, self._index.entries, blobs=blobs)
+
+    @property
+    def path(self) -> Path:
+        """The file this session is written to (a migrated pi v1/v2 file continues in a new one)."""
+        return self._writer.path
+
+    @property
+    def header(self) -> SessionHeader:
+        return self._writer.header
+
+    @property
+    def migrated_from_version(self) -> int | None:
+        """The format version of a pi v1/v2 file that will continue in a new v3 file on the first append."""
+        pending = self._writer.migration_pending
+        return pending.version if pending is not None else None
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -133,6 +156,9 @@ class SessionManager:
 
     @classmethod
     def _from_lines(cls, path: Path, lines: JsonlLines) -> SessionManager:
+        title_slot = None
+        if lines.records and lines.records[0][0] == 0 and (title_slot := parse_title_slot(lines.records[0][1])):
+            del lines.records[0]  # omp 17+: the title slot comes before the header
         records = [record for _, record in lines.records]
         first_line = lines.records[0][0] if lines.records else None
         header_ok = (
@@ -141,19 +167,23 @@ class SessionManager:
             and isinstance(records[0].get("id"), str)
             and not (lines.bad_lines and lines.bad_lines[0] < first_line)  # type: ignore[operator]
         )
-        if not records and not lines.bad_lines:  # an empty file: start the session in it
-            manager = cls(path, SessionHeader(id=id_from_filename(path), cwd=str(Path.cwd())))
+        blobs = path.is_relative_to(sessions_dir())  # pi and omp cannot read navtui's blob store
+        if not records and not lines.bad_lines and title_slot is None:  # an empty file: start the session in it
+            manager = cls(path, SessionHeader(id=id_from_filename(path), cwd=str(Path.cwd())), blobs=blobs)
             manager._writer.adopt_empty_file()
             return manager
-        migrated = False
+        migration = None
         if header_ok:
             header_raw, body = records[0], records[1:]
-            migrated = migrate(header_raw, body)
+            version = file_version(header_raw)
+            if migrate(header_raw, body):
+                migration = writer.Migration(version, body)
             header = _header_from(header_raw) or SessionHeader(id=header_raw["id"])
         else:
             body = [record for record in records if record.get("type") != "session"]
             header = SessionHeader(id=id_from_filename(path), cwd="")
-        manager = cls(path, header)
+        manager = cls(path, header, blobs=blobs)
+        manager.title_slot = title_slot
         if warning := lines.warning(path):
             manager.warnings.append(warning)
         if not header_ok:
@@ -164,12 +194,7 @@ class SessionManager:
         if manager._index.duplicate_ids:
             manager.warnings.append(f"{path}: {manager._index.duplicate_ids} entries repeat an earlier id; ignored")
         manager._leaf_id = manager._index.last_id()
-        manager._writer.adopt_existing(
-            lines.stamp or FileStamp(0, 0, 0),
-            migrated=migrated,
-            header_line=first_line if header_ok else None,
-            entry_lines=[index for index, _ in lines.records[1:]] if header_ok else [],
-        )
+        manager._writer.adopt_existing(migration)
         return manager
 
     # ------------------------------------------------------------------ state
@@ -183,7 +208,23 @@ class SessionManager:
 
     @property
     def name(self) -> str | None:
-        return self._index.name
+        """The name the user gave (``/name``, pi's ``session_info``), else omp's title; ``None`` when unnamed."""
+        if self._index.name is not None:
+            return self._index.name
+        if self.title_slot is not None and self.title_slot.title:
+            return self.title_slot.title
+        title = (self.header.model_extra or {}).get("title")
+        return title if isinstance(title, str) and title else None
+
+    @property
+    def title(self) -> str:
+        """What to call the session: its name, else the first line of its first prompt (never written)."""
+        if self.name:
+            return self.name
+        for entry in self._index.entries:
+            if isinstance(entry, MessageEntry) and entry.message.role == "user":
+                return " ".join(entry.message.text.split())[:80]
+        return ""
 
     @property
     def leaf_id(self) -> str | None:
@@ -215,12 +256,12 @@ class SessionManager:
     def append_message(self, message: AnyMessage | dict[str, Any]) -> str:
         if isinstance(message, dict):
             message = message_from_json(message)
+        message = complete_message(message)  # what pi and omp require of a saved message
         return self._append(MessageEntry(id=self._new_id(), parent_id=self._leaf_id, message=message))
 
     def append_model_change(self, provider: str, model: str, role: str = "default") -> str:
-        return self._append(
-            ModelChangeEntry(id=self._new_id(), parent_id=self._leaf_id, provider=provider, model_id=model, role=role)
-        )
+        fields = model_change_fields(provider, model)
+        return self._append(ModelChangeEntry(id=self._new_id(), parent_id=self._leaf_id, role=role, **fields))
 
     def append_thinking_level_change(self, level: str) -> str:
         return self._append(ThinkingLevelChangeEntry(id=self._new_id(), parent_id=self._leaf_id, thinking_level=level))
@@ -271,9 +312,29 @@ class SessionManager:
         return self._append(SessionInfoEntry(id=self._new_id(), parent_id=self._leaf_id, name=name))
 
     def set_name(self, name: str | None) -> str | None:
-        """Name the session (``None`` or blank clears it); returns the new entry id, ``None`` if unchanged."""
+        """Name the session (``None`` or blank clears it); returns the new entry id, ``None`` if unchanged.
+
+        pi reads ``session_info``; an omp 17+ file gets its title slot rewritten in place and a ``title_change``
+        record, as omp does (omp reads no ``session_info``).
+        """
         name = (name or "").strip() or None
-        return None if name == self.name else self.append_session_info(name)
+        if name == self.name:
+            return None
+        if self.title_slot is None:
+            return self.append_session_info(name)
+        return self._retitle(name or "")
+
+    def _retitle(self, title: str) -> str:
+        previous = self.name
+        self._require_writable()
+        now = now_iso()
+        if self._writer.overwrite_title_slot(title_slot_line(title, "user", now)):
+            self.title_slot = TitleSlot(title, "user", now)
+        record: dict[str, Any] = {"type": "title_change", "id": self._new_id(), "parentId": self._leaf_id}
+        record.update(timestamp=now, title=title, source="user")
+        if previous:
+            record["previousTitle"] = previous
+        return self._append(RawEntry.of(record))
 
     def sync(self) -> None:
         """Write anything pending and fsync; raises ``NavtuiError`` while entries cannot be saved."""
@@ -338,7 +399,7 @@ class SessionManager:
                 )
                 parent = branched._index.entries[-1].id
         branched._leaf_id = parent
-        branched._writer.write_new_file()
+        branched._writer.write_new_file(self._writer.original_lines())  # copied lines stay byte for byte
         return branched
 
     # ------------------------------------------------------------------ context
@@ -347,7 +408,12 @@ class SessionManager:
         header = self.header.model_extra or {}
         provider, model = header.get("provider"), header.get("modelId")  # pi v1 headers carried the model
         default = (provider if isinstance(provider, str) else None, model if isinstance(model, str) else None)
-        return build_context(self.get_branch(leaf_id), default_model=default)
+        thinking = header.get("thinkingLevel")
+        return build_context(
+            self.get_branch(leaf_id),
+            default_model=default,
+            default_thinking=thinking if isinstance(thinking, str) else None,
+        )
 
     def display_items(self, leaf_id: str | None = None) -> list[Entry]:
         """Everything on the root-to-leaf path in order, for the transcript (markers included)."""
@@ -361,18 +427,27 @@ class SessionManager:
         if entry_id not in self._index.by_id:
             raise NavtuiError(f"No entry '{entry_id}' in session {self.session_id}")
 
-    def _append(self, entry: Entry) -> str:
+    def _require_writable(self) -> None:
         if self.read_only_reason is not None:
             raise NavtuiError(
                 f"The session {self.path.name} is read-only: {self.read_only_reason}",
                 hint="continue in a copy (/branch), which leaves this file untouched",
             )
+
+    def _append(self, entry: Entry) -> str:
+        self._require_writable()
         line = self._writer.encode(entry)  # before any state changes: a value that cannot be saved changes nothing
         self._index.add(entry)
         self._leaf_id = entry.id
+        before = self.path
         self._writer.write(line)
         if self._writer.error is not None and self._writer.error_is_new:
             self.warnings.append(str(self._writer.error))
+        if self.path != before:
+            self.warnings.append(
+                f"{before.name} is a pi session file of an older format; it was left as it was and the session "
+                f"continues in {self.path.name} beside it."
+            )
         return entry.id  # type: ignore[return-value]
 
     def __repr__(self) -> str:

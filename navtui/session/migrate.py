@@ -2,8 +2,8 @@
 
 v1 -> v2: every entry gets an ``id`` and a ``parentId`` (a linear chain in file order), and a compaction's
 ``firstKeptEntryIndex`` (an index into the file's lines) becomes ``firstKeptEntryId``.
-v2 -> v3: a message with the role ``hookMessage`` (an extension's note) becomes a ``custom_message`` entry
-(pi renames the role to ``custom``; both are read the same way).
+v2 -> v3: a message with the role ``hookMessage`` (an extension's note) gets the role ``custom``.
+Both steps are pi's and omp's own migrations, so a file migrated by navtui is what they would have made.
 """
 
 from __future__ import annotations
@@ -52,10 +52,4 @@ def _v2_to_v3(records: list[dict[str, Any]]) -> None:
     for record in records:
         message = record.get("message")
         if record.get("type") == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
-            del record["message"]
-            record["type"] = "custom_message"
-            record["customType"] = message.get("customType") or "hook"
-            record["content"] = message.get("content", "")
-            record["display"] = message.get("display", True)
-            if message.get("details") is not None:
-                record["details"] = message["details"]
+            message["role"] = "custom"

@@ -131,10 +131,19 @@ def encode_line(value: dict[str, Any]) -> bytes:
         return (json.dumps(value, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
 
 
+TITLE_SLOT_START = b'{"type":"title","v":1'  # omp 17+ files open with a fixed-width title line
+
+
 def read_tail(path: Path, count: int) -> tuple[bytes | None, list[bytes]]:
-    """The first line and the last ``count`` non-blank lines of ``path``, reading backwards from the end."""
+    """The header line and the last ``count`` non-blank lines of ``path``, reading backwards from the end."""
     with open(path, "rb") as handle:
         first = _first_line(handle)
+        head = [first] if first is not None else []
+        if first is not None and first.startswith(TITLE_SLOT_START):
+            handle.seek(len(first) + 1)
+            first = _first_line(handle)  # the header comes after omp's title slot
+            if first is not None:
+                head.append(first)
         end = handle.seek(0, os.SEEK_END)
         position, buffer, newlines, chunk = end, b"", 0, _TAIL_CHUNK
         while position > 0 and newlines <= count + 1:
@@ -146,10 +155,8 @@ def read_tail(path: Path, count: int) -> tuple[bytes | None, list[bytes]]:
             buffer = piece + buffer
             chunk = min(chunk * 2, 16 * 1024 * 1024)
     lines = buffer.split(b"\n")
-    if position > 0:
-        lines = lines[1:]  # starts mid-line
-    elif first is not None and lines:
-        lines = lines[1:]  # the header
+    # From mid-file the first piece is part of a line; from the start, skip the header (and the title slot).
+    lines = lines[1:] if position > 0 else lines[len(head) :]
     lines = [line for line in lines if line and not line.isspace()]
     return first, lines[-count:] if count > 0 else []
 
@@ -233,6 +240,22 @@ class SessionFile:
     def sync(self) -> None:
         if self._fd is not None:
             os.fsync(self._fd)
+
+    def overwrite_head(self, data: bytes, still: Callable[[bytes], bool]) -> bool:
+        """Write ``data`` over the file's first ``len(data)`` bytes if ``still(those bytes)``, under the lock.
+
+        For omp's fixed-width title slot, which is meant to be rewritten in place; nothing else moves.
+        """
+        fd = os.open(self.path, os.O_RDWR)  # not the O_APPEND descriptor: there pwrite would append
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # the lock appenders take, so no append interleaves
+            if not still(os.pread(fd, len(data), 0)):
+                return False
+            written = os.pwrite(fd, data, 0)
+            os.fsync(fd)
+            return written == len(data)
+        finally:
+            os.close(fd)
 
     def replace(self, transform: Callable[[bytes], bytes], expected: FileStamp | None) -> FileStamp:
         """Rewrite the file atomically as ``transform(current bytes)``, if it is still as ``expected``."""

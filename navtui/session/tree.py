@@ -1,10 +1,11 @@
-"""The entries of one session indexed as a tree: by id, parent links, labels and the session name."""
+"""The entries of one session indexed as a tree: by id, parent links, labels and the session name (pi's
+``session_info`` or omp's ``title_change``, whichever came last)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from navtui.session.entries import Entry, LabelEntry, SessionInfoEntry
+from navtui.session.entries import Entry, LabelEntry, RawEntry, SessionInfoEntry
 
 
 @dataclass(eq=False)
@@ -42,6 +43,9 @@ class EntryIndex:
                 self.labels.pop(entry.target_id, None)
         elif isinstance(entry, SessionInfoEntry):
             self.name = entry.name or None
+        elif isinstance(entry, RawEntry) and entry.type == "title_change":  # omp's record of a renamed session
+            title = entry.raw.get("title")
+            self.name = title if isinstance(title, str) and title else None
 
     def last_id(self) -> str | None:
         """The newest indexed entry (the leaf a freshly opened session starts at)."""

@@ -1,9 +1,9 @@
 """The single funnel from entries to the session file: blobs out, secrets masked, written or kept for retry.
 
 The file is created on the first write (header included, atomically, never over an existing file). A file
-read in an old format (pi v1/v2) is rewritten as v3 before navtui's first entry goes into it, under the
-lock, only if it is still exactly as read, and with any unreadable lines kept verbatim. A write that fails
-leaves the entry queued in memory; the next write retries the queue first, in order.
+read in an old format (pi v1/v2) is never rewritten: before navtui's first entry, its migrated lines go into
+a new v3 file beside it whose header's ``parentSession`` names the original, and navtui continues there. A
+write that fails leaves the entry queued in memory; the next write retries the queue first, in order.
 """
 
 from __future__ import annotations
@@ -15,14 +15,17 @@ from typing import Any
 
 from navtui.core.errors import NavtuiError
 from navtui.session.blobs import externalize
-from navtui.session.entries import Entry, SessionHeader
+from navtui.session.entries import CURRENT_VERSION, Entry, SessionHeader, now_iso
+from navtui.session.interop import is_title_slot
+from navtui.session.listing import new_session_id, new_session_path
 from navtui.session.redact import env_secrets, mask_value, might_hold_secret
-from navtui.session.store import FileStamp, FileVanished, SessionFile, encode_line
+from navtui.session.store import FileVanished, SessionFile, encode_line
 
 
-def encode_record(record: dict[str, Any]) -> bytes:
-    """One entry's line as it goes to disk."""
-    record = externalize(record)
+def encode_record(record: dict[str, Any], *, blobs: bool = True) -> bytes:
+    """One entry's line as it goes to disk (large images as blob references when ``blobs``)."""
+    if blobs:
+        record = externalize(record)
     line = encode_line(record)
     literals = env_secrets()
     if might_hold_secret(line.decode("utf-8", "replace"), literals):
@@ -41,49 +44,92 @@ def decode(line: bytes | None) -> dict[str, Any] | None:
 
 
 @dataclass
-class _Migration:
-    stamp: FileStamp
-    header_line: int
-    entry_lines: list[int]  # the file line of each loaded entry, in order
+class Migration:
+    """A v1/v2 file read and migrated in memory: what goes into its v3 continuation."""
+
+    version: int  # the original's format version
+    records: list[dict[str, Any]]  # the migrated lines after the header, in file order, every field kept
 
 
 class EntryWriter:
-    def __init__(self, path: Path, header: SessionHeader, entries: list[Entry]) -> None:
+    def __init__(self, path: Path, header: SessionHeader, entries: list[Entry], *, blobs: bool = True) -> None:
         self.path = path
         self.header = header
+        self.blobs = blobs  # large images go to the blob store (navtui's own files); inline otherwise
         self.error: NavtuiError | None = None
         self.error_is_new = False
+        self.moved_from: Path | None = None  # set when a migrated file was continued in a new one
         self._entries = entries  # the manager's list, shared: used to rebuild a file that vanished
         self._file = SessionFile(path)
         self._state = "new"  # new: no file yet | empty: an empty file to start in | ready
         self._queue: list[bytes] = []
-        self._migration: _Migration | None = None
+        self._migration: Migration | None = None
 
     @property
     def unsaved_count(self) -> int:
         return len(self._queue)
 
+    @property
+    def migration_pending(self) -> Migration | None:
+        return self._migration
+
     def adopt_empty_file(self) -> None:
         self._state = "empty"
 
-    def adopt_existing(
-        self, stamp: FileStamp, *, header_line: int | None, entry_lines: list[int], migrated: bool
-    ) -> None:
+    def adopt_existing(self, migration: Migration | None = None) -> None:
         self._state = "ready"
-        if migrated and header_line is not None:
-            self._migration = _Migration(stamp, header_line, entry_lines)
+        self._migration = migration
 
     def encode(self, entry: Entry) -> bytes:
-        return encode_record(entry.to_json())
+        return encode_record(entry.to_json(), blobs=self.blobs)
+
+    def overwrite_title_slot(self, line: bytes) -> bool:
+        """Rewrite omp's fixed-width title slot in place (False when the file no longer starts with one)."""
+        if self._state != "ready" or self._migration is not None:
+            return False
+        try:
+            return self._file.overwrite_head(line, is_title_slot)
+        except (OSError, NavtuiError):
+            return False
+
+    def original_lines(self) -> dict[str, bytes]:
+        """The lines of the file (or of its pending migration) by entry id, first occurrence, as stored."""
+        if self._migration is not None:
+            records = self._migration.records
+            return {r["id"]: encode_line(r) for r in reversed(records) if isinstance(r.get("id"), str)}
+        try:
+            data = self.path.read_bytes()
+        except OSError:
+            return {}
+        lines: dict[str, bytes] = {}
+        for line in data.split(b"\n"):
+            record = decode(line)
+            if record is not None and isinstance(record.get("id"), str) and record.get("type") != "session":
+                lines.setdefault(record["id"], line + b"\n")
+        return lines
 
     def write(self, line: bytes) -> None:
         self._queue.append(line)
         self._flush()
 
-    def write_new_file(self) -> None:
-        """Create the file with the header and every entry at once (a branched copy)."""
+    def write_new_file(self, originals: dict[str, bytes] | None = None) -> None:
+        """Create the file with the header and every entry at once (a branched copy).
+
+        An entry found in ``originals`` with the same parent is copied as that line, byte for byte.
+        """
+        originals = originals or {}
+
+        def line(entry: Entry) -> bytes:
+            original = originals.get(entry.id) if entry.id is not None else None
+            if original is None:
+                return self.encode(entry)
+            record = decode(original)
+            if record is not None and record.get("parentId") == entry.parent_id:
+                return original
+            return encode_line({**(record or entry.to_json()), "parentId": entry.parent_id})
+
         try:
-            self._file.create(self._header_line() + b"".join(self.encode(entry) for entry in self._entries))
+            self._file.create(self._header_line() + b"".join(line(entry) for entry in self._entries))
         except OSError as exc:
             raise NavtuiError(f"Could not write the session {self.path}: {exc.strerror or exc}") from None
         self._state = "ready"
@@ -109,9 +155,9 @@ class EntryWriter:
                 self._file.create(self._header_line() + data)
             elif self._state == "empty":
                 self._file.append(self._header_line() + data)
+            elif self._migration is not None:
+                self._continue_migrated(data)
             else:
-                if self._migration is not None:
-                    self._rewrite_migrated()
                 self._file.append(data)
         except FileVanished:
             return self._recreate()
@@ -138,24 +184,29 @@ class EntryWriter:
         self.error = None
         return True
 
-    def _rewrite_migrated(self) -> None:
+    def _continue_migrated(self, data: bytes) -> None:
+        """Write the migrated history and ``data`` to a new v3 file beside the original, which stays as it was."""
         migration = self._migration
         assert migration is not None
-        loaded = self._entries[: len(migration.entry_lines)]
-        replacements = {migration.header_line: self._header_line()[:-1]}
-        for line_number, entry in zip(migration.entry_lines, loaded, strict=True):
-            replacements[line_number] = self.encode(entry)[:-1]
-
-        def transform(data: bytes) -> bytes:
-            parts = data.split(b"\n")
-            if parts[-1] == b"":
-                parts.pop()
-            for line_number, line in replacements.items():
-                parts[line_number] = line  # lines that did not decode are kept as they were
-            return b"\n".join(parts) + b"\n"
-
-        self._file.replace(transform, migration.stamp)
+        original = self.path
+        session_id = new_session_id()
+        extra = {k: v for k, v in (self.header.model_extra or {}).items() if k not in ("version",)}
+        header = SessionHeader(
+            id=session_id,
+            version=CURRENT_VERSION,
+            timestamp=now_iso(),
+            cwd=self.header.cwd,
+            parent_session=str(original),
+            **extra,
+        )
+        target = original.parent / new_session_path(Path(self.header.cwd or "."), session_id).name
+        history = b"".join(encode_line(record) for record in migration.records)
+        new_file = SessionFile(target)
+        new_file.create(encode_line(header.to_json()) + history + data)
+        self._file.close()
+        self.path, self.header, self._file = target, header, new_file
         self._migration = None
+        self.moved_from = original
 
     def _header_line(self) -> bytes:
         return encode_line(self.header.to_json())

@@ -38,8 +38,8 @@ async def test_switch_model_keeps_history_and_the_server_of_the_same_kind(fake_s
     assert [m["content"] for m in request["messages"][1:]] == ["hello", "first", "again"]
     await rt.switch_model("claude-test-model")
     assert rt.provider.name == "anthropic" and rt.provider.base_url != fake_server.url
-    kinds = [getattr(e, "type", "") for e in rt.session.entries]
-    assert kinds.count("model_change") == 2
+    changes = [e.resolved for e in rt.session.entries if e.type == "model_change"]  # type: ignore[union-attr]
+    assert changes == [("ollama", MODEL), ("ollama", "llama3.2"), ("anthropic", "claude-test-model")]
     await rt.aclose()
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from navtui.session.context import COMPACTION_PREFIX
-from navtui.session.entries import CustomMessageEntry, RawEntry
+from navtui.session.entries import RawEntry
 from navtui.session.manager import SessionManager
 from tests.session.helpers import conversation_problems, user
 
@@ -132,36 +132,53 @@ def test_a_v1_file_is_migrated_in_memory(tmp_path: Path) -> None:
     before = path.read_bytes()
     session = SessionManager.open(path)
     assert path.read_bytes() == before  # nothing written just by opening
+    assert session.migrated_from_version == 1
     entries = session.entries
     assert [e.parent_id for e in entries] == [None] + [e.id for e in entries[:-1]]
     assert entries[3].first_kept_entry_id == entries[2].id  # type: ignore[union-attr]
-    assert isinstance(entries[4], CustomMessageEntry) and entries[4].text == "hook says hi"
+    assert isinstance(entries[4], RawEntry) and entries[4].raw["message"]["role"] == "custom"  # as pi migrates it
     context = session.build_context()
     assert [m.text for m in context.messages] == [f"{COMPACTION_PREFIX}S\n</summary>", "second", "hook says hi"]
     assert (context.provider, context.model) == ("anthropic", "claude-3-5-sonnet")  # from the v1 header
 
 
-def test_a_migrated_file_is_rewritten_as_v3_before_the_first_append_keeping_bad_lines(tmp_path: Path) -> None:
+def test_a_migrated_file_continues_in_a_new_v3_file_and_the_original_is_untouched(tmp_path: Path) -> None:
     path = tmp_path / "v2.jsonl"
     lines = [json.dumps(line) for line in V1]
     lines.insert(3, "{not json")
     path.write_text("\n".join(lines) + "\n")
+    before = path.read_bytes()
     session = SessionManager.open(path)
     assert len(session.warnings) == 1
     new = session.append_message(user("third"))
-    raw = path.read_text().split("\n")
-    assert json.loads(raw[0])["version"] == 3 and raw[3] == "{not json"
-    reopened = SessionManager.open(path)
-    assert [e.to_json() for e in reopened.entries] == [e.to_json() for e in session.entries]
+    assert path.read_bytes() == before
+    assert session.path != path and session.path.parent == path.parent
+    assert "left as it was" in session.warnings[-1]
+    header = json.loads(session.path.read_text().split("\n")[0])
+    assert header["version"] == 3 and header["parentSession"] == str(path)
+    assert header["modelId"] == "claude-3-5-sonnet" and header["cwd"] == "/p"  # the v1 header's fields are kept
+    reopened = SessionManager.open(session.path)
+    assert reopened.migrated_from_version is None and reopened.warnings == []
+    assert [(e.type, e.id, e.parent_id) for e in reopened.entries] == [
+        (e.type, e.id, e.parent_id) for e in session.entries
+    ]
     assert reopened.get_entry(new).parent_id == session.entries[-2].id  # type: ignore[union-attr]
+    copied = [json.loads(line) for line in session.path.read_text().splitlines()[1:-1]]
+    for original, record in zip(V1[1:], copied, strict=True):  # nothing added, nothing lost
+        expected = {**original, "id": record["id"], "parentId": record["parentId"]}
+        if original["type"] == "compaction":
+            del expected["firstKeptEntryIndex"]
+            expected["firstKeptEntryId"] = copied[2]["id"]
+        if original.get("message", {}).get("role") == "hookMessage":
+            expected["message"] = {**original["message"], "role": "custom"}
+        assert record == expected
 
 
-def test_a_migrated_file_changed_by_someone_else_is_not_rewritten(tmp_path: Path) -> None:
+def test_a_migrated_file_changed_by_someone_else_keeps_their_lines(tmp_path: Path) -> None:
     path = _write(tmp_path / "v1.jsonl", V1)
     session = SessionManager.open(path)
     with open(path, "a") as handle:
         handle.write(json.dumps({"type": "message", "message": {"role": "user", "content": "pi wrote this"}}) + "\n")
     changed = path.read_bytes()
     session.append_message(user("navtui"))
-    assert path.read_bytes() == changed
-    assert session.unsaved_count == 1 and "changed on disk" in str(session.write_error)
+    assert path.read_bytes() == changed and session.unsaved_count == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -90,3 +91,40 @@ def test_continue_recent_opens_the_newest_readable_session(project: Path, root: 
     recent = SessionManager.continue_recent(project, root=root)
     assert recent is not None and recent.session_id == newest.session_id
     assert [m.text for m in recent.build_context().messages] == ["newest", "ok"]
+
+
+def test_unreadable_lines_are_not_counted_as_entries(project: Path, root: Path) -> None:
+    manager = _session(project, root, "count me")  # header + 2 entries
+    with open(manager.path, "ab") as handle:
+        handle.write(b"not json at all\n\x00\x00\x00\x00\n" + b'{"type":"message","id":"torn","mess')
+    [row] = list_sessions(project, root=root)
+    assert row.entry_count == 2
+
+
+def test_a_session_copied_from_another_machine_is_found_in_its_folder(project: Path, root: Path) -> None:
+    manager = _session(project, root, "made elsewhere")
+    lines = manager.path.read_text().splitlines()
+    header = json.loads(lines[0]) | {"cwd": "/Users/someone/work/project"}  # no such directory here
+    manager.path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    [row] = list_sessions(project, root=root)
+    assert row.cwd == "/Users/someone/work/project" and row.name == "made elsewhere"
+
+
+def test_a_directory_whose_name_encodes_the_same_keeps_its_sessions(tmp_path: Path, root: Path) -> None:
+    dashed, nested = tmp_path / "a-b", tmp_path / "a" / "b"  # both encode to --...-a-b--
+    dashed.mkdir()
+    nested.mkdir(parents=True)
+    _session(dashed, root, "in a-b")
+    _session(nested, root, "in a/b")
+    assert [row.name for row in list_sessions(dashed, root=root)] == ["in a-b"]
+    assert [row.name for row in list_sessions(nested, root=root)] == ["in a/b"]
+
+
+def test_an_omp_title_slot_file_is_listed_with_its_title(project: Path, root: Path) -> None:
+    folder = root / encode_cwd(project.resolve())
+    folder.mkdir(parents=True)
+    target = folder / "2026-01-01T00-00-00-000Z_omp.jsonl"
+    target.write_bytes((Path(__file__).parent / "fixtures" / "omp-18.jsonl").read_bytes())
+    [row] = list_sessions(project, root=root)
+    assert (row.name, row.named, row.entry_count) == ("Explaining main.py", True, 11)
+    assert row.id == "01a20876-b7eb-7104-9531-e1a9e5b2c44e" and row.model == "claude-sonnet-4-5"

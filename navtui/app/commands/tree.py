@@ -164,10 +164,15 @@ async def open_session(ctx: CommandContext, path: Path) -> None:
         ctx.error(exc.message, exc.hint)
         return
     ctx.reload_transcript()
-    ctx.refresh_status()
     for warning in session.warnings:
         ctx.notice(warning, level="warning")
-    ctx.notice(f"Resumed “{session.name or path.name}”.")
+    ctx.notice(f"Resumed “{session.title or path.name}”.")
+    from navtui.agent.resume import adopt_session_model
+
+    model_notice = await adopt_session_model(runtime)  # the model and thinking level the session used
+    if model_notice is not None:
+        ctx.notice(model_notice.text, level=model_notice.level)
+    ctx.refresh_status()
 
 
 def _same_file(a: Path, b: Path) -> bool:

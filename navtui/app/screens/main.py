@@ -241,6 +241,8 @@ class MainScreen(Screen[None]):
         await asyncio.to_thread(preload_provider_sdk, self._runtime.provider.name)
         status = await self._runtime.check_provider()
         gc_policy.settle()  # the provider SDK and its client are long-lived
+        if status.notice:
+            self.notice(status.notice, level="warning")
         if not status.ok:
             provider = self._runtime.provider
             self._transcript.add(
