@@ -427,6 +427,7 @@ class Agent:
             yield ToolResultMessage.of(call, f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
             return
         result = ToolResultMessage.of(call, outcome.text, is_error=outcome.is_error)
+        result.content.extend(outcome.images)
         result.details = outcome.details
         yield result
 

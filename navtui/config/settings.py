@@ -78,6 +78,17 @@ class IndexSettings(_Section):
     max_file_bytes: int = Field(1_000_000, ge=1024, description="Larger files are left out of the index")
 
 
+class McpToolFilter(_Section):
+    allow: list[str] | None = Field(None, description="Offer only these tools of the server (globs on its names)")
+    deny: list[str] = Field(default_factory=list, description="Never offer these tools of the server (globs)")
+
+
+class McpSettings(_Section):
+    startup_timeout: float = Field(30.0, gt=0, description="Seconds a server may take to start and list its tools")
+    call_timeout: float = Field(600.0, gt=0, description="Seconds one MCP tool call may take")
+    tools: dict[str, McpToolFilter] = Field(default_factory=dict, description="Per server: which tools to offer")
+
+
 class UISettings(_Section):
     theme: str = "dark"
     double_escape_action: Literal["tree", "branch", "none"] = "tree"
@@ -100,6 +111,7 @@ class Settings(BaseModel):
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     advisor: AdvisorSettings = Field(default_factory=AdvisorSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
     ui: UISettings = Field(default_factory=UISettings)
 
 

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from navtui.core.errors import ToolError
-from navtui.core.messages import ToolSpec
+from navtui.core.messages import ImageBlock, ToolSpec
+from navtui.tools.schema import plain_schema
 
 if TYPE_CHECKING:
     from navtui.tools.approval import ApprovalPolicy
@@ -31,6 +32,7 @@ class ToolResult:
     text: str
     is_error: bool = False
     details: dict[str, Any] | None = None
+    images: list[ImageBlock] = field(default_factory=list)  # sent with the text where the provider takes images
 
 
 @dataclass
@@ -52,10 +54,11 @@ class ToolContext:
 class Tool(Generic[ArgsT]):
     """Subclass with ``name``, ``description``, ``Args``, ``tier`` and an async ``run``."""
 
-    name: ClassVar[str]
-    description: ClassVar[str]
+    # Class attributes for the built-in tools; a tool made at run time (an MCP server's) sets them per instance.
+    name: str
+    description: str
     Args: ClassVar[type[BaseModel]]
-    tier: ClassVar[Tier] = "read"
+    tier: Tier = "read"
 
     def tier_for(self, args: ArgsT, ctx: ToolContext) -> Tier:
         """The tier of one call (a read outside the workspace may need more than ``tier``)."""
@@ -81,9 +84,9 @@ class Tool(Generic[ArgsT]):
         raise NotImplementedError
 
     def spec(self) -> ToolSpec:
-        schema = self.Args.model_json_schema()
-        definitions = schema.pop("$defs", {})
-        return ToolSpec(name=self.name, description=self.description, parameters=_plain_schema(schema, definitions))
+        return ToolSpec(
+            name=self.name, description=self.description, parameters=plain_schema(self.Args.model_json_schema())
+        )
 
     def parse_args(self, raw: dict[str, Any]) -> ArgsT:
         """Validate raw model arguments; a ``ToolError`` names every bad field so the model can fix it."""
@@ -106,34 +109,6 @@ class Tool(Generic[ArgsT]):
             if unknown:
                 text += f" Unknown: {', '.join(unknown)}."
         return text
-
-
-def _plain_schema(node: Any, definitions: dict[str, Any]) -> Any:
-    """A schema small models and every provider read alike: ``$ref`` inlined, no titles, and an optional
-    ``X | None`` shown as plain ``X`` (the model omits the argument rather than sending null)."""
-    if isinstance(node, list):
-        return [_plain_schema(item, definitions) for item in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        merged = {**definitions.get(ref.removeprefix("#/$defs/"), {}), **{k: v for k, v in node.items() if k != "$ref"}}
-        return _plain_schema(merged, definitions)
-    options = node.get("anyOf")
-    if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
-        other = next(option for option in options if option != {"type": "null"})
-        node = {**{k: v for k, v in node.items() if k != "anyOf"}, **other}
-        if node.get("default", 0) is None:
-            node.pop("default")
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "title" and isinstance(value, str):
-            continue
-        if key == "properties" and isinstance(value, dict):
-            out[key] = {name: _plain_schema(prop, definitions) for name, prop in value.items()}
-        else:
-            out[key] = _plain_schema(value, definitions)
-    return out
 
 
 class ToolRegistry:

@@ -61,6 +61,12 @@ def _stat(pid: int) -> _Stat | None:
     return _Stat(fields[0].decode(), int(fields[1]), int(fields[2]))
 
 
+def parent_of(pid: int) -> int | None:
+    """The parent pid of a running process (None when it is gone or /proc is missing)."""
+    info = _stat(pid)
+    return info.ppid if info is not None and not info.dead else None
+
+
 def _has_marker(pid: int, needle: bytes) -> bool:
     try:
         environ = (_PROC / str(pid) / "environ").read_bytes()

@@ -1,0 +1,291 @@
+"""Where MCP servers are configured: the user's ``~/.navtui/mcp.json`` and a repository's ``.mcp.json``.
+
+Both use the shape users already have from Claude Code's ``.mcp.json`` and Claude Desktop's config::
+
+    {"mcpServers": {"files": {"command": "npx", "args": ["-y", "pkg"], "env": {"TOKEN": "${TOKEN}"}, "cwd": "."},
+                    "search": {"url": "http://127.0.0.1:8000/mcp", "headers": {"Authorization": "Bearer ${KEY}"}}}}
+
+A broken file or server entry is a warning naming the file and the server; the other servers still load.
+``${VAR}`` (and ``${VAR:-default}``) expand from the environment only when a server starts, in memory: the
+files, the session and every message show the unexpanded text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from navtui.config.paths import find_repo_root, navtui_home
+from navtui.core.errors import ConfigError
+
+Source = Literal["user", "project"]
+Transport = Literal["stdio", "http"]
+
+SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_HTTP_TYPES = ("http", "streamable-http", "streamableHttp", "streamable_http")
+# Values this short are not worth hiding and would blank out ordinary words in messages.
+_MIN_SECRET_LENGTH = 4
+
+
+class ServerConfig(BaseModel):
+    """One entry of ``mcpServers``: a command to run (stdio) or a URL to connect to (streamable HTTP)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str | None = None
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    disabled: bool = False
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> ServerConfig:
+        if self.type == "sse":
+            raise ValueError("the SSE transport is not supported; use the server's streamable HTTP URL (often /mcp)")
+        if self.type is not None and self.type != "stdio" and self.type not in _HTTP_TYPES:
+            raise ValueError(f"unknown type '{self.type}' (use stdio or http)")
+        if self.command and self.url:
+            raise ValueError("give either command (stdio) or url (streamable HTTP), not both")
+        if not self.command and not self.url:
+            raise ValueError("needs a command (stdio) or a url (streamable HTTP)")
+        if self.type == "stdio" and not self.command:
+            raise ValueError("type stdio needs a command")
+        if self.type in _HTTP_TYPES and not self.url:
+            raise ValueError(f"type {self.type} needs a url")
+        return self
+
+    @property
+    def transport(self) -> Transport:
+        return "http" if self.url else "stdio"
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as it is written to a file: only what was set."""
+        return self.model_dump(exclude_defaults=True)
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """A configured server: its name, its entry, and which file it came from."""
+
+    name: str
+    config: ServerConfig
+    source: Source
+    path: Path
+
+    @property
+    def transport(self) -> Transport:
+        return self.config.transport
+
+    @property
+    def target(self) -> str:
+        """What it runs or where it connects, unexpanded (safe to show: ``${VAR}`` stays as written)."""
+        if self.config.url:
+            return self.config.url
+        return " ".join([self.config.command or "", *self.config.args])
+
+    def fingerprint(self) -> str:
+        """Changes whenever the entry does, so an approval never carries over to a different command."""
+        text = json.dumps(self.config.model_dump(mode="json"), sort_keys=True)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass
+class McpConfig:
+    servers: list[ServerSpec] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def get(self, name: str) -> ServerSpec | None:
+        return next((spec for spec in self.servers if spec.name == name), None)
+
+
+def user_config_path() -> Path:
+    return navtui_home() / "mcp.json"
+
+
+def project_root(cwd: Path) -> Path:
+    return find_repo_root(cwd) or cwd
+
+
+def project_config_path(cwd: Path) -> Path:
+    return project_root(cwd) / ".mcp.json"
+
+
+def load_config(cwd: Path) -> McpConfig:
+    """The user's servers, then the repository's; a name defined in both is the user's."""
+    config = McpConfig()
+    user_path, project_path = user_config_path(), project_config_path(cwd)
+    for path, source in ((user_path, "user"), (project_path, "project")):
+        if source == "project" and project_path.resolve() == user_path.resolve():
+            continue
+        for spec in _read_servers(path, source, config.warnings):  # type: ignore[arg-type]
+            if config.get(spec.name) is not None:
+                config.warnings.append(f"{path}: MCP server '{spec.name}' is already defined in {user_path}; ignored")
+                continue
+            config.servers.append(spec)
+    return config
+
+
+def _read_servers(path: Path, source: Source, warnings: list[str]) -> list[ServerSpec]:
+    try:
+        data = read_config_file(path)
+    except ConfigError as exc:
+        warnings.append(f"{exc.message}; its MCP servers are not started" + (f" ({exc.hint})" if exc.hint else ""))
+        return []
+    entries = data.get("mcpServers", {})
+    if not isinstance(entries, dict):
+        warnings.append(f"{path}: 'mcpServers' must be an object of server entries; its servers are not started")
+        return []
+    specs: list[ServerSpec] = []
+    for name, entry in entries.items():
+        if not SERVER_NAME.match(name):
+            warnings.append(f"{path}: MCP server name '{name}' may only use letters, digits, '_' and '-'; rename it")
+            continue
+        try:
+            config = ServerConfig.model_validate(entry)
+        except ValidationError as exc:
+            problems = "; ".join(_problem(err) for err in exc.errors(include_url=False))
+            warnings.append(f"{path}: MCP server '{name}': {problems}")
+            continue
+        specs.append(ServerSpec(name, config, source, path))
+    return specs
+
+
+def _problem(error: Any) -> str:
+    where = ".".join(str(part) for part in error["loc"])
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The file's JSON object; ``{}`` when it does not exist. A ``ConfigError`` names the file and the problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", hint="fix the file"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object at the top level")
+    return data
+
+
+# ---------------------------------------------------------------------------- expansion
+@dataclass(frozen=True)
+class ResolvedServer:
+    """A server's entry with ``${VAR}`` expanded, ready to start. Lives in memory only."""
+
+    name: str
+    transport: Transport
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: Path | None = None
+    url: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    secrets: tuple[str, ...] = ()
+
+    def redact(self, text: str) -> str:
+        """``text`` with every header and env value (and every expanded variable) replaced by ``***``."""
+        for secret in sorted(self.secrets, key=len, reverse=True):
+            text = text.replace(secret, "***")
+        return text
+
+
+def resolve(spec: ServerSpec, environ: Mapping[str, str], base_dir: Path) -> ResolvedServer:
+    """Expand ``${VAR}`` everywhere in the entry. A relative ``cwd`` is taken from ``base_dir``.
+
+    Raises ``ConfigError`` naming the server and the variable when one is unset and has no default.
+    """
+    config = spec.config
+    expanded: list[str] = []
+
+    def expand(text: str) -> str:
+        def value(match: re.Match[str]) -> str:
+            name, default = match.group(1), match.group(2)
+            found = environ.get(name)
+            if found is None:
+                if default is None:
+                    raise ConfigError(
+                        f"MCP server '{spec.name}' uses ${{{name}}}, which is not set",
+                        hint=f"export {name}=… before starting navtui, or write ${{{name}:-default}} in {spec.path}",
+                    )
+                found = default
+            expanded.append(found)
+            return found
+
+        return _VARIABLE.sub(value, text)
+
+    env = {key: expand(value) for key, value in config.env.items()}
+    headers = {key: expand(value) for key, value in config.headers.items()}
+    command = expand(config.command or "")
+    args = tuple(expand(arg) for arg in config.args)
+    url = expand(config.url or "")
+    cwd = base_dir / Path(expand(config.cwd)).expanduser() if config.cwd else base_dir
+    secrets = {value for value in [*env.values(), *headers.values(), *expanded] if len(value) >= _MIN_SECRET_LENGTH}
+    return ResolvedServer(
+        name=spec.name,
+        transport=config.transport,
+        command=command,
+        args=args,
+        env=env,
+        cwd=cwd,
+        url=url,
+        headers=headers,
+        secrets=tuple(secrets),
+    )
+
+
+# ---------------------------------------------------------------------------- the user file
+def add_user_server(name: str, config: ServerConfig) -> Path:
+    """Add (or replace) ``name`` in the user file, keeping everything else in it. Returns the file's path."""
+    if not SERVER_NAME.match(name):
+        raise ConfigError(f"'{name}' is not a valid MCP server name", hint="use letters, digits, '_' and '-'")
+    path = user_config_path()
+    data = read_config_file(path)
+    servers = data.get("mcpServers")
+    if servers is None:
+        servers = data["mcpServers"] = {}
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{path}: 'mcpServers' is not an object", hint="fix the file by hand first")
+    servers[name] = config.to_json()
+    _write(path, data)
+    return path
+
+
+def remove_user_server(name: str) -> bool:
+    """Remove ``name`` from the user file; False when it was not there."""
+    path = user_config_path()
+    data = read_config_file(path)
+    servers = data.get("mcpServers")
+    if not isinstance(servers, dict) or name not in servers:
+        return False
+    del servers[name]
+    _write(path, data)
+    return True
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    from navtui.core.fs import atomic_write_text
+
+    # Headers and env often hold tokens: a new file is private to the user (an existing one keeps its mode).
+    mode = None if path.exists() else 0o600
+    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=mode)

@@ -1,0 +1,383 @@
+"""One MCP server: started in a background task that owns the SDK client, restarted once after a crash.
+
+The SDK's ``Client`` is an async context manager built on anyio task groups, so one task must enter and
+leave it: ``_serve`` does, and waits for a stop signal in between. Tool calls come from other tasks and race
+the connection's end, so a server that dies mid-call ends the call at once. A stdio server's death is seen
+through a pidfd even while idle; an HTTP server's when its connection fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Literal
+
+from navtui.core.errors import ConfigError, ToolError
+from navtui.mcp import process
+from navtui.mcp.config import ResolvedServer, ServerSpec, resolve
+from navtui.tools.output import read_tail
+
+if TYPE_CHECKING:
+    from mcp import Client
+    from mcp.types import CallToolResult
+
+ServerState = Literal["starting", "ready", "failed", "stopped", "disabled", "unapproved", "denied"]
+# Called on every state change; with a text when the user should be told (a notice), else None.
+Notify = Callable[["ServerConnection", str | None, Literal["info", "warning", "error"]], None]
+
+STDERR_TAIL_LINES = 12
+STOP_TIMEOUT = 8.0  # the SDK's own shutdown is bounded by ~6 s (stdin close, TERM, KILL)
+
+
+@dataclass(frozen=True)
+class RemoteTool:
+    """A tool as the server lists it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+@dataclass
+class ConnectionOptions:
+    startup_timeout: float = 30.0
+    call_timeout: float = 600.0
+    artifacts_dir: Path = field(default_factory=lambda: Path.cwd())
+    client_version: str = "0"
+
+
+class ServerConnection:
+    def __init__(self, spec: ServerSpec, *, base_dir: Path, token: str, options: ConnectionOptions, notify: Notify):
+        self.spec = spec
+        self.name = spec.name
+        self.base_dir = base_dir
+        self.options = options
+        self.notify = notify
+        self.marker = f"{token}-mcp-{spec.name}"
+        self.state: ServerState = "stopped"
+        self.error: str | None = None
+        self.tools: list[RemoteTool] = []
+        self.pid: int | None = None
+        self.restarts_left = 1
+        self.stderr_path: Path | None = None
+        self._resolved: ResolvedServer | None = None
+        self._client: Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._closed = asyncio.Event()
+        self._settled = asyncio.Event()
+        self._generation = 0
+        self._unwatch: Callable[[], None] | None = None
+        self._stderr: IO[str] | None = None
+        self._recovering = False
+
+    @property
+    def transport(self) -> str:
+        return self.spec.transport
+
+    async def wait_settled(self) -> None:
+        """Until a start (or restart) under way is over: ready, failed or stopped."""
+        await self._settled.wait()
+
+    # ------------------------------------------------------------------ start and stop
+    async def start(self) -> None:
+        """Connect and list the tools; returns when the server is ready or has failed (never raises)."""
+        if self._task is not None:
+            return  # starting or running
+        self._generation += 1
+        generation = self._generation
+        self.state, self.error, self.tools = "starting", None, []
+        self._settled.clear()
+        self.notify(self, None, "info")
+        try:
+            resolved = resolve(self.spec, os.environ, self.base_dir)
+        except ConfigError as exc:
+            self._fail(str(exc))
+            return
+        self._resolved = resolved
+        self._stop, self._closed = asyncio.Event(), asyncio.Event()
+        started: asyncio.Future[list[RemoteTool]] = asyncio.get_running_loop().create_future()
+        self._task = asyncio.create_task(self._serve(resolved, started, generation), name=f"mcp-{self.name}")
+        done, _ = await asyncio.wait({started}, timeout=self.options.startup_timeout)
+        if not done:
+            await self._stop_task()
+            self._fail(f"did not start within {self.options.startup_timeout:g} s (mcp.startup_timeout)")
+            return
+        if started.exception() is not None:
+            reason = self._describe(started.exception())
+            await self._stop_task()
+            self._fail(reason)
+            return
+        if generation != self._generation:
+            return  # stopped meanwhile
+        self.tools = started.result()
+        if resolved.transport == "stdio":
+            self.pid = await asyncio.to_thread(process.server_pid, self.marker)
+            if self.pid is not None:
+                self._unwatch = process.watch_exit(self.pid, lambda: self._connection_lost(generation, "it exited"))
+        self.state = "ready"
+        self._settled.set()
+        self.notify(self, None, "info")
+
+    async def stop(self) -> None:
+        """Disconnect (a stdio server is asked to exit, then terminated). Safe to call in any state."""
+        self._generation += 1
+        await self._stop_task()
+        if self.state in ("starting", "ready"):
+            self.state = "stopped"
+        self._settled.set()
+        self.notify(self, None, "info")
+
+    async def reconnect(self) -> None:
+        """Stop and start again, with a fresh restart allowance (``/mcp reconnect``)."""
+        await self.stop()
+        self.restarts_left = 1
+        self.state = "stopped"
+        await self.start()
+
+    async def _stop_task(self) -> None:
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            self._stop.set()
+            done, _ = await asyncio.wait({task}, timeout=STOP_TIMEOUT)
+            if not done:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        if self._resolved is not None and self._resolved.transport == "stdio":
+            # What the server spawned does not get the death signal; it carries the marker.
+            await asyncio.to_thread(process.stop_leftovers, self.marker)
+        self.pid = None
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    def _fail(self, reason: str) -> None:
+        self.state = "failed"
+        self.error = reason
+        self._settled.set()
+        self.notify(self, f"MCP server '{self.name}' failed: {reason}{self.stderr_note()}", "error")
+
+    # ------------------------------------------------------------------ the task that owns the client
+    async def _serve(
+        self, resolved: ResolvedServer, started: asyncio.Future[list[RemoteTool]], generation: int
+    ) -> None:
+        from mcp import Client
+        from mcp.types import Implementation
+
+        _quiet_sdk_logging()
+        stop, closed = self._stop, self._closed
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                transport = await self._transport(resolved, stack)
+                info = Implementation(name="navtui", version=self.options.client_version)
+                client = await stack.enter_async_context(Client(transport, client_info=info))
+                tools = await _list_tools(client)
+                self._client = client
+                started.set_result(tools)
+                await stop.wait()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if not started.done():
+                started.set_exception(exc)
+            else:
+                self._connection_lost(generation, self._describe(exc))
+        finally:
+            self._client = None
+            closed.set()
+
+    async def _transport(self, resolved: ResolvedServer, stack: contextlib.AsyncExitStack) -> Any:
+        if resolved.transport == "http":
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            # The SDK's recommended timeouts: a response stream may stay open for minutes.
+            timeout = httpx2.Timeout(30.0, read=300.0)
+            http = await stack.enter_async_context(httpx2.AsyncClient(headers=dict(resolved.headers), timeout=timeout))
+            return streamable_http_client(resolved.url, http_client=http)
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        command, args = process.launch_command(resolved.command, resolved.args)
+        params = StdioServerParameters(
+            command=command,
+            args=args,
+            env={**resolved.env, **process.marker_env(self.marker)},
+            cwd=resolved.cwd,
+        )
+        return stdio_client(params, errlog=self._open_stderr())
+
+    def _open_stderr(self) -> IO[str]:
+        """The server's stderr goes to a private file (its tail explains a failure); appended across restarts."""
+        if self._stderr is None:
+            directory = self.options.artifacts_dir
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self.stderr_path = directory / f"mcp-{self.marker}.log"
+            fd = os.open(self.stderr_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+            self._stderr = os.fdopen(fd, "w", encoding="utf-8")
+        return self._stderr
+
+    # ------------------------------------------------------------------ crashes
+    def _connection_lost(self, generation: int, reason: str) -> None:
+        """The server died or its connection broke: restart it once, else report it failed."""
+        if generation != self._generation or self.state != "ready" or self._recovering:
+            return
+        self._recovering = True
+        asyncio.get_running_loop().create_task(self._recover(reason))
+
+    async def _recover(self, reason: str) -> None:
+        try:
+            note = self.stderr_note()
+            self._generation += 1
+            await self._stop_task()
+            self.state = "stopped"
+            if self.restarts_left <= 0:
+                self._fail(f"stopped again ({reason}); not restarted. Use /mcp reconnect {self.name} to try again")
+                return
+            self.restarts_left -= 1
+            self.notify(self, f"MCP server '{self.name}' stopped ({reason}); restarting it once.{note}", "warning")
+            await self.start()
+            if self.state == "ready":
+                self.notify(self, f"MCP server '{self.name}' restarted ({len(self.tools)} tools).", "info")
+        finally:
+            self._recovering = False
+
+    def stderr_tail(self) -> str:
+        if self.stderr_path is None:
+            return ""
+        if self._stderr is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self._stderr.flush()
+        tail = read_tail(self.stderr_path, 4096, STDERR_TAIL_LINES).strip()
+        return self._redact(tail)
+
+    def stderr_note(self) -> str:
+        tail = self.stderr_tail()
+        return f"\nIts stderr ended with:\n{tail}" if tail else ""
+
+    # ------------------------------------------------------------------ calls
+    async def call(
+        self, tool: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None = None
+    ) -> CallToolResult:
+        """Call ``tool``; a ``ToolError`` says why when the server is unavailable, dies or answers an error."""
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        client, generation = await self._ready_client()
+        closed = self._closed
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            if on_progress is not None:
+                amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+                on_progress(f"[{amount}] {message or ''}".rstrip() + "\n")
+
+        call = asyncio.ensure_future(
+            client.call_tool(
+                tool, arguments, read_timeout_seconds=self.options.call_timeout, progress_callback=progress
+            )
+        )
+        lost = asyncio.ensure_future(closed.wait())
+        try:
+            done, _ = await asyncio.wait({call, lost}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            lost.cancel()
+            if not call.done():
+                call.cancel()  # Esc, or the connection ended: the SDK tells the server (notifications/cancelled)
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await call
+        if call not in done:
+            self._connection_lost(generation, "its connection closed")
+            raise ToolError(self._died_message(tool))
+        try:
+            return call.result()
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self._connection_lost(generation, "it exited during a call")
+                raise ToolError(self._died_message(tool)) from exc
+            if exc.code == REQUEST_TIMEOUT:
+                raise ToolError(
+                    f"The MCP server '{self.name}' did not answer {tool} within {self.options.call_timeout:g} s "
+                    "(mcp.call_timeout); the call was cancelled."
+                ) from exc
+            raise ToolError(f"The MCP server '{self.name}' refused the call: {self._redact(exc.message)}") from exc
+        except Exception as exc:  # a transport failure mid-call (HTTP): the connection is gone
+            self._connection_lost(generation, self._describe(exc))
+            raise ToolError(f"Calling {tool} on the MCP server '{self.name}' failed: {self._describe(exc)}") from exc
+
+    async def _ready_client(self) -> tuple[Client, int]:
+        if self.state == "starting" or self._recovering:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._settled.wait(), self.options.startup_timeout)
+        client = self._client
+        if self.state != "ready" or client is None:
+            why = f": {self.error}" if self.error else ""
+            raise ToolError(
+                f"The MCP server '{self.name}' is {self.state}{why}. Its tools cannot be used now; "
+                f"the user can run /mcp reconnect {self.name}."
+            )
+        return client, self._generation
+
+    def _died_message(self, tool: str) -> str:
+        if self.restarts_left > 0:
+            after = "navtui restarts it once; the call was not retried (retry it if it is safe to run twice)."
+        else:
+            after = "It was already restarted once and stays stopped."
+        return f"The MCP server '{self.name}' stopped during the call to {tool}. {after}{self.stderr_note()}"
+
+    # ------------------------------------------------------------------ messages
+    def _redact(self, text: str) -> str:
+        return self._resolved.redact(text) if self._resolved is not None else text
+
+    def _describe(self, exc: BaseException | None) -> str:
+        """One line for a failure, with no configured secret in it."""
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import CONNECTION_CLOSED
+
+        leaf = _leaf(exc)
+        if isinstance(leaf, MCPError):
+            text = "it exited during start-up" if leaf.code == CONNECTION_CLOSED else leaf.message
+        elif isinstance(leaf, OSError) and leaf.strerror:
+            text = leaf.strerror
+        elif leaf is None:
+            text = "unknown error"
+        else:
+            text = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
+        if self._resolved is not None and self._resolved.transport == "http" and "connect" in text.lower():
+            text = f"cannot connect to {self.spec.target}: {text}"
+        return self._redact(text)
+
+
+def _leaf(exc: BaseException | None) -> BaseException | None:
+    """The first real error inside (nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+async def _list_tools(client: Client) -> list[RemoteTool]:
+    tools: list[RemoteTool] = []
+    cursor: str | None = None
+    for _ in range(100):  # a server whose cursor never ends cannot hang the start
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(RemoteTool(t.name, t.description or "", dict(t.input_schema or {})) for t in page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return tools
+
+
+def _quiet_sdk_logging() -> None:
+    """The SDK logs transport trouble; with no handler Python would print it over the screen. navtui reports
+    failures itself (notices with the server's stderr)."""
+    logger = logging.getLogger("mcp")
+    if not logger.handlers:
+        logger.addHandler(logging.NullHandler())
+        logger.propagate = False

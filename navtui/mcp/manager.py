@@ -1,0 +1,308 @@
+"""Every MCP server of one navtui session: which may start, starting them in the background, their tools
+in the session's tool registry, and what to tell the user about them.
+
+The user's servers start on their own. A repository's servers start only once the user approved them
+(remembered per repository and server in ``TrustStore``), or for one run with ``--mcp-trust``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from navtui.core.errors import NavtuiError
+from navtui.mcp import process
+from navtui.mcp.config import McpConfig, ServerSpec, project_root, user_config_path
+from navtui.mcp.connection import ConnectionOptions, ServerConnection, ServerState
+from navtui.mcp.tool import McpTool
+from navtui.mcp.trust import TrustStore
+from navtui.tools.base import ToolRegistry
+
+Level = Literal["info", "warning", "error"]
+# Told about every notice (a text) and every state change (None), on the event loop.
+Listener = Callable[[str | None, Level], None]
+
+# Shares of the context window MCP tool schemas may take: past the first say so, past the second the
+# largest servers' tools are left out of requests until the rest fit.
+WARN_SHARE = 0.25
+MAX_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """What ``/mcp`` and ``navtui mcp list`` show of one server."""
+
+    name: str
+    source: str
+    transport: str
+    target: str
+    state: ServerState
+    tools: tuple[str, ...]  # the server's names of the tools offered to the model
+    hidden: int  # tools left out by mcp.tools allow/deny
+    withheld: bool  # connected, but its tools do not fit the context window
+    error: str | None
+    config_path: Path
+
+
+def import_sdk() -> None:
+    """The SDK takes ~0.5 s to import: done in a thread before the first server starts."""
+    import mcp.client.stdio  # noqa: F401
+    import mcp.client.streamable_http  # noqa: F401
+
+
+class McpManager:
+    def __init__(
+        self,
+        config: McpConfig,
+        *,
+        cwd: Path,
+        tools: ToolRegistry,
+        settings: Any,
+        options: ConnectionOptions,
+        trust: TrustStore | None = None,
+        trust_project: bool = False,
+    ) -> None:
+        self.cwd = cwd
+        self.root = project_root(cwd)
+        self.registry = tools
+        self.settings = settings  # the ``mcp`` settings section
+        self.trust = trust or TrustStore()
+        self.token = process.new_token()
+        self.listener: Listener | None = None
+        self.notices: list[tuple[str, Level]] = [(warning, "warning") for warning in config.warnings]
+        self.connections: dict[str, ServerConnection] = {}
+        self.withheld: set[str] = set()
+        self._exposed: dict[str, list[str]] = {}
+        self._started = False
+        for spec in config.servers:
+            base_dir = self.root if spec.source == "project" else cwd
+            connection = ServerConnection(
+                spec, base_dir=base_dir, token=self.token, options=options, notify=self._event
+            )
+            connection.state = self._initial_state(spec, trust_project)
+            self.connections[spec.name] = connection
+
+    def _initial_state(self, spec: ServerSpec, trust_project: bool) -> ServerState:
+        if spec.config.disabled:
+            return "disabled"
+        if spec.source == "user" or trust_project:
+            return "stopped"
+        decision = self.trust.decision(self.root, spec)
+        return "stopped" if decision == "allow" else "denied" if decision == "deny" else "unapproved"
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        """Start every server that may start, at once; returns when each is ready or has failed."""
+        if self._started:
+            return
+        self._started = True
+        await self._start([c for c in self.connections.values() if c.state == "stopped"])
+
+    async def _start(self, connections: list[ServerConnection]) -> None:
+        if not connections:
+            return
+        for connection in connections:
+            connection.state = "starting"  # shown while the SDK is imported
+        self._changed()
+        await asyncio.to_thread(import_sdk)
+        for connection in connections:
+            connection.state = "stopped"
+        await asyncio.gather(*(connection.start() for connection in connections))
+
+    async def wait_starting(self, seconds: float) -> None:
+        """Wait (at most ``seconds``) for servers still starting, so a first request has their tools."""
+        starting = [c for c in self.connections.values() if c.state == "starting"]
+        if not starting:
+            return
+        waiters = [asyncio.ensure_future(c.wait_settled()) for c in starting]
+        try:
+            await asyncio.wait(waiters, timeout=seconds)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+
+    async def reconnect(self, name: str) -> ServerConnection:
+        connection = self.require(name)
+        if connection.state in ("unapproved", "denied", "disabled"):
+            raise NavtuiError(
+                f"MCP server '{name}' is {connection.state}",
+                hint=f"/mcp approve {name} first"
+                if connection.state != "disabled"
+                else f'remove "disabled" from its entry in {connection.spec.path}',
+            )
+        self.withheld.discard(name)
+        await asyncio.to_thread(import_sdk)
+        await connection.reconnect()
+        return connection
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(c.stop() for c in self.connections.values() if c.state in ("starting", "ready")))
+
+    # ------------------------------------------------------------------ a repository's servers
+    def unapproved(self) -> list[ServerSpec]:
+        return [c.spec for c in self.connections.values() if c.state == "unapproved"]
+
+    async def approve(self, name: str, *, remember: bool) -> ServerConnection:
+        connection = self.require(name)
+        if remember:
+            self.trust.remember(self.root, connection.spec, "allow")
+        connection.state = "stopped"
+        await self._start([connection])
+        return connection
+
+    def deny(self, name: str, *, remember: bool) -> None:
+        connection = self.require(name)
+        if remember:
+            self.trust.remember(self.root, connection.spec, "deny")
+        connection.state = "denied" if remember else "unapproved"
+        self._changed()
+
+    def skipped_notice(self) -> str | None:
+        """Headless runs do not ask: which of the repository's servers were skipped, and how to allow them."""
+        skipped = self.unapproved()
+        if not skipped:
+            return None
+        names = ", ".join(f"'{spec.name}'" for spec in skipped)
+        return (
+            f"MCP server(s) {names} from {skipped[0].path} not started: a repository's servers run only after "
+            f"you approve them. Approve them once in navtui (interactive), run with --mcp-trust, "
+            f"or define them in {user_config_path()}."
+        )
+
+    # ------------------------------------------------------------------ tools and the context window
+    def _event(self, connection: ServerConnection, text: str | None, level: Level) -> None:
+        self._sync_tools(connection)
+        if text:
+            self._notice(text, level)
+        else:
+            self._changed()
+
+    def _sync_tools(self, connection: ServerConnection) -> None:
+        if connection.state == "starting":
+            return  # a restart keeps the names registered; calls wait for it
+        for name in self._exposed.pop(connection.name, []):
+            self.registry.remove(name)
+        if connection.state != "ready" or connection.name in self.withheld:
+            return
+        exposed: list[str] = []
+        for remote in self.offered(connection):
+            tool = McpTool(connection, remote)
+            if tool.name in self.registry:
+                self._notice(f"MCP tool {tool.name} has the name of another tool; it is not offered", "warning")
+                continue
+            self.registry.add(tool)
+            exposed.append(tool.name)
+        self._exposed[connection.name] = exposed
+
+    def offered(self, connection: ServerConnection) -> list[Any]:
+        """The server's tools minus what ``mcp.tools.<server>`` allow/deny leave out."""
+        rules = getattr(self.settings, "tools", {}).get(connection.name)
+        allow = getattr(rules, "allow", None)
+        deny = getattr(rules, "deny", None) or []
+        return [
+            remote
+            for remote in connection.tools
+            if (allow is None or any(fnmatch.fnmatchcase(remote.name, glob) for glob in allow))
+            and not any(fnmatch.fnmatchcase(remote.name, glob) for glob in deny)
+        ]
+
+    def tool_tokens(self) -> dict[str, int]:
+        """Estimated tokens of each ready server's offered tool schemas (what they cost in every request)."""
+        out: dict[str, int] = {}
+        for connection in self.connections.values():
+            if connection.state == "ready":
+                specs = [McpTool(connection, remote).spec().model_dump() for remote in self.offered(connection)]
+                out[connection.name] = (len(json.dumps(specs).encode("utf-8")) + 3) // 4
+        return out
+
+    def fit_window(self, window: int | None) -> str | None:
+        """Leave the largest servers' tools out while MCP schemas take more than half of ``window``.
+
+        Returns the notice to show (also past a quarter), naming the servers and the setting that trims them.
+        """
+        if not window:
+            return None
+        sizes = self.tool_tokens()
+        total = sum(size for name, size in sizes.items() if name not in self.withheld)
+        if total <= window * WARN_SHARE:
+            return None
+        dropped: list[str] = []
+        for name, size in sorted(sizes.items(), key=lambda item: -item[1]):
+            if total <= window * MAX_SHARE:
+                break
+            if name in self.withheld:
+                continue
+            self.withheld.add(name)
+            self._sync_tools(self.connections[name])
+            dropped.append(name)
+            total -= size
+        by_server = ", ".join(f"{name} ~{size}" for name, size in sorted(sizes.items(), key=lambda i: -i[1]))
+        fix = "trim them with mcp.tools.<server>.allow / deny in settings (globs on the server's tool names)"
+        if dropped:
+            left = ", ".join(dropped)
+            return (
+                f"MCP tool schemas do not fit the {window}-token window ({by_server} tokens): the tools of {left} "
+                f"are left out of requests. To use them, {fix}, or pick a model with a larger window."
+            )
+        return f"MCP tool schemas take ~{total} of the {window}-token window ({by_server}); {fix}."
+
+    # ------------------------------------------------------------------ reporting
+    def require(self, name: str) -> ServerConnection:
+        connection = self.connections.get(name)
+        if connection is None:
+            known = ", ".join(self.connections) or "none configured"
+            raise NavtuiError(f"No MCP server '{name}'", hint=f"configured: {known}")
+        return connection
+
+    def status(self) -> list[ServerStatus]:
+        out: list[ServerStatus] = []
+        for connection in self.connections.values():
+            offered = self.offered(connection) if connection.state == "ready" else []
+            spec = connection.spec
+            out.append(
+                ServerStatus(
+                    name=spec.name,
+                    source=spec.source,
+                    transport=spec.transport,
+                    target=spec.target,
+                    state=connection.state,
+                    tools=tuple(remote.name for remote in offered),
+                    hidden=len(connection.tools) - len(offered) if connection.state == "ready" else 0,
+                    withheld=spec.name in self.withheld,
+                    error=connection.error,
+                    config_path=spec.path,
+                )
+            )
+        return out
+
+    def summary(self) -> str | None:
+        """A few words for the status line while something needs attention; None when all is well."""
+        states = [c.state for c in self.connections.values()]
+        starting = [c.name for c in self.connections.values() if c.state == "starting"]
+        if starting:
+            return "mcp starting: " + ", ".join(starting)
+        parts = []
+        if states.count("failed"):
+            parts.append(f"{states.count('failed')} failed")
+        if states.count("unapproved"):
+            parts.append(f"{states.count('unapproved')} to approve")
+        return "mcp " + ", ".join(parts) if parts else None
+
+    def take_notices(self) -> list[tuple[str, Level]]:
+        taken, self.notices = self.notices, []
+        return taken
+
+    def _notice(self, text: str, level: Level) -> None:
+        if self.listener is not None:
+            self.listener(text, level)
+        else:
+            self.notices.append((text, level))
+
+    def _changed(self) -> None:
+        if self.listener is not None:
+            self.listener(None, "info")

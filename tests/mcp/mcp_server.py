@@ -1,0 +1,118 @@
+"""A real MCP server for the tests, written with the SDK's server API (``MCPServer``).
+
+``python mcp_server.py`` serves stdio; ``python mcp_server.py --http`` serves streamable HTTP on 127.0.0.1
+(a free port, printed as ``PORT <n>`` on stdout). ``MCP_TEST_DIR`` names a directory where the tools leave
+traces the tests wait for: ``pid`` (written at start), ``slow-started`` and ``cancelled`` (the slow tool).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import socket
+import sys
+from pathlib import Path
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ImageContent, ResourceLink, TextContent
+from pydantic import BaseModel
+
+TRACES = Path(os.environ.get("MCP_TEST_DIR", "."))
+PNG = base64.b64encode(bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")).decode()
+
+server = MCPServer("navtui-test", instructions="A server for navtui's tests.")
+
+
+class Point(BaseModel):
+    x: int
+    y: int | None = None
+
+
+@server.tool()
+def echo(text: str, times: int = 1) -> str:
+    """Repeat the text."""
+    return text * times
+
+
+@server.tool()
+def place(point: Point, label: str | None = None) -> str:
+    """Put a labelled point on the map."""
+    return f"{label or 'unnamed'} at {point.x},{point.y}"
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Always fails with the reason."""
+    raise ToolError(f"refused: {reason}")
+
+
+@server.tool()
+async def slow(seconds: float) -> str:
+    """Wait, then answer."""
+    (TRACES / "slow-started").write_text(str(seconds))
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        (TRACES / "cancelled").write_text("cancelled")
+        raise
+    return f"waited {seconds} s"
+
+
+@server.tool()
+def crash(message: str = "boom") -> str:
+    """Exit the server process at once."""
+    sys.stderr.write(f"crashing: {message}\n")
+    sys.stderr.flush()
+    os._exit(3)
+
+
+@server.tool()
+def picture() -> list[TextContent | ImageContent | ResourceLink]:
+    """A text, an image and a link."""
+    return [
+        TextContent(type="text", text="a red dot"),
+        ImageContent(type="image", data=PNG, mime_type="image/png"),
+        ResourceLink(type="resource_link", uri="file:///tmp/dot.png", name="dot.png", mime_type="image/png"),
+    ]
+
+
+@server.tool()
+def flood(lines: int) -> str:
+    """Many numbered lines."""
+    return "".join(f"line {n}\n" for n in range(1, lines + 1))
+
+
+@server.tool()
+def environment(name: str) -> str:
+    """The value of an environment variable of the server (or 'unset')."""
+    return os.environ.get(name, "unset")
+
+
+@server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of an HTTP request header (or 'unset'; always unset over stdio)."""
+    return (ctx.headers or {}).get(name.lower(), "unset")
+
+
+def serve_http() -> None:
+    import anyio
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)  # connections made before uvicorn runs wait in the backlog
+    print(f"PORT {sock.getsockname()[1]}", flush=True)
+    config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
+    anyio.run(uvicorn.Server(config).serve, [sock])
+
+
+if __name__ == "__main__":
+    (TRACES / "pid").write_text(str(os.getpid()))
+    sys.stderr.write("test server ready\n")
+    sys.stderr.flush()
+    if "--http" in sys.argv:
+        serve_http()
+    else:
+        server.run()

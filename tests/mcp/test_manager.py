@@ -1,0 +1,113 @@
+"""Which servers start: a repository's only after approval (remembered per repository and server);
+which tools are offered: ``mcp.tools`` filters and what fits the context window."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from navtui.config.settings import McpSettings
+from navtui.mcp.config import user_config_path
+from navtui.mcp.trust import trust_path
+from navtui.tools.base import ToolRegistry
+from tests.mcp.conftest import make_manager, stdio_entry, write_servers
+
+
+async def test_a_repository_s_server_waits_for_approval(workspace: Path, traces: Path) -> None:
+    write_servers(workspace / ".mcp.json", {"repo": stdio_entry(traces)})
+    manager = make_manager(workspace)
+    await manager.start()
+    assert manager.connections["repo"].state == "unapproved"
+    assert not (traces / "pid").exists()  # nothing ran
+    notice = manager.skipped_notice() or ""
+    assert "'repo'" in notice and "--mcp-trust" in notice and str(user_config_path()) in notice
+    assert manager.summary() == "mcp 1 to approve"
+
+
+async def test_mcp_trust_starts_them_for_one_run(workspace: Path, traces: Path) -> None:
+    write_servers(workspace / ".mcp.json", {"repo": stdio_entry(traces)})
+    manager = make_manager(workspace, trust_project=True)
+    try:
+        await manager.start()
+        assert manager.connections["repo"].state == "ready"
+    finally:
+        await manager.aclose()
+    assert make_manager(workspace).connections["repo"].state == "unapproved"  # nothing was remembered
+
+
+async def test_an_approval_is_remembered_for_that_repository_and_entry(workspace: Path, traces: Path) -> None:
+    write_servers(workspace / ".mcp.json", {"repo": stdio_entry(traces), "other": stdio_entry(traces)})
+    manager = make_manager(workspace)
+    try:
+        await manager.approve("repo", remember=True)
+        assert manager.connections["repo"].state == "ready"
+        manager.deny("other", remember=True)
+    finally:
+        await manager.aclose()
+    again = make_manager(workspace)
+    assert again.connections["repo"].state == "stopped"  # starts without asking
+    assert again.connections["other"].state == "denied"
+    stored = json.loads(trust_path().read_text())["projects"][str(workspace)]
+    assert stored["repo"]["decision"] == "allow" and stored["other"]["decision"] == "deny"
+    # A changed command is a new question.
+    write_servers(workspace / ".mcp.json", {"repo": {**stdio_entry(traces), "args": ["evil.py"]}})
+    assert make_manager(workspace).connections["repo"].state == "unapproved"
+    # Another repository with the same file asks on its own.
+    elsewhere = workspace.parent / "elsewhere"
+    elsewhere.mkdir()
+    write_servers(elsewhere / ".mcp.json", {"other": stdio_entry(traces)})
+    assert make_manager(elsewhere).connections["other"].state == "unapproved"
+
+
+async def test_a_once_approval_is_not_remembered(workspace: Path, traces: Path) -> None:
+    write_servers(workspace / ".mcp.json", {"repo": stdio_entry(traces)})
+    manager = make_manager(workspace)
+    try:
+        await manager.approve("repo", remember=False)
+        assert manager.connections["repo"].state == "ready"
+    finally:
+        await manager.aclose()
+    assert make_manager(workspace).connections["repo"].state == "unapproved"
+
+
+async def test_disabled_servers_do_not_start(workspace: Path, traces: Path) -> None:
+    write_servers(user_config_path(), {"off": {**stdio_entry(traces), "disabled": True}})
+    manager = make_manager(workspace)
+    await manager.start()
+    assert manager.connections["off"].state == "disabled" and not (traces / "pid").exists()
+
+
+async def test_mcp_tools_allow_and_deny_per_server(workspace: Path, traces: Path) -> None:
+    write_servers(user_config_path(), {"test": stdio_entry(traces)})
+    settings = McpSettings.model_validate({"tools": {"test": {"allow": ["e*", "fail"], "deny": ["environment"]}}})
+    registry = ToolRegistry()
+    manager = make_manager(workspace, settings=settings, registry=registry)
+    try:
+        await manager.start()
+        assert sorted(registry.names()) == ["mcp__test__echo", "mcp__test__fail"]
+        status = manager.status()[0]
+        assert status.tools == ("echo", "fail") and status.hidden == 7
+    finally:
+        await manager.aclose()
+    assert registry.names() == []
+
+
+async def test_tools_that_do_not_fit_a_small_window_are_left_out(workspace: Path, traces: Path) -> None:
+    write_servers(user_config_path(), {"test": stdio_entry(traces)})
+    registry = ToolRegistry()
+    manager = make_manager(workspace, registry=registry)
+    try:
+        await manager.start()
+        tokens = manager.tool_tokens()["test"]
+        assert 300 < tokens < 2000
+        assert manager.fit_window(tokens * 10) is None
+        warning = manager.fit_window(tokens * 3) or ""
+        assert warning.startswith(f"MCP tool schemas take ~{tokens} of the {tokens * 3}-token window (test ~{tokens})")
+        assert "mcp.tools.<server>.allow / deny" in warning and len(registry.names()) == 9
+        dropped = manager.fit_window(tokens) or ""
+        assert "the tools of test are left out of requests" in dropped and "mcp.tools.<server>.allow" in dropped
+        assert registry.names() == [] and manager.status()[0].withheld
+        await manager.reconnect("test")  # trimmed or not, a reconnect offers them again
+        assert len(registry.names()) == 9
+    finally:
+        await manager.aclose()
