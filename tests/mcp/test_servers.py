@@ -28,6 +28,12 @@ def tool(registry: ToolRegistry, name: str) -> McpTool:
     return found
 
 
+def full_output(text: str) -> tuple[int, int]:
+    """The line count and mode of the file a cut result names."""
+    path = Path(text.split("Full output: ")[1].split(" ...]")[0])
+    return path.read_text().count("\n"), path.stat().st_mode & 0o777
+
+
 async def run(registry: ToolRegistry, name: str, ctx: ToolContext, /, **arguments: object):
     found = tool(registry, name)
     return await found.run(found.parse_args(arguments), ctx)
@@ -97,9 +103,7 @@ async def test_images_links_and_large_results(workspace, traces, user_servers) -
         assert [(image.mime_type, len(image.data)) for image in picture.images] == [("image/png", 40)]
         flood = await run(registry, "mcp__test__flood", ctx, lines=20000)
         assert flood.text.startswith("line 1\nline 2\n") and flood.text.endswith("line 20000\n")
-        full = Path(flood.text.split("Full output: ")[1].split(" ...]")[0])
-        assert "lines" in flood.text and full.read_text().count("\n") == 20000
-        assert oct(full.stat().st_mode & 0o777) == "0o600"
+        assert full_output(flood.text) == (20000, 0o600)
     finally:
         await manager.aclose()
 
