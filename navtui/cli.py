@@ -16,6 +16,7 @@ SUBCOMMANDS = {
     "themes": ("navtui.themes.cli", "themes_main", "list or validate themes"),
     "index": ("navtui.index.cli", "index_main", "build the repository index (.navtui/index.sqlite)"),
     "search": ("navtui.index.cli", "search_main", "search the repository index"),
+    "mcp": ("navtui.mcp.cli", "mcp_main", "list, add or remove MCP servers"),
 }
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -52,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="thinking level (default: a resumed session's, else the settings')",
     )
     parser.add_argument("--advisor", metavar="MODEL", help="turn the advisor on with this model")
+    parser.add_argument(
+        "--mcp-trust", action="store_true", help="start this repository's .mcp.json servers without asking (this run)"
+    )
     parser.add_argument("--version", action="version", version=f"navtui {_version()}")
     return parser
 
@@ -90,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         thinking=args.thinking,
         advisor=args.advisor,
         prompt=args.prompt,
+        mcp_trust=args.mcp_trust,
     )
     headless = args.print_prompt is not None or args.json_prompt is not None
     if headless:

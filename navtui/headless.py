@@ -88,6 +88,9 @@ async def _run(runtime: Runtime, prompt: str, sink: Any) -> str:
     except (NotImplementedError, RuntimeError):
         pass
     stop_reason = "stop"
+    skipped = runtime.mcp.skipped_notice() if runtime.mcp is not None else None
+    if skipped:  # no screen to ask on: the repository's servers stay off, and the user learns how to allow them
+        sink(Notice(text=skipped, level="warning"))
     try:
         if runtime.model_choice.restored:  # a resumed session's model: check it, fall back if it cannot be reached
             status = await runtime.check_provider()

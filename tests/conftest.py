@@ -26,3 +26,11 @@ def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     root.mkdir()
     return root
+
+
+@pytest.fixture
+def traces(tmp_path: Path) -> Path:
+    """Where a test's helper process (an MCP test server) leaves its pid and what happened to it."""
+    path = tmp_path / "traces"
+    path.mkdir()
+    return path

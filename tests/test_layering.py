@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "navtui"
-HEADLESS_PACKAGES = ("agent", "providers", "tools", "session", "index", "config", "core")
+HEADLESS_PACKAGES = ("agent", "providers", "tools", "session", "index", "config", "core", "mcp")
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -45,7 +45,7 @@ def _modules_after(code: str) -> set[str]:
 
 def test_cli_help_imports_nothing_heavy() -> None:
     modules = _modules_after("import navtui.cli; navtui.cli.build_parser().format_help()")
-    heavy = {"textual", "anthropic", "httpx", "httpx_sse", "ollama", "pydantic", "rich"}
+    heavy = {"textual", "anthropic", "httpx", "httpx_sse", "ollama", "pydantic", "rich", "mcp"}
     assert not heavy & {m.split(".")[0] for m in modules}
 
 
@@ -53,3 +53,4 @@ def test_headless_runtime_does_not_import_textual_or_anthropic() -> None:
     modules = _modules_after("import navtui.headless")
     tops = {m.split(".")[0] for m in modules}
     assert "textual" not in tops and "anthropic" not in tops and "httpx_sse" not in tops
+    assert "mcp" not in tops  # the MCP SDK loads only when a configured server starts

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from navtui.agent.hooks import CompositeHooks
     from navtui.agent.resume import ModelChoice
     from navtui.core.events import AgentEvent
+    from navtui.mcp.manager import McpManager
     from navtui.session.entries import Entry
     from navtui.session.manager import SessionManager
 
@@ -57,6 +58,7 @@ class ContextUsage:
     context_files: list[str]
     messages: dict[Role, int] = field(default_factory=lambda: dict.fromkeys(ROLES, 0))
     message_tokens: dict[Role, int] = field(default_factory=lambda: dict.fromkeys(ROLES, 0))
+    mcp_tokens: dict[str, int] = field(default_factory=dict)  # each MCP server's tool schemas, in every request
 
 
 @dataclass
@@ -75,6 +77,7 @@ class StatusInfo:
     handover_count: int
     advisor_on: bool
     session_name: str | None = None
+    mcp: str | None = None  # MCP servers starting, failed or waiting for approval
 
 
 def git_state(cwd: Path) -> tuple[str | None, bool]:
@@ -126,6 +129,8 @@ class Runtime:
         self.model_choice = self._choose_model()
         self.provider = self._start_provider()
         self.tools = self._build_tools()
+        self.mcp = self._build_mcp()  # started later, on the event loop (never before the first frame)
+        self._mcp_compact_said = False
         # One policy object: /approval changes what the agent enforces and what the tools see.
         self.policy = ApprovalPolicy.from_settings(settings)
         self.ctx = self._build_context()
@@ -185,6 +190,13 @@ class Runtime:
         from navtui.tools.registry import default_tools
 
         return default_tools(self.settings, self.cwd)
+
+    def _build_mcp(self) -> McpManager | None:
+        from navtui.mcp.manager import build_manager
+
+        return build_manager(
+            self.cwd, self.settings, self.tools, self._artifacts_dir(), trust_project=self.options.mcp_trust
+        )
 
     def _build_context(self) -> ToolContext:
         from navtui.tools.registry import make_context
@@ -270,6 +282,8 @@ class Runtime:
             await self._load_model_info()
         while self.pending_notices:
             yield self.pending_notices.pop(0)
+        async for notice in self._mcp_before_run():
+            yield notice
         if prompt:
             from navtui.agent.resume import record_model
 
@@ -456,7 +470,32 @@ class Runtime:
             advisor, self.advisor = self.advisor, None
             await advisor.aclose()
 
+    async def _mcp_before_run(self) -> AsyncIterator[Notice]:
+        """Servers started (or given a moment to); failures not shown yet; whether their schemas fit."""
+        if self.mcp is None:
+            return
+        agent = self.agent
+        # The compact prompt for small windows offers only the core tools: MCP schemas cost nothing there.
+        for text, level in await self.mcp.before_request(None if agent.compact else agent.budget.window):
+            yield Notice(text=text, level=level)
+        if agent.compact and self.mcp.tool_tokens() and not self._mcp_compact_said:
+            self._mcp_compact_said = True
+            yield Notice(
+                text="MCP tools are not offered with the compact prompt for small windows "
+                "(providers.compact_prompt: off offers them).",
+                level="info",
+            )
+        if not agent.messages:  # nothing cached yet: the prompt may list the servers' tools too
+            agent.system_prompt = build_system_prompt(self.cwd, agent.tools.specs(), compact=agent.compact)
+
+    async def start_mcp(self) -> None:
+        """Start the configured MCP servers (the app calls it after its first frame; a run does it anyway)."""
+        if self.mcp is not None:
+            await self.mcp.start()
+
     async def aclose(self) -> None:
+        if self.mcp is not None:
+            await self.mcp.aclose()
         await self.stop_advisor()
         await self.provider.aclose()
         kill_all = getattr(self.ctx.jobs, "kill_all", None)
@@ -509,6 +548,7 @@ class Runtime:
             handover_count=self.handover_count,
             advisor_on=self.advisor_on,
             session_name=self.session.name if self.session is not None else None,
+            mcp=self.mcp.summary() if self.mcp is not None else None,
         )
 
     def context_usage(self) -> ContextUsage:
@@ -524,6 +564,7 @@ class Runtime:
             system_tokens=estimate_text_tokens(agent.hooks.system_prompt(agent)),
             tools=self.tools.names(),
             context_files=[str(found.path) for found in discover_context_files(self.cwd)],
+            mcp_tokens=self.mcp.tool_tokens() if self.mcp is not None else {},
         )
         for message in agent.messages:
             usage.messages[message.role] += 1

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from navtui.config.launch import LaunchOptions
     from navtui.config.settings import Settings
     from navtui.core.events import AgentEvent
+    from navtui.mcp.manager import McpManager
     from navtui.providers.base import ModelInfo
     from navtui.session.entries import Entry
     from navtui.session.manager import SessionManager
@@ -47,6 +48,7 @@ class UiRuntime(Protocol):
     advisor: Advisor | None
     background_listener: Callable[[AgentEvent], None] | None
     model_info: ModelInfo | None
+    mcp: McpManager | None  # None when no MCP server is configured
 
     @property
     def provider(self) -> ProviderView: ...

@@ -21,6 +21,7 @@ class LaunchOptions:
     thinking: str | None = None  # off|minimal|low|medium|high|xhigh; None: the session's, else the settings'
     advisor: str | None = None
     prompt: str | None = None
+    mcp_trust: bool = False  # start the repository's .mcp.json servers for this run without asking
     ephemeral: bool = False  # no session file (tests, benchmarks)
 
     def overrides(self) -> dict[str, Any]:

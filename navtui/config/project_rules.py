@@ -99,6 +99,10 @@ PROJECT_RULES: dict[str, Rule] = {
     "index.inject": Free(),
     "index.embed_model": Free(),
     "index.max_file_bytes": Free(),
+    "mcp.startup_timeout": Free(),
+    "mcp.call_timeout": Free(),
+    # A repository's own servers are in its .mcp.json, behind the user's approval (navtui/mcp/trust.py).
+    "mcp.tools": UserOnly("change which tools of your MCP servers are offered"),
     "ui.theme": Free(),
     "ui.double_escape_action": Free(),
     "ui.branch_summary": Free(),

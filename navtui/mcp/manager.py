@@ -31,6 +31,8 @@ Listener = Callable[[str | None, Level], None]
 # largest servers' tools are left out of requests until the rest fit.
 WARN_SHARE = 0.25
 MAX_SHARE = 0.5
+# How long a request waits for servers still starting (after that their tools join when they are ready).
+REQUEST_WAIT = 10.0
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,25 @@ class ServerStatus:
     withheld: bool  # connected, but its tools do not fit the context window
     error: str | None
     config_path: Path
+
+
+def build_manager(
+    cwd: Path, settings: Any, tools: ToolRegistry, artifacts_dir: Path, *, trust_project: bool = False
+) -> McpManager | None:
+    """The session's manager, or None when no MCP server is configured (the SDK is then never imported)."""
+    from navtui import __version__
+    from navtui.mcp.config import load_config
+
+    config = load_config(cwd)
+    if not config.servers and not config.warnings:
+        return None
+    options = ConnectionOptions(
+        startup_timeout=settings.mcp.startup_timeout,
+        call_timeout=settings.mcp.call_timeout,
+        artifacts_dir=artifacts_dir,
+        client_version=__version__,
+    )
+    return McpManager(config, cwd=cwd, tools=tools, settings=settings.mcp, options=options, trust_project=trust_project)
 
 
 def import_sdk() -> None:
@@ -79,6 +100,7 @@ class McpManager:
         self.withheld: set[str] = set()
         self._exposed: dict[str, list[str]] = {}
         self._started = False
+        self._fitted: frozenset[str] | None = None  # the tool names the last window check saw
         for spec in config.servers:
             base_dir = self.root if spec.source == "project" else cwd
             connection = ServerConnection(
@@ -113,6 +135,20 @@ class McpManager:
         for connection in connections:
             connection.state = "stopped"
         await asyncio.gather(*(connection.start() for connection in connections))
+
+    async def before_request(self, window: int | None) -> list[tuple[str, Level]]:
+        """Before the agent asks the model: servers started (or given a moment to), then what to tell the
+        user: failures not shown yet, and whether the tool schemas fit ``window``."""
+        await self.start()
+        await self.wait_starting(REQUEST_WAIT)
+        notices = self.take_notices()
+        offered = frozenset(name for names in self._exposed.values() for name in names)
+        if offered != self._fitted:
+            fit = self.fit_window(window)
+            if fit is not None:
+                notices.append((fit, "warning"))
+            self._fitted = frozenset(name for names in self._exposed.values() for name in names)
+        return notices
 
     async def wait_starting(self, seconds: float) -> None:
         """Wait (at most ``seconds``) for servers still starting, so a first request has their tools."""

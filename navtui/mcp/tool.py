@@ -85,8 +85,8 @@ class McpTool(Tool[McpArguments]):
         return f"Expected arguments: {', '.join(names) or 'none'}."
 
     def summary(self, args: McpArguments) -> str:
-        text = json.dumps(args.model_dump(), ensure_ascii=False, separators=(", ", ": "))
-        return f"{self.server}: {self.remote.name} {text}"[:200]
+        arguments = args.model_dump()
+        return json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "))[:200] if arguments else ""
 
     def approval_reason(self, args: McpArguments, ctx: ToolContext) -> str | None:
         return f"calls {self.remote.name} on the MCP server '{self.server}' ({self.connection.spec.source} server)"

@@ -159,7 +159,9 @@ class OllamaProvider(Provider):
             options["temperature"] = temperature
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": to_ollama_messages(request.system, request.messages),
+            "messages": to_ollama_messages(
+                request.system, request.messages, tool_images="vision" in (facts.capabilities or ())
+            ),
             "stream": True,
             "options": options,
         }

@@ -16,8 +16,14 @@ def to_ollama_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-def to_ollama_messages(system: str, messages: Sequence[AnyMessage]) -> list[dict[str, Any]]:
-    """System first; assistant tool calls with object arguments; results as ``role: tool`` with ``tool_name``."""
+def to_ollama_messages(
+    system: str, messages: Sequence[AnyMessage], *, tool_images: bool = False
+) -> list[dict[str, Any]]:
+    """System first; assistant tool calls with object arguments; results as ``role: tool`` with ``tool_name``.
+
+    A tool result's images (an MCP tool's screenshot) go along only with ``tool_images``: Ollama answers 400
+    to images for a model without vision; the result's text already says an image was there.
+    """
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     names: dict[str, str] = {}  # call id -> tool name, from the assistant messages seen so far
     for message in messages:
@@ -29,14 +35,16 @@ def to_ollama_messages(system: str, messages: Sequence[AnyMessage]) -> list[dict
                 out.append(entry)
             names.update({call.id: call.name for call in message.tool_calls})
         elif isinstance(message, ToolResultMessage):
-            out.append(
-                {
-                    "role": "tool",
-                    "content": message.text,
-                    "tool_name": names.get(message.tool_call_id, message.tool_name),
-                    "tool_call_id": message.tool_call_id,
-                }
-            )
+            entry = {
+                "role": "tool",
+                "content": message.text,
+                "tool_name": names.get(message.tool_call_id, message.tool_name),
+                "tool_call_id": message.tool_call_id,
+            }
+            images = [block.data for block in message.content if isinstance(block, ImageBlock)]
+            if images and tool_images:
+                entry["images"] = images
+            out.append(entry)
     return out
 
 

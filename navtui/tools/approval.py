@@ -11,6 +11,7 @@ policy) answered; when ``approved`` is false, ``denial_message`` is the tool err
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -69,21 +70,34 @@ class ApprovalPolicy:
 
     def decide(self, tool: str, tier: Tier, danger: str | None = None, note: str | None = None) -> Decision:
         """The verdict for one call; ``note`` is the tool's own reason for a closer look (shown when asking)."""
-        if tool in self.deny:
+        if listed(tool, self.deny):
             return Decision("deny", f"{tool} is denied by the tools.deny setting")
         if danger and self.mode != "yolo":
             return Decision("ask", danger)
         if self.mode == "yolo":
             return Decision("allow")
-        if tool in self.prompt:
+        if listed(tool, self.prompt):
             return Decision("ask", note or f"{tool} is listed in tools.prompt")
-        if tool in self.allow or tool in self.session_allow:
+        if listed(tool, self.allow) or tool in self.session_allow:
             return Decision("allow")
         if tier == "exec":
             return Decision("ask", note or "runs a command")
         if tier == "write" and self.mode == "ask":
             return Decision("ask", note or "changes files")
         return Decision("allow")
+
+
+def listed(tool: str, names: set[str]) -> bool:
+    """``tool`` is named in a tools.allow/deny/prompt list, exactly or by a glob (``mcp__github__*``)."""
+    return tool in names or any("*" in name and fnmatch.fnmatchcase(tool, name) for name in names)
+
+
+def allow_hint(tool: str) -> str:
+    """How a user allows this tool in settings: its name, and for an MCP tool its whole server."""
+    if tool.startswith("mcp__") and tool.count("__") >= 2:
+        server = tool.split("__")[1]
+        return f"add '{tool}' (or 'mcp__{server}__*') to tools.allow in settings"
+    return f"add '{tool}' to tools.allow in settings"
 
 
 class DenyingApprover:
@@ -93,9 +107,9 @@ class DenyingApprover:
         if request.danger:
             how = "navtui always asks before this outside yolo mode; re-run with --approval yolo only if you mean it"
         elif request.tier == "exec":
-            how = f"re-run with --approval yolo, or add '{request.tool}' to tools.allow in settings"
+            how = f"re-run with --approval yolo, or {allow_hint(request.tool)}"
         else:
-            how = f"re-run with --approval write (or yolo), or add '{request.tool}' to tools.allow in settings"
+            how = f"re-run with --approval write (or yolo), or {allow_hint(request.tool)}"
         return ApprovalResponse(
             approved=False,
             reason=f"{request.tool} needs approval ({request.reason}) and navtui is running without a prompt: {how}.",

@@ -34,6 +34,7 @@ class StatusData:
     handover_count: int = 0
     advisor_on: bool = False
     session_name: str | None = None
+    mcp: str | None = None  # MCP servers starting, failed or waiting for approval
 
 
 def short_path(path: str, limit: int = 40) -> str:
@@ -130,6 +131,10 @@ class StatusLine(Widget):
         left.append(data.approval, self._style("approval-yolo" if data.approval == "yolo" else "approval"))
         if data.handover_count:
             left.append(f"  ⇄{data.handover_count}", self._style("marker"))
+        if data.mcp:
+            left.append(*sep)
+            starting = data.mcp.startswith("mcp starting")
+            left.append(data.mcp, self._style("marker" if starting else "context-warning"))
         if self.working:
             right = Text(f" {frame(self.spinner_index)} {self.activity or 'working'} ", self._style("spinner"))
             width = self.size.width

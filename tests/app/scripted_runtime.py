@@ -47,6 +47,7 @@ class ScriptedRuntime:
     advisor: Any = None
     background_listener: Any = None
     model_info: Any = None
+    mcp: Any = None
 
     @property
     def advisor_on(self) -> bool:

@@ -92,7 +92,7 @@ def test_importing_the_app_stays_light() -> None:
     # models) load after it, with the runtime.
     code = (
         "import sys, json; import navtui.app.app, navtui.app.approver, navtui.app.startup, navtui.app.screens.main; "
-        "print(json.dumps([m for m in ('anthropic', 'httpx_sse', 'navtui.index', 'ollama', 'pydantic', 'markdown_it')"
+        "print(json.dumps([m for m in ('anthropic', 'httpx_sse', 'navtui.index', 'ollama', 'pydantic', 'markdown_it', 'mcp', 'navtui.mcp')"
         " if m in sys.modules]))"
     )
     out = subprocess.run(

@@ -22,14 +22,6 @@ from navtui.tools.procs import is_alive
 SERVER = Path(__file__).with_name("mcp_server.py")
 
 
-@pytest.fixture
-def traces(tmp_path: Path) -> Path:
-    """Where the test server leaves its pid and what happened to it."""
-    path = tmp_path / "traces"
-    path.mkdir()
-    return path
-
-
 def stdio_entry(traces: Path, **extra: object) -> dict[str, object]:
     return {"command": sys.executable, "args": [str(SERVER)], "env": {"MCP_TEST_DIR": str(traces)}, **extra}
 

@@ -135,3 +135,13 @@ def test_add_and_remove_keep_the_rest_of_the_user_file() -> None:
 def test_a_new_user_file_is_private() -> None:
     add_user_server("s", ServerConfig(command="x", env={"TOKEN": "abc"}))
     assert stat.S_IMODE(user_config_path().stat().st_mode) == 0o600
+
+
+def test_a_project_settings_file_cannot_change_the_mcp_section(workspace: Path) -> None:
+    from navtui.config.settings import load_settings
+
+    (workspace / ".navtui").mkdir()
+    (workspace / ".navtui" / "settings.json").write_text(json.dumps({"mcp": {"tools": {"gh": {"deny": []}}}}))
+    loaded = load_settings(workspace)
+    assert loaded.settings.mcp.tools == {}
+    assert any("'mcp' is ignored in a project file" in warning for warning in loaded.warnings)

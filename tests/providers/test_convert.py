@@ -63,6 +63,15 @@ def test_ollama_images_and_empty_replies() -> None:
     assert to_ollama_messages("", [user, aborted]) == [{"role": "user", "content": "look", "images": ["AAAA"]}]
 
 
+def test_ollama_tool_result_images_go_only_to_vision_models() -> None:
+    call = ToolCall(id="c1", name="mcp__web__screenshot")
+    result = ToolResultMessage.of(call, "[image: image/png, 3 B]")
+    result.content.append(ImageBlock(data="AAAA"))
+    plain = to_ollama_messages("", [result])[0]
+    assert "images" not in plain and plain["content"] == "[image: image/png, 3 B]"
+    assert to_ollama_messages("", [result], tool_images=True)[0]["images"] == ["AAAA"]
+
+
 def test_anthropic_shape_round_trips_thinking_and_merges_results() -> None:
     messages = to_anthropic_messages(HISTORY)
     assert messages[1] == {

@@ -87,12 +87,20 @@ def context_report(usage: ContextUsage) -> str:
             f"Context used: ~{used} tokens" + (f" ({used * 100 // window}%)" if window else ""),
             f"System prompt: ~{usage.system_tokens} tokens",
             f"Tools: {len(usage.tools)} ({', '.join(usage.tools)})",
+            *_mcp_line(usage.mcp_tokens),
             "Context files: " + (", ".join(usage.context_files) or "none"),
             f"Messages: {sum(counts.values())} — user {counts['user']} (~{tokens['user']} tok), "
             f"assistant {counts['assistant']} (~{tokens['assistant']} tok), "
             f"tool results {counts['toolResult']} (~{tokens['toolResult']} tok)",
         ]
     )
+
+
+def _mcp_line(sizes: dict[str, int]) -> list[str]:
+    if not sizes:
+        return []
+    each = ", ".join(f"{name} ~{tokens}" for name, tokens in sizes.items())
+    return [f"MCP tool schemas: ~{sum(sizes.values())} tokens ({each})"]
 
 
 async def context_command(ctx: CommandContext, args: str) -> None:

@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "navtui.app.commands.compaction",
     "navtui.app.commands.advisor",
     "navtui.app.commands.index",
+    "navtui.app.commands.mcp",
 )
 
 

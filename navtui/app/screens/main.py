@@ -226,11 +226,17 @@ class MainScreen(Screen[None]):
         self.refresh_status()
         if self.check_provider:
             self.call_after_refresh(self._check_provider)  # after the first frame: it imports the provider SDK
+        self.call_after_refresh(self._start_mcp)  # after the first frame: servers start in the background
         if runtime.options.resume == "":
             self.run_worker(COMMANDS.run(self, "/resume"), group="command")  # navtui -r without an id: pick one
         initial = getattr(runtime.options, "prompt", None)
         if initial:
             self.call_after_refresh(self.submit, initial)
+
+    def _start_mcp(self) -> None:
+        from navtui.app.mcp_servers import start_servers
+
+        start_servers(self)
 
     @work(thread=True, exclusive=True, group="history")
     def _load_history(self) -> None:

@@ -1,0 +1,64 @@
+"""/mcp: the MCP servers (state, transport, tools), reconnecting one, approving a repository's server."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from navtui.app.commands import CommandContext, CommandRegistry
+from navtui.core.errors import NavtuiError
+
+if TYPE_CHECKING:
+    from navtui.mcp.manager import McpManager
+
+USAGE = "/mcp [list] · /mcp reconnect NAME · /mcp approve NAME"
+
+
+async def mcp_command(ctx: CommandContext, args: str) -> None:
+    from navtui.mcp.config import user_config_path
+
+    manager: McpManager | None = getattr(ctx.runtime, "mcp", None)
+    if manager is None:
+        ctx.notice(
+            "No MCP servers configured. Add one with `navtui mcp add NAME -- COMMAND [ARGS...]` "
+            f"(the user file is {user_config_path()}), or put a .mcp.json in the repository."
+        )
+        return
+    action, _, name = args.strip().partition(" ")
+    name = name.strip()
+    if action in ("", "list"):
+        from navtui.mcp.report import status_lines
+
+        ctx.notice("\n".join(status_lines(manager)), title="MCP servers")
+        return
+    if action not in ("reconnect", "approve") or not name:
+        ctx.notice(f"Usage: {USAGE}", level="warning")
+        return
+    try:
+        connection = manager.require(name)
+        if action == "approve":
+            if connection.spec.source != "project":
+                ctx.notice(f"'{name}' is your own server ({connection.spec.path}); it needs no approval.")
+                return
+            from navtui.app.mcp_servers import ask
+
+            await ask(ctx, manager, connection.spec)
+            return
+        ctx.set_activity(True, f"mcp: reconnecting {name}")
+        try:
+            await manager.reconnect(name)
+        finally:
+            ctx.set_activity(False)
+    except NavtuiError as exc:
+        ctx.error(exc.message, exc.hint)
+        return
+    if connection.state == "ready":
+        ctx.notice(f"MCP server '{name}' reconnected: {len(manager.offered(connection))} tools.")
+    ctx.refresh_status()
+
+
+def register(registry: CommandRegistry) -> None:
+    registry.command(
+        "mcp",
+        "MCP servers: list them, reconnect one, approve a repository's",
+        args="[list|reconnect NAME|approve NAME]",
+    )(mcp_command)

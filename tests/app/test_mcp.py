@@ -1,0 +1,182 @@
+"""MCP servers in the app: started after the first frame with the status line saying so, a repository's
+server approved in a modal, tool calls approved like shell, Esc cancelling a call, /mcp."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from navtui.app.screens.approval import ApprovalScreen
+from navtui.app.screens.main import MainScreen
+from navtui.app.screens.mcp_approval import McpApprovalScreen
+from navtui.config.paths import user_settings_path
+from navtui.widgets.entries import NoticeEntry, ToolEntry
+from navtui.widgets.status_line import StatusLine
+from tests.app.conftest import SIZE, main_screen, settle, transcript, wait_for
+from tests.fakes import Text, ToolCall
+from tests.mcp.conftest import gone, server_pid, stdio_entry, write_servers
+from tests.mcp.test_servers import pytestmark  # noqa: F401  (Linux process handling)
+
+
+def user_file() -> Path:
+    return user_settings_path().parent / "mcp.json"
+
+
+def notices(app) -> list[str]:
+    return [entry.text for entry in transcript(app).entries if isinstance(entry, NoticeEntry)]
+
+
+def tool_entries(app) -> list[ToolEntry]:
+    return [entry for entry in transcript(app).entries if isinstance(entry, ToolEntry)]
+
+
+def ready(app, name: str) -> bool:
+    manager = main_screen(app).runtime.mcp
+    return manager is not None and manager.connections[name].state == "ready"
+
+
+async def test_servers_start_in_the_background_and_the_status_line_says_so(make_app, traces: Path) -> None:
+    write_servers(user_file(), {"test": stdio_entry(traces)})
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        status = main_screen(app).query_one(StatusLine)
+        await wait_for(pilot, lambda: status.data.mcp == "mcp starting: test")
+        assert "mcp starting: test" in status.render().plain
+        await wait_for(pilot, lambda: ready(app, "test") and status.data.mcp is None)
+        assert "mcp__test__echo" in main_screen(app).runtime.tools
+        pid = server_pid(traces)
+    await wait_for_gone(pid)
+
+
+async def wait_for_gone(pid: int) -> None:
+    from tests.mcp.conftest import eventually
+
+    await eventually(lambda: gone(pid), "the server to stop with the app")
+
+
+async def test_a_failing_server_is_a_notice_with_its_stderr(make_app) -> None:
+    write_servers(user_file(), {"broken": {"command": "navtui-missing-server"}})
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: any("'broken' failed" in text for text in notices(app)))
+        text = next(text for text in notices(app) if "'broken' failed" in text)
+        assert "it exited during start-up" in text and "navtui: cannot run 'navtui-missing-server'" in text
+        status = main_screen(app).query_one(StatusLine)
+        await wait_for(pilot, lambda: status.data.mcp == "mcp 1 failed")
+
+
+async def test_a_repository_server_starts_only_after_approval(make_app, traces: Path, workspace: Path) -> None:
+    write_servers(workspace / ".mcp.json", {"repo": stdio_entry(traces)})
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, McpApprovalScreen))
+        assert not (traces / "pid").exists()
+        assert "runs " in str(app.screen.query_one("#approval-summary").render())
+        await pilot.press("a")  # inside the grace period: ignored
+        await pilot.pause(McpApprovalScreen.GRACE + 0.05)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: ready(app, "repo"))
+        assert isinstance(app.screen, MainScreen)
+        await wait_for(pilot, lambda: "MCP server 'repo' started: 9 tools." in notices(app))
+    again = make_app()
+    async with again.run_test(size=SIZE) as pilot:  # remembered: no question this time
+        await wait_for(pilot, lambda: ready(again, "repo"))
+        assert not isinstance(again.screen, McpApprovalScreen)
+
+
+async def test_a_denied_repository_server_stays_off_until_asked_again(make_app, traces: Path, workspace: Path) -> None:
+    write_servers(workspace / ".mcp.json", {"repo": stdio_entry(traces)})
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, McpApprovalScreen))
+        await pilot.pause(McpApprovalScreen.GRACE + 0.05)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert main_screen(app).runtime.mcp.connections["repo"].state == "denied"
+        assert "/mcp approve repo asks again" in notices(app)[-1]
+        main_screen(app).submit("/mcp approve repo")
+        await wait_for(pilot, lambda: isinstance(app.screen, McpApprovalScreen))
+        await pilot.pause(McpApprovalScreen.GRACE + 0.05)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: ready(app, "repo"))
+        assert not (traces / "cancelled").exists()
+
+
+async def test_an_mcp_tool_asks_like_shell_and_its_result_is_shown(make_app, fake_server, traces: Path) -> None:
+    write_servers(user_file(), {"test": stdio_entry(traces)})
+    fake_server.script(ToolCall("mcp__test__echo", {"text": "[bold]hi[/bold]", "times": 2}))
+    fake_server.script(Text("Echoed."))
+    app = make_app(approval="write")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: ready(app, "test"))
+        main_screen(app).submit("echo")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        request = app.screen.request
+        assert (
+            request.tool == "mcp__test__echo" and request.reason == "calls echo on the MCP server 'test' (user server)"
+        )
+        assert '"text": "[bold]hi[/bold]"' in (request.preview or "")
+        await pilot.pause(ApprovalScreen.GRACE + 0.05)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: bool(tool_entries(app)) and tool_entries(app)[0].status == "success")
+        assert tool_entries(app)[0].result == "[bold]hi[/bold][bold]hi[/bold]"
+        await wait_for(pilot, lambda: not main_screen(app).running)
+
+
+async def test_tools_allow_by_server_glob_skips_the_prompt(make_app, fake_server, traces: Path) -> None:
+    write_servers(user_file(), {"test": stdio_entry(traces)})
+    user_settings_path().write_text('{"tools": {"allow": ["mcp__test__*"]}}')
+    fake_server.script(ToolCall("mcp__test__echo", {"text": "ok"}))
+    fake_server.script(Text("Done."))
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: ready(app, "test"))
+        main_screen(app).submit("echo")
+        await wait_for(pilot, lambda: bool(tool_entries(app)) and tool_entries(app)[0].status == "success")
+        assert not isinstance(app.screen, ApprovalScreen)
+        await wait_for(pilot, lambda: not main_screen(app).running)
+
+
+async def test_escape_cancels_a_running_mcp_call(make_app, fake_server, traces: Path) -> None:
+    write_servers(user_file(), {"test": stdio_entry(traces)})
+    fake_server.script(ToolCall("mcp__test__slow", {"seconds": 120}))
+    app = make_app(approval="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: ready(app, "test"))
+        main_screen(app).submit("wait")
+        await wait_for(pilot, lambda: (traces / "slow-started").exists())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: (traces / "cancelled").exists())
+        await wait_for(pilot, lambda: not main_screen(app).running)
+        assert tool_entries(app)[0].status == "error" and "Aborted" in tool_entries(app)[0].result
+        assert ready(app, "test")  # the server lives on
+
+
+async def test_slash_mcp_lists_and_reconnects(make_app, traces: Path) -> None:
+    write_servers(user_file(), {"test": stdio_entry(traces)})
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: ready(app, "test"))
+        main_screen(app).submit("/mcp")
+        await settle(app, pilot)
+        listing = notices(app)[-1]
+        assert listing.startswith("test  user     stdio  ready")
+        assert "tools: echo, place, fail, slow, crash, picture, flood, environment, header" in listing
+        first = server_pid(traces)
+        main_screen(app).submit("/mcp reconnect test")
+        await settle(app, pilot)
+        assert notices(app)[-1] == "MCP server 'test' reconnected: 9 tools."
+        assert server_pid(traces) != first and gone(first)
+        main_screen(app).submit("/mcp reconnect nope")
+        await settle(app, pilot)
+        main_screen(app).submit("/mcp frobnicate")
+        await settle(app, pilot)
+        assert notices(app)[-1].startswith("Usage: /mcp [list]")
+
+
+async def test_slash_mcp_without_servers_says_how_to_add_one(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("/mcp")
+        await settle(app, pilot)
+        assert "navtui mcp add NAME -- COMMAND" in notices(app)[-1]
+        assert main_screen(app).runtime.mcp is None
