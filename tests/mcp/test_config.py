@@ -137,11 +137,12 @@ def test_a_new_user_file_is_private() -> None:
     assert stat.S_IMODE(user_config_path().stat().st_mode) == 0o600
 
 
-def test_a_project_settings_file_cannot_change_the_mcp_section(workspace: Path) -> None:
+def test_a_project_settings_file_cannot_change_which_mcp_tools_are_offered(workspace: Path) -> None:
     from navtui.config.settings import load_settings
 
     (workspace / ".navtui").mkdir()
-    (workspace / ".navtui" / "settings.json").write_text(json.dumps({"mcp": {"tools": {"gh": {"deny": []}}}}))
+    project = {"mcp": {"tools": {"gh": {"deny": []}}, "call_timeout": 5}}
+    (workspace / ".navtui" / "settings.json").write_text(json.dumps(project))
     loaded = load_settings(workspace)
-    assert loaded.settings.mcp.tools == {}
-    assert any("'mcp' is ignored in a project file" in warning for warning in loaded.warnings)
+    assert loaded.settings.mcp.tools == {} and loaded.settings.mcp.call_timeout == 5
+    assert any("'mcp.tools' is ignored in a project file" in warning for warning in loaded.warnings)
