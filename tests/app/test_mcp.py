@@ -9,7 +9,7 @@ from navtui.app.screens.approval import ApprovalScreen
 from navtui.app.screens.main import MainScreen
 from navtui.app.screens.mcp_approval import McpApprovalScreen
 from navtui.config.paths import user_settings_path
-from navtui.widgets.entries import NoticeEntry, ToolEntry
+from navtui.widgets.items import NoticeItem, ToolItem
 from navtui.widgets.status_line import StatusLine
 from tests.app.conftest import SIZE, main_screen, settle, transcript, wait_for
 from tests.fakes import Text, ToolCall
@@ -22,11 +22,11 @@ def user_file() -> Path:
 
 
 def notices(app) -> list[str]:
-    return [entry.text for entry in transcript(app).entries if isinstance(entry, NoticeEntry)]
+    return [entry.text for entry in transcript(app).items if isinstance(entry, NoticeItem)]
 
 
-def tool_entries(app) -> list[ToolEntry]:
-    return [entry for entry in transcript(app).entries if isinstance(entry, ToolEntry)]
+def tool_items(app) -> list[ToolItem]:
+    return [entry for entry in transcript(app).items if isinstance(entry, ToolItem)]
 
 
 def ready(app, name: str) -> bool:
@@ -117,8 +117,8 @@ async def test_an_mcp_tool_asks_like_shell_and_its_result_is_shown(make_app, fak
         assert '"text": "[bold]hi[/bold]"' in (request.preview or "")
         await pilot.pause(ApprovalScreen.GRACE + 0.05)
         await pilot.press("y")
-        await wait_for(pilot, lambda: bool(tool_entries(app)) and tool_entries(app)[0].status == "success")
-        assert tool_entries(app)[0].result == "[bold]hi[/bold][bold]hi[/bold]"
+        await wait_for(pilot, lambda: bool(tool_items(app)) and tool_items(app)[0].status == "success")
+        assert tool_items(app)[0].result == "[bold]hi[/bold][bold]hi[/bold]"
         await wait_for(pilot, lambda: not main_screen(app).running)
 
 
@@ -131,7 +131,7 @@ async def test_tools_allow_by_server_glob_skips_the_prompt(make_app, fake_server
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: ready(app, "test"))
         main_screen(app).submit("echo")
-        await wait_for(pilot, lambda: bool(tool_entries(app)) and tool_entries(app)[0].status == "success")
+        await wait_for(pilot, lambda: bool(tool_items(app)) and tool_items(app)[0].status == "success")
         assert not isinstance(app.screen, ApprovalScreen)
         await wait_for(pilot, lambda: not main_screen(app).running)
 
@@ -147,7 +147,7 @@ async def test_escape_cancels_a_running_mcp_call(make_app, fake_server, traces: 
         await pilot.press("escape")
         await wait_for(pilot, lambda: (traces / "cancelled").exists())
         await wait_for(pilot, lambda: not main_screen(app).running)
-        assert tool_entries(app)[0].status == "error" and "Aborted" in tool_entries(app)[0].result
+        assert tool_items(app)[0].status == "error" and "Aborted" in tool_items(app)[0].result
         assert ready(app, "test")  # the server lives on
 
 
