@@ -51,6 +51,7 @@ class ChatRequest:
     temperature: float | None = None
     think: bool | str | None = None
     compact: bool = False  # a small window: protocol instructions without prose
+    response_schema: dict[str, Any] | None = None  # constrained decoding: the reply must match this JSON schema
 
 
 class Provider:

@@ -167,6 +167,8 @@ class OllamaProvider(Provider):
         }
         if request.tools:
             body["tools"] = to_ollama_tools(request.tools)
+        if request.response_schema is not None:
+            body["format"] = request.response_schema  # Ollama compiles the schema into a grammar
         if self.settings.keep_alive:
             body["keep_alive"] = self.settings.keep_alive
         think = request.think if request.think is not None else self.settings.think

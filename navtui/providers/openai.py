@@ -185,6 +185,9 @@ class OpenAIProvider(Provider):
             body["temperature"] = temperature
         if request.tools:
             body["tools"] = to_openai_tools(request.tools)
+        if request.response_schema is not None:  # llama.cpp, vLLM and LM Studio turn it into a grammar
+            schema = {"name": "navtui_step", "strict": True, "schema": request.response_schema}
+            body["response_format"] = {"type": "json_schema", "json_schema": schema}
         think = request.think if request.think is not None else self.settings.think
         if think not in (None, False):
             body["reasoning_effort"] = "medium" if think is True else think

@@ -72,6 +72,15 @@ def build_provider(
         from navtui.providers.textprovider import TextProtocolProvider
 
         built = TextProtocolProvider(built)
+    elif options.tool_protocol == "constrained":
+        if name == "anthropic":
+            raise ConfigError(
+                "providers.tool_protocol 'constrained' needs an Ollama or OpenAI-compatible server",
+                hint="use auto or native with Anthropic",
+            )
+        from navtui.providers.constrained import ConstrainedProvider
+
+        built = ConstrainedProvider(built)
     return built
 
 

@@ -8,7 +8,7 @@ written back as the ``<tool_call>`` text the model would have produced, and tool
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
@@ -72,13 +72,22 @@ class TextProtocolProvider(Provider):
         await self.inner.aclose()
 
 
-def to_text_messages(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
-    """History with tool calls rendered as text and results as user-role ``<tool_result>`` messages."""
+AssistantRenderer = Callable[[AssistantMessage], AssistantMessage]
+
+
+def to_text_messages(
+    messages: Sequence[AnyMessage], render_assistant: AssistantRenderer | None = None
+) -> list[AnyMessage]:
+    """History with tool calls rendered as text and results as user-role ``<tool_result>`` messages.
+
+    ``render_assistant`` writes an assistant message back as text (default: the ``<tool_call>`` protocol).
+    """
+    render = render_assistant or assistant_as_text
     out: list[AnyMessage] = []
     names: dict[str, str] = {}  # call id -> the name the model used
     for message in messages:
         if isinstance(message, AssistantMessage):
-            out.append(_assistant_as_text(message))
+            out.append(render(message))
             names.update({call.id: call.name for call in message.tool_calls})
         elif isinstance(message, ToolResultMessage):
             name = names.get(message.tool_call_id, message.tool_name)
@@ -90,7 +99,7 @@ def to_text_messages(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
     return out
 
 
-def _assistant_as_text(message: AssistantMessage) -> AssistantMessage:
+def assistant_as_text(message: AssistantMessage) -> AssistantMessage:
     """Calls written back as the text the model would have produced, in the order text and calls came."""
     if not message.tool_calls:
         return message

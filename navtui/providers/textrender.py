@@ -72,7 +72,12 @@ def render_tool_instructions(tools: Sequence[ToolSpec], *, compact: bool = False
     ]
     if not compact:
         parts.insert(-1, "- Never write a <tool_result> yourself; several calls in a row are fine.")
-    parts += ["", "## Available tools"]
+    return "\n".join([*parts, "", render_tool_list(tools, compact=compact)])
+
+
+def render_tool_list(tools: Sequence[ToolSpec], *, compact: bool = False) -> str:
+    """Every tool with its parameters: one line each when ``compact``."""
+    parts = ["## Available tools"]
     for tool in tools:
         if compact:
             parts.append(f"- {tool.name}({_compact_params(tool.parameters)}): {tool.description.strip()}")
