@@ -81,6 +81,7 @@ PROJECT_RULES: dict[str, Rule] = {
     "providers.max_tokens": Free(),
     "providers.temperature": Free(),
     "providers.compact_prompt": Free(),
+    "providers.request_fields": Free(),
     "tools.allow": UserOnly("let tools run without asking"),
     "tools.deny": Added(),
     "tools.prompt": Added(),

@@ -36,6 +36,11 @@ class ProviderSettings(_Section):
     max_retries: int = Field(3, ge=0)
     max_tokens: int = Field(8192, ge=16)
     temperature: float | None = None
+    request_fields: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Extra request fields per model (a glob on the model name), e.g. "
+        '{"qwen2.5-coder*": {"temperature": 0.2, "top_p": 0.9, "stop": ["</tool_call>"]}}',
+    )
     compact_prompt: Literal["auto", "on", "off"] = Field(
         "auto", description="Core tools and short prompts (auto: for windows under 8192 tokens)"
     )

@@ -27,6 +27,21 @@ def parse_error(call: ToolCall) -> str | None:
     return str(error) if error is not None else None
 
 
+# Request keys a provider owns: a per-model setting never replaces them.
+RESERVED_FIELDS = frozenset({"model", "messages", "stream", "tools", "system"})
+
+
+def request_fields(table: dict[str, dict[str, Any]], model: str) -> dict[str, Any]:
+    """The extra request fields for ``model``: every matching glob in ``table``, later entries winning."""
+    from fnmatch import fnmatchcase
+
+    fields: dict[str, Any] = {}
+    for pattern, values in table.items():
+        if fnmatchcase(model.lower(), pattern.lower()):
+            fields.update({k: v for k, v in values.items() if k not in RESERVED_FIELDS})
+    return fields
+
+
 class ProviderNotice(Notice):
     """Something the user should know that is not an error (a protocol switch, a retry); the agent passes it on."""
 

@@ -22,7 +22,7 @@ from navtui.config.settings import ProviderSettings
 from navtui.core.errors import ProviderError
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ThinkingDelta, ToolCallEvent, UsageEvent
 from navtui.core.messages import ToolCall, Usage
-from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice
+from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice, request_fields
 from navtui.providers.detect import detect_base_url, normalise_ollama_host
 from navtui.providers.ollama_convert import to_ollama_messages, to_ollama_tools
 from navtui.providers.ollama_info import ModelFacts, connection_error, fetch_facts
@@ -35,6 +35,11 @@ if TYPE_CHECKING:
     import httpx
 
 NO_TOOLS = "does not support tools"
+# Per-model request fields that Ollama reads from "options" rather than from the request's top level.
+OLLAMA_OPTIONS = frozenset(
+    {"temperature", "top_p", "top_k", "min_p", "typical_p", "stop", "seed", "num_predict", "repeat_penalty",
+     "repeat_last_n", "presence_penalty", "frequency_penalty", "mirostat", "num_ctx"}
+)  # fmt: skip
 NO_THINKING = "does not support thinking"
 
 
@@ -171,6 +176,8 @@ class OllamaProvider(Provider):
             body["format"] = request.response_schema  # Ollama compiles the schema into a grammar
         if self.settings.keep_alive:
             body["keep_alive"] = self.settings.keep_alive
+        for key, value in request_fields(self.settings.request_fields, self.model).items():
+            (options if key in OLLAMA_OPTIONS else body)[key] = value
         think = request.think if request.think is not None else self.settings.think
         can_think = facts.capabilities is None or "thinking" in facts.capabilities
         if think is not None and can_think and not self._think_rejected:

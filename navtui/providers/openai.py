@@ -18,7 +18,7 @@ from navtui.config.settings import ProviderSettings
 from navtui.core.errors import ProviderError
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ToolCallEvent, UsageEvent
 from navtui.core.messages import ToolCall
-from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice
+from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice, request_fields
 from navtui.providers.detect import detect_base_url
 from navtui.providers.openai_convert import normalise_base_url, to_openai_messages, to_openai_tools
 from navtui.providers.openai_stream import ChunkAccumulator
@@ -191,6 +191,7 @@ class OpenAIProvider(Provider):
         think = request.think if request.think is not None else self.settings.think
         if think not in (None, False):
             body["reasoning_effort"] = "medium" if think is True else think
+        body.update(request_fields(self.settings.request_fields, self.model))
         body.update(self.extra_body)
         return body
 
