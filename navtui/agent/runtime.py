@@ -293,6 +293,10 @@ class Runtime:
             injected = await self._index_context(prompt)
             if injected is not None:
                 yield injected
+        if prompt and self.settings.tools.auto_attach:
+            prompt, notices = await self._attach_named_files(prompt)
+            for notice in notices:
+                yield notice
         async for event in self.agent.run(prompt):
             yield event
             while self._advisor_events:
@@ -309,6 +313,21 @@ class Runtime:
                         await advisor.wait_for_catch_up(int(sync))
         while self._advisor_events:
             yield self._advisor_events.pop(0)
+
+    async def _attach_named_files(self, prompt: str) -> tuple[str, list[Any]]:
+        """Files the prompt names go with it (agent/autoattach.py); the notices say what was and was not."""
+        import asyncio
+
+        from navtui.agent.autoattach import attach_named_files
+        from navtui.core.events import Notice
+
+        result = await asyncio.to_thread(attach_named_files, prompt, self.cwd, self.agent.budget.window)
+        notices = []
+        if result.attached:
+            notices.append(Notice(text=f"Attached {', '.join(result.attached)}: named in the prompt.", level="info"))
+        if result.skipped:
+            notices.append(Notice(text=f"Not attached: {'; '.join(result.skipped)}.", level="info"))
+        return result.text, notices
 
     async def _index_context(self, prompt: str) -> AgentEvent | None:
         """The first prompt of a session: the repository index's best chunks join the context first."""

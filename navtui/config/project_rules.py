@@ -86,6 +86,7 @@ PROJECT_RULES: dict[str, Rule] = {
     "tools.deny": Added(),
     "tools.prompt": Added(),
     "tools.extra_roots": UserOnly("let tools write outside the repository"),
+    "tools.auto_attach": Free(),
     "tools.shell_wait_ms": Free(),
     "tools.shell_timeout": Free(),
     "tools.shell_env_passthrough": UserOnly("pass secret environment variables to commands the model runs"),

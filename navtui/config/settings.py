@@ -51,6 +51,7 @@ class ToolSettings(_Section):
     deny: list[str] = Field(default_factory=list, description="Tools that are never run")
     prompt: list[str] = Field(default_factory=list, description="Tools that always ask (outside yolo)")
     extra_roots: list[str] = Field(default_factory=list, description="Directories outside cwd the tools may write")
+    auto_attach: bool = Field(True, description="Attach the workspace files a prompt names (within the window)")
     shell_wait_ms: int = Field(30000, ge=0)
     shell_timeout: float = Field(600.0, gt=0)
     shell_env_passthrough: list[str] = Field(
