@@ -159,6 +159,13 @@ class OpenAIProvider(Provider):
                 ):
                     switch = True
                     break
+                if isinstance(event, UsageEvent) and tools_unseen(request, event.usage.input, self.settings):
+                    self._tools_rejected = True
+                    yield ProviderNotice(
+                        text=f"{self.model} at {self.base_url} saw a {event.usage.input}-token prompt: its chat "
+                        "template dropped the tools. Switched to the text tool protocol for the next requests.",
+                        level="warning",
+                    )
                 yield event
         if switch:
             self._tools_rejected = True
@@ -314,6 +321,19 @@ class OpenAIProvider(Provider):
             retryable=True,
             hint="raise providers.stall_timeout for slow models",
         )
+
+
+def tools_unseen(request: ChatRequest, prompt_tokens: int, settings: ProviderSettings) -> bool:
+    """Whether the server's prompt count shows the tools never reached the model (a template that drops them).
+
+    Judged only while the tool specs are most of the request (the first turns), where the gap is unmistakable:
+    SmolLM2's template answered a request carrying ~1,500 tokens of tools with a 297-token prompt.
+    """
+    if settings.tool_protocol != "auto" or not request.tools or prompt_tokens <= 0:
+        return False
+    tools = len(json.dumps(to_openai_tools(request.tools))) // 4
+    rest = (len(request.system) + len(json.dumps([m.to_json() for m in request.messages]))) // 4
+    return tools >= rest and prompt_tokens < (tools + rest) * 0.55
 
 
 async def _iterate(items: list[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
