@@ -50,6 +50,14 @@ class ContextBudget:
             self._calibrated_tokens = prompt_tokens + usage.output
             self._calibrated_count = len(agent.messages)
 
+    def calibrate(self, tokens: int, agent: Agent) -> None:
+        """Take ``tokens`` (the server's own count of the whole request, as it stands) as exact."""
+        raw = self.raw_estimate(agent, agent.messages)
+        if raw:
+            self.ratio = min(max(tokens / raw, MIN_TRUSTED_RATIO), MAX_RATIO)
+        self._calibrated_tokens = tokens
+        self._calibrated_count = len(agent.messages)
+
     def reset(self) -> None:
         self._calibrated_tokens = None
         self._calibrated_count = 0

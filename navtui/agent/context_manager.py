@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 DEFAULT_WINDOW = 32768  # for /compact before the provider told us its window
+TIGHT = 0.8  # of the compaction threshold: from here on the server's tokenizer counts, where it can
+TEMPLATE_TOKENS = 6  # a chat template's role markers around each message
 PARSE_ERROR_KEY = "__parse_error__"
 
 
@@ -54,6 +56,7 @@ class ContextHooks(AgentHooks):
         self._copies: dict[int, tuple[Any, Any]] = {}  # id(copy) -> (copy, the message the session holds)
         self._warned_full = False
         self._futile = False  # the last compaction did not shrink the context: no automatic retry
+        self._counted_at = -1  # messages in the context when the server last counted its tokens
         tools = getattr(runtime, "tools", None)
         if tools is not None:
             if self.tool_enabled:
@@ -124,6 +127,7 @@ class ContextHooks(AgentHooks):
         limits = self.limits(agent)
         if limits is None or _interrupted(agent):
             return
+        await self._count_when_tight(agent, limits)
         check_fixed_fits(self._fixed_tokens(agent), limits.window, limits.hard_limit)
         async for event in self._maintain(agent, limits):
             yield event
@@ -181,6 +185,16 @@ class ContextHooks(AgentHooks):
         self._scheduled.append((kind, instructions))
 
     # ------------------------------------------------------------------ budget maintenance
+    async def _count_when_tight(self, agent: Agent, limits: ContextLimits) -> None:
+        """Near the limit, bytes/4 is too rough: ask the server's tokenizer (llama.cpp /tokenize) when it has one."""
+        if agent.budget.estimate(agent) < limits.threshold * TIGHT or self._counted_at == len(agent.messages):
+            return
+        self._counted_at = len(agent.messages)
+        text = self.system_prompt(agent) + _tools_json(agent) + "".join(map(_message_text, agent.messages))
+        tokens = await agent.provider.count_tokens(text)
+        if tokens:
+            agent.budget.calibrate(tokens + TEMPLATE_TOKENS * len(agent.messages), agent)
+
     async def _maintain(self, agent: Agent, limits: ContextLimits) -> AsyncIterator[Any]:
         window = limits.window
         trigger = limits.threshold
@@ -428,6 +442,13 @@ def _split_pending(messages: list[Any]) -> tuple[list[Any], list[UserMessage]]:
     if index == 0:
         return list(messages), []
     return list(messages[:index]), list(messages[index:])
+
+
+def _message_text(message: Any) -> str:
+    import json
+
+    calls = getattr(message, "tool_calls", None) or []
+    return message.text + "".join(json.dumps(call.arguments, ensure_ascii=False) for call in calls)
 
 
 def _tools_json(agent: Agent) -> str:

@@ -114,3 +114,20 @@ async def test_a_compaction_that_does_not_shrink_is_not_applied_nor_retried(tmp_
     assert events[-1].stop_reason == "error"
     assert any(isinstance(e, AgentError) and "could not shrink" in e.message for e in events)
     assert server.pending() == 1  # the overflowing request was not sent again
+
+
+async def test_near_the_limit_the_servers_tokenizer_counts(fake_server: FakeServer, tmp_path: Path) -> None:
+    """bytes/4 undercounts code; llama.cpp's /tokenize says how many tokens the request really is."""
+    from navtui.config.settings import ProviderSettings
+    from navtui.core.messages import UserMessage
+    from navtui.providers.openai import OpenAIProvider
+
+    fake_server.set_llamacpp(n_ctx=4096)
+    provider = OpenAIProvider("m", fake_server.url, ProviderSettings())
+    await provider.model_info()
+    agent, _ = build_agent(provider, tmp_path, window=4096, messages=[UserMessage(content="word " * 2000)])
+    fake_server.script(Text("ok"))
+    await collect(agent, None)
+    assert [r.path for r in fake_server.requests].count("/tokenize") == 1
+    # The fake counts a token per 3 characters, not 4: the output limit shrinks to what really is left.
+    assert fake_server.chat_requests[-1].json["max_tokens"] < 1000
