@@ -56,6 +56,8 @@ def settings_for(protocol: str, args: argparse.Namespace) -> dict[str, Any]:
         providers["context_window"] = args.context_window
     if args.temperature is not None:
         providers["temperature"] = args.temperature
+    if args.max_tokens:
+        providers["max_tokens"] = args.max_tokens
     return {
         "approval": "yolo",
         "max_turns": args.max_turns,
@@ -192,6 +194,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=300, help="providers.request_timeout")
     parser.add_argument("--context-window", type=int, help="providers.context_window (default: as discovered)")
     parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--max-tokens", type=int, help="providers.max_tokens (a small model can ramble for minutes)")
     parser.add_argument("--navtui-src", help="run navtui from this checkout (PYTHONPATH)")
     parser.add_argument("--json-out", type=Path, help="append the rows to this JSON-lines file")
     parser.add_argument("--label", default="", help="a label stored with the rows (e.g. before/after)")

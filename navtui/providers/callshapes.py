@@ -111,6 +111,28 @@ def named_tool(text: str, tools: dict[str, ToolSpec]) -> str | None:
     return None
 
 
+_CALL_SHAPE = re.compile(
+    r"""^\s*\{\s*["']name["']\s*:\s*["']([^"']{1,80})["']\s*,\s*["'](?:arguments|parameters)["']\s*:"""
+)
+
+
+def misnamed_call(text: str) -> str | None:
+    """The name in a call-shaped object (``{"name": ..., "arguments": ...}``) that names no tool of ours."""
+    match = _CALL_SHAPE.match(text)
+    return match.group(1) if match else None
+
+
+def closest_tool(raw: str, tools: dict[str, ToolSpec]) -> ToolSpec | None:
+    """The tool whose parameter names the attempt used most (``content`` -> write), for the correction."""
+    best, score = None, 0
+    for spec in tools.values():
+        names = spec.parameters.get("properties", {})
+        hits = sum(1 for name in names if re.search(rf"""["']{re.escape(name)}["']\s*:""", raw))
+        if hits > score:
+            best, score = spec, hits
+    return best
+
+
 def known_name(name: str, tools: dict[str, ToolSpec]) -> str:
     """Map near-misses (case, ``-`` for ``_``, a ``functions.`` prefix) onto a known tool name."""
     if name in tools or not tools:
@@ -125,8 +147,10 @@ def correction(reason: str, name: str | None, tools: dict[str, ToolSpec], raw: s
     The example is built from the tool it tried and the values it wrote, never from a placeholder it
     could copy: a small model repeats ``path/to/file`` verbatim.
     """
-    spec = tools.get(name or "") or next(iter(tools.values()), None)
+    spec = tools.get(name or "") or closest_tool(raw, tools) or next(iter(tools.values()), None)
     head = f"Your tool call could not be read: {reason}."
+    if name and name not in tools and tools:
+        head += f" There is no tool named {name!r}; the tools are: {', '.join(tools)}."
     if spec is None:
         return head + " Answer in plain text."
     arguments = _arguments_from(raw, spec)

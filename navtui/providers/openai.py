@@ -323,6 +323,9 @@ class OpenAIProvider(Provider):
         )
 
 
+MIN_TOOL_TOKENS = 400  # a real tool set (navtui's compact one is ~560): smaller ones are too close to call
+
+
 def tools_unseen(request: ChatRequest, prompt_tokens: int, settings: ProviderSettings) -> bool:
     """Whether the server's prompt count shows the tools never reached the model (a template that drops them).
 
@@ -333,7 +336,7 @@ def tools_unseen(request: ChatRequest, prompt_tokens: int, settings: ProviderSet
         return False
     tools = len(json.dumps(to_openai_tools(request.tools))) // 4
     rest = (len(request.system) + len(json.dumps([m.to_json() for m in request.messages]))) // 4
-    return tools >= rest and prompt_tokens < (tools + rest) * 0.55
+    return tools >= MIN_TOOL_TOKENS and tools >= rest and prompt_tokens < (tools + rest) * 0.55
 
 
 async def _iterate(items: list[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:

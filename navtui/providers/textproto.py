@@ -28,6 +28,7 @@ from navtui.providers.callshapes import (
     could_become_tag,
     fence_info,
     known_name,
+    misnamed_call,
     named_tool,
     tag_kind,
 )
@@ -325,6 +326,9 @@ class ToolCallScanner:
                 self._add_call(out, name, args)
             return
         tried = self._tried_tool(decoded, raw)
+        if decoded.ok and self._tools:  # leak mode, a well-formed call to a tool that does not exist
+            self._add_error(out, "the tool does not exist", decoded.calls[0][0], raw)
+            return
         if not self._strict and tried is None:
             self._emit_text(out, raw)  # leak mode: not an attempt at one of our tools
             return
@@ -347,7 +351,8 @@ class ToolCallScanner:
     def _scan_json(self, out: list[ScanEvent]) -> None:
         end = self._json.scan(self._buf)
         if end == -1:
-            if len(self._buf) > _JSON_PEEK and named_tool(self._buf[:_JSON_PEEK], self._tools) is None:
+            head = self._buf[:_JSON_PEEK]
+            if len(self._buf) > _JSON_PEEK and named_tool(head, self._tools) is None and not misnamed_call(head):
                 self._state = "text"  # a long object that names none of our tools: not a call, release it
                 self._emit_text(out, self._buf[: self._json.pos])
                 self._buf = self._buf[self._json.pos :]
@@ -362,7 +367,12 @@ class ToolCallScanner:
         self._state = "text"
         tried = named_tool(body, self._tools)
         if tried is None:
-            self._emit_text(out, raw)
+            wrong = misnamed_call(body)
+            if wrong is None:
+                self._emit_text(out, raw)
+            else:  # {"name": "create hello.py", "arguments": {...}}: a call, to a tool that does not exist
+                self._line_start = False
+                self._add_error(out, "the tool does not exist", wrong, raw)
             return
         self._line_start = False
         decoded = decode_call_body(body, None, self._tools, closed=closed)

@@ -281,6 +281,11 @@ CASES: list[tuple[str, str, list[Outcome]]] = [
         [("text", '```python\n{"name": "read", "arguments": {}}\n```\nDone.')],
     ),
     (
+        "a call-shaped object naming no tool gets the list of tools",
+        '{"name": "create hello.py", "arguments": {"path": "hello.py", "content": "print(1)"}}',
+        [("error", "create hello.py", "There is no tool named 'create hello.py'")],
+    ),
+    (
         "a JSON answer that is no call is text",
         '{"debug": true, "port": 8080}\nThat is the config.',
         [("text", '{"debug": true, "port": 8080}\nThat is the config.')],
@@ -413,21 +418,22 @@ def test_ids_are_synthetic_and_unique() -> None:
         (f"Sure. {JSON_READ}", [("text", "Sure. "), ("call", "read", {"path": "a.py"})]),
         (
             '<tool_call>{"name": "nope", "arguments": {}}</tool_call>',
-            [("text", '<tool_call>{"name": "nope", "arguments": {}}</tool_call>')],
+            [("error", "nope", "There is no tool named 'nope'")],
         ),
         ("<tool_call>not json</tool_call>", [("text", "<tool_call>not json</tool_call>")]),
         ("plain", [("text", "plain")]),
         ('{"name": "read", "arguments": {"path": "a.py"}}', [("call", "read", {"path": "a.py"})]),
         (
             '```json\n{"name": "nope", "arguments": {}}\n```',
-            [("text", '```json\n{"name": "nope", "arguments": {}}\n```')],
+            [("error", "nope", "the tools are: read, write, multi")],
         ),
         ('<function=read>{"path": "a.py"}</function>', [("call", "read", {"path": "a.py"})]),
     ],
 )
 def test_leak_mode_takes_only_well_formed_calls_to_known_tools(text: str, expected: list[Outcome]) -> None:
     for cuts in splits(text):
-        assert outcome(scan(text, cuts, strict=False)) == expected
+        got = outcome(scan(text, cuts, strict=False))
+        assert matches(got, expected), got
 
 
 @pytest.mark.parametrize(
