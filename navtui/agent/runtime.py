@@ -314,15 +314,14 @@ class Runtime:
         while self._advisor_events:
             yield self._advisor_events.pop(0)
 
-    async def _attach_named_files(self, prompt: str) -> tuple[str, list[Any]]:
+    async def _attach_named_files(self, prompt: str) -> tuple[str, list[Notice]]:
         """Files the prompt names go with it (agent/autoattach.py); the notices say what was and was not."""
         import asyncio
 
         from navtui.agent.autoattach import attach_named_files
-        from navtui.core.events import Notice
 
         result = await asyncio.to_thread(attach_named_files, prompt, self.cwd, self.agent.budget.window)
-        notices = []
+        notices: list[Notice] = []
         if result.attached:
             notices.append(Notice(text=f"Attached {', '.join(result.attached)}: named in the prompt.", level="info"))
         if result.skipped:
