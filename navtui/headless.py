@@ -14,12 +14,12 @@ import json
 import signal
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.core.display import display_safe
 from navtui.core.errors import ConfigError, NavtuiError
-from navtui.core.events import AgentError, Notice, RunFinished, ToolCallFinished, ToolCallStarted
+from navtui.core.events import AgentError, AgentEvent, Notice, RunFinished, ToolCallFinished, ToolCallStarted
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -53,20 +53,19 @@ class _PrintSink:
         self.out, self.err = writer(out), writer(err)
         self.error: str | None = None
 
-    def __call__(self, event: Any) -> None:
-        if isinstance(event, ToolCallStarted):
-            args = ", ".join(f"{k}={v!r}" for k, v in event.call.arguments.items())
-            self.err(f"→ {event.call.name}({_short(args)})")
-        elif isinstance(event, ToolCallFinished) and event.result.is_error:
-            self.err(f"  ✗ {_short(event.result.text, 160)}")
-        elif isinstance(event, Notice):
-            self.err(f"[{event.level}] {event.text}")
-        elif isinstance(event, AgentError):
-            self.error = event.message + (f" ({event.hint})" if event.hint else "")
-        elif isinstance(event, RunFinished):  # partial text of a failed turn is kept too
-            text = event.text.rstrip("\n")
-            if text:
-                self.out(text)
+    def __call__(self, event: AgentEvent) -> None:
+        match event:
+            case ToolCallStarted(call=call):
+                args = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())
+                self.err(f"→ {call.name}({_short(args)})")
+            case ToolCallFinished(result=result) if result.is_error:
+                self.err(f"  ✗ {_short(result.text, 160)}")
+            case Notice(level=level, text=text):
+                self.err(f"[{level}] {text}")
+            case AgentError(message=message, hint=hint):
+                self.error = message + (f" ({hint})" if hint else "")
+            case RunFinished(text=text) if text.rstrip("\n"):  # partial text of a failed turn is kept too
+                self.out(text.rstrip("\n"))
 
 
 class _JsonSink:
@@ -74,14 +73,14 @@ class _JsonSink:
         self.out = out
         self.error: str | None = None
 
-    def __call__(self, event: Any) -> None:
+    def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, AgentError):
             self.error = event.message + (f" ({event.hint})" if event.hint else "")
         self.out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
         self.out.flush()
 
 
-async def _run(runtime: Runtime, prompt: str, sink: Any) -> str:
+async def _run(runtime: Runtime, prompt: str, sink: _PrintSink | _JsonSink) -> str:
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, runtime.abort)

@@ -83,6 +83,19 @@ def test_json_mode_writes_parseable_events(fake_server, workspace: Path) -> None
     assert "".join(e.text for e in events if e.type == "text_delta") == "Done."
 
 
+@pytest.mark.parametrize("mode", ["--print", "--json"])
+def test_at_path_attaches_the_file_headless_as_in_the_app(fake_server, workspace: Path, mode: str) -> None:
+    (workspace / "a.py").write_text("ANSWER = 42\n")
+    (workspace / "blob.bin").write_bytes(b"\0\1\2")
+    fake_server.script(Text("It sets ANSWER."))
+    result = headless(fake_server, mode, "explain @a.py and @blob.bin", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    sent = fake_server.chat_requests[-1].json["messages"][-1]["content"]
+    assert sent.startswith('explain @a.py and @blob.bin\n\n<attached_file path="a.py">\nANSWER = 42\n</attached_file>')
+    told = result.stderr if mode == "--print" else result.stdout
+    assert "@blob.bin: a binary file, not attached" in told
+
+
 def test_read_edit_and_run_end_to_end(fake_server, workspace: Path) -> None:
     (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     fake_server.script(ToolCall("read", {"path": "calc.py"}))

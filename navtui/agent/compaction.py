@@ -2,35 +2,29 @@
 
 ``plan_compaction`` picks the cut (never between a tool call and its result), ``write_summary`` asks the
 provider for the summary in chunks that each fit the window (first summary, then updated summaries), with a
-second summary for the start of a turn that was cut in two, and a ``<files>`` list of what was read and changed.
+second summary for the start of a turn that was cut in two, and a ``<files>`` list of what was read and changed
+(``file_list.py``). The model is asked through ``ask.py``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from navtui.agent.ask import ask_text
 from navtui.agent.budget import ContextLimits, estimate_message_tokens
-from navtui.core.errors import NavtuiError, ProviderError
-from navtui.core.events import ErrorEvent, TextDelta
+from navtui.agent.file_list import FileOps, strip_files, with_files
+from navtui.core.errors import NavtuiError
 from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
-from navtui.providers.base import ChatRequest, Provider
+from navtui.providers.base import Provider
 
-READ_TOOLS = frozenset({"read"})
-WRITE_TOOLS = frozenset({"write", "edit"})
-PATH_KEYS = ("path", "file_path", "file")
-MAX_LISTED_FILES = 20
 TOOL_RESULT_CHARS = 2000  # a tool result is cut to this many characters in the summarizer's input
 PROMPT_OVERHEAD = 700  # tokens for the summarizer's system prompt, instructions and framing
 SPLIT_TURN_HEADER = "\n\n---\n\n**Turn context (split turn):**\n\n"
-_FILES_BLOCK = re.compile(r"\n*<files>.*?</files>\s*", re.DOTALL)
-_FILE_LINE = re.compile(r"^(?P<path>.+) \((?P<mark>Read|Write|RW)\)$")
 
 
 OVERFLOW_MARKERS = (
@@ -82,58 +76,6 @@ def previous_summary(messages: Sequence[Any]) -> str | None:
     if text.startswith(prefix) and text.endswith(suffix):
         return text[len(prefix) : len(text) - len(suffix)]
     return None
-
-
-# ---------------------------------------------------------------- files read and modified
-@dataclass
-class FileOps:
-    read: set[str] = field(default_factory=set)
-    modified: set[str] = field(default_factory=set)
-
-    def add_calls(self, messages: Iterable[Any]) -> None:
-        for message in messages:
-            if not isinstance(message, AssistantMessage):
-                continue
-            for call in message.tool_calls:
-                path = next((call.arguments[k] for k in PATH_KEYS if isinstance(call.arguments.get(k), str)), None)
-                if path is None:
-                    continue
-                if call.name in READ_TOOLS:
-                    self.read.add(path)
-                elif call.name in WRITE_TOOLS:
-                    self.modified.add(path)
-
-    def add_listed(self, summary: str) -> None:
-        """Take over the files an earlier summary listed (file activity is cumulative across compactions)."""
-        for block in re.findall(r"<files>(.*?)</files>", summary, re.DOTALL):
-            for line in block.splitlines():
-                match = _FILE_LINE.match(line.strip())
-                if match is None:
-                    continue
-                path, mark = match["path"], match["mark"]
-                if mark in ("Read", "RW"):
-                    self.read.add(path)
-                if mark in ("Write", "RW"):
-                    self.modified.add(path)
-
-    def block(self) -> str:
-        """``<files>`` with one ``path (Read|Write|RW)`` a line, modified files first, at most 20."""
-        marks = {p: ("RW" if p in self.read else "Write") for p in self.modified}
-        marks.update({p: "Read" for p in self.read if p not in self.modified})
-        if not marks:
-            return ""
-        ordered = sorted(marks, key=lambda p: (marks[p] == "Read", p))
-        lines = [f"{p} ({marks[p]})" for p in ordered[:MAX_LISTED_FILES]]
-        if len(ordered) > MAX_LISTED_FILES:
-            lines.append(f"... ({len(ordered) - MAX_LISTED_FILES} more files omitted)")
-        return "<files>\n" + "\n".join(lines) + "\n</files>"
-
-    def details(self) -> dict[str, list[str]]:
-        return {"readFiles": sorted(self.read - self.modified), "modifiedFiles": sorted(self.modified)}
-
-
-def strip_files(summary: str) -> str:
-    return _FILES_BLOCK.sub("\n", summary).strip()
 
 
 # ---------------------------------------------------------------- where to cut
@@ -249,21 +191,6 @@ def chunk(texts: list[str], max_chars: int) -> list[str]:
 
 
 # ---------------------------------------------------------------- asking the model
-async def ask(provider: Provider, system: str, text: str, max_tokens: int) -> str:
-    """One request without tools; the reply's text. A failed request raises ``ProviderError``."""
-    request = ChatRequest(
-        system=system, messages=[UserMessage(content=text)], tools=(), max_tokens=max_tokens, think=False
-    )
-    parts: list[str] = []
-    async with contextlib.aclosing(provider.stream(request)) as stream:
-        async for event in stream:
-            if isinstance(event, TextDelta):
-                parts.append(event.text)
-            elif isinstance(event, ErrorEvent):
-                raise ProviderError(event.message, kind=event.kind, status=event.status, hint=event.hint)
-    return "".join(parts).strip()
-
-
 @dataclass
 class SummaryBudget:
     """How big each summarizer request may be, in characters of conversation."""
@@ -303,16 +230,15 @@ async def write_summary(
             text += (
                 f"<previous-summary>\n{summary}\n</previous-summary>\n\n" + prompt("compaction-update-summary") + focus
             )
-        summary = await ask(provider, prompt("compaction-system"), text, max_tokens)
+        summary = await ask_text(provider, prompt("compaction-system"), text, max_tokens=max_tokens)
         if not summary:
             raise NavtuiError("The model returned an empty summary")
     if prefix:
         pieces = chunk(serialize(prefix, budget.chunk_chars), budget.chunk_chars)
         # The start of one turn: when it is too long for one request, its beginning matters most.
         text = f"<conversation>\n{pieces[0]}\n</conversation>\n\n" + prompt("compaction-turn-prefix") + focus
-        turn = await ask(provider, prompt("compaction-system"), text, max(max_tokens // 2, 128))
+        turn = await ask_text(provider, prompt("compaction-system"), text, max_tokens=max(max_tokens // 2, 128))
         summary = f"{summary}{SPLIT_TURN_HEADER}{turn}" if summary else turn
     if not summary:
         raise NavtuiError("Nothing to summarize")
-    listed = files.block()
-    return (f"{summary}\n\n{listed}" if listed else summary), files
+    return with_files(summary, files), files

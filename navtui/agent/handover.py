@@ -8,7 +8,6 @@ message.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,13 +15,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from navtui.agent.ask import ask_model
 from navtui.agent.budget import ContextLimits
 from navtui.agent.compaction import SummaryBudget, plan_everything, prompt, write_summary
 from navtui.agent.pruning import prune_tool_outputs, trim_to_fit
-from navtui.core.errors import NavtuiError, ProviderError
-from navtui.core.events import ErrorEvent, TextDelta, ToolCallEvent
+from navtui.core.errors import NavtuiError
 from navtui.core.messages import ToolCall, ToolSpec, UserMessage
-from navtui.providers.base import ChatRequest, Provider
+from navtui.providers.base import Provider
 from navtui.tools.base import Tool, ToolContext, ToolResult
 
 CONTINUE_PREFIX = "Continue the task. Here's what was done and what's next:\n\n"
@@ -159,26 +158,26 @@ async def ask_for_notes(
     A ``handover`` call in the reply is taken as the notes; other tool calls are ignored. None when the reply
     holds no notes.
     """
-    request = ChatRequest(
+    found: list[HandoverNotes] = []
+
+    def notes_call(call: ToolCall) -> bool:
+        notes = notes_from_call(call) if call.name == HandoverTool.name else None
+        if isinstance(notes, HandoverNotes):
+            found.append(notes)
+        return bool(found)
+
+    reply = await ask_model(
+        provider,
         system=system,
         messages=[*messages, UserMessage(content=request_text(instructions))],
-        tools=list(tools),
+        tools=tools,
         max_tokens=max_tokens,
         think=think,
+        until=notes_call,
     )
-    parts: list[str] = []
-    async with contextlib.aclosing(provider.stream(request)) as stream:
-        async for event in stream:
-            if isinstance(event, TextDelta):
-                parts.append(event.text)
-            elif isinstance(event, ToolCallEvent) and event.call.name == HandoverTool.name:
-                notes = notes_from_call(event.call)
-                if isinstance(notes, HandoverNotes):
-                    return notes
-            elif isinstance(event, ErrorEvent):
-                raise ProviderError(event.message, kind=event.kind, status=event.status, hint=event.hint)
-    text = "".join(parts).strip()
-    return HandoverNotes.from_text(text) if text else None
+    if found:
+        return found[0]
+    return HandoverNotes.from_text(reply.text) if reply.text else None
 
 
 async def write_notes(

@@ -6,12 +6,14 @@ agent, and knows how to switch model, start afresh, and report status.
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from navtui.agent.attachments import attach_files
 from navtui.agent.loop import Agent
 from navtui.agent.prompt import build_system_prompt
 from navtui.config.launch import LaunchOptions
@@ -278,12 +280,18 @@ class Runtime:
         return self.agent.running
 
     async def run(self, prompt: str | None) -> AsyncIterator[AgentEvent]:
+        """Run the agent on ``prompt`` (``None`` continues); ``@path`` files are attached first."""
         if self.model_info is None:
             await self._load_model_info()
         while self.pending_notices:
             yield self.pending_notices.pop(0)
         async for notice in self._mcp_before_run():
             yield notice
+        if prompt is not None:
+            attached = await asyncio.to_thread(attach_files, prompt, self.cwd)
+            for problem in attached.problems:
+                yield Notice(text=problem, level="warning")
+            prompt = attached.text
         if prompt:
             from navtui.agent.resume import record_model
 

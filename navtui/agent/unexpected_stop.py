@@ -10,14 +10,13 @@ At most three nudges in a row ("Continue now. Attempt n/3"); progress (a tool ca
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 from typing import Literal
 
+from navtui.agent.ask import ask_text
 from navtui.agent.hooks import Nudge
-from navtui.core.events import ErrorEvent, TextDelta
-from navtui.core.messages import AssistantMessage, UserMessage
-from navtui.providers.base import ChatRequest, Provider
+from navtui.core.messages import AssistantMessage
+from navtui.providers.base import Provider
 
 MAX_NUDGES = 3
 CLASSIFY_TIMEOUT = 4.0
@@ -117,24 +116,11 @@ def nudge_for(kind: StopKind, attempt: int) -> Nudge:
 
 async def model_says_unfinished(provider: Provider, text: str, *, limit: float = CLASSIFY_TIMEOUT) -> bool | None:
     """Ask a (small) model YES/NO about the end of ``text``; None when it fails or answers neither."""
-    request = ChatRequest(
-        system=CLASSIFIER_PROMPT, messages=[UserMessage(content=text[-1500:])], tools=(), max_tokens=16, think=False
-    )
-
-    async def answer() -> str:
-        parts: list[str] = []
-        async with contextlib.aclosing(provider.stream(request)) as stream:
-            async for event in stream:
-                if isinstance(event, TextDelta):
-                    parts.append(event.text)
-                elif isinstance(event, ErrorEvent):
-                    return ""
-        return "".join(parts)
-
     try:
-        reply = (await asyncio.wait_for(answer(), limit)).strip().strip("*").lower()
-    except (TimeoutError, Exception):
+        reply = await asyncio.wait_for(ask_text(provider, CLASSIFIER_PROMPT, text[-1500:], max_tokens=16), limit)
+    except Exception:  # a failed or slow classifier leaves the decision to the heuristic
         return None
+    reply = reply.strip("*").lower()
     if reply.startswith("yes"):
         return True
     if reply.startswith("no"):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from navtui.app.branch_summarizer import summarize_branch
+from navtui.agent.branch_summary import summarize_branch
 from navtui.core.errors import NavtuiError
 from navtui.core.messages import UserMessage
 from navtui.session.entries import (

@@ -7,7 +7,6 @@ come back to the prompt). The spinner timer and the periodic GC freeze exist onl
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -90,16 +89,10 @@ class TurnRunner:
         self.screen.run_worker(self._run(text), group="agent", exclusive=True)
 
     async def _run(self, text: str | None) -> None:
-        from navtui.app.completion import expand_attachments
-
         screen = self.screen
         runtime = screen.runtime
         router = self.router
         try:
-            if text is not None:
-                text, _attached, problems = await asyncio.to_thread(expand_attachments, text, runtime.cwd)
-                for problem in problems:
-                    screen.notice(problem, level="warning")
             async for event in runtime.run(text):
                 router.handle(event)
         except NavtuiError as exc:

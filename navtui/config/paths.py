@@ -5,6 +5,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from navtui.core.walk import find_repo_root
+
+__all__ = [
+    "find_repo_root",
+    "history_path",
+    "navtui_home",
+    "project_dir",
+    "sessions_dir",
+    "user_settings_path",
+    "user_themes_dir",
+]
+
 
 def navtui_home() -> Path:
     env = os.environ.get("NAVTUI_HOME")
@@ -25,14 +37,6 @@ def user_themes_dir() -> Path:
 
 def history_path() -> Path:
     return navtui_home() / "prompt-history.jsonl"
-
-
-def find_repo_root(start: Path) -> Path | None:
-    """The nearest ancestor (or ``start``) holding a ``.git`` entry."""
-    for path in (start, *start.parents):
-        if (path / ".git").exists():
-            return path
-    return None
 
 
 def project_dir(cwd: Path) -> Path:

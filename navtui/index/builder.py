@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from navtui.core.walk import is_binary
 from navtui.index.chunker import chunk_text
 from navtui.index.model import Chunk, IndexStats, Symbol
 from navtui.index.store import (
@@ -24,7 +25,7 @@ from navtui.index.store import (
     write_meta,
 )
 from navtui.index.tokens import identifier_terms, normalize_name
-from navtui.index.walker import Ignorer, WalkedFile, is_binary, walk_files
+from navtui.index.walker import Ignorer, WalkedFile, walk_files
 
 ProgressFn = Callable[[str, int, int], None]  # (phase: scan|index|embed, done, total)
 DEFAULT_MAX_FILE_BYTES = 1_000_000

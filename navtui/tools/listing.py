@@ -8,8 +8,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from navtui.core.errors import ToolError
+from navtui.core.walk import RepoRules
 from navtui.tools.base import Tier, Tool, ToolContext, ToolResult
-from navtui.tools.ignore import ALWAYS_SKIPPED, IgnoreRules
 from navtui.tools.output import human_size
 from navtui.tools.pathtools import outside_reason, read_tier
 
@@ -26,7 +26,7 @@ def list_directory(directory: Path, shown: str, *, include_ignored: bool = False
         raise ToolError(f"{shown} is not a directory") from None
     except PermissionError:
         raise ToolError(f"Permission denied: {shown}") from None
-    rules = None if include_ignored else IgnoreRules(directory)
+    rules = None if include_ignored else RepoRules(directory)
     dirs: list[str] = []
     files: list[str] = []
     hidden = 0
@@ -36,7 +36,7 @@ def list_directory(directory: Path, shown: str, *, include_ignored: bool = False
             is_dir = entry.is_dir()
         except OSError:
             is_dir = False
-        if not include_ignored and (entry.name in ALWAYS_SKIPPED or (rules and rules.ignored(path, is_dir))):
+        if rules is not None and rules.ignored(path, is_dir):
             hidden += 1
             continue
         if entry.is_symlink():
@@ -59,7 +59,10 @@ def list_directory(directory: Path, shown: str, *, include_ignored: bool = False
         notes.append(f"[{len(lines) - limit} more entries not shown]")
         lines = lines[:limit]
     if hidden:
-        notes.append(f"[{hidden} ignored entries hidden (.git, .gitignore matches); all: true shows them]")
+        notes.append(
+            f"[{hidden} ignored entries hidden (.git, tool and dependency folders, .gitignore matches); "
+            "all: true shows them]"
+        )
     if not lines:
         lines = ["(empty directory)"]
     return "\n".join([f"{shown}/" if shown != "." else "./", *lines, *notes])

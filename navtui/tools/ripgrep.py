@@ -12,9 +12,19 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from navtui.core.walk import SKIPPED_DIRS
+
 MAX_LINE_BYTES = 64 * 1024  # longer lines are cut (rg's --max-columns already shortens matches)
-# Flags every call shares: hidden files searched, .git skipped, ignore files honoured outside git repos too.
-COMMON_FLAGS = ["--no-config", "--color", "never", "--hidden", "--glob", "!.git", "--no-require-git"]
+# Flags every call shares: hidden files searched, ignore files honoured outside git repos too, and the
+# directories the repository walker never enters skipped (core/walk.py; callers filter what globs cannot say).
+COMMON_FLAGS = [
+    "--no-config",
+    "--color",
+    "never",
+    "--hidden",
+    "--no-require-git",
+    *(flag for name in sorted(SKIPPED_DIRS) for flag in ("--glob", f"!{name}/")),
+]
 
 
 @functools.cache

@@ -13,9 +13,9 @@ from pathspec import GitIgnoreSpec
 from pydantic import BaseModel, Field
 
 from navtui.core.errors import ToolError
+from navtui.core.walk import RepoRules, is_binary, walk_files
 from navtui.tools import ripgrep
 from navtui.tools.base import Tier, Tool, ToolContext, ToolResult
-from navtui.tools.ignore import IgnoreRules, walk_files
 from navtui.tools.pathtools import outside_reason, read_tier
 
 TIMEOUT = 30.0
@@ -40,16 +40,6 @@ def _display(root: Path, rel: str, ctx: ToolContext) -> str:
 def _rg_target(root: Path) -> tuple[Path, str]:
     """Where to run rg and what to pass it, so it prints paths relative to ``root`` (never reads stdin)."""
     return (root.parent, root.name) if root.is_file() else (root, ".")
-
-
-def _ignored(rules: IgnoreRules, root: Path, rel: str) -> bool:
-    """True when ``rel`` (a file under ``root``) or one of its directories is ignored."""
-    path = root
-    for part in rel.split("/")[:-1]:
-        path = path / part
-        if rules.ignored(path, True):
-            return True
-    return rules.ignored(root / rel, False)
 
 
 class _ReadTool:
@@ -92,12 +82,14 @@ class FindTool(_ReadTool, Tool[FindArgs]):
         if ripgrep.find_rg() is not None:
             # rg's own --glob would override the ignore rules for matching files; filter here instead.
             spec = GitIgnoreSpec.from_lines([pattern])
+            # rg applied the ignore files; the walker's rules add what its globs cannot say (a virtualenv's pyvenv.cfg)
+            rules = RepoRules(root, respect_ignore_files=False)
             run = ripgrep.RgRun()
             lines = ripgrep.rg_lines(["--files", "--sort", "path"], root, run, seconds=TIMEOUT)
             async with contextlib.aclosing(lines):
                 async for line in lines:
                     rel = line.decode("utf-8", "replace").removeprefix("./")
-                    if not spec.match_file(rel):
+                    if not spec.match_file(rel) or rules.hidden(root, rel):
                         continue
                     total += 1
                     if len(found) < args.limit:
@@ -122,13 +114,13 @@ class FindTool(_ReadTool, Tool[FindArgs]):
         deadline = time.monotonic() + TIMEOUT
         found: list[str] = []
         total = 0
-        for path in walk_files(root):
+        for item in walk_files(root):
             if time.monotonic() > deadline:
                 return total, found, True
-            if spec.match_file(path.relative_to(root).as_posix()):
+            if spec.match_file(item.rel):
                 total += 1
                 if len(found) < limit:
-                    found.append(ctx.workspace.display(path))
+                    found.append(ctx.workspace.display(item.path))
         return total, found, False
 
 
@@ -214,8 +206,9 @@ class GrepTool(_ReadTool, Tool[GrepArgs]):
         if args.glob:
             flags += ["--glob", args.glob]
         cwd, target = _rg_target(root)
-        # A file matching --glob is searched even when .gitignore'd; such files are dropped below.
-        rules = IgnoreRules(cwd) if args.glob else None
+        # A file matching --glob is searched even when .gitignore'd, and rg does not know virtualenvs by their
+        # pyvenv.cfg: the walker's rules drop such files below.
+        rules = RepoRules(cwd, respect_ignore_files=bool(args.glob))
         run = ripgrep.RgRun()
         lines = ripgrep.rg_lines([*flags, "-e", args.pattern, "--", target], cwd, run, seconds=TIMEOUT)
         async with contextlib.aclosing(lines):
@@ -228,7 +221,7 @@ class GrepTool(_ReadTool, Tool[GrepArgs]):
                 if match is None:
                     continue
                 rel = path.decode("utf-8", "replace").removeprefix("./")
-                if rules is not None and _ignored(rules, cwd, rel):
+                if target == "." and rules.hidden(cwd, rel):  # a file named explicitly is always searched
                     continue
                 shown = _display(cwd, rel, ctx)
                 text = match.group(3).decode("utf-8", "replace")
@@ -246,7 +239,7 @@ class GrepTool(_ReadTool, Tool[GrepArgs]):
         except re.error as exc:
             raise ToolError(f"grep failed: invalid regular expression: {exc}") from None
         spec = GitIgnoreSpec.from_lines([args.glob]) if args.glob else None
-        files = [root] if root.is_file() else walk_files(root)
+        files = [root] if root.is_file() else (item.path for item in walk_files(root))
         deadline = time.monotonic() + TIMEOUT
         for path in files:
             if time.monotonic() > deadline:
@@ -259,7 +252,7 @@ class GrepTool(_ReadTool, Tool[GrepArgs]):
                 data = path.read_bytes()
             except OSError:
                 continue
-            if b"\0" in data[:8192]:
+            if is_binary(data):
                 continue
             lines = data.decode("utf-8", "replace").split("\n")
             if lines and lines[-1] == "":

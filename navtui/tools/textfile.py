@@ -1,4 +1,8 @@
-"""Telling text from binary, describing binaries and images, decoding text with its BOM and line endings."""
+"""Telling text from binary, describing binaries and images, decoding text with its BOM and line endings.
+
+The binary test is the repository walker's (``core/walk.py``: a NUL byte in the first 8 KB), refined for what
+``read`` can do better: a UTF-16 file with its BOM is text, a known format is binary even without a NUL.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,11 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from navtui.core import walk
 from navtui.core.errors import ToolError
+from navtui.core.walk import SNIFF_BYTES
 from navtui.tools.output import human_size
 
-SNIFF_BYTES = 8192
 UTF8_BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
 
@@ -88,7 +93,7 @@ def _image_size(head: bytes, kind: str) -> tuple[int, int] | None:
 def is_binary(head: bytes) -> bool:
     if any(head.startswith(bom) for bom in UTF16_BOMS):
         return False
-    return b"\x00" in head or kind_of(head) is not None
+    return walk.is_binary(head) or kind_of(head) is not None
 
 
 def describe_binary(path: Path, head: bytes, size: int) -> str:

@@ -11,17 +11,16 @@ from hypothesis import strategies as st
 from navtui.agent.budget import ContextLimits
 from navtui.agent.compaction import (
     SPLIT_TURN_HEADER,
-    FileOps,
     SummaryBudget,
     is_overflow,
     plan_compaction,
     previous_summary,
     serialize,
-    strip_files,
     summary_message,
     write_summary,
 )
 from navtui.agent.context_manager import compact_now
+from navtui.agent.file_list import FileOps, strip_files
 from navtui.agent.runtime import history_is_valid
 from navtui.core.messages import AssistantMessage, TextBlock, ToolCall, ToolResultMessage, UserMessage
 from navtui.session.manager import SessionManager
@@ -112,6 +111,14 @@ def test_files_are_listed_cumulatively_and_stripped() -> None:
     assert strip_files(f"## Goal\nx\n\n{block}") == "## Goal\nx"
     many = FileOps(read={f"f{i:02}.py" for i in range(25)})
     assert many.block().count("(Read)") == 20 and "(5 more files omitted)" in many.block()
+
+
+def test_pi_file_tags_are_taken_over_and_replaced_by_one_files_block() -> None:
+    pi_summary = "## Goal\nx\n\n<read-files>\ndocs/b.md\n</read-files>\n\n<modified-files>\na.py\n</modified-files>"
+    ops = FileOps(read={"a.py"})
+    ops.add_listed(pi_summary)
+    assert ops.block() == "<files>\na.py (RW)\ndocs/b.md (Read)\n</files>"
+    assert strip_files(pi_summary) == "## Goal\nx"
 
 
 def test_serialize_cuts_long_tool_results() -> None:

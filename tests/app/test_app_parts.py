@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from navtui.agent.attachments import attach_files, attached_paths
 from navtui.app.commands import CommandRegistry
-from navtui.app.completion import attached_paths, complete_command, complete_path, expand_attachments
+from navtui.app.completion import complete_command, complete_path
 from navtui.app.history import PromptHistory
 from navtui.app.session_view import transcript_items
 from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
@@ -41,12 +42,13 @@ def test_attachments(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("A = 1\n")
     (tmp_path / "bin.dat").write_bytes(b"\0\1\2")
     assert attached_paths("look @a.py and @a.py, @b") == ["a.py", "b"]
-    text, attached, problems = expand_attachments("fix @a.py and @bin.dat, mail me@x.org", tmp_path)
-    assert attached == ["a.py"] and problems == ["@bin.dat: a binary file, not attached"]
-    assert text.startswith(
+    result = attach_files("fix @a.py and @bin.dat, mail me@x.org", tmp_path)
+    assert result.paths == ["a.py"] and result.problems == ["@bin.dat: a binary file, not attached"]
+    assert result.text.startswith(
         'fix @a.py and @bin.dat, mail me@x.org\n\n<attached_file path="a.py">\nA = 1\n</attached_file>'
     )
-    assert expand_attachments("no refs", tmp_path) == ("no refs", [], [])
+    unchanged = attach_files("no refs", tmp_path)
+    assert (unchanged.text, unchanged.paths, unchanged.problems) == ("no refs", [], [])
 
 
 def test_history_walks_and_keeps_the_draft(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from navtui.index.walker import Ignorer, is_binary, walk_files
+from navtui.core.walk import is_binary
+from navtui.index.walker import Ignorer, walk_files
 from tests.index.conftest import write
 
 

@@ -143,7 +143,10 @@ async def test_ls_lists_dirs_first_and_hides_ignored(tree: Path, ctx) -> None:
     assert lines[0] == "./"
     assert lines[1:6] == [".github/", "docs/", "src/", "sub/", ".gitignore  (23 B)"]
     assert "build/" not in lines and "debug.log" not in result.text and ".git/" not in lines
-    assert lines[-1] == "[3 ignored entries hidden (.git, .gitignore matches); all: true shows them]"
+    assert (
+        lines[-1]
+        == "[3 ignored entries hidden (.git, tool and dependency folders, .gitignore matches); all: true shows them]"
+    )
     everything = await call(ls, ctx, all=True)
     assert "build/" in everything.text and "debug.log  (19 B)" in everything.text
 

@@ -1,20 +1,21 @@
 """The branch summary: the model reads the path being left behind and writes what to remember about it.
 
-One plain request (no tools) through the session's provider. The abandoned entries are serialised as text,
-newest kept first when they do not fit, so the model summarises a transcript instead of continuing it.
-The read / modified files are appended in tags, as pi does, so later summaries can carry them on.
+One plain request (no tools, ``ask.py``) through the session's provider. The abandoned entries are serialised
+as text, newest kept first when they do not fit, so the model summarises a transcript instead of continuing
+it. The files read and modified are appended as compaction does (``file_list.py``), so later summaries carry
+them on.
 """
 
 from __future__ import annotations
 
 import json
-from contextlib import aclosing
 from typing import Any
 
-from navtui.core.errors import NavtuiError
-from navtui.core.events import ErrorEvent, TextDelta
+from navtui.agent.ask import ask_text
+from navtui.agent.file_list import FileOps, with_files
+from navtui.core.errors import NavtuiError, ProviderError
 from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
-from navtui.providers.base import ChatRequest
+from navtui.providers.base import Provider
 from navtui.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -50,11 +51,9 @@ Decisions, findings and errors worth remembering. Keep exact file paths, functio
 
 Be brief."""
 
-_WRITE_TOOLS = frozenset({"write", "edit"})
-
 
 async def summarize_branch(
-    provider: Any,
+    provider: Provider,
     entries: list[Entry],
     *,
     instructions: str | None = None,
@@ -62,40 +61,30 @@ async def summarize_branch(
 ) -> str:
     """The model's summary of ``entries`` (oldest first); raises ``NavtuiError`` when the model fails."""
     budget = max((window or DEFAULT_WINDOW) - RESERVE_TOKENS, 1024) * 4
-    transcript, read, modified = serialize_entries(entries, budget)
+    transcript, files = serialize_entries(entries, budget)
     if not transcript:
         return "(The branch held no conversation.)"
     ask = SUMMARY_INSTRUCTIONS
     if instructions and instructions.strip():
         ask += f"\n\nAlso follow these instructions from the user:\n{instructions.strip()}"
     prompt = f"<conversation>\n{transcript}\n</conversation>\n\n{ask}"
-    request = ChatRequest(
-        system=SUMMARY_SYSTEM, messages=[UserMessage(content=prompt)], tools=(), max_tokens=SUMMARY_MAX_TOKENS
-    )
-    parts: list[str] = []
-    async with aclosing(provider.stream(request)) as events:
-        async for event in events:
-            if isinstance(event, TextDelta):
-                parts.append(event.text)
-            elif isinstance(event, ErrorEvent):
-                raise NavtuiError(
-                    f"The branch summary failed: {event.message}",
-                    hint=event.hint or "navigate without a summary, or try again",
-                )
-    summary = "".join(parts).strip()
+    retry = "navigate without a summary, or try again"
+    try:
+        summary = await ask_text(provider, SUMMARY_SYSTEM, prompt, max_tokens=SUMMARY_MAX_TOKENS)
+    except ProviderError as exc:
+        raise NavtuiError(f"The branch summary failed: {exc.message}", hint=exc.hint or retry) from None
     if not summary:
-        raise NavtuiError("The model wrote an empty branch summary", hint="navigate without a summary, or try again")
-    return summary + file_lists(read, modified)
+        raise NavtuiError("The model wrote an empty branch summary", hint=retry)
+    return with_files(summary, files)
 
 
-def serialize_entries(entries: list[Entry], budget_chars: int) -> tuple[str, list[str], list[str]]:
-    """(transcript, read files, modified files); the newest entries are kept when the budget runs out."""
-    read: dict[str, None] = {}
-    modified: dict[str, None] = {}
+def serialize_entries(entries: list[Entry], budget_chars: int) -> tuple[str, FileOps]:
+    """(transcript, files read and modified); the newest entries are kept when the budget runs out."""
+    files = FileOps()
     blocks: list[str] = []
     used = 0
     for entry in reversed(entries):
-        _collect_files(entry, read, modified)
+        _collect_files(entry, files)
         block = _entry_text(entry)
         if not block:
             continue
@@ -106,17 +95,7 @@ def serialize_entries(entries: list[Entry], budget_chars: int) -> tuple[str, lis
         blocks.append(block)
         used += len(block) + 2
     blocks.reverse()
-    modified_files = list(modified)
-    return "\n\n".join(blocks), [path for path in read if path not in modified], modified_files
-
-
-def file_lists(read: list[str], modified: list[str]) -> str:
-    out = ""
-    if read:
-        out += "\n\n<read-files>\n" + "\n".join(read) + "\n</read-files>"
-    if modified:
-        out += "\n\n<modified-files>\n" + "\n".join(modified) + "\n</modified-files>"
-    return out
+    return "\n\n".join(blocks), files
 
 
 def _entry_text(entry: Entry) -> str:
@@ -154,22 +133,9 @@ def _args(arguments: dict[str, Any]) -> str:
     return encoded if len(encoded) <= 300 else encoded[:299] + "…"
 
 
-def _collect_files(entry: Entry, read: dict[str, None], modified: dict[str, None]) -> None:
-    if isinstance(entry, BranchSummaryEntry):
-        for tag, bucket in (("read-files", read), ("modified-files", modified)):
-            start, end = entry.summary.find(f"<{tag}>"), entry.summary.find(f"</{tag}>")
-            if 0 <= start < end:
-                for line in entry.summary[start + len(tag) + 2 : end].splitlines():
-                    if line.strip():
-                        bucket[line.strip()] = None
-        return
-    if not (isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage)):
-        return
-    for call in entry.message.tool_calls:
-        path = call.arguments.get("path") or call.arguments.get("file_path")
-        if not isinstance(path, str) or not path:
-            continue
-        if call.name in _WRITE_TOOLS:
-            modified[path] = None
-        elif call.name == "read":
-            read[path] = None
+def _collect_files(entry: Entry, files: FileOps) -> None:
+    """Files named by the entry's tool calls, or listed by an earlier summary on the path."""
+    if isinstance(entry, BranchSummaryEntry | CompactionEntry):
+        files.add_listed(entry.summary)
+    elif isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+        files.add_calls([entry.message])

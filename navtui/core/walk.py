@@ -1,0 +1,162 @@
+"""Which files of a repository exist for navtui: one walker for the tools, the index and ``@path`` completion.
+
+A path is out of view when it is (or lies under) a version-control directory, a tool or dependency
+directory (``node_modules``, ``.venv``, caches ...), a virtualenv (a directory holding ``pyvenv.cfg``), or
+when ``.gitignore`` / ``.ignore`` / ``.git/info/exclude`` say so (ripgrep's rules: deeper files win, ``.ignore``
+over ``.gitignore``, the last matching pattern of a file wins). A path given explicitly is still searched:
+the rules apply to what lies below it. Binary files are told by a NUL byte in their first 8 KB (git's
+heuristic). Symlinks are never followed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+SNIFF_BYTES = 8192
+IGNORE_FILES = (".gitignore", ".ignore")  # later entries take precedence
+VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+# Directories no one means when they search their code, whatever .gitignore says.
+TOOL_DIRS = frozenset(
+    {
+        ".navtui",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        ".idea",
+        ".vscode",
+    }
+)
+SKIPPED_DIRS = VCS_DIRS | TOOL_DIRS
+
+
+def find_repo_root(start: Path) -> Path | None:
+    """The nearest ancestor (or ``start``) holding a ``.git`` entry."""
+    for path in (start, *start.parents):
+        if (path / ".git").exists():
+            return path
+    return None
+
+
+def is_binary(data: bytes) -> bool:
+    """A NUL byte in the first 8 KB marks a file as binary (git's own heuristic)."""
+    return b"\0" in data[:SNIFF_BYTES]
+
+
+def skipped_dir(path: Path) -> bool:
+    """A VCS, tool or dependency directory, or a virtualenv: never walked into."""
+    return path.name in SKIPPED_DIRS or (path / "pyvenv.cfg").exists()
+
+
+class RepoRules:
+    """Answers "is this path out of view?" for paths under ``start``'s repository (or ``start`` outside one)."""
+
+    def __init__(self, start: Path, *, respect_ignore_files: bool = True) -> None:
+        start = start.resolve()
+        self.top = find_repo_root(start) or start
+        self.respect_ignore_files = respect_ignore_files
+        self._specs: dict[Path, list[GitIgnoreSpec]] = {}
+        self._dirs: dict[Path, bool] = {}
+
+    def _dir_specs(self, directory: Path) -> list[GitIgnoreSpec]:
+        cached = self._specs.get(directory)
+        if cached is not None:
+            return cached
+        sources = [directory / name for name in IGNORE_FILES]
+        if directory == self.top:
+            sources.insert(0, directory / ".git" / "info" / "exclude")
+        specs = []
+        for source in sources:
+            try:
+                lines = source.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                continue
+            specs.append(GitIgnoreSpec.from_lines(lines))
+        self._specs[directory] = specs
+        return specs
+
+    def ignored(self, path: Path, is_dir: bool) -> bool:
+        """This entry itself is out of view (its parent directories are not looked at: ``hidden`` does)."""
+        if path.name in VCS_DIRS or (is_dir and skipped_dir(path)):
+            return True
+        if not self.respect_ignore_files:
+            return False
+        directory = path.parent
+        while directory == self.top or directory.is_relative_to(self.top):
+            rel = path.relative_to(directory).as_posix() + ("/" if is_dir else "")
+            for spec in reversed(self._dir_specs(directory)):
+                result = spec.check_file(rel)
+                if result.include is not None:
+                    return bool(result.include)
+            if directory == self.top:
+                break
+            directory = directory.parent
+        return False
+
+    def hidden(self, root: Path, rel: str) -> bool:
+        """``root / rel`` or a directory between ``root`` and it is out of view (``root`` itself never is)."""
+        path = root
+        for part in rel.split("/")[:-1]:
+            path = path / part
+            decided = self._dirs.get(path)
+            if decided is None:
+                decided = self._dirs[path] = self.ignored(path, True)
+            if decided:
+                return True
+        return self.ignored(root / rel, False)
+
+
+@dataclass(frozen=True)
+class WalkedFile:
+    rel: str  # POSIX path relative to the walk's root
+    path: Path
+    mtime_ns: int
+    size: int
+
+
+def walk_files(root: Path, *, respect_ignore_files: bool = True) -> Iterator[WalkedFile]:
+    """Every file in view under ``root``, depth first in name order (like ``rg --files --sort path``)."""
+    root = root.resolve()
+    rules = RepoRules(root, respect_ignore_files=respect_ignore_files)
+    stack: list[Iterator[os.DirEntry[str]]] = [_entries(root)]
+    prefixes = [""]
+    while stack:
+        entry = next(stack[-1], None)
+        if entry is None:
+            stack.pop()
+            prefixes.pop()
+            continue
+        try:
+            if entry.is_symlink():
+                continue
+            path = Path(entry.path)
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if rules.ignored(path, is_dir):
+                continue
+            rel = prefixes[-1] + entry.name
+            if is_dir:
+                stack.append(_entries(path))
+                prefixes.append(rel + "/")
+            elif entry.is_file(follow_symlinks=False):
+                stat = entry.stat(follow_symlinks=False)
+                yield WalkedFile(rel, path, stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            continue  # vanished or unreadable while walking
+
+
+def _entries(directory: Path) -> Iterator[os.DirEntry[str]]:
+    try:
+        return iter(sorted(os.scandir(directory), key=lambda e: e.name))
+    except OSError:
+        return iter(())

@@ -1,0 +1,78 @@
+"""One walker: the find tool (ripgrep and the Python fallback), the index, ls and ``@path`` completion agree
+on which files of a repository exist."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from navtui.app.completion import complete_path
+from navtui.core.walk import RepoRules, is_binary, walk_files
+from navtui.index.walker import walk_files as index_files
+from navtui.tools import ripgrep
+from navtui.tools.listing import list_directory
+from navtui.tools.registry import default_tools, make_context
+
+VISIBLE = {".gitignore", ".ignore", "src/app.py", "src/gen/.gitignore", "src/gen/keep.py", "docs/notes.md"}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    files = {
+        ".gitignore": "*.log\nbuild/\n",
+        ".ignore": "docs/draft.md\n",  # ripgrep's own ignore file: honoured by every walker
+        "src/app.py": "print('app')\n",
+        "src/gen/.gitignore": "*.py\n!keep.py\n",
+        "src/gen/keep.py": "kept\n",
+        "src/gen/skip.py": "skipped\n",
+        "docs/notes.md": "notes\n",
+        "docs/draft.md": "draft\n",
+        "run.log": "log\n",
+        "build/out.js": "built\n",
+        "node_modules/lib/index.js": "vendored, not gitignored\n",
+        "__pycache__/app.cpython-311.pyc": "cache\n",
+        "env/pyvenv.cfg": "home = /usr/bin\n",  # a virtualenv with an unusual name
+        "env/lib/site.py": "venv\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    return root
+
+
+def test_the_walk_sees_what_git_and_ripgrep_would(repo: Path) -> None:
+    assert {item.rel for item in walk_files(repo)} == VISIBLE
+    assert {item.rel for item in index_files(repo)} == VISIBLE  # the index reads the same files
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+async def test_the_find_tool_agrees_with_the_walk(repo: Path, tmp_path: Path, engine: str, monkeypatch) -> None:
+    if engine == "python":
+        monkeypatch.setattr(ripgrep, "find_rg", lambda: None)
+    ctx = make_context(repo, None, tmp_path / "artifacts")
+    find = next(tool for tool in default_tools() if tool.name == "find")
+    result = await find.run(find.parse_args({"pattern": "*", "limit": 1000}), ctx)
+    assert set(result.text.splitlines()) == VISIBLE
+
+
+def test_single_paths_ls_and_completion_agree(repo: Path) -> None:
+    rules = RepoRules(repo)
+    assert not rules.hidden(repo, "src/gen/keep.py")
+    for rel in ("src/gen/skip.py", "docs/draft.md", "build/out.js", "node_modules/lib/index.js", "env/lib/site.py"):
+        assert rules.hidden(repo, rel), rel
+    listing = list_directory(repo, ".").splitlines()
+    assert {"docs/", "src/"} <= set(listing) and not any(
+        line.startswith(("node_modules", "env", "build")) for line in listing
+    )
+    assert complete_path("@no", 3, repo) is None  # node_modules is not offered
+    completed = complete_path("@e", 2, repo)
+    assert completed is None  # nor is the virtualenv
+
+
+def test_binary_files_are_told_by_a_nul_byte_in_the_first_8_kb() -> None:
+    assert is_binary(b"abc\x00def") and not is_binary("héllo wörld".encode())
+    assert not is_binary(b"x" * 8192 + b"\x00")  # past the sniffed prefix
