@@ -265,8 +265,7 @@ class MainScreen(Screen[None]):
     async def _refresh_status(self) -> None:
         info = await asyncio.to_thread(self._runtime.status)  # runs git: off the loop
         self._git = (info.git_branch, info.git_dirty)
-        if self.is_attached:  # git can outlast the screen when the app quits right after starting
-            self.show_status(info)
+        self.show_status(info)  # git can outlast the screen: show_status then finds no status line
 
     def set_activity(self, active: bool, label: str = "") -> None:
         """A command's long task (compaction, indexing...): spinner and label in the status line; Esc aborts."""
@@ -284,7 +283,8 @@ class MainScreen(Screen[None]):
         )
         if data.git_branch is None and self._git[0] is not None:
             data.git_branch, data.git_dirty = self._git
-        self.query_one(StatusLine).update_status(data)
+        for status in self.query(StatusLine).results(StatusLine):  # none while the app shuts down
+            status.update_status(data)
 
     def _describe_item(self, item: ToolItem) -> str:
         from navtui.core.messages import ToolCall
