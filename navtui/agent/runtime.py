@@ -20,7 +20,7 @@ from navtui.config.launch import LaunchOptions
 from navtui.config.settings import Settings, load_settings
 from navtui.core.errors import NavtuiError
 from navtui.core.events import CompactionFinished, Handover, Notice, TurnFinished
-from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
+from navtui.core.messages import AssistantMessage, ToolResultMessage, Usage, UserMessage
 from navtui.providers.base import AnyMessage, ModelInfo, Provider
 from navtui.tools.approval import ApprovalPolicy, Approver, DenyingApprover
 from navtui.tools.base import ToolContext, ToolRegistry
@@ -415,13 +415,15 @@ class Runtime:
         await old.aclose()
 
     def new_session(self) -> None:
-        """/new: a fresh session file and an empty context."""
+        """/new: a fresh session file, an empty context, and the spend counters back at zero."""
         if self.session is not None:
             from navtui.session.manager import SessionManager
 
             self.session = SessionManager.create(self.cwd)
         self.model_recorded = False
         self._rebuild_agent([])
+        self.agent.usage_total = Usage()
+        self.handover_count = 0
 
     def clear(self) -> None:
         """/clear: an empty context in the same session file (the next entry starts a new root)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from navtui.agent.advisor import ADVISOR_PREFIX
 from navtui.app.session_view import Describe, tool_item
 from navtui.core.events import (
     AdvisorNote,
@@ -89,6 +90,8 @@ class EventRouter:
                 if card is None:  # skipped or aborted before it started: still show that it did not run
                     card = self._add_card(call)
                 card.finish(result.text, is_error=result.is_error, details=result.details)
+            case UserMessageEvent(text=text) if text.startswith(ADVISOR_PREFIX):
+                pass  # advice the model is now reading: its AdvisorNote card already shows it
             case UserMessageEvent(text=text, kind=kind):
                 self.finish_streams()
                 transcript.add(UserItem(text, kind))

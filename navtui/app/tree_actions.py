@@ -12,6 +12,7 @@ No Textual import: everything here runs (and is tested) without a screen.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,8 +30,11 @@ from navtui.session.entries import (
     SessionHeader,
     SessionInfoEntry,
 )
-from navtui.session.listing import new_session_id, new_session_path
+from navtui.session.listing import TITLE_CHARS, new_session_id, new_session_path, summarize
 from navtui.session.manager import SessionManager
+
+_BRANCH_MARK = re.compile(r" \(branch(?: \d+)?\)$")
+_FORK_BASE_CHARS = TITLE_CHARS - len(" (branch 99)")  # the mark must survive the listing's cut
 
 # Entries that carry no conversation: leaving them behind needs no summary, and the leaf "really" is above them.
 _BOOKKEEPING = (LabelEntry, SessionInfoEntry)
@@ -162,14 +166,35 @@ def branch_session(session: SessionManager, entry_id: str) -> BranchResult:
     if entry is None or not _is_user_message(entry):
         raise NavtuiError("/branch starts from one of your messages", hint="pick a user message (❯) in the list")
     parent = entry.parent_id if entry.parent_id and session.get_entry(entry.parent_id) else None
+    name = fork_name(session, _session_names(session.path.parent))
     if parent is not None:
         branched = session.create_branched_session(parent)
     else:  # the first message: the new session starts empty (its file is written on the first append)
         session_id = new_session_id()
         header = SessionHeader(id=session_id, cwd=session.header.cwd, parent_session=str(session.path))
-        name = new_session_path(Path(session.header.cwd or "."), session_id).name
-        branched = SessionManager(session.path.parent / name, header)
+        file_name = new_session_path(Path(session.header.cwd or "."), session_id).name
+        branched = SessionManager(session.path.parent / file_name, header)
+    branched.set_name(name)
     return BranchResult(branched, _user_text(entry))
+
+
+def fork_name(session: SessionManager, taken: set[str]) -> str:
+    """The session's name (or first prompt) marked as a branch, so /resume tells the fork from the original:
+    "fix the parser (branch)", then "(branch 2)" ... when that name is taken already."""
+    first = next((_user_text(e) for e in session.entries if _is_user_message(e)), "")
+    base = " ".join((session.name or first).split()) or "session"
+    base = _BRANCH_MARK.sub("", base)
+    base = base if len(base) <= _FORK_BASE_CHARS else base[: _FORK_BASE_CHARS - 1] + "…"
+    number = 1
+    while (name := f"{base} (branch{f' {number}' if number > 1 else ''})") in taken:
+        number += 1
+    return name
+
+
+def _session_names(directory: Path) -> set[str]:
+    """The names the sessions of one directory show in /resume."""
+    found = (summarize(path) for path in directory.glob("*.jsonl"))
+    return {summary.name for summary in found if summary is not None}
 
 
 def branch(runtime: Any, entry_id: str) -> BranchResult:

@@ -3,7 +3,8 @@
 Layout cost in Textual grows with the number of mounted widgets, so a long session mounts its newest
 ``window`` items; scrolling to the top mounts an earlier batch above without moving what is on screen.
 The view follows new output only while it is scrolled to the bottom (Textual's anchor), so scrolling up
-never jumps. Mounts are batched into one DOM update per tick.
+never jumps; reaching the bottom again (PgDn, the wheel, the scrollbar) resumes following, and while the view is
+away a "↓ new output" hint says that more arrived. Mounts are batched into one DOM update per tick.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual import events
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
@@ -62,6 +64,17 @@ class AssistantView(MarkdownView):
         super().finish()
         self.item.text = self.text
         self.item.streaming = False
+
+
+class NewOutputHint(Static):
+    """Docked at the transcript's foot while the user reads above and new output arrives; a click goes down."""
+
+    class Clicked(Message):
+        """The user asked to jump to the newest output."""
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.post_message(self.Clicked())
 
 
 class EarlierMarker(Static):
@@ -115,6 +128,7 @@ class Transcript(VerticalScroll):
         self.items: list[TranscriptItem] = []
         self.first = 0  # index of the first mounted item
         self._marker = EarlierMarker("", id="earlier")
+        self._hint = NewOutputHint("↓ new output · PgDn or click to follow", id="new-output")
         self._pending: list[Widget] = []
         self._loading = False
         self.spinner_index: int | None = None
@@ -124,9 +138,14 @@ class Transcript(VerticalScroll):
         message.stop()
         self.load_earlier()
 
+    def on_new_output_hint_clicked(self, message: NewOutputHint.Clicked) -> None:
+        message.stop()
+        self.jump_to_bottom()
+
     def on_mount(self) -> None:
         self._marker.display = False
-        self.mount(self._marker)
+        self._hint.display = False
+        self.mount(self._marker, self._hint)
         self.anchor()
 
     # ------------------------------------------------------------------ adding
@@ -170,9 +189,8 @@ class Transcript(VerticalScroll):
         """Forget every item (``/clear``, ``/new``)."""
         self._pending.clear()
         with self.app.batch_update():
-            for child in list(self.children):
-                if child is not self._marker:
-                    child.remove()
+            for child in self._mounted_items():
+                child.remove()
         self.items = []
         self.first = 0
         self._update_marker()
@@ -181,19 +199,58 @@ class Transcript(VerticalScroll):
     @property
     def item_widgets(self) -> list[Widget]:
         """The mounted item widgets, oldest first (pending mounts included)."""
-        return [child for child in self.children if child is not self._marker] + self._pending
+        return self._mounted_items() + self._pending
+
+    def _mounted_items(self) -> list[Widget]:
+        return [child for child in self.children if child is not self._marker and child is not self._hint]
+
+    # ------------------------------------------------------------------ following the newest output
+    @property
+    def following(self) -> bool:
+        """The view sticks to the bottom (Textual's anchor, not released by the user scrolling up)."""
+        return self.is_anchored and not self._anchor_released
+
+    def jump_to_bottom(self) -> None:
+        """Show the newest output and follow it again (sending a message does this)."""
+        self._hint.display = False
+        self.anchor()
+
+    def page(self, direction: int) -> None:
+        """PgUp (-1) / PgDn (1). Repeated presses add up while the scroll animates; a page that reaches the
+        bottom follows again at once, even while output keeps streaming in below."""
+        height = self.scrollable_content_region.height
+        moving = self.app.animator.is_being_animated(self, "scroll_y")
+        start = self.scroll_target_y if moving else self.scroll_y
+        target = start + direction * height
+        if direction > 0 and target >= self.max_scroll_y:
+            self.jump_to_bottom()
+            return
+        self.scroll_to(y=max(0, target), animate=True, duration=0.15)
+
+    def release_anchor(self) -> None:
+        # Textual releases the anchor on every user scroll, even PgDn or the wheel at the very bottom, where
+        # the position does not change and so nothing ever re-anchors: check once the scroll has been applied.
+        super().release_anchor()
+        self.call_after_refresh(self._resume_at_bottom)
+
+    def _resume_at_bottom(self) -> None:
+        if self._anchor_released and self.scroll_target_y >= self.max_scroll_y and self.scroll_y >= self.max_scroll_y:
+            self._anchor_released = False
+        if self.following:
+            self._hint.display = False
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        if new.height > old.height and self.is_anchored and self._anchor_released and self.items:
+            self._hint.display = True
 
     # ------------------------------------------------------------------ the window
-    def _following(self) -> bool:
-        """The view sticks to the bottom (Textual's anchor, not released by the user scrolling up)."""
-        return self.is_anchored and not getattr(self, "_anchor_released", False)
 
     def _prune_window(self) -> None:
         mounted = len(self.items) - self.first
-        if mounted <= self.window + SLACK or not self._following():
+        if mounted <= self.window + SLACK or not self.following:
             return
         drop = mounted - self.window
-        widgets = [child for child in self.children if child is not self._marker][:drop]
+        widgets = self._mounted_items()[:drop]
         with self.app.batch_update():
             for widget in widgets:
                 widget.remove()
@@ -209,6 +266,8 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        if self._hint.display and self.following:
+            self._hint.display = False
         if new_value < 1 and old_value >= 1 and self.first > 0:
             self.load_earlier()
 
@@ -223,7 +282,7 @@ class Transcript(VerticalScroll):
         try:
             start = max(0, self.first - count)
             widgets = [self._build(item) for item in self.items[start : self.first]]
-            mounted = [child for child in self.children if child is not self._marker]
+            mounted = self._mounted_items()
             height_before = self.virtual_size.height
             with self.app.batch_update():
                 await self.mount_all(widgets, before=mounted[0] if mounted else None)
@@ -234,7 +293,7 @@ class Transcript(VerticalScroll):
             self._loading = False
 
     def _keep_position(self, height_before: int) -> None:
-        if self._following():
+        if self.following:
             return  # the anchor keeps the bottom in view by itself
         grown = self.virtual_size.height - height_before
         if grown > 0:

@@ -26,6 +26,15 @@ from navtui.widgets.tree_rows import TreeModel, TreeRow, short_time
 _TEXT_STYLED = frozenset({"tool", "error", "meta"})  # kinds whose text (not only the icon) takes the colour
 
 
+def empty_hint(model: TreeModel) -> str:
+    """What to do when the filter or the search leaves no row to show."""
+    if model.query:
+        return f"Nothing matches “{display_safe(model.query)}”. Backspace edits the search, Esc clears it."
+    if model.filter_mode == "labeled-only":
+        return "No labeled entries yet. ctrl+o shows the others; shift+L labels the entry under the cursor."
+    return "No entries in this filter. ctrl+o switches to the next one."
+
+
 class TreeView(ScrollView, can_focus=True):
     """Rows of a ``TreeModel``; the screen owns filtering, search, labels and Enter."""
 
@@ -43,6 +52,7 @@ class TreeView(ScrollView, can_focus=True):
         "tree-view--summary",
         "tree-view--custom",
         "tree-view--meta",
+        "tree-view--empty",
     }
 
     DEFAULT_CSS = """
@@ -65,6 +75,7 @@ class TreeView(ScrollView, can_focus=True):
     TreeView > .tree-view--summary { color: $nav-warning; }
     TreeView > .tree-view--custom { color: $nav-custom-message-label; }
     TreeView > .tree-view--meta { color: $nav-dim; }
+    TreeView > .tree-view--empty { color: $nav-muted; text-style: italic; }
     """
 
     BINDINGS = [
@@ -205,6 +216,11 @@ class TreeView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         position = y + self.scroll_offset.y
         width = self.scrollable_content_region.width
+        if not self.rows and y == 1:
+            hint = Text(no_wrap=True, end="")
+            hint.append("  " + empty_hint(self.model), self._style("empty"))
+            hint.truncate(width, overflow="ellipsis", pad=True)
+            return Strip(list(hint.render(self.app.console)), width).apply_style(self.rich_style)
         if not 0 <= position < len(self.rows):
             return Strip.blank(width, self.rich_style)
         row = self.rows[position]

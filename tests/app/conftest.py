@@ -78,6 +78,11 @@ def rendered_text(widget: Any) -> str:
     return "\n".join(widget.render_line(y).text for y in range(widget.size.height))
 
 
+def screen_text(app: NavtuiApp) -> str:
+    """What the whole screen shows now, as plain text (modals and what they let through included)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
 _SGR_OR_MOVE = re.compile(r"\x1b\[[0-9;]*[mH]")
 
 

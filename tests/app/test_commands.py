@@ -9,8 +9,8 @@ from navtui.app.screens.main import MainScreen
 from navtui.app.screens.models import ModelsScreen
 from navtui.widgets.items import AssistantItem, ErrorItem, NoticeItem, UserItem
 from navtui.widgets.status_line import StatusLine
-from tests.app.conftest import main_screen, settle, transcript, wait_for
-from tests.fakes import Text
+from tests.app.conftest import main_screen, rendered_text, settle, transcript, wait_for
+from tests.fakes import Text, Usage
 
 SIZE = (100, 32)
 
@@ -81,15 +81,20 @@ async def test_clear_empties_the_context_and_the_transcript(make_app, fake_serve
         assert [m["content"] for m in sent if m["role"] == "user"] == ["what did I say?"]
 
 
-async def test_new_starts_a_new_session_file(make_app, fake_server) -> None:
-    fake_server.script(Text("hi"))
+async def test_new_starts_a_new_session_file_with_fresh_counters(make_app, fake_server) -> None:
+    fake_server.script(Text("hi"), Usage(input=1200, output=80))
     app = make_app(ephemeral=False)
     async with app.run_test(size=SIZE) as pilot:
         await run(app, pilot, "hello")
+        status = app.screen.query_one(StatusLine)
+        assert (status.data.tokens_in, status.data.tokens_out) == (1200, 80)
+        assert "↑1.2k" in rendered_text(status)
         first = app.runtime.session.path
         await run(app, pilot, "/new")
         assert app.runtime.session.path != first and app.runtime.agent.messages == []
         assert "New session started." in notices(app)
+        assert (status.data.tokens_in, status.data.tokens_out) == (0, 0)
+        assert "↑" not in rendered_text(status) and "↓" not in rendered_text(status)
 
 
 async def test_model_shows_and_switches_keeping_history(make_app, fake_server) -> None:

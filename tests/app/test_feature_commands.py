@@ -12,7 +12,7 @@ from navtui.tools.filestate import FileStateTracker
 from navtui.tools.jobs import JobRegistry
 from navtui.tools.workspace import Workspace
 from navtui.widgets.cards import AdvisorCard, ContextCard
-from navtui.widgets.items import AdvisorItem, ContextItem, DividerItem, NoticeItem
+from navtui.widgets.items import AdvisorItem, ContextItem, DividerItem, NoticeItem, UserItem
 from navtui.widgets.status_line import StatusLine
 from tests.agent.scripted import ScriptedProvider
 from tests.app.conftest import main_screen, settle, transcript, wait_for
@@ -53,6 +53,10 @@ async def test_advisor_on_marks_the_status_and_a_concern_wakes_the_idle_agent(ma
         woken = [r for r in fake_server.chat_requests if r.model == PRIMARY][1].json["messages"]
         assert "[concern] You skipped the tests." in woken[-1]["content"]
         assert isinstance(app.screen.query(AdvisorCard).last(), AdvisorCard)
+        # Shown once: the card, not also the steering message the advice becomes for the model.
+        shown = [e for e in transcript(app).items if "You skipped the tests." in str(getattr(e, "note", e))]
+        assert len(shown) == 1 and isinstance(shown[0], AdvisorItem)
+        assert not any(e.kind == "steer" for e in entries(app, UserItem))
         await command(app, pilot, "/advisor status")
         assert "Advisor is enabled (ollama/advisor-model)" in entries(app, NoticeItem)[-1].text
         await command(app, pilot, "/advisor off")

@@ -177,3 +177,19 @@ def test_help(snap_compare: Any) -> None:
         await pilot.pause(0.2)
 
     assert snap_compare(app_with(ScriptedRuntime()), terminal_size=(100, 40), run_before=open_help)
+
+
+def test_theme_picker_previews_over_the_app(snap_compare: Any) -> None:
+    # The picker is a modal: the transcript behind it shows in the previewed theme (gruvbox, one row down).
+    runtime = ScriptedRuntime(scripts=[[TextDelta(text=ANSWER)]])
+
+    async def open_picker(pilot: Any) -> None:
+        await submit(pilot, "why does config parsing fail?")
+        from navtui.app.screens.theme_picker import ThemePickerScreen
+
+        pilot.app.push_screen(ThemePickerScreen(["dark", "gruvbox", "light"], current="dark"))
+        await pilot.pause()
+        await pilot.press("down")
+        await pilot.pause(0.2)
+
+    assert snap_compare(app_with(runtime), terminal_size=SIZE, run_before=open_picker)

@@ -13,6 +13,7 @@ from navtui.app import tree_actions
 from navtui.core.errors import NavtuiError
 from navtui.core.messages import UserMessage
 from navtui.session.entries import BranchSummaryEntry, MessageEntry
+from navtui.session.listing import list_sessions
 from navtui.session.manager import SessionManager
 from tests.fakes import HttpError, Text, ToolCall
 
@@ -165,8 +166,26 @@ async def test_branch_from_the_very_first_message_starts_an_empty_session(worksp
     session = SessionManager.create(workspace)
     first = session.append_message(UserMessage(content="hello"))
     result = tree_actions.branch_session(session, first)
-    assert result.prefill == "hello" and result.session.entries == []
+    assert result.prefill == "hello"
+    assert not any(isinstance(e, MessageEntry) for e in result.session.entries)
+    assert result.session.name == "hello (branch)"
     assert result.session.header.parent_session == str(session.path)
+
+
+async def test_a_branch_is_named_apart_from_the_session_it_came_from(two_branches: Runtime) -> None:
+    rt = two_branches
+    original = rt.session
+    question = user_entry(original, "alternative question")
+    first = tree_actions.branch_session(original, question).session
+    assert first.name == "first question (branch)"
+    second = tree_actions.branch_session(original, question).session
+    assert second.name == "first question (branch 2)"  # /resume must still tell the two forks apart
+    original.set_name("parser work")
+    assert tree_actions.branch_session(original, question).session.name == "parser work (branch)"
+    fork_of_fork = tree_actions.branch_session(first, user_entry(first, "first question")).session
+    assert fork_of_fork.name.endswith("(branch 3)") and "(branch) (branch" not in fork_of_fork.name
+    listed = {summary.name for summary in list_sessions(Path(original.header.cwd))}
+    assert {"parser work", "parser work (branch)", "first question (branch)", "first question (branch 2)"} <= listed
 
 
 async def test_labels_set_and_clear(two_branches: Runtime) -> None:

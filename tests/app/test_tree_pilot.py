@@ -249,6 +249,7 @@ async def test_branch_creates_a_second_file_and_resume_reopens_the_first(fake_se
         assert isinstance(picker, SessionPickerScreen)
         await wait_for(pilot, lambda: len(picker.shown) == 2, "the session list")
         assert [s.path for s in picker.shown] == [runtime.session.path, first_path]  # newest first
+        assert [s.name for s in picker.shown] == ["first question (branch)", "first question"]
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: idle(app) and runtime.session.path == first_path, "the resume")
         assert isinstance(app.screen, MainScreen)

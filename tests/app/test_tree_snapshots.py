@@ -72,3 +72,21 @@ def test_resume_picker(snap_compare: Any, workspace: Path, monkeypatch: pytest.M
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(100, 16), run_before=loaded)
+
+
+def test_tree_labeled_only_without_labels_says_what_to_do(snap_compare: Any, workspace: Path) -> None:
+    app, _ = tree_app(workspace)
+    assert snap_compare(app, press=["ctrl+o"] * 3, terminal_size=SIZE)
+
+
+def test_branch_summary_dialog_shows_the_tree_behind(snap_compare: Any, workspace: Path) -> None:
+    from navtui.app.screens.branch_summary import BranchSummaryScreen
+
+    app, _ = tree_app(workspace)
+
+    async def ask(pilot: Any) -> None:
+        await pilot.pause()
+        app.push_screen(BranchSummaryScreen(3))
+        await pilot.pause()
+
+    assert snap_compare(app, run_before=ask, terminal_size=SIZE)

@@ -118,7 +118,10 @@ def open_branch(ctx: CommandContext) -> None:
         ctx.reload_transcript()
         ctx.set_prompt(result.prefill)
         ctx.refresh_status()
-        ctx.notice(f"Branched into a new session ({result.path.name}); the earlier one is unchanged (/resume).")
+        ctx.notice(
+            f"Branched into a new session, “{result.session.name}” ({result.path.name}); "
+            "the earlier one is unchanged (/resume)."
+        )
 
     ctx.app.push_screen(TreeScreen(ctx.runtime.session, mode="branch"), callback=chosen)
 

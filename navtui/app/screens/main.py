@@ -308,6 +308,7 @@ class MainScreen(Screen[None]):
     def _on_submitted(self, event: PromptEditor.Submitted) -> None:
         if event.new_in_history:
             self.run_worker(asyncio.to_thread(self.history.save, event.text), group="history-save")
+        self._transcript.jump_to_bottom()  # whatever the user was reading, what they sent shows
         self.submit(event.text)
 
     def submit(self, text: str) -> None:
@@ -382,7 +383,4 @@ class MainScreen(Screen[None]):
         self.run_worker(COMMANDS.run(self, "/help"), group="command")
 
     def action_scroll_transcript(self, direction: int) -> None:
-        if direction < 0:
-            self._transcript.scroll_page_up()
-        else:
-            self._transcript.scroll_page_down()
+        self._transcript.page(direction)
