@@ -18,9 +18,10 @@ from navtui.core.messages import ImageBlock, ToolSpec
 from navtui.tools.schema import plain_schema
 
 if TYPE_CHECKING:
-    from navtui.tools.approval import ApprovalPolicy
+    from navtui.tools.approval import ApprovalPolicy, Approver
     from navtui.tools.filestate import FileStateTracker
     from navtui.tools.jobs import JobRegistry
+    from navtui.tools.sandbox import SandboxPolicy
     from navtui.tools.workspace import Workspace
 
 Tier = Literal["read", "write", "exec"]
@@ -45,6 +46,8 @@ class ToolContext:
     settings: Any = None  # navtui.config.settings.Settings; Any keeps tools free of config imports in tests
     extra: dict[str, Any] = field(default_factory=dict)
     approval: ApprovalPolicy | None = None  # the session's policy (tools read it, the agent enforces it)
+    sandbox: SandboxPolicy | None = None  # what shell commands may touch (None: unconfined)
+    approver: Approver | None = None  # for a tool's follow-up question (shell: run again without the sandbox?)
 
     @property
     def cwd(self) -> Path:

@@ -22,11 +22,13 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from navtui.core.errors import ToolError
-from navtui.tools import procs
-from navtui.tools.env import JOB_MARKER
+from navtui.tools import lifetime, procs
+
+if TYPE_CHECKING:
+    from navtui.tools.sandbox import SandboxPolicy
 
 JobStatus = Literal["running", "exited", "killed", "timed_out"]
 GRACE_SECONDS = 2.0
@@ -45,6 +47,7 @@ class Job:
     timeout: float
     marker: str
     process: subprocess.Popen[bytes]
+    sandbox: SandboxPolicy | None = None  # the policy it ran under (None: unconfined)
     started_at: float = field(default_factory=time.time)
     status: JobStatus = "running"
     exit_code: int | None = None
@@ -166,10 +169,11 @@ class JobRegistry:
     """The jobs of one session; ``kill_all`` (or interpreter exit, SIGTERM, SIGHUP) stops every one."""
 
     def __init__(self, *, grace: float = GRACE_SECONDS) -> None:
-        self.token = f"{os.getpid()}-{secrets.token_hex(4)}"
+        self.token = f"{lifetime.owner_token()}-{secrets.token_hex(4)}"
         self.jobs: dict[str, Job] = {}
         self.grace = grace
         self._ids = itertools.count(1)
+        self._scratch: Path | None = None
         procs.become_subreaper()  # orphans of a job come back to us, to be stopped and reaped
         install_exit_cleanup()
 
@@ -181,8 +185,11 @@ class JobRegistry:
         env: Mapping[str, str],
         output_dir: Path,
         timeout: float,
+        sandbox: SandboxPolicy | None = None,
     ) -> Job:
-        """Start ``command`` under bash (or sh) in its own session, stdin from /dev/null."""
+        """Start ``command`` under bash (or sh) in its own session, stdin from /dev/null, through the launcher
+        (dies with navtui; confined by ``sandbox`` when that is active). ``TMPDIR`` is the registry's scratch dir.
+        """
         job_id = f"j{next(self._ids)}"
         marker = f"{self.token}-{job_id}"
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -192,11 +199,21 @@ class JobRegistry:
             fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         except OSError as exc:
             raise ToolError(f"Cannot create the output file {output_path}: {exc.strerror or exc}") from exc
+        scratch = self.scratch()
+        env = {**lifetime.marked_env(env, marker), "TMPDIR": str(scratch)}
+        if sandbox is not None and sandbox.active:
+            env["NAVTUI_SANDBOX"] = sandbox.mode
+            if sandbox.network_blocked:
+                env["NAVTUI_SANDBOX_NETWORK_DISABLED"] = "1"
+        policy = (sandbox.launcher_policy if sandbox is not None else _unconfined)(
+            os.getpid(), write_dirs=[scratch], write_files=[output_path]
+        )
         try:
-            process = subprocess.Popen(
+            process = lifetime.spawn(
                 [_shell(), "-c", command],
+                policy,
                 cwd=cwd,
-                env={**env, JOB_MARKER: marker},
+                env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=fd,
                 stderr=subprocess.STDOUT,
@@ -208,11 +225,18 @@ class JobRegistry:
             raise ToolError(f"Could not start the command in {cwd}: {exc.strerror or exc}") from exc
         finally:
             os.close(fd)
-        job = Job(job_id, command, cwd, output_path, timeout, marker, process)
+        job = Job(job_id, command, cwd, output_path, timeout, marker, process, sandbox if sandbox and sandbox.active else None)
         self.jobs[job_id] = job
         _LIVE.add(job)
         threading.Thread(target=job._watch, name=f"navtui-job-{job_id}", daemon=True).start()
         return job
+
+    def scratch(self) -> Path:
+        """This registry's private temp dir (created on first use, removed when its jobs are all stopped)."""
+        if self._scratch is None or not self._scratch.is_dir():
+            self._scratch = lifetime.scratch_dir(self.token)
+            _SCRATCH.add(self._scratch)
+        return self._scratch
 
     def get(self, job_id: str) -> Job | None:
         key = job_id.strip().lower()
@@ -241,14 +265,23 @@ class JobRegistry:
         stopped = procs.terminate(groups, f"{self.token}-", grace=wait, prefix=True, keep=leaders)
         for job in list(self.jobs.values()):
             job.wait_sync(1.0)
+        if self._scratch is not None:
+            _SCRATCH.discard(self._scratch)
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
         return stopped
 
     async def kill_all(self) -> None:
         await asyncio.to_thread(self.kill_all_sync)
 
 
+def _unconfined(parent: int, **_rules: object) -> dict[str, object]:
+    return {"parent": parent, "deathsig": int(signal.SIGKILL)}
+
+
 # Running jobs of every registry, held strongly: a registry dropped without kill_all must not leave orphans.
 _LIVE: set[Job] = set()
+_SCRATCH: set[Path] = set()  # scratch dirs to remove at exit
 _installed = False
 
 
@@ -261,6 +294,8 @@ def _cleanup_all(grace: float = 1.0) -> None:
     for token, pids in groups.items():
         with contextlib.suppress(Exception):
             procs.terminate(pids, f"{token}-", grace=grace, prefix=True, keep=pids)
+    for path in list(_SCRATCH):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _on_signal(signum: int, frame: object, previous: object) -> None:

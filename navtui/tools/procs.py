@@ -132,7 +132,8 @@ def find_processes(
     return found
 
 
-def _signal(pids: list[int], pgids: Iterable[int], sig: int) -> None:
+def signal_all(pids: Iterable[int], sig: int, pgids: Iterable[int] = ()) -> None:
+    """Send ``sig`` to each group and each pid, ignoring the ones already gone."""
     for pgid in pgids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, sig)
@@ -179,7 +180,7 @@ def terminate(
     found = len(targets)
     if not found:
         return 0
-    _signal(targets, groups, signal.SIGTERM)
+    signal_all(targets, signal.SIGTERM, groups)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
         time.sleep(0.05)
@@ -189,7 +190,7 @@ def terminate(
             return found
     # Some ignore SIGTERM (or trap it); the rest are killed, and so is anything they spawned meanwhile.
     for _ in range(5):
-        _signal(targets, groups, signal.SIGKILL)
+        signal_all(targets, signal.SIGKILL, groups)
         time.sleep(0.05)
         targets = remaining()
         if not targets:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from navtui.tools.approval import ApprovalPolicy
+from navtui.tools.approval import ApprovalPolicy, Approver
 from navtui.tools.base import Tool, ToolContext, ToolRegistry
 from navtui.tools.edit import EditTool
 from navtui.tools.filestate import FileStateTracker
 from navtui.tools.jobs import JobRegistry
 from navtui.tools.listing import LsTool
 from navtui.tools.read import ReadTool
+from navtui.tools.sandbox import SandboxPolicy, policy_from_settings
 from navtui.tools.search import FindTool, GrepTool
 from navtui.tools.shell import ShellStatusTool, ShellTool
 from navtui.tools.workspace import Workspace
@@ -58,10 +59,14 @@ def make_context(
     artifacts_dir: Path | None = None,
     *,
     policy: ApprovalPolicy | None = None,
+    approver: Approver | None = None,
+    sandbox: SandboxPolicy | None = None,
 ) -> ToolContext:
-    """A fresh context: workspace (cwd plus ``tools.extra_roots``), file-state tracker, job registry.
+    """A fresh context: workspace (cwd plus ``tools.extra_roots``), file-state tracker, job registry, and the
+    sandbox policy of the ``sandbox`` settings (unless ``sandbox`` is given).
 
-    Pass the session's ``policy`` so ``ctx.approval`` is the very object ``/approval`` changes.
+    Pass the session's ``policy`` so ``ctx.approval`` is the very object ``/approval`` changes, and its
+    ``approver`` so a sandbox-blocked command can ask to run again unconfined.
     """
     cwd = Path(cwd).resolve()
     tool_settings = getattr(settings, "tools", None)
@@ -70,11 +75,16 @@ def make_context(
         from navtui.config.paths import navtui_home
 
         artifacts_dir = navtui_home() / "artifacts"
+    workspace = Workspace(cwd, roots)
+    if sandbox is None:
+        sandbox = policy_from_settings(settings, workspace.roots)
     return ToolContext(
-        workspace=Workspace(cwd, roots),
+        workspace=workspace,
         file_state=FileStateTracker(),
         jobs=JobRegistry(),
         artifacts_dir=Path(artifacts_dir),
         settings=settings,
         approval=policy or (ApprovalPolicy.from_settings(settings) if settings is not None else None),
+        sandbox=sandbox,
+        approver=approver,
     )

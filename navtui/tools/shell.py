@@ -131,7 +131,9 @@ class ShellTool(Tool[ShellArgs]):
         wait_ms = args.wait_ms if args.wait_ms is not None else _setting(ctx, "shell_wait_ms", DEFAULT_WAIT_MS)
         timeout = args.timeout or _setting(ctx, "shell_timeout", DEFAULT_TIMEOUT)
         env = scrubbed_env(os.environ, _setting(ctx, "shell_env_passthrough", ()))
-        job = ctx.jobs.start(args.command, cwd=cwd, env=env, output_dir=ctx.artifacts_dir, timeout=timeout)
+        job = ctx.jobs.start(
+            args.command, cwd=cwd, env=env, output_dir=ctx.artifacts_dir, timeout=timeout, sandbox=ctx.sandbox
+        )
         follower = _Follower(job.output_path)
         deadline = time.monotonic() + wait_ms / 1000
         try:
