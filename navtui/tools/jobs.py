@@ -225,7 +225,9 @@ class JobRegistry:
             raise ToolError(f"Could not start the command in {cwd}: {exc.strerror or exc}") from exc
         finally:
             os.close(fd)
-        job = Job(job_id, command, cwd, output_path, timeout, marker, process, sandbox if sandbox and sandbox.active else None)
+        job = Job(
+            job_id, command, cwd, output_path, timeout, marker, process, sandbox if sandbox and sandbox.active else None
+        )
         self.jobs[job_id] = job
         _LIVE.add(job)
         threading.Thread(target=job._watch, name=f"navtui-job-{job_id}", daemon=True).start()

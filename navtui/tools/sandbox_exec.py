@@ -50,7 +50,11 @@ ABI_OVERRIDE_ENV = "NAVTUI_LANDLOCK_ABI"
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -154,7 +158,13 @@ def _allow(libc: Any, ruleset: int, path: str, rights: int) -> None:
             rights &= FILE_RIGHTS
         rule = _PathBeneathAttr(rights, fd)
         _check(
-            libc.syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule), ctypes.c_uint32(0)),
+            libc.syscall(
+                _SYS_ADD_RULE,
+                ctypes.c_int(ruleset),
+                ctypes.c_int(_RULE_PATH_BENEATH),
+                ctypes.byref(rule),
+                ctypes.c_uint32(0),
+            ),
             f"landlock_add_rule({path})",
         )
     finally:
