@@ -17,6 +17,7 @@ SUBCOMMANDS = {
     "index": ("navtui.index.cli", "index_main", "build the repository index (.navtui/index.sqlite)"),
     "search": ("navtui.index.cli", "search_main", "search the repository index"),
     "mcp": ("navtui.mcp.cli", "mcp_main", "list, add or remove MCP servers"),
+    "sandbox": ("navtui.tools.sandbox_cli", "sandbox_main", "show the shell sandbox, or run a command in it"),
 }
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -38,6 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--provider", choices=["ollama", "anthropic", "openai"], help="default: from the model")
     parser.add_argument("-b", "--base-url", help="endpoint URL (Ollama, Anthropic or OpenAI-compatible)")
     parser.add_argument("--approval", choices=["ask", "write", "yolo"], help="when to ask before running tools")
+    parser.add_argument(
+        "--sandbox",
+        choices=["workspace-write", "read-only", "off"],
+        help="what shell commands may write (default workspace-write; network off unless sandbox.network)",
+    )
     parser.add_argument(
         "-c", "--continue", dest="continue_session", action="store_true", help="resume the latest session here"
     )
@@ -87,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         provider=args.provider,
         base_url=args.base_url,
         approval=args.approval,
+        sandbox=args.sandbox,
         continue_session=args.continue_session,
         resume=args.resume,
         enable_handover=args.enable_handover,

@@ -80,6 +80,7 @@ class StatusInfo:
     advisor_on: bool
     session_name: str | None = None
     mcp: str | None = None  # MCP servers starting, failed or waiting for approval
+    sandbox: str = ""  # the sandbox label: workspace-write, read-only(+net), off (off! when it degraded)
 
 
 def git_state(cwd: Path) -> tuple[str | None, bool]:
@@ -144,7 +145,12 @@ class Runtime:
     @classmethod
     def create(cls, options: LaunchOptions, *, approver: Approver | None = None) -> Runtime:
         loaded = load_settings(options.cwd, options.overrides())
-        return cls(options, loaded.settings, list(loaded.warnings), approver)
+        warnings = list(loaded.warnings)
+        warnings.extend(_housekeeping(loaded.settings))
+        runtime = cls(options, loaded.settings, warnings, approver)
+        if runtime.ctx.sandbox is not None and runtime.ctx.sandbox.warning:
+            runtime.warnings.append(runtime.ctx.sandbox.warning)
+        return runtime
 
     def _choose_model(self) -> ModelChoice:
         from navtui.agent.resume import choose_model, think_setting
@@ -203,7 +209,7 @@ class Runtime:
     def _build_context(self) -> ToolContext:
         from navtui.tools.registry import make_context
 
-        return make_context(self.cwd, self.settings, self._artifacts_dir(), policy=self.policy)
+        return make_context(self.cwd, self.settings, self._artifacts_dir(), policy=self.policy, approver=self.approver)
 
     def _artifacts_dir(self) -> Path:
         from navtui.config.paths import navtui_home
@@ -541,6 +547,16 @@ class Runtime:
         self.settings.approval = mode
         self.policy.mode = mode
 
+    def set_sandbox(self, mode: str) -> str:
+        """``/sandbox MODE`` for the rest of this session (settings are not changed). Returns what to show."""
+        from navtui.tools.sandbox import MODES, policy_from_settings
+
+        if mode not in MODES:
+            raise NavtuiError(f"Unknown sandbox mode '{mode}'", hint="use " + ", ".join(MODES))
+        policy = policy_from_settings(self.settings, self.ctx.workspace.roots, mode=mode)  # type: ignore[arg-type]
+        self.ctx.sandbox = policy
+        return policy.describe()
+
     def set_session_name(self, name: str) -> None:
         if self.session is None:
             raise NavtuiError("This run has no session file to name")
@@ -577,6 +593,7 @@ class Runtime:
             advisor_on=self.advisor_on,
             session_name=self.session.name if self.session is not None else None,
             mcp=self.mcp.summary() if self.mcp is not None else None,
+            sandbox=self.ctx.sandbox.label if self.ctx.sandbox is not None else "",
         )
 
     def context_usage(self) -> ContextUsage:
@@ -598,6 +615,25 @@ class Runtime:
             usage.messages[message.role] += 1
             usage.message_tokens[message.role] += estimate_message_tokens(message)
         return usage
+
+
+def _housekeeping(settings: Settings) -> list[str]:
+    """At start: stop what an earlier run left running, prune old shell output. Returns what to tell the user."""
+    from navtui.tools.artifacts import prune_artifacts
+    from navtui.tools.lifetime import sweep_leftovers
+
+    notes = []
+    stopped = sweep_leftovers()
+    if stopped:
+        notes.append(f"Stopped {stopped} process{'es' if stopped != 1 else ''} left by an earlier run.")
+    from navtui.config.paths import navtui_home
+
+    prune_artifacts(
+        navtui_home() / "artifacts",
+        max_age_days=settings.tools.artifacts_max_days,
+        max_bytes=settings.tools.artifacts_max_mb * 1024 * 1024,
+    )
+    return notes
 
 
 def history_is_valid(messages: list[AnyMessage]) -> bool:

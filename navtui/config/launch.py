@@ -14,6 +14,7 @@ class LaunchOptions:
     provider: str | None = None
     base_url: str | None = None
     approval: str | None = None
+    sandbox: str | None = None  # --sandbox: workspace-write, read-only or off
     continue_session: bool = False
     resume: str | None = None  # an id/prefix/path; "" means "pick one"
     enable_handover: bool = False
@@ -31,6 +32,8 @@ class LaunchOptions:
             "base_url": self.base_url,
             "approval": self.approval,
         }
+        if self.sandbox:
+            data["sandbox"] = {"mode": self.sandbox}
         if self.enable_handover:
             data["handover"] = {"enabled": True}
         if self.theme:

@@ -18,6 +18,7 @@ from navtui.config.project_rules import PROJECT_RULES, filter_project
 from navtui.core.errors import ConfigError
 
 ApprovalMode = Literal["ask", "write", "yolo"]
+SandboxMode = Literal["workspace-write", "read-only", "off"]
 ProviderName = Literal["ollama", "anthropic", "openai"]
 
 
@@ -56,6 +57,16 @@ class ToolSettings(_Section):
     shell_timeout: float = Field(600.0, gt=0)
     shell_env_passthrough: list[str] = Field(
         default_factory=list, description="Secret-looking environment variables commands may still see"
+    )
+    artifacts_max_days: float = Field(7.0, gt=0, description="Shell output files older than this are deleted")
+    artifacts_max_mb: int = Field(500, ge=1, description="Oldest shell output files go first above this total")
+
+
+class SandboxSettings(_Section):
+    mode: SandboxMode = Field("workspace-write", description="What shell commands may write (Landlock on Linux)")
+    network: bool = Field(False, description="Let sandboxed commands open TCP connections")
+    writable_roots: list[str] = Field(
+        default_factory=list, description="More directories sandboxed commands may write (workspace-write)"
     )
 
 
@@ -113,6 +124,7 @@ class Settings(BaseModel):
     model_roles: dict[str, str] = Field(default_factory=dict, description="e.g. {'advisor': 'qwen3:14b'}")
     providers: ProviderSettings = Field(default_factory=ProviderSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     handover: HandoverSettings = Field(default_factory=HandoverSettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     advisor: AdvisorSettings = Field(default_factory=AdvisorSettings)

@@ -35,6 +35,8 @@ class ApprovalRequest:
     preview: str | None = None  # a diff or the full command
     call_id: str = ""
     danger: bool = False  # a destructive command or a protected path forced this prompt
+    title: str | None = None  # the prompt's heading when not "Allow <tool>?"
+    unsandboxed: bool = False  # asks to run a command again outside the shell sandbox
 
 
 @dataclass
@@ -104,6 +106,13 @@ class DenyingApprover:
     """For headless modes: a call that needs a prompt is refused with a message on how to allow it."""
 
     async def request(self, request: ApprovalRequest) -> ApprovalResponse:
+        if request.unsandboxed:
+            return ApprovalResponse(
+                approved=False,
+                reason="running it without the sandbox needs approval and navtui is running without a prompt: "
+                "re-run navtui with --sandbox off (or set sandbox.mode) to run commands without the sandbox",
+                by_policy=True,
+            )
         if request.danger:
             how = "navtui always asks before this outside yolo mode; re-run with --approval yolo only if you mean it"
         elif request.tier == "exec":

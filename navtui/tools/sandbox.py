@@ -171,26 +171,22 @@ def build_policy(
     abi, why = usable_abi()
     if abi <= 0:
         return SandboxPolicy("off", mode, network=True, unavailable=why or "Landlock is not available")
-    writable: list[Path] = [*(temp_roots() if temp is None else temp)]
-    if Path("/dev/shm").is_dir():
-        writable.append(Path("/dev/shm"))  # POSIX semaphores and shared memory (multiprocessing needs it)
+    writable: list[Path] = []
     if mode == "workspace-write":
         workspace = [Path(r) for r in roots]
         writable.extend(workspace)
         if workspace:
             writable.extend(git_dirs(workspace[0]))
         writable.extend(Path(os.path.expanduser(str(p))).resolve() for p in writable_roots)
+    writable.extend(temp_roots() if temp is None else temp)
+    if Path("/dev/shm").is_dir():
+        writable.append(Path("/dev/shm"))  # POSIX semaphores and shared memory (multiprocessing needs it)
     return SandboxPolicy(mode, mode, network=network, abi=abi, writable=_distinct(writable))
 
 
 def _distinct(paths: Iterable[Path]) -> tuple[Path, ...]:
-    """Resolved, without repeats or paths already under another entry."""
-    resolved = sorted({Path(p).resolve() for p in paths}, key=lambda p: len(p.parts))
-    kept: list[Path] = []
-    for path in resolved:
-        if not any(path.is_relative_to(k) for k in kept):
-            kept.append(path)
-    return tuple(kept)
+    """Resolved, in order, without repeats."""
+    return tuple(dict.fromkeys(Path(p).resolve() for p in paths))
 
 
 def policy_from_settings(

@@ -99,7 +99,7 @@ def usable_abi() -> tuple[int, str]:
     cap = os.environ.get(ABI_OVERRIDE_ENV, "").strip()
     if cap.isdigit() and int(cap) < abi:
         abi = int(cap)
-        why = f"{ABI_OVERRIDE_ENV}={cap} says to act as if Landlock were missing" if abi == 0 else ""
+        why = f"{ABI_OVERRIDE_ENV}=0 is set, which turns Landlock off" if abi == 0 else ""
     return abi, why
 
 

@@ -7,15 +7,20 @@ import codecs
 import os
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from navtui.core.errors import ToolError
+from navtui.tools.approval import ApprovalResponse
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.env import scrubbed_env
 from navtui.tools.jobs import GRACE_SECONDS, Job, exit_text
 from navtui.tools.output import excerpt_file, human_size, read_tail, sanitize
+from navtui.tools.sandbox_blocked import approve_unsandboxed, diagnose
+
+if TYPE_CHECKING:
+    from navtui.tools.sandbox import SandboxPolicy
 
 POLL_SECONDS = 0.1
 STREAM_CHUNK = 16 * 1024  # at most this much partial output per poll reaches the UI
@@ -79,6 +84,7 @@ def _job_details(job: Job, truncated: bool = False) -> dict[str, Any]:
         "output_path": str(job.output_path),
         "truncated": truncated,
         "cwd": str(job.cwd),
+        "sandbox": job.sandbox.mode if job.sandbox is not None else "off",
     }
 
 
@@ -87,7 +93,19 @@ def finished_result(job: Job) -> ToolResult:
     body = excerpt.render(full_output=str(job.output_path)) if excerpt.total_bytes else "(no output)"
     text = f"{body.rstrip()}\n{_job_footer(job)}"
     failed = job.status != "exited" or job.exit_code != 0
-    return ToolResult(text, is_error=failed, details=_job_details(job, excerpt.truncated))
+    details = _job_details(job, excerpt.truncated)
+    blocked = diagnose(job) if failed else None
+    if blocked:
+        text += f"\n[the {job.sandbox.mode if job.sandbox else ''} sandbox likely caused this: {blocked}]"
+        details["sandbox_blocked"] = blocked
+    return ToolResult(text, is_error=failed, details=details)
+
+
+def _declined_note(response: ApprovalResponse) -> str:
+    if response.by_policy:
+        return f"[not run again without the sandbox: {response.reason}]"
+    reason = f" Their reason: {response.reason}." if response.reason else ""
+    return f"[the user declined to run it without the sandbox.{reason} Work within the sandbox or ask the user.]"
 
 
 class ShellArgs(BaseModel):
@@ -128,11 +146,32 @@ class ShellTool(Tool[ShellArgs]):
         cwd = ctx.workspace.confine(args.cwd or ".", action="run a command in")
         if not cwd.is_dir():
             raise ToolError(f"Cannot run in {ctx.workspace.display(cwd)}: not an existing directory")
+        result = await self._run_job(args, ctx, cwd, ctx.sandbox)
+        blocked = (result.details or {}).get("sandbox_blocked")
+        if not blocked:
+            return result
+        response = await approve_unsandboxed(ctx, args.command, blocked)
+        if response is None:
+            result.text += (
+                "\n[the sandbox stays on in this approval mode; the user can turn it off with /sandbox off "
+                "or navtui --sandbox off]"
+            )
+            return result
+        if not response.approved:
+            result.text += "\n" + _declined_note(response)
+            return result
+        ctx.on_output("\n[running it again without the sandbox]\n")
+        again = await self._run_job(args, ctx, cwd, None)
+        again.text = f"[the sandboxed run failed ({blocked}); this is a second run without the sandbox]\n{again.text}"
+        again.details = {**(again.details or {}), "unsandboxed_retry": True}
+        return again
+
+    async def _run_job(self, args: ShellArgs, ctx: ToolContext, cwd: Path, sandbox: SandboxPolicy | None) -> ToolResult:
         wait_ms = args.wait_ms if args.wait_ms is not None else _setting(ctx, "shell_wait_ms", DEFAULT_WAIT_MS)
         timeout = args.timeout or _setting(ctx, "shell_timeout", DEFAULT_TIMEOUT)
         env = scrubbed_env(os.environ, _setting(ctx, "shell_env_passthrough", ()))
         job = ctx.jobs.start(
-            args.command, cwd=cwd, env=env, output_dir=ctx.artifacts_dir, timeout=timeout, sandbox=ctx.sandbox
+            args.command, cwd=cwd, env=env, output_dir=ctx.artifacts_dir, timeout=timeout, sandbox=sandbox
         )
         follower = _Follower(job.output_path)
         deadline = time.monotonic() + wait_ms / 1000

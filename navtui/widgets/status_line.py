@@ -35,6 +35,7 @@ class StatusData:
     advisor_on: bool = False
     session_name: str | None = None
     mcp: str | None = None  # MCP servers starting, failed or waiting for approval
+    sandbox: str = ""  # shown next to the approval mode when known: workspace-write, read-only, off, off!
 
 
 def short_path(path: str, limit: int = 40) -> str:
@@ -75,6 +76,8 @@ class StatusLine(Widget):
         "status-line--cost",
         "status-line--approval",
         "status-line--approval-yolo",
+        "status-line--sandbox",
+        "status-line--sandbox-off",
         "status-line--marker",
         "status-line--advisor",
         "status-line--spinner",
@@ -129,6 +132,11 @@ class StatusLine(Widget):
                 left.append(f" ${data.cost:.2f}" if data.cost >= 0.01 else f" ${data.cost:.4f}", self._style("cost"))
         left.append(*sep)
         left.append(data.approval, self._style("approval-yolo" if data.approval == "yolo" else "approval"))
+        if data.sandbox:
+            unconfined = data.sandbox.startswith("off")
+            text = f"sandbox {data.sandbox}" if unconfined else data.sandbox
+            left.append(" · ", self._style("sep"))
+            left.append(text, self._style("sandbox-off" if unconfined else "sandbox"))
         if data.handover_count:
             left.append(f"  ⇄{data.handover_count}", self._style("marker"))
         if data.mcp:

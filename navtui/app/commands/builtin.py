@@ -1,4 +1,5 @@
-"""The built-in slash commands: /help /clear /new /model /models /context /approval /name /copy /export /quit."""
+"""The built-in slash commands: /help /clear /new /model /models /context /approval /sandbox /name /copy /export
+/quit."""
 
 from __future__ import annotations
 
@@ -125,6 +126,23 @@ async def approval_command(ctx: CommandContext, args: str) -> None:
     ctx.refresh_status()
 
 
+async def sandbox_command(ctx: CommandContext, args: str) -> None:
+    """``/sandbox``: what commands may touch and why; ``/sandbox MODE`` switches for this session."""
+    runtime = ctx.runtime
+    sandbox = runtime.ctx.sandbox
+    if not args:
+        level = "warning" if sandbox is not None and sandbox.warning else "info"
+        ctx.notice(sandbox.describe() if sandbox is not None else "No sandbox.", title="Sandbox", level=level)
+        return
+    try:
+        text = runtime.set_sandbox(args.split()[0].lower())
+    except NavtuiError as exc:
+        ctx.notice(f"{exc.message} ({exc.hint}).", level="warning")
+        return
+    ctx.notice(text + "\nFor this session only; sandbox.mode in ~/.navtui/settings.json keeps it.", title="Sandbox")
+    ctx.refresh_status()
+
+
 async def name_command(ctx: CommandContext, args: str) -> None:
     try:
         ctx.runtime.set_session_name(args)
@@ -211,6 +229,9 @@ def register(registry: CommandRegistry) -> None:
     registry.command("models", "pick a model from those available", key="ctrl+l")(models_command)
     registry.command("context", "what is in the context: system prompt, files, messages, tokens")(context_command)
     registry.command("approval", "show or set when tools ask first: ask, write, yolo", args="[mode]")(approval_command)
+    registry.command(
+        "sandbox", "show or set what commands may write: workspace-write, read-only, off", args="[mode]"
+    )(sandbox_command)
     registry.command("name", "name this session", args="NAME")(name_command)
     registry.command("copy", "copy the last answer to the clipboard")(copy_command)
     registry.command("export", "write the session to an HTML (or .md) file", args="[path]")(export_command)

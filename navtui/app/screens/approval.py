@@ -46,7 +46,8 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
     def compose(self) -> ComposeResult:
         request = self.request
         with Vertical(id="approval") as box:
-            box.border_title = Text(f"Allow {display_safe(request.tool)}?")  # Text: a title string is markup
+            title = request.title or f"Allow {display_safe(request.tool)}?"
+            box.border_title = Text(title)  # Text: a title string is markup
             box.border_subtitle = "y once · a always (this session) · n deny · esc deny"
             # Everything below quotes the model's arguments: plain text, controls made visible.
             yield Static(Text(display_safe(request.reason or "needs your approval")), id="approval-reason")
