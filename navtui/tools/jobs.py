@@ -196,7 +196,8 @@ class JobRegistry:
         output_path = output_dir / f"shell-{stamp}-{marker}.log"
         try:
             output_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            # O_APPEND: a command that reopens its output (`echo x >> /dev/stderr`) must not overwrite it.
+            fd = os.open(output_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         except OSError as exc:
             raise ToolError(f"Cannot create the output file {output_path}: {exc.strerror or exc}") from exc
         scratch = self.scratch()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from navtui.tools.approval import ApprovalRequest, ApprovalResponse, danger_reason
 from navtui.tools.output import read_tail
+from navtui.tools.sandbox import SCOPE_ABI
 
 if TYPE_CHECKING:
     from navtui.tools.base import ToolContext
@@ -33,18 +34,20 @@ _NETWORK_FAILED = re.compile(
     re.I,
 )
 _NETWORK_WORDS = re.compile(r"connect|socket|\bbind\b|\bport\b|https?://|urlopen|network|listen|\bhttp", re.I)
-_SIGNAL = re.compile(r"\bkill\b|signal|ProcessLookupError", re.I)
+_SIGNAL = re.compile(r"\bkill: \(?\d+\)?|\bos\.kill|\bkillpg\b|\bkill\b.*not permitted", re.I)
 _QUOTED = re.compile(r"""['"`‘“]([^'"`’”\n]+)['"’”]""")
 _BARE = re.compile(r"(?:^|[\s(=])(~?[\w.@+-]*/[^\s:'\",;()]*)")
 
 
 def _candidates(line: str) -> list[str]:
+    """Paths a denial line may name; not its first ``prog:`` field (``/usr/bin/bash: line 1: ...``)."""
+    fields = line.split(": ")
+    program = fields[0].strip() if len(fields) > 1 else ""
     found = [m.group(1) for m in _QUOTED.finditer(line)]
     found += [m.group(1) for m in _BARE.finditer(line)]
-    prefix = line.split(": ")
-    if len(prefix) >= 3:  # "bash: line 1: out/b: Permission denied" names a relative path
-        found.append(prefix[-2].strip())
-    return [c for c in found if c and not c.startswith(("http://", "https://")) and "\0" not in c]
+    if len(fields) >= 3:  # "bash: line 1: out/b: Permission denied" names a relative path
+        found.append(fields[-2].strip())
+    return [c for c in found if c and c != program and not c.startswith(("http://", "https://")) and "\0" not in c]
 
 
 def _writable_unconfined(path: Path) -> bool:
@@ -83,16 +86,16 @@ def diagnose_text(text: str, cwd: Path, policy: SandboxPolicy) -> str | None:
             )
         if not _DENIED.search(line):
             continue
+        if policy.abi >= SCOPE_ABI and _SIGNAL.search(window):
+            return (
+                "a sandboxed command cannot signal processes outside its own sandbox "
+                f"({line.strip()[:160]}); stop a background job with shell_status kill"
+            )
         path = _blocked_path(line, cwd, policy)
         if path is not None:
             return (
                 f"{path} is outside what {policy.mode} lets a command write ({line.strip()[:160]}); "
                 "if commands should write there, add its folder to sandbox.writable_roots in the user settings"
-            )
-        if _SIGNAL.search(line):
-            return (
-                "a sandboxed command cannot signal processes outside its own sandbox "
-                f"({line.strip()[:160]}); stop a background job with shell_status kill"
             )
     return None
 

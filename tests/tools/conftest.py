@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ import pytest
 
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.registry import default_tools, make_context
+from tests.tools.sandbox_support import Canary
 
 
 @pytest.fixture
@@ -23,6 +25,14 @@ def ctx(ws: Path, tmp_path: Path) -> ToolContext:
     context = make_context(ws, None, tmp_path / "artifacts")
     yield context
     context.jobs.kill_all_sync(grace=0.5)
+
+
+@pytest.fixture
+def canary() -> Iterator[Canary]:
+    """A TCP listener on 127.0.0.1 that counts the connections it gets."""
+    listener = Canary()
+    yield listener
+    listener.close()
 
 
 @pytest.fixture
