@@ -19,14 +19,12 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from navtui.config.settings import SandboxMode
 from navtui.tools.sandbox_exec import usable_abi
 
-SandboxMode = Literal["workspace-write", "read-only", "off"]
 MODES: tuple[SandboxMode, ...] = ("workspace-write", "read-only", "off")
-# Strictness, for "a project may only tighten": a higher rank allows less.
-MODE_RANK: dict[str, int] = {"off": 0, "workspace-write": 1, "read-only": 2}
 MODE_HELP = {
     "workspace-write": "commands write only in the workspace and temp dirs",
     "read-only": "commands write only in the temp dirs",

@@ -229,9 +229,9 @@ def register(registry: CommandRegistry) -> None:
     registry.command("models", "pick a model from those available", key="ctrl+l")(models_command)
     registry.command("context", "what is in the context: system prompt, files, messages, tokens")(context_command)
     registry.command("approval", "show or set when tools ask first: ask, write, yolo", args="[mode]")(approval_command)
-    registry.command(
-        "sandbox", "show or set what commands may write: workspace-write, read-only, off", args="[mode]"
-    )(sandbox_command)
+    registry.command("sandbox", "show or set what commands may write: workspace-write, read-only, off", args="[mode]")(
+        sandbox_command
+    )
     registry.command("name", "name this session", args="NAME")(name_command)
     registry.command("copy", "copy the last answer to the clipboard")(copy_command)
     registry.command("export", "write the session to an HTML (or .md) file", args="[path]")(export_command)
