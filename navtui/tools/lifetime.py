@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 from navtui.tools import procs
 from navtui.tools.env import JOB_MARKER
+from navtui.tools.sandbox_exec import encode
 
 T = TypeVar("T")
 LAUNCHER = Path(__file__).with_name("sandbox_exec.py")
@@ -78,9 +79,7 @@ def marked_env(env: Mapping[str, str], marker: str) -> dict[str, str]:
 def launcher_argv(argv: Sequence[str], policy: Mapping[str, Any]) -> list[str]:
     """``argv`` run through the launcher: ``-E -s -S`` keep the interpreter start small and the user's
     ``PYTHON*`` variables out of it (they still reach the command)."""
-    import json
-
-    return [sys.executable, "-E", "-s", "-S", str(LAUNCHER), json.dumps(policy, separators=(",", ":")), "--", *argv]
+    return [sys.executable, "-E", "-s", "-S", str(LAUNCHER), *encode(dict(policy)), "--", *argv]
 
 
 class _Spawner:

@@ -1,32 +1,26 @@
 """The launcher every shell job starts through: parent-death signal, then Landlock, then ``exec`` of the command.
 
-    python -E -s -S .../sandbox_exec.py '<policy json>' -- bash -c 'make test'
+    python -E -s -S .../sandbox_exec.py parent=4242 deathsig=9 abi=7 network=0 scope=1 write=/repo ... -- bash -c CMD
 
 It runs in the child between navtui's fork and the command's exec, so navtui itself is never confined and no
-Python code runs in a forked copy of a threaded process (``preexec_fn`` is unsafe there). It imports only the
-standard library and is started with ``-S`` (no site-packages), so it costs one small interpreter start.
+Python code runs in a forked copy of a threaded process (``preexec_fn`` is unsafe there). Every command pays for
+this interpreter start, so the file imports only ``os``, ``sys`` and ``ctypes`` (no ``json``, ``re``, ``typing``
+or ``enum``), runs with ``-S`` (no site-packages) and reads its policy as ``key=value`` arguments.
 
 Landlock is driven by ctypes over its three system calls rather than a binding package: the calls are a stable
 kernel ABI, the binding on the package index (``landlock`` 1.0.0.dev5) knows neither the TCP rules (ABI 4) nor
 scoping (ABI 6), and this file must load without site-packages anyway.
 
-The policy (built by ``navtui.tools.sandbox``) is a JSON object:
-``parent`` (pid the launcher must still be a child of), ``deathsig`` (signal number), and, to confine,
-``abi`` (the Landlock ABI to use), ``write`` (directories writable with every right), ``write_files`` (files
-writable, such as ``/dev/null``), ``network`` (false: TCP bind/connect denied) and ``scope`` (true: no signals
-to, and no abstract unix sockets of, processes outside the sandbox). Everything else is readable and executable.
+The policy (built by ``navtui.tools.sandbox``) is a dict: ``parent`` (the pid the launcher must still be a child
+of), ``deathsig`` (the signal number), and, to confine, ``abi`` (the Landlock ABI to use), ``write``
+(directories writable with every right), ``write_files`` (files writable, such as ``/dev/null``), ``network``
+(false: TCP bind/connect denied) and ``scope`` (true: no signals to, and no abstract unix sockets of, processes
+outside the sandbox). Everything else is readable and executable. ``encode``/``decode`` turn it into arguments.
 """
 
-from __future__ import annotations
-
 import ctypes
-import json
 import os
-import signal
-import stat
 import sys
-from collections.abc import Sequence
-from typing import Any
 
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446  # the same on every Linux architecture
 _CREATE_RULESET_VERSION = 1
@@ -70,7 +64,7 @@ class LandlockError(Exception):
     """Landlock could not be set up; the message names the step and the errno."""
 
 
-def _libc() -> Any:
+def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
@@ -121,7 +115,7 @@ def _check(result: int, step: str) -> int:
     return result
 
 
-def confine(policy: dict[str, Any]) -> None:
+def confine(policy: dict) -> None:
     """Restrict this process (and everything it will start) to ``policy``. Irreversible."""
     libc = _libc()
     abi = int(policy["abi"])
@@ -147,14 +141,14 @@ def confine(policy: dict[str, Any]) -> None:
         os.close(ruleset)
 
 
-def _allow(libc: Any, ruleset: int, path: str, rights: int) -> None:
+def _allow(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
     """One path-beneath rule; a path that vanished is skipped (it cannot be written then anyway)."""
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     except OSError:
         return
     try:
-        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+        if os.fstat(fd).st_mode & 0o170000 != 0o040000:  # not a directory (stat.S_ISDIR, without the import)
             rights &= FILE_RIGHTS
         rule = _PathBeneathAttr(rights, fd)
         _check(
@@ -177,14 +171,57 @@ def die_with_parent(parent: int, signum: int) -> bool:
     return os.getppid() == parent  # it may have died before the prctl: then no signal would ever come
 
 
-def main(argv: Sequence[str]) -> int:
-    if len(argv) < 3 or argv[1] != "--":
-        print("usage: sandbox_exec.py POLICY_JSON -- COMMAND [ARGS...]", file=sys.stderr)
+_LISTS = {"write": "write", "file": "write_files"}
+_INTS = ("parent", "deathsig", "abi")
+_FLAGS = ("network", "scope")
+
+
+def encode(policy: dict) -> list:
+    """The policy as ``key=value`` arguments for the launcher."""
+    args = [f"{key}={int(policy[key])}" for key in (*_INTS, *_FLAGS) if key in policy]
+    for key, name in _LISTS.items():
+        args.extend(f"{key}={path}" for path in policy.get(name, ()))
+    return args
+
+
+def decode(args: list) -> dict:
+    policy: dict = {"write": [], "write_files": []}
+    for arg in args:
+        key, _, value = arg.partition("=")
+        if key in _LISTS:
+            policy[_LISTS[key]].append(value)
+        elif key in _INTS:
+            policy[key] = int(value)
+        elif key in _FLAGS:
+            policy[key] = value == "1"
+        else:
+            raise ValueError(f"unknown policy argument {arg!r}")
+    return policy
+
+
+def _default_signals() -> None:
+    """Python ignores SIGPIPE and SIGXFSZ at start and exec keeps that: give the command the defaults back.
+    ``_signal`` is the C module under ``signal``, which would import ``enum`` for nothing here."""
+    import _signal
+
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        if hasattr(_signal, name):
+            _signal.signal(getattr(_signal, name), _signal.SIG_DFL)
+
+
+def main(argv: list) -> int:
+    if "--" not in argv or argv.index("--") == len(argv) - 1:
+        print("usage: sandbox_exec.py [key=value ...] -- COMMAND [ARGS...]", file=sys.stderr)
         return 2
-    policy = json.loads(argv[0])
-    command = list(argv[2:])
+    split = argv.index("--")
+    command = argv[split + 1 :]
+    try:
+        policy = decode(argv[:split])
+    except ValueError as exc:
+        print(f"navtui: bad sandbox policy ({exc}); nothing was run", file=sys.stderr)
+        return 126
     parent = policy.get("parent")
-    if parent and not die_with_parent(int(parent), int(policy.get("deathsig", 9))):
+    if parent and not die_with_parent(parent, policy.get("deathsig", 9)):
         return 137  # navtui is gone: run nothing
     if policy.get("abi"):
         try:
@@ -193,9 +230,7 @@ def main(argv: Sequence[str]) -> int:
             # Fail closed: a command that asked for a sandbox never runs without one.
             print(f"navtui: the sandbox could not be applied ({exc}); nothing was run", file=sys.stderr)
             return 126
-    for name in ("SIGPIPE", "SIGXFSZ"):  # Python ignores these at start; the command must get the defaults back
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    _default_signals()
     try:
         os.execvp(command[0], command)
     except OSError as exc:

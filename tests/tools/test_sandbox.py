@@ -199,11 +199,13 @@ async def test_below_abi_4_files_stay_confined_but_tcp_is_not(
     assert canary.reached.wait(5) and not (outside / "o").exists()
 
 
-def test_the_launcher_fails_closed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("bad", ["abi=seven", "writable=/", "deathsig="])
+def test_the_launcher_fails_closed(tmp_path: Path, bad: str) -> None:
     marker = tmp_path / "ran"
-    bad = {"parent": os.getpid(), "abi": "seven", "write": []}
-    done = subprocess.run(launcher_argv(["touch", str(marker)], bad), capture_output=True, text=True, timeout=30)
-    assert done.returncode == 126 and "the sandbox could not be applied" in done.stderr
+    argv = launcher_argv(["touch", str(marker)], {"parent": os.getpid(), "deathsig": 9})
+    argv.insert(argv.index("--"), bad)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 126 and "nothing was run" in done.stderr
     assert not marker.exists()
 
 
