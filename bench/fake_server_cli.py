@@ -5,7 +5,8 @@
 
 Each prompt takes the next reply: a long streamed Markdown answer, a tool call that reads a file then an
 answer, an edit of ``demo.py`` (create it first) then an answer; after that every prompt streams the long
-answer again. Ctrl+C stops the server.
+answer again. ``--scenario sandbox`` instead runs a command the sandbox blocks (a write to ``~``), then a
+background job (``sleep``) to try ``kill -9`` on navtui with. Ctrl+C stops the server.
 """
 
 from __future__ import annotations
@@ -46,16 +47,31 @@ def script(server: FakeServer, tokens: int, rate: float) -> None:
     server.script(Text("Fixed: `add` now returns `a + b`."), Usage(input=1500, output=12))
 
 
+def sandbox_script(server: FakeServer) -> None:
+    demo = "~/navtui-sandbox-demo.txt"
+    server.script(Text("Writing a note in your home folder."), ToolCall("shell", {"command": f"echo hi > {demo}"}))
+    server.script(Text(f"Done (check {demo})."))
+    server.script(
+        Text("Starting a background job."),
+        ToolCall("shell", {"command": "sleep 600 & sleep 600", "wait_ms": 1000}),
+    )
+    server.script(Text("It keeps running in the background."))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tokens", type=int, default=3000, help="length of the long answer (4-char tokens)")
     parser.add_argument("--rate", type=float, default=300, help="tokens per second")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--scenario", choices=["default", "sandbox"], default="default")
     args = parser.parse_args()
     server = FakeServer(port=args.port).start()
     server.set_model(MODEL, context_length=32768)
     server.set_model("llama3.2:3b", context_length=8192)
-    script(server, args.tokens, args.rate)
+    if args.scenario == "sandbox":
+        sandbox_script(server)
+    else:
+        script(server, args.tokens, args.rate)
     print(server.url, flush=True)
     print(f"navtui -p ollama -b {server.url} -m {MODEL}", flush=True)
 

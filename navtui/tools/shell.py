@@ -162,7 +162,10 @@ class ShellTool(Tool[ShellArgs]):
             return result
         ctx.on_output("\n[running it again without the sandbox]\n")
         again = await self._run_job(args, ctx, cwd, None)
-        again.text = f"[the sandboxed run failed ({blocked}); this is a second run without the sandbox]\n{again.text}"
+        again.text = (
+            f"[second run without the sandbox, approved after the sandboxed run failed]\n{again.text}\n"
+            f"[the sandbox had blocked the first run: {blocked}]"
+        )
         again.details = {**(again.details or {}), "unsandboxed_retry": True}
         return again
 
