@@ -14,10 +14,9 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
-from navtui.tools.approval import ApprovalRequest, ApprovalResponse, danger_reason
+from navtui.tools.approval import ApprovalRequest, ApprovalResponse
 from navtui.tools.output import read_tail
 from navtui.tools.sandbox import SCOPE_ABI
 
@@ -107,12 +106,16 @@ def diagnose(job: Job) -> str | None:
     return diagnose_text(read_tail(job.output_path, 32 * 1024, 200), job.cwd, job.sandbox)
 
 
-async def approve_unsandboxed(ctx: ToolContext, command: str, why: str) -> ApprovalResponse | None:
-    """Ask to run ``command`` once more without the sandbox. None when nobody may be asked (no approver, yolo)."""
+async def approve_unsandboxed(ctx: ToolContext, command: str, why: str, cwd: Path) -> ApprovalResponse | None:
+    """Ask to run ``command`` (in ``cwd``) once more without the sandbox. None when nobody may be asked (no
+    approver, or yolo). A destructive command asks every time, even after an ``a``."""
+    from navtui.tools.danger import destructive_reason
+
     policy, approver = ctx.approval, ctx.approver
     if approver is None or policy is None or policy.mode == "yolo":
         return None
-    danger = danger_reason("shell", SimpleNamespace(command=command))
+    destructive = destructive_reason(command, cwd=cwd)
+    danger = f"destructive command: {destructive}" if destructive else None
     if UNSANDBOXED in policy.session_allow and danger is None:
         return ApprovalResponse(approved=True, always=True)
     mode = ctx.sandbox.mode if ctx.sandbox is not None else "sandbox"

@@ -150,7 +150,7 @@ class ShellTool(Tool[ShellArgs]):
         blocked = (result.details or {}).get("sandbox_blocked")
         if not blocked:
             return result
-        response = await approve_unsandboxed(ctx, args.command, blocked)
+        response = await approve_unsandboxed(ctx, args.command, blocked, cwd)
         if response is None:
             result.text += (
                 "\n[the sandbox stays on in this approval mode; the user can turn it off with /sandbox off "

@@ -8,7 +8,7 @@ import pytest
 from navtui.app.screens.approval import ApprovalScreen
 from navtui.app.screens.main import MainScreen
 from navtui.tools.sandbox_exec import kernel_abi
-from navtui.widgets.entries import NoticeEntry, ToolEntry
+from navtui.widgets.items import NoticeItem, ToolItem
 from navtui.widgets.status_line import StatusLine
 from tests.app.conftest import main_screen, rendered_text, settle, transcript, wait_for
 from tests.fakes import Text, ToolCall
@@ -18,7 +18,7 @@ SIZE = (120, 32)
 
 
 def notices(app) -> list[str]:
-    return [e.text for e in transcript(app).entries if isinstance(e, NoticeEntry)]
+    return [e.text for e in transcript(app).items if isinstance(e, NoticeItem)]
 
 
 @pytest.mark.skipif(kernel_abi()[0] < 1, reason="the kernel has no Landlock")
@@ -73,7 +73,7 @@ async def test_a_blocked_command_offers_an_unsandboxed_run_and_a_remembers_it(ma
             await pilot.press("y")  # the second command; its unsandboxed re-run needs no question now
             await settle(app, pilot)
             assert isinstance(app.screen, MainScreen) and canary.connections == 2
-            tools = [e for e in transcript(app).entries if isinstance(e, ToolEntry)]
+            tools = [e for e in transcript(app).items if isinstance(e, ToolItem)]
             assert [t.status for t in tools] == ["success", "success"]
             assert all("second run without the sandbox" in t.result for t in tools)
     finally:
