@@ -68,9 +68,11 @@ def render_instructions(tools: Sequence[ToolSpec], *, compact: bool) -> str:
             "# Tools",
             "",
             "Reply with exactly one JSON object and nothing else.",
-            '- To use a tool: an object with "name" (the tool) and "arguments" (its parameters). Then stop: the '
-            "result comes back in a <tool_result> block.",
-            f'- When the task is done: an object with only "{ANSWER_KEY}", your answer to the user as a string.',
+            '- To act, call a tool: an object with "name" (the tool) and "arguments" (its parameters). The result '
+            "comes back in a <tool_result> block. Files are created and changed, and commands run, only by tool "
+            "calls: writing code in an answer does nothing.",
+            f'- Only when the tools have done the task: an object with only "{ANSWER_KEY}", a short report to the '
+            "user as a string.",
             "",
             render_tool_list(tools, compact=compact),
         ]

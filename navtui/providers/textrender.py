@@ -68,6 +68,7 @@ def render_tool_instructions(tools: Sequence[ToolSpec], *, compact: bool = False
     parts += [
         "Rules:",
         "- One block per call. After your calls, stop: the results come back as <tool_result> blocks.",
+        "- Only tool calls create files, change them and run commands: code written in an answer does nothing.",
         "- When the task is done, answer in plain text without a tool call.",
     ]
     if not compact:
