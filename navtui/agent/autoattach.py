@@ -9,6 +9,7 @@ left out is said in a notice. aider won the one task small models finished this 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,8 +49,13 @@ def named_files(prompt: str, cwd: Path) -> list[str]:
     return found[:MAX_FILES]
 
 
-def attach_named_files(prompt: str, cwd: Path, window: int | None) -> Attachments:
-    """The prompt with the files it names appended, within the window's budget. Blocking (reads files)."""
+def attach_named_files(
+    prompt: str, cwd: Path, window: int | None, seen: Callable[[Path, bytes], None] | None = None
+) -> Attachments:
+    """The prompt with the files it names appended, within the window's budget. Blocking (reads files).
+
+    ``seen`` is told each attached file and its bytes: the model has read it, so it may edit it at once.
+    """
     result = Attachments(text=prompt)
     budget = budget_for(window)
     blocks: list[str] = []
@@ -65,6 +71,8 @@ def attach_named_files(prompt: str, cwd: Path, window: int | None) -> Attachment
             result.skipped.append(f"{name} ({len(data)} bytes, more than the {budget} left for attachments)")
             continue
         budget -= len(data)
+        if seen is not None:
+            seen((cwd / name).resolve(), data)
         blocks.append(f'<attached_file path="{name}">\n{data.decode("utf-8", errors="replace")}</attached_file>')
         result.attached.append(name)
     if blocks:

@@ -334,7 +334,8 @@ class Runtime:
 
         from navtui.agent.autoattach import attach_named_files
 
-        result = await asyncio.to_thread(attach_named_files, prompt, self.cwd, self.agent.budget.window)
+        window, seen = self.agent.budget.window, self.ctx.file_state.record
+        result = await asyncio.to_thread(attach_named_files, prompt, self.cwd, window, seen)
         notices: list[Notice] = []
         if result.attached:
             notices.append(Notice(text=f"Attached {', '.join(result.attached)}: named in the prompt.", level="info"))
