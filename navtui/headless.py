@@ -20,6 +20,7 @@ from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.core.display import display_safe
 from navtui.core.errors import ConfigError, NavtuiError
 from navtui.core.events import AgentError, AgentEvent, Notice, RunFinished, ToolCallFinished, ToolCallStarted
+from navtui.core.secrets import mask_secrets
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -36,11 +37,16 @@ def _is_terminal(stream: TextIO) -> bool:
         return False
 
 
-def writer(stream: TextIO) -> Callable[[str], None]:
-    """Print lines to ``stream``; on a terminal, untrusted text is made safe first (a pipe gets it raw)."""
+def writer(stream: TextIO, *, mask: bool = False) -> Callable[[str], None]:
+    """Print lines to ``stream``; on a terminal, untrusted text is made safe first (a pipe gets it raw).
+
+    ``mask``: secrets are masked too (errors, notices and tool lines; never the answer itself).
+    """
     safe = _is_terminal(stream)
 
     def write(line: str) -> None:
+        if mask:
+            line = mask_secrets(line)
         print(display_safe(line) if safe else line, file=stream, flush=True)
 
     return write
@@ -50,7 +56,7 @@ class _PrintSink:
     """Final answer to stdout; tool activity, notices and errors to stderr."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
-        self.out, self.err = writer(out), writer(err)
+        self.out, self.err = writer(out), writer(err, mask=True)
         self.error: str | None = None
 
     def __call__(self, event: AgentEvent) -> None:
@@ -109,7 +115,7 @@ async def _run(runtime: Runtime, prompt: str, sink: _PrintSink | _JsonSink) -> s
 
 
 def run_headless(options: LaunchOptions, prompt: str, *, json_mode: bool) -> int:
-    err = writer(sys.stderr)  # error text may quote a server's reply: made safe like the rest
+    err = writer(sys.stderr, mask=True)  # error text may quote a server's reply: masked and made safe
     try:
         runtime = Runtime.create(options)
     except ConfigError as exc:

@@ -136,6 +136,24 @@ def test_a_repository_cannot_grant_itself_yolo(fake_server, workspace: Path, nav
     assert "'tools.allow' is ignored in a project file" in result.stderr and f"set it in {user_file}" in result.stderr
 
 
+KEY = "gateway-key-7f3a9c2e5b1d"  # no known key shape: only the known-value masking can catch it
+
+
+@pytest.mark.parametrize("mode", ["--print", "--json"])
+def test_a_401_that_quotes_the_key_never_shows_it(
+    fake_server, workspace: Path, navtui_home: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    monkeypatch.setenv("NAVTUI_API_KEY", KEY)
+    fake_server.script(HttpError(401, "Incorrect API key provided: {api_key}. Find your key at ..."))
+    result = navtui(mode, "hi", "-p", "openai", "-b", fake_server.url + "/v1", "-m", "gpt-4o", cwd=workspace)
+    assert fake_server.chat_requests[0].headers["authorization"] == f"Bearer {KEY}"  # the server did quote it
+    assert result.returncode == 1
+    assert KEY not in result.stderr and KEY not in result.stdout
+    assert "Incorrect API key provided: ****" in result.stderr + result.stdout
+    stored = "".join(path.read_text() for path in (navtui_home / "sessions").rglob("*.jsonl"))
+    assert stored and KEY not in stored
+
+
 def test_provider_error_exits_1_with_one_line_reason(fake_server, workspace: Path) -> None:
     fake_server.script(HttpError(500, "model runner crashed"))
     result = headless(fake_server, "--print", "hi", cwd=workspace)

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from navtui.core.secrets import mask_secrets
+
 
 class NavtuiError(Exception):
-    """An expected failure with a user-facing message (and optionally what to do about it)."""
+    """An expected failure with a user-facing message (and optionally what to do about it).
+
+    Secrets are masked on the way in (``core.secrets``): messages often quote what a server or a file said.
+    """
+
+    masked = True
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
+        if self.masked:
+            message = mask_secrets(message)
+            hint = mask_secrets(hint) if hint else hint
         super().__init__(message)
         self.message = message
         self.hint = hint
@@ -41,4 +51,10 @@ class ProviderError(NavtuiError):
 
 
 class ToolError(NavtuiError):
-    """A tool could not do what was asked; the message goes back to the model as an error result."""
+    """A tool could not do what was asked; the message goes back to the model as an error result.
+
+    Not masked: it quotes the files the model works on (as ``read`` does), and a masked quote would have the
+    model edit ``****``. The session file masks it like any other tool result.
+    """
+
+    masked = False

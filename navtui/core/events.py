@@ -1,16 +1,20 @@
 """The two event streams: what a provider yields, and what the agent yields to its consumers.
 
 Both are pydantic discriminated unions on ``type`` so --json can write them line by line and tests can
-parse them back.
+parse them back. Errors and notices mask secrets when they are made (``core.secrets``): a server that quotes
+the API key in an error body cannot get it onto the screen, into --json or into a session.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, Field, TypeAdapter
 
 from navtui.core.messages import AssistantMessage, StopReason, ToolCall, ToolResultMessage, Usage
+from navtui.core.secrets import mask_secrets
+
+Masked = Annotated[str, AfterValidator(mask_secrets)]
 
 
 class _Event(BaseModel):
@@ -54,9 +58,9 @@ class ErrorEvent(_Event):
     """The stream failed. Text already streamed stays; the agent ends the turn with stop reason ``error``."""
 
     type: Literal["error"] = "error"
-    message: str
+    message: Masked
     kind: str = "http"
-    hint: str | None = None
+    hint: Masked | None = None
     status: int | None = None
     retryable: bool = False
 
@@ -162,14 +166,14 @@ class ContextInjected(_Event):
 
 class Notice(_Event):
     type: Literal["notice"] = "notice"
-    text: str
+    text: Masked
     level: Literal["info", "warning", "error"] = "info"
 
 
 class AgentError(_Event):
     type: Literal["error"] = "error"
-    message: str
-    hint: str | None = None
+    message: Masked
+    hint: Masked | None = None
 
 
 class UserMessageEvent(_Event):

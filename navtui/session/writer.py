@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from navtui.core.errors import NavtuiError
+from navtui.core.secrets import env_secrets, might_hold_secret
 from navtui.session.blobs import externalize
 from navtui.session.entries import CURRENT_VERSION, Entry, SessionHeader, now_iso
 from navtui.session.interop import is_title_slot
 from navtui.session.listing import new_session_id, new_session_path
-from navtui.session.redact import env_secrets, mask_value, might_hold_secret
+from navtui.session.redact import mask_value
 from navtui.session.store import FileVanished, SessionFile, encode_line
 
 

@@ -1,7 +1,8 @@
 """The small transcript widgets: user messages, notices, errors, dividers, the welcome and no-provider cards.
 
 All text that came from a user, a model, a tool or a file is passed as ``Text`` (markup off) through
-``display_safe`` (terminal escapes shown as visible characters, never interpreted).
+``display_safe`` (terminal escapes shown as visible characters, never interpreted); errors and notices also pass
+through ``mask_secrets`` (they often quote a server's reply).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from navtui.core.display import display_safe
+from navtui.core.secrets import mask_secrets
 from navtui.widgets.items import (
     AdvisorItem,
     ContextItem,
@@ -60,8 +62,8 @@ class NoticeCard(Static):
     def __init__(self, item: NoticeItem) -> None:
         text = Text()
         if item.title:
-            text.append(display_safe(item.title) + "\n", "bold")
-        text.append(display_safe(item.text))
+            text.append(display_safe(mask_secrets(item.title)) + "\n", "bold")
+        text.append(display_safe(mask_secrets(item.text)))
         super().__init__(text, classes=f"-{item.level}")
         self.item = item
 
@@ -108,10 +110,10 @@ class ErrorCard(Static):
     def __init__(self, item: ErrorItem) -> None:
         text = Text()
         text.append("✗ ", "bold")
-        text.append(display_safe(item.message))
+        text.append(display_safe(mask_secrets(item.message)))
         if item.hint:
             text.append("\n")
-            text.append(display_safe(item.hint), "italic")
+            text.append(display_safe(mask_secrets(item.hint)), "italic")
         super().__init__(text)
         self.item = item
 
@@ -169,10 +171,10 @@ class ProviderHelpCard(Static):
     def __init__(self, item: ProviderHelpItem) -> None:
         text = Text()
         text.append("The model is not reachable yet\n", "bold")
-        text.append(display_safe(item.message))
+        text.append(display_safe(mask_secrets(item.message)))
         if item.hint:
             text.append("\n")
-            text.append(display_safe(item.hint), "italic")
+            text.append(display_safe(mask_secrets(item.hint)), "italic")
         if item.steps:
             text.append("\n\nTo get going:", "bold")
             for step in item.steps:

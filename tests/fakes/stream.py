@@ -6,7 +6,7 @@ Each wire format subclasses `Encoder` to turn steps into its own frames; `play()
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .script import (
@@ -104,7 +104,17 @@ def error_headers(err: HttpError) -> dict[str, str]:
     return {"retry-after": seconds, "retry-after-ms": str(max(1, int(retry * 1000)))}
 
 
+def presented_key(request: Any) -> str:
+    """The API key the client sent (``Authorization: Bearer`` or ``x-api-key``)."""
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[len("bearer ") :]
+    return request.headers.get("x-api-key", "")
+
+
 async def send_error(conn: Connection, enc: Encoder, err: HttpError, keep_alive: bool) -> None:
+    if "{api_key}" in err.message:  # quote the key back, as OpenAI's real 401 body does
+        err = replace(err, message=err.message.replace("{api_key}", presented_key(enc.reply.request)))
     await conn.send_json(err.status, enc.error_body(err), {**enc.headers, **error_headers(err)}, keep_alive)
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from navtui.core.messages import AssistantMessage, ThinkingBlock, ToolCall
+from navtui.core.secrets import MASK, mask_secrets
 from navtui.session.manager import SessionManager
-from navtui.session.redact import MASK, mask_text, mask_value
+from navtui.session.redact import mask_value
 from tests.session.helpers import result, user
 
 SECRETS = {
@@ -23,7 +24,7 @@ SECRETS = {
 @pytest.mark.parametrize("kind", sorted(SECRETS))
 def test_known_key_shapes_are_masked(kind: str) -> None:
     secret = SECRETS[kind]
-    masked = mask_text(f"before {secret} after", ())
+    masked = mask_secrets(f"before {secret} after", ())
     assert MASK in masked and masked.startswith("before ") and masked.endswith(" after")
     core = secret.split()[-1]
     assert core not in masked
@@ -31,18 +32,18 @@ def test_known_key_shapes_are_masked(kind: str) -> None:
 
 def test_private_key_blocks_are_masked() -> None:
     pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----"
-    assert "MIIEpAIBAAKCAQEA" not in mask_text(f"key:\n{pem}\n", ())
+    assert "MIIEpAIBAAKCAQEA" not in mask_secrets(f"key:\n{pem}\n", ())
 
 
 def test_ordinary_text_is_untouched() -> None:
     text = "task-runner sk-short ask-me AKIA lowercase akia1234 Bearer token; risk-assessment-documentation-update"
-    assert mask_text(text, ()) == text
+    assert mask_secrets(text, ()) == text
 
 
 def test_secret_environment_values_are_masked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_SERVICE_TOKEN", "p4ssw0rd-that-has-no-known-shape")
     monkeypatch.setenv("HOME_DIR_PATH", "p4ssw0rd-that-has-no-known-shape-too")
-    assert mask_text("use p4ssw0rd-that-has-no-known-shape now") == f"use {MASK} now"
+    assert mask_secrets("use p4ssw0rd-that-has-no-known-shape now") == f"use {MASK} now"
 
 
 def test_opaque_fields_are_not_touched() -> None:
@@ -75,3 +76,18 @@ def test_secrets_are_masked_on_disk_but_kept_in_memory(session: SessionManager) 
     texts = [str(entry.to_json()) for entry in reopened.entries]
     assert all(key not in text for text in texts)
     assert "c2lnbmF0dXJl" in session.path.read_text()
+
+
+def test_secrets_read_from_files_are_masked_on_disk(session: SessionManager) -> None:
+    aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    env_file = (
+        f"     1\tDB_PASSWORD=correct-horse-battery\n     2\tAWS_SECRET_ACCESS_KEY={aws}\n"
+        "     3\tDATABASE_URL=postgres://app:s3cr3t-pw@db:5432/app\n     4\tDEBUG=true\n"
+    )
+    session.append_message(user("read .env"))
+    session.append_message(AssistantMessage(content=[ToolCall(id="c1", name="read", arguments={"path": ".env"})]))
+    session.append_message(result("c1", env_file))
+    stored = session.path.read_text()
+    for secret in ("correct-horse-battery", aws, "s3cr3t-pw"):
+        assert secret not in stored
+    assert "DEBUG=true" in stored and "postgres://app:****@db:5432/app" in stored

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
+from navtui.core.secrets import mask_secrets
 from navtui.styles import stylesheet
 
 
@@ -58,7 +59,7 @@ class ModelsScreen(ModalScreen[str | None]):
             status.update(Text(display_safe(f"{exc.message}" + (f" ({exc.hint})" if exc.hint else ""))))
             return
         except Exception as exc:  # the picker must stay usable whatever the endpoint does
-            status.update(Text(display_safe(f"could not list models: {exc}")))
+            status.update(Text(display_safe(mask_secrets(f"could not list models: {exc}"))))
             return
         status.update(Text(f"{len(listed)} model{'s' * (len(listed) != 1)} from {self.runtime.provider.name}"))
         self._fill(configured_models(self.runtime), listed=listed)
