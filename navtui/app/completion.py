@@ -1,43 +1,103 @@
-"""Tab completion for the prompt: slash commands and ``@path`` (the files in view, ``core/walk.py``).
+"""What the prompt can complete: slash commands, a command's argument, and ``@path`` (the files in view,
+``core/walk.py``). The completion list under the prompt shows the candidates; Tab and Enter take one.
 
-File-system work here is blocking: the screen calls these functions through ``asyncio.to_thread``.
+File-system work here is blocking: the screen calls ``complete_path`` through ``asyncio.to_thread``.
 Attaching the ``@path`` files to a prompt is the agent's (``navtui.agent.attachments``).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from navtui.core.walk import RepoRules
+
+CompletionKind = Literal["command", "argument", "path"]
+PATH_CANDIDATES = 50
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One thing the token being typed can become."""
+
+    value: str  # replaces the token: "/model", "gruvbox", "@src/main.py"
+    detail: str = ""  # shown beside it: a command's help, "folder"
+    ends_token: bool = True  # taking it adds a space (a folder does not: its files come next)
+    submits: bool = False  # Enter on it also sends the prompt (a command that needs no argument, an argument)
 
 
 @dataclass
 class Completion:
-    """Replace ``line[start:end]`` with ``text``; ``choices`` lists the candidates when it was ambiguous."""
+    """Candidates for ``line[start:end]`` (the token under the cursor)."""
 
     start: int
     end: int
-    text: str
-    choices: list[str] = field(default_factory=list)
+    typed: str
+    kind: CompletionKind
+    candidates: list[Candidate] = field(default_factory=list)
+
+    @property
+    def common(self) -> str:
+        """The longest text every candidate starts with (what Tab fills in when several remain)."""
+        return os.path.commonprefix([c.value for c in self.candidates]) if self.candidates else self.typed
+
+    @property
+    def offers_more(self) -> bool:
+        """Something to show: a candidate that is not exactly what is typed already."""
+        return any(c.value != self.typed for c in self.candidates)
 
 
-def common_prefix(words: list[str]) -> str:
-    return os.path.commonprefix(words) if words else ""
+def completable(line: str, cursor: int) -> bool:
+    """Cheap check before any work: the cursor is in a slash command line or an ``@path`` token."""
+    return line[:cursor].startswith("/") or _at_token(line, cursor) is not None
 
 
-def complete_command(line: str, cursor: int, names: list[str]) -> Completion | None:
-    """``/mo`` -> ``/model``; only the first word of a prompt that starts with ``/``."""
+def complete_command(
+    line: str,
+    cursor: int,
+    names: Sequence[str],
+    help: Mapping[str, str] | None = None,
+    *,
+    submits: frozenset[str] = frozenset(),
+) -> Completion | None:
+    """``/mo`` -> ``/model``, ``/models``: the first word of a prompt that starts with ``/``.
+
+    ``submits`` names the commands Enter runs at once when picked (those that need no argument)."""
     head = line[:cursor]
     if not head.startswith("/") or " " in head:
         return None
-    matches = sorted(name for name in names if name.startswith(head[1:]))
+    typed = head[1:]
+    matches = sorted(name for name in names if name.startswith(typed))
     if not matches:
         return None
-    if len(matches) == 1:
-        return Completion(0, cursor, "/" + matches[0] + " ")
-    return Completion(0, cursor, "/" + common_prefix(matches), ["/" + m for m in matches])
+    help = help or {}
+    candidates = [Candidate("/" + name, help.get(name, ""), submits=name in submits) for name in matches]
+    return Completion(0, cursor, head, "command", candidates)
+
+
+def argument_prefix(line: str, cursor: int) -> tuple[str, int, str] | None:
+    """(command name, where its argument starts, the argument typed so far) for ``/name arg…``."""
+    head = line[:cursor]
+    if not head.startswith("/") or " " not in head:
+        return None
+    name, _, typed = head[1:].partition(" ")
+    return name, len(name) + 2, typed
+
+
+def complete_argument(line: str, cursor: int, choices: Sequence[str]) -> Completion | None:
+    """``/theme gr`` -> ``gruvbox``: ``choices`` are the command's known arguments (case is ignored)."""
+    found = argument_prefix(line, cursor)
+    if found is None:
+        return None
+    _name, start, typed = found
+    wanted = typed.lower()
+    matches = [choice for choice in choices if choice.lower().startswith(wanted)]
+    if not matches:
+        return None
+    return Completion(start, cursor, typed, "argument", [Candidate(m, submits=True) for m in matches])
 
 
 def _at_token(line: str, cursor: int) -> tuple[int, str] | None:
@@ -49,7 +109,7 @@ def _at_token(line: str, cursor: int) -> tuple[int, str] | None:
 
 
 def complete_path(line: str, cursor: int, cwd: Path) -> Completion | None:
-    """``@src/ma`` -> ``@src/main.py``; directories complete with a trailing ``/``. Blocking."""
+    """``@src/ma`` -> ``@src/main.py``, ``@src/mailer.py``; folders end with ``/``. Blocking."""
     found = _at_token(line, cursor)
     if found is None:
         return None
@@ -73,9 +133,10 @@ def complete_path(line: str, cursor: int, cwd: Path) -> Completion | None:
         return None
     if not names:
         return None
-    names.sort()
+    names.sort(key=lambda name: (not name.endswith("/"), name))  # folders first, as a file picker lists them
     prefix = directory + "/" if directory else ""
-    if len(names) == 1:
-        suffix = "" if names[0].endswith("/") else " "
-        return Completion(at, cursor, "@" + prefix + names[0] + suffix)
-    return Completion(at, cursor, "@" + prefix + common_prefix(names), [prefix + n for n in names[:50]])
+    candidates = [
+        Candidate(f"@{prefix}{name}", "folder" if name.endswith("/") else "", ends_token=not name.endswith("/"))
+        for name in names[:PATH_CANDIDATES]
+    ]
+    return Completion(at, cursor, line[at:cursor], "path", candidates)

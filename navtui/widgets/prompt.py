@@ -1,8 +1,13 @@
 """The prompt editor: a multi-line ``TextArea`` where Enter sends.
 
 Enter sends; Shift+Enter and ctrl+j insert a newline; Up on the first line and Down on the last walk the
-history; Tab asks the screen to complete; ctrl+c clears (on an empty prompt it asks the app to quit);
-ctrl+d on an empty prompt quits. What to do with a prompt is the screen's business (messages go up).
+history; ctrl+c clears (on an empty prompt it asks the app to quit); ctrl+d on an empty prompt quits. What to
+do with a prompt is the screen's business (messages go up).
+
+Completion: while a ``/command``, its argument or an ``@path`` is typed, the screen's ``completer`` finds the
+candidates and the ``CompletionMenu`` under the prompt lists them. With the list open, ↑↓ move in it, Tab
+takes the highlighted candidate, Enter takes it when something was typed or picked (and sends a command that
+needs nothing more, or an argument), Esc closes the list. Tab with the list closed completes what is unique.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 if TYPE_CHECKING:
-    from navtui.app.completion import Completion
+    from navtui.app.completion import Candidate, Completion
     from navtui.app.history import PromptHistory
+    from navtui.widgets.completion_menu import CompletionMenu
 
 Completer = Callable[[str, int], Awaitable["Completion | None"]]
 
@@ -39,22 +45,24 @@ class PromptEditor(TextArea):
     class Cleared(Message):
         """ctrl+c cleared the prompt."""
 
-    class Choices(Message):
-        """Tab found several candidates; the screen shows them."""
-
-        def __init__(self, choices: list[str]) -> None:
-            super().__init__()
-            self.choices = choices
-
     def __init__(self, *, history: PromptHistory | None = None, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus", compact=True)
         self.prompt_history = history
         self.completer: Completer | None = None
+        self.menu: CompletionMenu | None = None  # the screen's list under the prompt
+        self._typed = False  # the next change comes from the keyboard (not history, not a prefill)
+        self._picked = False  # ↑↓ moved in the list since it opened
+
+    @property
+    def _menu_open(self) -> bool:
+        return self.menu is not None and self.menu.open
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         handled = True
-        if key == "enter":
+        if self._menu_open and key in ("up", "down", "tab", "enter", "escape"):
+            self._menu_key(key)
+        elif key == "enter":
             self._submit()
         elif key in ("shift+enter", "ctrl+j", "alt+enter"):
             self.insert("\n")
@@ -81,9 +89,64 @@ class PromptEditor(TextArea):
             self.post_message(self.QuitRequested(confirm=False))
         else:
             handled = False
+            self._typed = event.is_printable or key in ("backspace", "delete")
         if handled:
             event.stop()
             event.prevent_default()  # TextArea's own handler (and bindings) must not run too
+
+    # ------------------------------------------------------------------ completion
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is not self:
+            return
+        if self._typed:
+            self._typed = False
+            line = self.document.get_line(self.cursor_location[0])
+            if self._menu_open or line.startswith("/") or "@" in line:  # plain prose costs nothing per key
+                self.run_worker(self._refresh_menu(), group="completion", exclusive=True)
+        elif self._menu_open and self.menu is not None:
+            self.menu.hide()  # history or a prefill replaced the text
+
+    async def _refresh_menu(self) -> None:
+        if self.menu is None or self.completer is None:
+            return
+        row, column = self.cursor_location
+        completion = await self.completer(self.document.get_line(row), column)
+        self._picked = False
+        if completion is not None and completion.offers_more:
+            self.menu.show(completion)
+        else:
+            self.menu.hide()
+
+    def _menu_key(self, key: str) -> None:
+        menu = self.menu
+        assert menu is not None and menu.completion is not None
+        completion, candidate = menu.completion, menu.candidate
+        if key in ("up", "down"):
+            menu.move(-1 if key == "up" else 1)
+            self._picked = True
+        elif key == "escape" or candidate is None:
+            menu.hide()
+        elif key == "tab":
+            self.take(candidate, completion)
+        elif self._picked or not _as_typed(completion, candidate):
+            self.take(candidate, completion, send=candidate.submits)
+        else:
+            menu.hide()
+            self._submit()
+
+    def take(self, candidate: Candidate, completion: Completion | None = None, *, send: bool = False) -> None:
+        """Put ``candidate`` in place of the token it completes (the list's, unless ``completion`` is given)."""
+        completion = completion or (self.menu.completion if self.menu is not None else None)
+        if completion is None:
+            return
+        row = self.cursor_location[0]
+        text = candidate.value + (" " if candidate.ends_token and not send else "")
+        if self.menu is not None:
+            self.menu.hide()
+        self._typed = not send  # what follows may have candidates of its own: an argument, a folder's files
+        self.replace(text, (row, completion.start), (row, completion.end))
+        if send:
+            self._submit()
 
     def _submit(self) -> None:
         text = self.text
@@ -96,18 +159,31 @@ class PromptEditor(TextArea):
     def _recall(self, text: str | None) -> None:
         if text is None:
             return
+        self._typed = False
         self.load_text(text)
         self.move_cursor(self.document.end)
 
     async def _complete(self) -> None:
+        """Tab with the list closed: take the only candidate, or fill in what they share and list them."""
         if self.completer is None:
             return
         row, column = self.cursor_location
-        line = self.document.get_line(row)
-        completion = await self.completer(line, column)
-        if completion is None:
+        completion = await self.completer(self.document.get_line(row), column)
+        if completion is None or not completion.candidates:
             return
-        if completion.text != line[completion.start : completion.end]:
-            self.replace(completion.text, (row, completion.start), (row, completion.end))
-        if completion.choices:
-            self.post_message(self.Choices(completion.choices))
+        if len(completion.candidates) == 1:
+            self.take(completion.candidates[0], completion)
+            return
+        common = completion.common
+        if len(common) > len(completion.typed):
+            self.replace(common, (row, completion.start), (row, completion.end))
+            completion.end, completion.typed = completion.start + len(common), common
+        if self.menu is not None:
+            self._picked = False
+            self.menu.show(completion)
+
+
+def _as_typed(completion: Completion, candidate: Candidate) -> bool:
+    """Enter sends the prompt as it is (the list only offered more): the highlighted candidate is what was
+    typed, or no argument was typed at all ("/model" then Enter shows the model, it does not switch)."""
+    return candidate.value == completion.typed or (completion.kind == "argument" and not completion.typed)

@@ -81,7 +81,9 @@ async def test_an_unreachable_session_model_gives_way_to_the_configured_one_with
     await rt.aclose()
 
 
-async def test_a_provider_navtui_cannot_speak_to_is_named_at_start(fake_server, workspace: Path, tmp_path: Path) -> None:
+async def test_a_provider_navtui_cannot_speak_to_is_named_at_start(
+    fake_server, workspace: Path, tmp_path: Path
+) -> None:
     lines = (FIXTURES / "pi-v3.jsonl").read_text().splitlines()
     google = [line.replace('"provider":"openai"', '"provider":"google"') for line in lines]
     path = tmp_path / "google.jsonl"

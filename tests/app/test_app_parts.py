@@ -8,7 +8,13 @@ import pytest
 
 from navtui.agent.attachments import attach_files, attached_paths
 from navtui.app.commands import CommandRegistry
-from navtui.app.completion import complete_command, complete_path
+from navtui.app.completion import (
+    argument_prefix,
+    completable,
+    complete_argument,
+    complete_command,
+    complete_path,
+)
 from navtui.app.history import PromptHistory
 from navtui.app.session_view import transcript_items
 from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
@@ -17,25 +23,47 @@ from navtui.widgets.items import AssistantItem, DividerItem, ThinkingItem, ToolI
 from navtui.widgets.status_line import human_tokens, short_path
 
 
+def values(completion) -> list[str]:
+    return [c.value for c in completion.candidates]
+
+
 def test_command_completion() -> None:
     names = ["model", "models", "help", "export"]
-    assert complete_command("/he", 3, names).text == "/help "
+    one = complete_command("/he", 3, names, {"help": "list commands"}, submits=frozenset({"help"}))
+    assert values(one) == ["/help"] and one.candidates[0].detail == "list commands" and one.candidates[0].submits
     both = complete_command("/mo", 3, names)
-    assert both.text == "/model" and both.choices == ["/model", "/models"]
+    assert values(both) == ["/model", "/models"] and both.common == "/model" and both.offers_more
+    assert (both.start, both.end, both.typed) == (0, 3, "/mo")
+    assert values(complete_command("/", 1, names)) == ["/export", "/help", "/model", "/models"]
+    assert not complete_command("/export", 7, names).offers_more  # nothing left to complete
     assert complete_command("/model x", 8, names) is None and complete_command("hi /he", 6, names) is None
+
+
+def test_argument_completion() -> None:
+    themes = ["dark", "gruvbox", "light", "Nord"]
+    found = complete_argument("/theme g", 8, themes)
+    assert values(found) == ["gruvbox"] and (found.start, found.end) == (7, 8) and found.candidates[0].submits
+    assert values(complete_argument("/theme ", 7, themes)) == themes
+    assert values(complete_argument("/theme no", 9, themes)) == ["Nord"]  # case does not matter
+    assert complete_argument("/theme x", 8, themes) is None and complete_argument("/theme", 6, themes) is None
+    assert argument_prefix("/model qwen", 11) == ("model", 7, "qwen")
+    assert completable("/mo", 3) and completable("see @sr", 7) and not completable("plain words", 11)
 
 
 def test_path_completion(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "main.py").write_text("")
     (tmp_path / "src" / "mailer.py").write_text("")
+    (tmp_path / "src" / "maps").mkdir()
     (tmp_path / ".hidden").write_text("")
-    assert complete_path("see @s", 6, tmp_path).text == "@src/"
+    folder = complete_path("see @s", 6, tmp_path)
+    assert values(folder) == ["@src/"] and not folder.candidates[0].ends_token and folder.start == 4
     several = complete_path("see @src/ma", 11, tmp_path)
-    assert several.text == "@src/mai" and several.choices == ["src/mailer.py", "src/main.py"]
-    assert complete_path("see @src/main", 13, tmp_path).text == "@src/main.py "
+    assert values(several) == ["@src/maps/", "@src/mailer.py", "@src/main.py"]  # folders first
+    assert several.common == "@src/ma" and several.candidates[2].ends_token
+    assert values(complete_path("see @src/main", 13, tmp_path)) == ["@src/main.py"]
     assert complete_path("mail@s", 6, tmp_path) is None  # not an @path: an e-mail address
-    assert complete_path("see @.h", 7, tmp_path).text == "@.hidden "
+    assert values(complete_path("see @.h", 7, tmp_path)) == ["@.hidden"]
 
 
 def test_attachments(tmp_path: Path) -> None:

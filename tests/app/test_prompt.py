@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from navtui.app.screens.main import MainScreen
 from navtui.config.paths import history_path
+from navtui.widgets.completion_menu import CompletionMenu
 from navtui.widgets.items import UserItem
 from navtui.widgets.prompt import PromptEditor
-from tests.app.conftest import main_screen, settle, transcript
+from tests.app.conftest import main_screen, screen_text, settle, transcript
 from tests.fakes import Text
 
 SIZE = (100, 32)
@@ -50,37 +52,127 @@ async def test_history_survives_a_restart_and_walks_with_up_and_down(make_app, f
         assert prompt(again).text == "draft"
 
 
+def menu(app) -> CompletionMenu:
+    return main_screen(app).query_one(CompletionMenu)
+
+
+def shown(app) -> list[str]:
+    listed = menu(app)
+    return [c.value for c in listed.completion.candidates] if listed.open else []
+
+
 async def test_tab_completes_slash_commands(make_app) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"/exp", "tab")
         await settle(app, pilot)
-        assert prompt(app).text == "/export "
+        assert prompt(app).text == "/export " and not menu(app).open
         prompt(app).clear()
-        await pilot.press(*"/mod", "tab")
+        await pilot.press(*"/mod")
         await settle(app, pilot)
-        assert prompt(app).text == "/model"  # /model and /models share it; both are offered
+        assert shown(app) == ["/model", "/models"]  # listed under the prompt while typing
+        assert "show the model" in screen_text(app)  # with each command's help
+        await pilot.press("down", "tab")
+        await settle(app, pilot)
+        assert prompt(app).text == "/models " and not menu(app).open
 
 
-async def test_tab_completes_paths_and_an_at_path_is_attached(make_app, fake_server, workspace: Path) -> None:
+async def test_the_list_moves_with_arrows_enter_takes_and_esc_closes(make_app, fake_server) -> None:
+    fake_server.script(Text("unused"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/appr")
+        await settle(app, pilot)
+        assert shown(app) == ["/approval"]
+        await pilot.press("tab")
+        await settle(app, pilot)
+        assert prompt(app).text == "/approval " and shown(app) == ["ask", "write", "yolo"]  # its arguments
+        await pilot.press("down", "down", "up", "enter")  # ask -> write -> yolo -> write, taken and sent
+        await settle(app, pilot)
+        assert app.runtime.policy.mode == "write" and prompt(app).text == ""
+        await pilot.press(*"/he")
+        await settle(app, pilot)
+        assert shown(app) == ["/help"]
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert not menu(app).open and prompt(app).text == "/he" and isinstance(app.screen, MainScreen)
+        await pilot.press("up")  # with the list closed, Up is the prompt history again
+        await settle(app, pilot)
+        assert prompt(app).text == "/approval write"
+
+
+async def test_enter_sends_what_was_typed_when_nothing_was_picked(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/model")  # /model and /models are listed, /model is what was typed
+        await settle(app, pilot)
+        assert shown(app) == ["/model", "/models"]
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert "Model: qwen2.5-coder:7b (ollama)" in transcript(app).items[-1].text
+        await pilot.press(*"/the", "enter")  # a partial command: Enter takes /theme, which needs nothing more
+        await settle(app, pilot)
+        assert type(app.screen).__name__ == "ThemePickerScreen"
+
+
+async def test_command_arguments_are_listed_theme_and_model_names(make_app, fake_server) -> None:
+    fake_server.set_model("qwen2.5-coder:7b")
+    fake_server.set_model("llama3.2:3b")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/theme gr")
+        await settle(app, pilot)
+        assert shown(app) == ["gruvbox"]
+        await pilot.press("enter")  # an argument is the last word: taken and sent
+        await settle(app, pilot)
+        assert app.theme == "gruvbox"
+        await pilot.press(*"/model ")
+        await settle(app, pilot)
+        assert shown(app) == ["llama3.2:3b", "qwen2.5-coder:7b"]  # the server's models
+        await pilot.press("enter")  # no argument typed, none picked: /model as it is
+        await settle(app, pilot)
+        assert "Model: qwen2.5-coder:7b" in transcript(app).items[-1].text
+        await pilot.press(*"/model ll", "tab")
+        await settle(app, pilot)
+        assert prompt(app).text == "/model llama3.2:3b "
+
+
+async def test_at_paths_are_listed_folders_open_and_the_file_is_attached(
+    make_app, fake_server, workspace: Path
+) -> None:
     (workspace / "src").mkdir()
     (workspace / "src" / "parser.py").write_text("def parse(): ...\n")
+    (workspace / "src" / "printer.py").write_text("")
     fake_server.script(Text("seen"))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"look at @sr", "tab")
+        await pilot.press(*"look at @")
         await settle(app, pilot)
-        assert prompt(app).text == "look at @src/"
-        await pilot.press("p", "tab")
+        assert shown(app) == ["@src/"]
+        await pilot.press("enter")  # a folder: taken, and its files listed next; nothing is sent
         await settle(app, pilot)
-        assert prompt(app).text == "look at @src/parser.py "
+        assert prompt(app).text == "look at @src/" and shown(app) == ["@src/parser.py", "@src/printer.py"]
+        await pilot.press("p", "a", "tab")
+        await settle(app, pilot)
+        assert prompt(app).text == "look at @src/parser.py " and not menu(app).open
         await pilot.press("enter")
         await settle(app, pilot)
         sent = fake_server.chat_requests[-1].json["messages"][-1]["content"]
         assert sent.startswith("look at @src/parser.py") and "def parse(): ..." in sent
         assert '<attached_file path="src/parser.py">' in sent
-        shown = transcript(app).widgets_of(type(transcript(app).item_widgets[1]))[0]
-        assert "attached: src/parser.py" in str(shown.render()) and "def parse" not in str(shown.render())
+        view = transcript(app).widgets_of(type(transcript(app).item_widgets[1]))[0]
+        assert "attached: src/parser.py" in str(view.render()) and "def parse" not in str(view.render())
+
+
+async def test_a_click_on_a_candidate_takes_it(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/ex")
+        await settle(app, pilot)
+        assert shown(app) == ["/export"]
+        await pilot.click(CompletionMenu, offset=(3, 0))
+        await settle(app, pilot)
+        assert prompt(app).text.startswith("/ex") and prompt(app).text.endswith(" ") and not menu(app).open
 
 
 async def test_ctrl_c_clears_then_twice_quits(make_app) -> None:

@@ -193,3 +193,14 @@ def test_theme_picker_previews_over_the_app(snap_compare: Any) -> None:
         await pilot.pause(0.2)
 
     assert snap_compare(app_with(runtime), terminal_size=SIZE, run_before=open_picker)
+
+
+def test_completion_list_under_the_prompt(snap_compare: Any) -> None:
+    async def type_command(pilot: Any) -> None:
+        await pilot.pause()
+        await pilot.press(*"/mo")
+        await pilot.pause(0.2)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(app_with(ScriptedRuntime()), terminal_size=SIZE, run_before=type_command)

@@ -68,6 +68,22 @@ async def switch_model(ctx: CommandContext, name: str) -> None:
     ctx.refresh_status()
 
 
+async def model_names(ctx: CommandContext) -> list[str]:
+    """/model's arguments: what the provider lists, then the models named in settings."""
+    from navtui.app.screens.models import configured_models
+
+    runtime = ctx.runtime
+    try:
+        listed = await runtime.list_models()
+    except Exception:  # offline or no key: the settings' models are still worth offering
+        listed = []
+    return list(dict.fromkeys([*listed, *configured_models(runtime)]))
+
+
+async def approval_modes(ctx: CommandContext) -> list[str]:
+    return list(APPROVAL_MODES)
+
+
 async def models_command(ctx: CommandContext, args: str) -> None:
     from navtui.app.screens.models import ModelsScreen
 
@@ -124,6 +140,14 @@ async def approval_command(ctx: CommandContext, args: str) -> None:
     runtime.set_approval(mode)
     ctx.notice(f"Approval mode: {mode} — {_APPROVAL_HELP[mode]}.")
     ctx.refresh_status()
+
+
+async def sandbox_modes(ctx: CommandContext) -> list[str]:
+    from typing import get_args
+
+    from navtui.config.settings import SandboxMode
+
+    return list(get_args(SandboxMode))
 
 
 async def sandbox_command(ctx: CommandContext, args: str) -> None:
@@ -225,13 +249,20 @@ def register(registry: CommandRegistry) -> None:
     registry.command("help", "list commands and keys", key="f1")(help_command)
     registry.command("clear", "empty the context (same session file, a new branch)")(clear_command)
     registry.command("new", "start a new session")(new_command)
-    registry.command("model", "show the model, or switch to NAME (history kept)", args="[name]")(model_command)
+    registry.command("model", "show the model, or switch to NAME (history kept)", args="[name]", arguments=model_names)(
+        model_command
+    )
     registry.command("models", "pick a model from those available", key="ctrl+l")(models_command)
     registry.command("context", "what is in the context: system prompt, files, messages, tokens")(context_command)
-    registry.command("approval", "show or set when tools ask first: ask, write, yolo", args="[mode]")(approval_command)
-    registry.command("sandbox", "show or set what commands may write: workspace-write, read-only, off", args="[mode]")(
-        sandbox_command
-    )
+    registry.command(
+        "approval", "show or set when tools ask first: ask, write, yolo", args="[mode]", arguments=approval_modes
+    )(approval_command)
+    registry.command(
+        "sandbox",
+        "show or set what commands may write: workspace-write, read-only, off",
+        args="[mode]",
+        arguments=sandbox_modes,
+    )(sandbox_command)
     registry.command("name", "name this session", args="NAME")(name_command)
     registry.command("copy", "copy the last answer to the clipboard")(copy_command)
     registry.command("export", "write the session to an HTML (or .md) file", args="[path]")(export_command)

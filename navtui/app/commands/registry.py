@@ -56,6 +56,8 @@ class CommandContext(Protocol):
 
 
 Handler = Callable[[CommandContext, str], Awaitable[None]]
+ArgumentSource = Callable[[CommandContext], Awaitable[list[str]]]
+"""The arguments a command knows (theme names, model names ...), for the completion list."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class SlashCommand:
     args: str = ""  # synopsis, e.g. "[name]" (optional) or "NAME" (required)
     key: str | None = None  # a key binding that does the same, shown in /help
     aliases: tuple[str, ...] = ()
+    arguments: ArgumentSource | None = None
 
     @property
     def needs_args(self) -> bool:
@@ -89,12 +92,19 @@ class CommandRegistry:
             self._aliases[alias] = command.name
 
     def command(
-        self, name: str, help: str, *, args: str = "", key: str | None = None, aliases: tuple[str, ...] = ()
+        self,
+        name: str,
+        help: str,
+        *,
+        args: str = "",
+        key: str | None = None,
+        aliases: tuple[str, ...] = (),
+        arguments: ArgumentSource | None = None,
     ) -> Callable[[Handler], Handler]:
         """Decorator form of ``register``."""
 
         def decorate(handler: Handler) -> Handler:
-            self.register(SlashCommand(name, help, handler, args=args, key=key, aliases=aliases))
+            self.register(SlashCommand(name, help, handler, args=args, key=key, aliases=aliases, arguments=arguments))
             return handler
 
         return decorate

@@ -23,10 +23,14 @@ async def _apply(ctx: CommandContext, name: str) -> None:
     ctx.notice(f"Theme: {name} (saved in your settings)")
 
 
+async def theme_names(ctx: CommandContext) -> list[str]:
+    registry = getattr(ctx.app, "theme_registry", None)
+    return list(registry.names()) if registry is not None else sorted(ctx.app.available_themes)
+
+
 async def theme_command(ctx: CommandContext, args: str) -> None:
     app = ctx.app
-    registry = getattr(app, "theme_registry", None)
-    names = registry.names() if registry is not None else sorted(app.available_themes)
+    names = await theme_names(ctx)
     if args:
         if app.get_theme(args) is None:
             ctx.notice(f'Theme not found: "{args}". Available: {", ".join(names)}', level="warning")
@@ -43,6 +47,6 @@ async def theme_command(ctx: CommandContext, args: str) -> None:
 
 
 def register(registry: CommandRegistry) -> None:
-    registry.command("theme", "pick a theme (live preview), or switch to NAME", args="[name]", key="ctrl+t")(
-        theme_command
-    )
+    registry.command(
+        "theme", "pick a theme (live preview), or switch to NAME", args="[name]", key="ctrl+t", arguments=theme_names
+    )(theme_command)

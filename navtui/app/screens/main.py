@@ -20,21 +20,30 @@ from textual.widgets import Static
 from navtui.app import gc_policy
 from navtui.app.approver import ApprovalWaiting
 from navtui.app.commands import COMMANDS
-from navtui.app.completion import Completion, complete_command, complete_path
+from navtui.app.completion import (
+    Completion,
+    argument_prefix,
+    completable,
+    complete_argument,
+    complete_command,
+    complete_path,
+)
 from navtui.app.history import PromptHistory
 from navtui.app.turns import TurnRunner
-from navtui.core.display import display_safe
+from navtui.widgets.completion_menu import CompletionMenu
 from navtui.widgets.items import ErrorItem, NoticeItem, ProviderHelpItem, ToolItem, WelcomeItem
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusData, StatusLine
 from navtui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from navtui.app.commands import SlashCommand
     from navtui.app.events import EventRouter
     from navtui.app.palette import CommandChosen
     from navtui.core.messages import ToolCall
 
 QUIT_CONFIRM_SECONDS = 2.0
+ARGUMENTS_FRESH_SECONDS = 30.0  # how long a command's argument list (model names ...) is reused while typing
 
 
 _PROVIDER_SDKS = {"ollama": ("httpx",), "anthropic": ("anthropic",), "openai": ("httpx", "httpx_sse")}
@@ -110,6 +119,7 @@ class MainScreen(Screen[None]):
         self._transcript = Transcript(window=window, id="transcript")
         self._transcript.describe = self._describe_item
         self.turns = TurnRunner(self)
+        self._arguments: dict[str, tuple[float, list[str]]] = {}
 
     @property
     def running(self) -> bool:
@@ -161,11 +171,13 @@ class MainScreen(Screen[None]):
         yield self._transcript
         yield Static("", id="queued")
         yield PromptEditor(history=self.history, id="prompt")
+        yield CompletionMenu(id="completions")
         yield StatusLine(id="status")
 
     def on_mount(self) -> None:
         prompt = self.query_one(PromptEditor)
         prompt.completer = self._complete
+        prompt.menu = self.query_one(CompletionMenu)
         # A steady cursor: a blinking one is a timer repainting the prompt twice a second while nothing happens.
         prompt.cursor_blink = False
         self.query_one("#queued", Static).display = False
@@ -341,17 +353,54 @@ class MainScreen(Screen[None]):
         self._last_ctrl_c = now
         self.app.notify("Press ctrl+c again to quit", timeout=QUIT_CONFIRM_SECONDS)
 
-    @on(PromptEditor.Choices)
-    def _on_choices(self, event: PromptEditor.Choices) -> None:
-        shown = "  ".join(event.choices[:20]) + ("  …" if len(event.choices) > 20 else "")
-        self.app.notify(display_safe(shown), title="Tab", timeout=4, markup=False)  # file names
+    @on(CompletionMenu.Chosen)
+    def _on_completion_chosen(self, event: CompletionMenu.Chosen) -> None:
+        prompt = self.query_one(PromptEditor)
+        prompt.take(event.candidate)
+        prompt.focus()
 
     async def _complete(self, line: str, cursor: int) -> Completion | None:
-        found = complete_command(line, cursor, COMMANDS.names())
+        """Candidates for the token at ``cursor``: a command, the command's argument, or an ``@path``."""
+        if not completable(line, cursor):
+            return None
+        commands = COMMANDS.all()
+        found = complete_command(
+            line,
+            cursor,
+            [c.name for c in commands],
+            {c.name: c.help for c in commands},
+            submits=frozenset(c.name for c in commands if not c.needs_args),
+        )
         if found is not None:
             return found
+        argument = argument_prefix(line, cursor)
+        if argument is not None:
+            command = COMMANDS.get(argument[0])
+            if command is None or command.arguments is None or self._runtime is None:
+                return None
+            return complete_argument(line, cursor, await self._command_arguments(command))
         cwd = self._runtime.cwd if self._runtime is not None else self._options.cwd
         return await asyncio.to_thread(complete_path, line, cursor, cwd)
+
+    async def _command_arguments(self, command: SlashCommand) -> list[str]:
+        """A command's known arguments, asked again at most every ARGUMENTS_FRESH_SECONDS (it may ask a server)."""
+        cached = self._arguments.get(command.name)
+        if cached is not None and time.monotonic() - cached[0] < ARGUMENTS_FRESH_SECONDS:
+            return cached[1]
+        assert command.arguments is not None
+        try:
+            choices = await command.arguments(self)
+        except Exception:  # a list to pick from is a convenience: never an error while typing
+            choices = []
+        self._arguments[command.name] = (time.monotonic(), choices)
+        return choices
+
+    def forget_arguments(self, command: str | None = None) -> None:
+        """The known arguments changed (a model was pulled): ask again next time."""
+        if command is None:
+            self._arguments.clear()
+        else:
+            self._arguments.pop(command, None)
 
     # ------------------------------------------------------------------ actions
     def action_interrupt(self) -> None:
