@@ -142,7 +142,8 @@ class LoadedSettings:
         self.sources = sources
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A settings-like file's JSON object; ``{}`` when it is missing or empty. ``ConfigError`` names the file."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -228,7 +229,7 @@ def load_settings(cwd: Path, overrides: dict[str, Any] | None = None) -> LoadedS
     for path, is_project in ((user_path, False), (project_path, True)):
         if is_project and path.resolve() == user_path.resolve():
             continue
-        data = _read_json(path)
+        data = read_json_object(path)
         if not data:
             continue
         sources.append(path)
@@ -257,7 +258,7 @@ def save_user_setting(key_path: str, value: Any) -> None:
     from navtui.core.fs import atomic_write_text
 
     path = user_settings_path()
-    data = _read_json(path)
+    data = read_json_object(path)
     node = data
     *parents, last = key_path.split(".")
     for part in parents:

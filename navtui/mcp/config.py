@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from navtui.config.paths import find_repo_root, navtui_home
+from navtui.config.settings import read_json_object
 from navtui.core.errors import ConfigError
 
 Source = Literal["user", "project"]
@@ -138,7 +139,7 @@ def load_config(cwd: Path) -> McpConfig:
 
 def _read_servers(path: Path, source: Source, warnings: list[str]) -> list[ServerSpec]:
     try:
-        data = read_config_file(path)
+        data = read_json_object(path)
     except ConfigError as exc:
         warnings.append(f"{exc.message}; its MCP servers are not started" + (f" ({exc.hint})" if exc.hint else ""))
         return []
@@ -165,27 +166,6 @@ def _problem(error: Any) -> str:
     where = ".".join(str(part) for part in error["loc"])
     message = str(error["msg"]).removeprefix("Value error, ")
     return f"{where}: {message}" if where else message
-
-
-def read_config_file(path: Path) -> dict[str, Any]:
-    """The file's JSON object; ``{}`` when it does not exist. A ``ConfigError`` names the file and the problem."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", hint="fix the file"
-        ) from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a JSON object at the top level")
-    return data
 
 
 # ---------------------------------------------------------------------------- expansion
@@ -260,7 +240,7 @@ def add_user_server(name: str, config: ServerConfig) -> Path:
     if not SERVER_NAME.match(name):
         raise ConfigError(f"'{name}' is not a valid MCP server name", hint="use letters, digits, '_' and '-'")
     path = user_config_path()
-    data = read_config_file(path)
+    data = read_json_object(path)
     servers = data.get("mcpServers")
     if servers is None:
         servers = data["mcpServers"] = {}
@@ -274,7 +254,7 @@ def add_user_server(name: str, config: ServerConfig) -> Path:
 def remove_user_server(name: str) -> bool:
     """Remove ``name`` from the user file; False when it was not there."""
     path = user_config_path()
-    data = read_config_file(path)
+    data = read_json_object(path)
     servers = data.get("mcpServers")
     if not isinstance(servers, dict) or name not in servers:
         return False

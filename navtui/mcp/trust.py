@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Literal
 
 from navtui.config.paths import navtui_home
+from navtui.config.settings import read_json_object
 from navtui.core.errors import ConfigError
-from navtui.mcp.config import ServerSpec, read_config_file
+from navtui.mcp.config import ServerSpec
 
 Decision = Literal["allow", "deny"]
 
@@ -39,7 +40,7 @@ class TrustStore:
         from navtui.core.fs import atomic_write_text
 
         try:
-            data = read_config_file(self.path)
+            data = read_json_object(self.path)
         except ConfigError:
             data = {}  # an unreadable file only held answers; asking again is the safe side
         projects = data.setdefault("projects", {})
@@ -56,7 +57,7 @@ class TrustStore:
 
     def _projects(self) -> dict[str, dict[str, object]]:
         try:
-            data = read_config_file(self.path)
+            data = read_json_object(self.path)
         except ConfigError:
             return {}
         projects = data.get("projects")

@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from navtui.core.errors import ToolError
+from navtui.mcp.connection import ServerConnection
 from navtui.mcp.tool import McpTool
-from navtui.tools.base import ToolContext, ToolRegistry
+from navtui.tools.base import ToolContext, ToolRegistry, ToolResult
 from navtui.tools.registry import make_context
 from tests.mcp.conftest import eventually, gone, make_manager, server_pid, stdio_entry
 
@@ -34,149 +36,138 @@ def full_output(text: str) -> tuple[int, int]:
     return path.read_text().count("\n"), path.stat().st_mode & 0o777
 
 
-async def run(registry: ToolRegistry, name: str, ctx: ToolContext, /, **arguments: object):
+async def run(registry: ToolRegistry, name: str, ctx: ToolContext, /, **arguments: object) -> ToolResult:
     found = tool(registry, name)
     return await found.run(found.parse_args(arguments), ctx)
 
 
-async def test_a_stdio_server_s_tools_are_offered_with_plain_schemas(workspace, traces, user_servers) -> None:
+class Running:
+    """One configured server, started: its manager, the registry its tools went to, a tool context."""
+
+    def __init__(self, workspace: Path, name: str) -> None:
+        self.name = name
+        self.registry = ToolRegistry()
+        self.manager = make_manager(workspace, registry=self.registry)
+        self.notices: list[str] = []
+        self.manager.listener = lambda text, level: self.notices.append(text) if text else None
+        self.ctx = context(workspace)
+
+    @property
+    def connection(self) -> ServerConnection:
+        return self.manager.connections[self.name]
+
+    async def run(self, tool_name: str, /, **arguments: object) -> ToolResult:
+        return await run(self.registry, f"mcp__{self.name}__{tool_name}", self.ctx, **arguments)
+
+
+@pytest.fixture
+async def stdio(workspace: Path, traces: Path, user_servers) -> AsyncIterator[Running]:
+    """The test server over stdio as the user's server 'test', started."""
     user_servers({"test": stdio_entry(traces)})
-    registry = ToolRegistry()
-    manager = make_manager(workspace, registry=registry)
-    try:
-        await manager.start()
-        assert manager.connections["test"].state == "ready"
-        assert "mcp__test__echo" in registry and "mcp__test__crash" in registry
-        place = tool(registry, "mcp__test__place").spec()
-        assert place.description == "Put a labelled point on the map."
-        assert place.parameters == {
-            "type": "object",
-            "properties": {
-                "point": {
-                    "type": "object",
-                    "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
-                    "required": ["x"],
-                },
-                "label": {"type": "string"},
+    running = Running(workspace, "test")
+    await running.manager.start()
+    yield running
+    await running.manager.aclose()
+
+
+@pytest.fixture
+async def web(workspace: Path, http_server: str, user_servers) -> AsyncIterator[Running]:
+    """The test server over streamable HTTP as the user's server 'web', started."""
+    user_servers({"web": {"url": http_server, "headers": {"X-Api-Key": "${MCP_TEST_KEY:-key-123}"}}})
+    running = Running(workspace, "web")
+    await running.manager.start()
+    yield running
+    await running.manager.aclose()
+
+
+async def test_a_stdio_server_s_tools_are_offered_with_plain_schemas(stdio: Running) -> None:
+    assert stdio.connection.state == "ready"
+    assert "mcp__test__echo" in stdio.registry and "mcp__test__crash" in stdio.registry
+    place = tool(stdio.registry, "mcp__test__place").spec()
+    assert place.description == "Put a labelled point on the map."
+    assert place.parameters == {
+        "type": "object",
+        "properties": {
+            "point": {
+                "type": "object",
+                "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
+                "required": ["x"],
             },
-            "required": ["point"],
-        }
-        ctx = context(workspace)
-        echoed = await run(registry, "mcp__test__echo", ctx, text="hi", times=3)
-        assert (echoed.text, echoed.is_error) == ("hihihi", False)
-        placed = await run(registry, "mcp__test__place", ctx, point={"x": 1, "y": 2}, label="home")
-        assert placed.text == "home at 1,2"
-    finally:
-        await manager.aclose()
+            "label": {"type": "string"},
+        },
+        "required": ["point"],
+    }
+    echoed = await stdio.run("echo", text="hi", times=3)
+    assert (echoed.text, echoed.is_error) == ("hihihi", False)
+    assert (await stdio.run("place", point={"x": 1, "y": 2}, label="home")).text == "home at 1,2"
 
 
-async def test_error_results_and_bad_arguments(workspace, traces, user_servers) -> None:
-    user_servers({"test": stdio_entry(traces)})
-    registry = ToolRegistry()
-    manager = make_manager(workspace, registry=registry)
-    try:
-        await manager.start()
-        ctx = context(workspace)
-        failed = await run(registry, "mcp__test__fail", ctx, reason="not today")
-        assert failed.is_error and failed.text == "Error executing tool fail: refused: not today"
-        with pytest.raises(ToolError, match=r"missing text\. Expected arguments: text \(required\), times\."):
-            tool(registry, "mcp__test__echo").parse_args({"times": 2})
-        wrong_type = await run(registry, "mcp__test__echo", ctx, text="x", times="many")
-        assert wrong_type.is_error and "times" in wrong_type.text
-    finally:
-        await manager.aclose()
+async def test_error_results_and_bad_arguments(stdio: Running) -> None:
+    failed = await stdio.run("fail", reason="not today")
+    assert failed.is_error and failed.text == "Error executing tool fail: refused: not today"
+    with pytest.raises(ToolError, match=r"missing text\. Expected arguments: text \(required\), times\."):
+        tool(stdio.registry, "mcp__test__echo").parse_args({"times": 2})
+    wrong_type = await stdio.run("echo", text="x", times="many")
+    assert wrong_type.is_error and "times" in wrong_type.text
 
 
-async def test_images_links_and_large_results(workspace, traces, user_servers) -> None:
-    user_servers({"test": stdio_entry(traces)})
-    registry = ToolRegistry()
-    manager = make_manager(workspace, registry=registry)
-    try:
-        await manager.start()
-        ctx = context(workspace)
-        picture = await run(registry, "mcp__test__picture", ctx)
-        assert picture.text.splitlines() == [
-            "a red dot",
-            "[image: image/png, 30 B]",
-            "[resource link: dot.png file:///tmp/dot.png (image/png)]",
-        ]
-        assert [(image.mime_type, len(image.data)) for image in picture.images] == [("image/png", 40)]
-        flood = await run(registry, "mcp__test__flood", ctx, lines=20000)
-        assert flood.text.startswith("line 1\nline 2\n") and flood.text.endswith("line 20000\n")
-        assert full_output(flood.text) == (20000, 0o600)
-    finally:
-        await manager.aclose()
+async def test_images_links_and_large_results(stdio: Running) -> None:
+    picture = await stdio.run("picture")
+    assert picture.text.splitlines() == [
+        "a red dot",
+        "[image: image/png, 30 B]",
+        "[resource link: dot.png file:///tmp/dot.png (image/png)]",
+    ]
+    assert [(image.mime_type, len(image.data)) for image in picture.images] == [("image/png", 40)]
+    flood = await stdio.run("flood", lines=20000)
+    assert flood.text.startswith("line 1\nline 2\n") and flood.text.endswith("line 20000\n")
+    assert "lines" in flood.text and full_output(flood.text) == (20000, 0o600)
 
 
-async def test_a_server_that_crashes_mid_call_is_restarted_once(workspace, traces, user_servers) -> None:
-    user_servers({"test": stdio_entry(traces)})
-    registry = ToolRegistry()
-    manager = make_manager(workspace, registry=registry)
-    notices: list[str] = []
-    manager.listener = lambda text, level: notices.append(text) if text else None
-    connection = manager.connections["test"]
-    try:
-        await manager.start()
-        first = server_pid(traces)
-        ctx = context(workspace)
-        with pytest.raises(ToolError) as crashed:
-            await run(registry, "mcp__test__crash", ctx, message="first")
-        assert "stopped during the call to crash" in crashed.value.message
-        assert "crashing: first" in crashed.value.message  # the server's stderr tail
-        await eventually(lambda: connection.state == "ready" and server_pid(traces) != first, "the restart")
-        assert any("restarting it once" in notice for notice in notices)
-        assert (await run(registry, "mcp__test__echo", ctx, text="again")).text == "again"
-        with pytest.raises(ToolError, match="already restarted once"):
-            await run(registry, "mcp__test__crash", ctx, message="second")
-        await eventually(lambda: connection.state == "failed", "the second crash to stop it for good")
-        assert "mcp__test__echo" not in registry
-        assert "not restarted" in (connection.error or "") and "/mcp reconnect test" in (connection.error or "")
-        await manager.reconnect("test")
-        assert connection.state == "ready" and "mcp__test__echo" in registry
-    finally:
-        await manager.aclose()
+async def test_a_server_that_crashes_mid_call_is_restarted_once(stdio: Running, traces: Path) -> None:
+    first = server_pid(traces)
+    with pytest.raises(ToolError) as crashed:
+        await stdio.run("crash", message="first")
+    assert "stopped during the call to crash" in crashed.value.message
+    assert "crashing: first" in crashed.value.message  # the server's stderr tail
+    await eventually(lambda: stdio.connection.state == "ready" and server_pid(traces) != first, "the restart")
+    assert any("restarting it once" in notice for notice in stdio.notices)
+    assert (await stdio.run("echo", text="again")).text == "again"
+    with pytest.raises(ToolError, match="already restarted once"):
+        await stdio.run("crash", message="second")
+    await eventually(lambda: stdio.connection.state == "failed", "the second crash to stop it for good")
+    assert "mcp__test__echo" not in stdio.registry
+    error = stdio.connection.error or ""
+    assert "not restarted" in error and "/mcp reconnect test" in error
+    await stdio.manager.reconnect("test")
+    assert stdio.connection.state == "ready" and "mcp__test__echo" in stdio.registry
 
 
-async def test_a_server_killed_while_idle_is_noticed_and_restarted(workspace, traces, user_servers) -> None:
-    user_servers({"test": stdio_entry(traces)})
-    manager = make_manager(workspace)
-    connection = manager.connections["test"]
-    try:
-        await manager.start()
-        first = server_pid(traces)
-        os.kill(first, signal.SIGKILL)
-        await eventually(lambda: connection.state == "ready" and server_pid(traces) != first, "the restart")
-        assert connection.restarts_left == 0
-    finally:
-        await manager.aclose()
+async def test_a_server_killed_while_idle_is_noticed_and_restarted(stdio: Running, traces: Path) -> None:
+    first = server_pid(traces)
+    os.kill(first, signal.SIGKILL)
+    await eventually(lambda: stdio.connection.state == "ready" and server_pid(traces) != first, "the restart")
+    assert stdio.connection.restarts_left == 0
 
 
-async def test_a_cancelled_call_is_cancelled_on_the_server(workspace, traces, user_servers) -> None:
-    user_servers({"test": stdio_entry(traces)})
-    registry = ToolRegistry()
-    manager = make_manager(workspace, registry=registry)
-    try:
-        await manager.start()
-        call = asyncio.create_task(run(registry, "mcp__test__slow", context(workspace), seconds=60))
-        await eventually(lambda: (traces / "slow-started").exists(), "the call to reach the server")
-        call.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await call
-        await eventually(lambda: (traces / "cancelled").exists(), "the server to see the cancellation")
-        assert manager.connections["test"].state == "ready"
-    finally:
-        await manager.aclose()
+@pytest.mark.parametrize("transport", ["stdio", "web"])
+async def test_a_cancelled_call_is_cancelled_on_the_server(transport: str, traces: Path, request) -> None:
+    running: Running = request.getfixturevalue(transport)
+    call = asyncio.create_task(running.run("slow", seconds=60))
+    await eventually(lambda: (traces / "slow-started").exists(), "the call to reach the server")
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    await eventually(lambda: (traces / "cancelled").exists(), "the server to see the cancellation")
+    assert running.connection.state == "ready"
 
 
-async def test_stopping_leaves_no_server_process(workspace, traces, user_servers) -> None:
-    user_servers({"test": stdio_entry(traces)})
-    manager = make_manager(workspace)
-    await manager.start()
+async def test_stopping_leaves_no_server_process(stdio: Running, traces: Path) -> None:
     pid = server_pid(traces)
     assert not gone(pid)
-    await manager.aclose()
+    await stdio.manager.aclose()
     await eventually(lambda: gone(pid), "the server process to end")
-    assert manager.connections["test"].state == "stopped"
+    assert stdio.connection.state == "stopped"
 
 
 async def test_env_expands_from_the_environment_and_a_missing_variable_is_named(
@@ -187,78 +178,40 @@ async def test_env_expands_from_the_environment_and_a_missing_variable_is_named(
     entry = stdio_entry(traces)
     entry["env"] = {**entry["env"], "TOKEN": "Bearer ${MCP_TEST_TOKEN}", "MODE": "${MCP_TEST_MODE:-plain}"}
     user_servers({"test": entry, "broken": {"command": "x", "env": {"A": "${MCP_TEST_UNSET}"}}})
-    registry = ToolRegistry()
-    manager = make_manager(workspace, registry=registry)
+    running = Running(workspace, "test")
     try:
-        await manager.start()
-        ctx = context(workspace)
-        assert (await run(registry, "mcp__test__environment", ctx, name="TOKEN")).text == "Bearer s3cr3t-value"
-        assert (await run(registry, "mcp__test__environment", ctx, name="MODE")).text == "plain"
+        await running.manager.start()
+        assert (await running.run("environment", name="TOKEN")).text == "Bearer s3cr3t-value"
+        assert (await running.run("environment", name="MODE")).text == "plain"
         # Only a few basics of navtui's own environment reach a server (the SDK's default), never keys.
-        assert (await run(registry, "mcp__test__environment", ctx, name="NOT_FOR_SERVERS_KEY")).text == "unset"
-        broken = manager.connections["broken"]
+        assert (await running.run("environment", name="NOT_FOR_SERVERS_KEY")).text == "unset"
+        broken = running.manager.connections["broken"]
         assert broken.state == "failed" and "${MCP_TEST_UNSET}, which is not set" in (broken.error or "")
     finally:
-        await manager.aclose()
+        await running.manager.aclose()
 
 
-async def test_a_server_that_cannot_start_fails_with_its_stderr(workspace, traces, user_servers) -> None:
+async def test_a_server_that_cannot_start_fails_with_its_stderr(workspace, user_servers) -> None:
     user_servers({"gone": {"command": "navtui-no-such-server", "args": ["--x"]}})
-    manager = make_manager(workspace)
-    notices: list[str] = []
-    manager.listener = lambda text, level: notices.append(text) if text else None
-    await manager.start()
-    connection = manager.connections["gone"]
-    assert connection.state == "failed"
-    assert "it exited during start-up" in (connection.error or "")
-    assert notices and "navtui: cannot run 'navtui-no-such-server'" in notices[0]
-    await manager.aclose()
+    running = Running(workspace, "gone")
+    await running.manager.start()
+    assert running.connection.state == "failed"
+    assert "it exited during start-up" in (running.connection.error or "")
+    assert running.notices and "navtui: cannot run 'navtui-no-such-server'" in running.notices[0]
+    await running.manager.aclose()
 
 
-async def test_a_streamable_http_server_with_headers(workspace, http_server, user_servers, monkeypatch) -> None:
-    monkeypatch.setenv("MCP_TEST_KEY", "key-123")
-    user_servers({"web": {"url": http_server, "headers": {"X-Api-Key": "${MCP_TEST_KEY}"}}})
-    registry = ToolRegistry()
-    manager = make_manager(workspace, registry=registry)
-    try:
-        await manager.start()
-        assert manager.connections["web"].state == "ready"
-        ctx = context(workspace)
-        assert (await run(registry, "mcp__web__header", ctx, name="X-Api-Key")).text == "key-123"
-        assert (await run(registry, "mcp__web__echo", ctx, text="over http")).text == "over http"
-        failed = await run(registry, "mcp__web__fail", ctx, reason="http")
-        assert failed.is_error and failed.text == "Error executing tool fail: refused: http"
-    finally:
-        await manager.aclose()
+async def test_a_streamable_http_server_with_headers(web: Running) -> None:
+    assert web.connection.state == "ready"
+    assert (await web.run("header", name="X-Api-Key")).text == "key-123"
+    assert (await web.run("echo", text="over http")).text == "over http"
+    failed = await web.run("fail", reason="http")
+    assert failed.is_error and failed.text == "Error executing tool fail: refused: http"
 
 
-async def test_an_http_server_that_dies_mid_call(workspace, http_server, traces, user_servers) -> None:
-    user_servers({"web": {"url": http_server}})
-    registry = ToolRegistry()
-    manager = make_manager(workspace, registry=registry)
-    connection = manager.connections["web"]
-    try:
-        await manager.start()
-        with pytest.raises(ToolError, match="'web'"):
-            await run(registry, "mcp__web__crash", context(workspace))
-        # Nothing listens any more: the one reconnect fails and says so.
-        await eventually(lambda: connection.state == "failed", "the reconnect to fail")
-        assert "cannot connect" in (connection.error or "") or "exited" in (connection.error or "")
-    finally:
-        await manager.aclose()
-
-
-async def test_cancelling_an_http_call_reaches_the_server(workspace, http_server, traces, user_servers) -> None:
-    user_servers({"web": {"url": http_server}})
-    registry = ToolRegistry()
-    manager = make_manager(workspace, registry=registry)
-    try:
-        await manager.start()
-        call = asyncio.create_task(run(registry, "mcp__web__slow", context(workspace), seconds=60))
-        await eventually(lambda: (traces / "slow-started").exists(), "the call to reach the server")
-        call.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await call
-        await eventually(lambda: (traces / "cancelled").exists(), "the server to see the cancellation")
-    finally:
-        await manager.aclose()
+async def test_an_http_server_that_dies_mid_call(web: Running) -> None:
+    with pytest.raises(ToolError, match="'web'"):
+        await web.run("crash")
+    # Nothing listens any more: the one reconnect fails and says so.
+    await eventually(lambda: web.connection.state == "failed", "the reconnect to fail")
+    assert "cannot connect" in (web.connection.error or "") or "exited" in (web.connection.error or "")
