@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from navtui.core.errors import ToolError
+from navtui.mcp.config import user_config_path
 from navtui.mcp.connection import ServerConnection
 from navtui.mcp.tool import McpTool
 from navtui.tools.base import ToolContext, ToolRegistry, ToolResult
 from navtui.tools.registry import make_context
-from tests.mcp.conftest import eventually, gone, make_manager, server_pid, stdio_entry
+from tests.mcp.conftest import eventually, gone, make_manager, server_pid, stdio_entry, write_servers
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="Linux process handling")
 
@@ -60,22 +61,35 @@ class Running:
         return await run(self.registry, f"mcp__{self.name}__{tool_name}", self.ctx, **arguments)
 
 
-@pytest.fixture
-async def stdio(workspace: Path, traces: Path, user_servers) -> AsyncIterator[Running]:
-    """The test server over stdio as the user's server 'test', started."""
-    user_servers({"test": stdio_entry(traces)})
-    running = Running(workspace, "test")
+async def started(request: pytest.FixtureRequest, transport: str, workspace: Path, traces: Path) -> Running:
+    """The test server over stdio (the user's server 'test') or streamable HTTP ('web'), started."""
+    if transport == "stdio":
+        entry, name = stdio_entry(traces), "test"
+    else:
+        entry, name = {"url": request.getfixturevalue("http_server"), "headers": {"X-Api-Key": "${K:-key-123}"}}, "web"
+    write_servers(user_config_path(), {name: entry})
+    running = Running(workspace, name)
     await running.manager.start()
+    return running
+
+
+@pytest.fixture
+async def stdio(request: pytest.FixtureRequest, workspace: Path, traces: Path) -> AsyncIterator[Running]:
+    running = await started(request, "stdio", workspace, traces)
     yield running
     await running.manager.aclose()
 
 
 @pytest.fixture
-async def web(workspace: Path, http_server: str, user_servers) -> AsyncIterator[Running]:
-    """The test server over streamable HTTP as the user's server 'web', started."""
-    user_servers({"web": {"url": http_server, "headers": {"X-Api-Key": "${MCP_TEST_KEY:-key-123}"}}})
-    running = Running(workspace, "web")
-    await running.manager.start()
+async def web(request: pytest.FixtureRequest, workspace: Path, traces: Path) -> AsyncIterator[Running]:
+    running = await started(request, "http", workspace, traces)
+    yield running
+    await running.manager.aclose()
+
+
+@pytest.fixture(params=["stdio", "http"])
+async def either(request: pytest.FixtureRequest, workspace: Path, traces: Path) -> AsyncIterator[Running]:
+    running = await started(request, request.param, workspace, traces)
     yield running
     await running.manager.aclose()
 
@@ -150,9 +164,8 @@ async def test_a_server_killed_while_idle_is_noticed_and_restarted(stdio: Runnin
     assert stdio.connection.restarts_left == 0
 
 
-@pytest.mark.parametrize("transport", ["stdio", "web"])
-async def test_a_cancelled_call_is_cancelled_on_the_server(transport: str, traces: Path, request) -> None:
-    running: Running = request.getfixturevalue(transport)
+async def test_a_cancelled_call_is_cancelled_on_the_server(either: Running, traces: Path) -> None:
+    running = either
     call = asyncio.create_task(running.run("slow", seconds=60))
     await eventually(lambda: (traces / "slow-started").exists(), "the call to reach the server")
     call.cancel()
