@@ -7,7 +7,9 @@ A reader thread drains the pty like a terminal and timestamps when the welcome c
 full frame), then types a marker and times its echo in the prompt, then quits with ctrl+q. Bytecode is
 compiled first (``compileall``), as an install would.
 
-Usage: ``python bench/bench_startup.py [--reps 5]`` (about half a minute).
+Usage: ``python bench/bench_startup.py [--reps 5] [--mcp N]`` (about half a minute). ``--mcp N`` configures N
+stdio MCP servers (the tests' server) in the user file: they start in the background and must not move the
+first frame or the key echo.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import fcntl
+import json
 import os
 import pty
 import statistics
@@ -175,6 +178,15 @@ def run_stock(script: str) -> dict[str, Any]:
     return {"first_frame_ms": first * 1000, "rss_mb": rss}
 
 
+def write_mcp_servers(home: Path, count: int) -> None:
+    """``count`` stdio MCP servers (the tests' server) in the user file of ``home``."""
+    if not count:
+        return
+    entry = {"command": sys.executable, "args": [str(ROOT / "tests" / "mcp" / "mcp_server.py")]}
+    servers = {f"s{n}": {**entry, "env": {"MCP_TEST_DIR": str(home)}} for n in range(count)}
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+
 def stats(values: list[float]) -> str:
     return f"min {min(values):6.0f}  p50 {statistics.median(values):6.0f}  max {max(values):6.0f} ms"
 
@@ -183,6 +195,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--launcher", help="run this script (argv: URL MODEL) instead of `python -m navtui`")
+    parser.add_argument("--mcp", type=int, default=0, metavar="N", help="configure N stdio MCP servers")
     args = parser.parse_args()
     compileall.compile_dir(str(ROOT / "navtui"), quiet=1)
     from tests.fakes import FakeServer
@@ -196,6 +209,7 @@ def main() -> None:
         help_ms = time_help(args.reps)
         # One NAVTUI_HOME for all runs, as for a user: the warm-up run leaves the theme cache and history behind.
         with tempfile.TemporaryDirectory() as home:
+            write_mcp_servers(Path(home), args.mcp)
             run_navtui(server.url, home, args.launcher, linger=1.5)
             navtui = [run_navtui(server.url, home, args.launcher) for _ in range(args.reps)]
         run_stock(stock_script)
