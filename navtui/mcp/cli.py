@@ -37,8 +37,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def mcp_main(argv: list[str], *, cwd: Path | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out = out or sys.stdout
-    err = err or sys.stderr
+    stdout: TextIO = out or sys.stdout
+    stderr: TextIO = err or sys.stderr
     command: list[str] = []
     if "--" in argv:  # everything after "--" is the server's command line, options included
         at = argv.index("--")
@@ -50,10 +50,10 @@ def mcp_main(argv: list[str], *, cwd: Path | None = None, out: TextIO | None = N
     args.server_command = command
     try:
         if args.action == "list":
-            return asyncio.run(_list(cwd or Path.cwd(), args.no_connect, args.mcp_trust, out, err))
+            return asyncio.run(_list(cwd or Path.cwd(), args.no_connect, args.mcp_trust, stdout, stderr))
         if args.action == "add":
-            return _add(args, out, err)
-        return _remove(args.name, out, err)
+            return _add(args, stdout, stderr)
+        return _remove(args.name, stdout, stderr)
     except NavtuiError as exc:
         print(f"navtui mcp: {exc}", file=err)
         return 2

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from navtui.core.errors import ConfigError, ToolError
 from navtui.mcp import process
@@ -73,7 +73,7 @@ class ServerConnection:
         self._settled = asyncio.Event()
         self._generation = 0
         self._unwatch: Callable[[], None] | None = None
-        self._stderr: IO[str] | None = None
+        self._stderr: TextIO | None = None
         self._recovering = False
 
     @property
@@ -215,14 +215,14 @@ class ServerConnection:
         )
         return stdio_client(params, errlog=self._open_stderr())
 
-    def _open_stderr(self) -> IO[str]:
+    def _open_stderr(self) -> TextIO:
         """The server's stderr goes to a private file (its tail explains a failure); appended across restarts."""
         if self._stderr is None:
             directory = self.options.artifacts_dir
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             self.stderr_path = directory / f"mcp-{self.marker}.log"
             fd = os.open(self.stderr_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-            self._stderr = os.fdopen(fd, "w", encoding="utf-8")
+            self._stderr = open(fd, "w", encoding="utf-8")  # noqa: SIM115 - kept open while the server runs
         return self._stderr
 
     # ------------------------------------------------------------------ crashes
@@ -274,9 +274,9 @@ class ServerConnection:
         client, generation = await self._ready_client()
         closed = self._closed
 
-        async def progress(done: float, total: float | None, message: str | None) -> None:
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
             if on_progress is not None:
-                amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+                amount = f"{progress:g}/{total:g}" if total else f"{progress:g}"
                 on_progress(f"[{amount}] {message or ''}".rstrip() + "\n")
 
         call = asyncio.ensure_future(

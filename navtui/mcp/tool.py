@@ -22,7 +22,7 @@ from navtui.tools.output import excerpt_file, human_size, sanitize
 from navtui.tools.schema import plain_schema
 
 if TYPE_CHECKING:
-    from mcp.types import CallToolResult
+    from mcp.types import CallToolResult, EmbeddedResource
 
     from navtui.mcp.connection import RemoteTool, ServerConnection
 
@@ -103,23 +103,24 @@ class McpTool(Tool[McpArguments]):
 
 def to_tool_result(result: CallToolResult, ctx: ToolContext, *, label: str) -> ToolResult:
     """Text parts joined; images attached; links and resources described; a large text cut to head and tail."""
+    from mcp.types import AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextContent
+
     parts: list[str] = []
     images: list[ImageBlock] = []
     for block in result.content:
-        kind = getattr(block, "type", "")
-        if kind == "text":
+        if isinstance(block, TextContent):
             parts.append(block.text)
-        elif kind == "image":
+        elif isinstance(block, ImageContent):
             images.append(ImageBlock(data=block.data, mime_type=block.mime_type))
-            parts.append(f"[image: {block.mime_type}, {human_size(len(block.data) * 3 // 4)}]")
-        elif kind == "audio":
-            parts.append(f"[audio: {block.mime_type}, {human_size(len(block.data) * 3 // 4)}; not shown to the model]")
-        elif kind == "resource_link":
+            parts.append(f"[image: {block.mime_type}, {_decoded_size(block.data)}]")
+        elif isinstance(block, AudioContent):
+            parts.append(f"[audio: {block.mime_type}, {_decoded_size(block.data)}; not shown to the model]")
+        elif isinstance(block, ResourceLink):
             about = f" ({block.mime_type})" if block.mime_type else ""
             detail = f": {block.description}" if block.description else ""
             parts.append(f"[resource link: {block.name} {block.uri}{about}{detail}]")
-        elif kind == "resource":
-            parts.append(_embedded(block.resource, images))
+        elif isinstance(block, EmbeddedResource):
+            parts.append(_embedded(block, images))
     if not parts and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False, indent=2))
     text = sanitize("\n".join(parts)) or ("(the tool failed without a message)" if result.is_error else "(no output)")
@@ -128,16 +129,21 @@ def to_tool_result(result: CallToolResult, ctx: ToolContext, *, label: str) -> T
     return ToolResult(text=text, is_error=bool(result.is_error), images=images, details={"mcp": label})
 
 
-def _embedded(resource: Any, images: list[ImageBlock]) -> str:
+def _decoded_size(base64_data: str) -> str:
+    return human_size(len(base64_data) * 3 // 4)
+
+
+def _embedded(block: EmbeddedResource, images: list[ImageBlock]) -> str:
+    from mcp.types import TextResourceContents
+
+    resource = block.resource
     uri, mime = str(resource.uri), resource.mime_type or ""
-    text = getattr(resource, "text", None)
-    if text is not None:
-        return f"[resource {uri}]\n{text}"
-    blob = getattr(resource, "blob", "")
+    if isinstance(resource, TextResourceContents):
+        return f"[resource {uri}]\n{resource.text}"
     if mime.startswith("image/"):
-        images.append(ImageBlock(data=blob, mime_type=mime))
-        return f"[image resource {uri}: {mime}, {human_size(len(blob) * 3 // 4)}]"
-    return f"[binary resource {uri}: {mime or 'unknown type'}, {human_size(len(blob) * 3 // 4)}; not shown]"
+        images.append(ImageBlock(data=resource.blob, mime_type=mime))
+        return f"[image resource {uri}: {mime}, {_decoded_size(resource.blob)}]"
+    return f"[binary resource {uri}: {mime or 'unknown type'}, {_decoded_size(resource.blob)}; not shown]"
 
 
 def _excerpt(text: str, ctx: ToolContext, label: str) -> str:
