@@ -75,6 +75,7 @@ class ServerConnection:
         self._unwatch: Callable[[], None] | None = None
         self._stderr: TextIO | None = None
         self._recovering = False
+        self._troubled = False  # failed or crashed this session: its stderr log is kept for a look
 
     @property
     def transport(self) -> str:
@@ -130,6 +131,9 @@ class ServerConnection:
         await self._stop_task()
         if self.state in ("starting", "ready"):
             self.state = "stopped"
+        if not self._troubled and self.stderr_path is not None:
+            self.stderr_path.unlink(missing_ok=True)  # nothing went wrong: nothing to look at later
+            self.stderr_path = None
         self._settled.set()
         self.notify(self, None, "info")
 
@@ -161,6 +165,7 @@ class ServerConnection:
             self._stderr = None
 
     def _fail(self, reason: str) -> None:
+        self._troubled = True
         self.state = "failed"
         self.error = reason
         self._settled.set()
@@ -231,6 +236,7 @@ class ServerConnection:
         if generation != self._generation or self.state != "ready" or self._recovering:
             return
         self._recovering = True
+        self._troubled = True
         asyncio.get_running_loop().create_task(self._recover(reason))
 
     async def _recover(self, reason: str) -> None:

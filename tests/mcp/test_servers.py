@@ -175,12 +175,17 @@ async def test_a_cancelled_call_is_cancelled_on_the_server(either: Running, trac
     assert running.connection.state == "ready"
 
 
-async def test_stopping_leaves_no_server_process(stdio: Running, traces: Path) -> None:
+def stderr_logs(workspace: Path) -> list[str]:
+    return sorted(path.name for path in (workspace / ".artifacts").glob("mcp-*.log"))
+
+
+async def test_stopping_leaves_no_server_process_and_no_log(stdio: Running, traces: Path, workspace: Path) -> None:
     pid = server_pid(traces)
-    assert not gone(pid)
+    assert not gone(pid) and len(stderr_logs(workspace)) == 1
     await stdio.manager.aclose()
     await eventually(lambda: gone(pid), "the server process to end")
     assert stdio.connection.state == "stopped"
+    assert stderr_logs(workspace) == []  # nothing went wrong: its stderr is not kept
 
 
 async def test_env_expands_from_the_environment_and_a_missing_variable_is_named(
@@ -212,6 +217,7 @@ async def test_a_server_that_cannot_start_fails_with_its_stderr(workspace, user_
     assert "it exited during start-up" in (running.connection.error or "")
     assert running.notices and "navtui: cannot run 'navtui-no-such-server'" in running.notices[0]
     await running.manager.aclose()
+    assert len(stderr_logs(workspace)) == 1  # kept for a look
 
 
 async def test_a_streamable_http_server_with_headers(web: Running) -> None:
