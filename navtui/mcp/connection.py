@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 from navtui.core.errors import ConfigError, ToolError
 from navtui.mcp import process
 from navtui.mcp.config import ResolvedServer, ServerSpec, resolve
+from navtui.tools import lifetime
 from navtui.tools.output import read_tail
 
 if TYPE_CHECKING:
@@ -215,7 +217,7 @@ class ServerConnection:
         params = StdioServerParameters(
             command=command,
             args=args,
-            env={**resolved.env, **process.marker_env(self.marker)},
+            env=lifetime.marked_env(resolved.env, self.marker),
             cwd=resolved.cwd,
         )
         return stdio_client(params, errlog=self._open_stderr())
@@ -225,7 +227,8 @@ class ServerConnection:
         if self._stderr is None:
             directory = self.options.artifacts_dir
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            self.stderr_path = directory / f"mcp-{self.marker}.log"
+            # mcp-<date>-<time>-<owner>-...: the shape artifacts pruning reads the owner from (tools/artifacts.py).
+            self.stderr_path = directory / f"mcp-{time.strftime('%Y%m%d-%H%M%S')}-{self.marker}.log"
             fd = os.open(self.stderr_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
             self._stderr = open(fd, "w", encoding="utf-8")  # noqa: SIM115 - kept open while the server runs
         return self._stderr

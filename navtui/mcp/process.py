@@ -1,10 +1,12 @@
 """Server processes that end with navtui, even when navtui is killed with SIGKILL.
 
 The SDK spawns a stdio server itself (its own session, pipes, a spec-following shutdown), so navtui cannot
-hand it a ``preexec_fn``. Instead the server is started through a tiny launcher: ``python -c`` that asks
-the kernel for ``PR_SET_PDEATHSIG`` (SIGKILL when navtui dies) and then ``exec``s the server, which keeps
-the setting. Its environment carries the same ``NAVTUI_JOB_ID`` marker as shell jobs, so a process the
-server spawned (which does not inherit the death signal) can still be found and stopped.
+hand it a ``preexec_fn``. Instead the server's command line goes through the shell jobs' launcher
+(``tools/sandbox_exec.py``, unconfined here): it asks for ``PR_SET_PDEATHSIG`` (SIGKILL when navtui dies) and
+``exec``s the server, which keeps the setting. The signal is tied to the thread that forked: the SDK forks on
+the event loop's thread, which lives as long as navtui. The environment carries the shell jobs' marker
+(``NAVTUI_JOB_ID=<owner>-...``), so what a server spawned (which does not inherit the death signal) is found
+and stopped, and ``tools.lifetime.sweep_leftovers`` stops what a killed navtui left behind at the next start.
 """
 
 from __future__ import annotations
@@ -13,24 +15,11 @@ import asyncio
 import contextlib
 import os
 import secrets
+import signal
 import sys
 from collections.abc import Callable, Sequence
 
-from navtui.tools import procs
-from navtui.tools.env import JOB_MARKER
-
-# argv: -c <navtui pid> <command> <args...>. The parent check closes the race where navtui died before prctl.
-_LAUNCHER = """\
-import ctypes, os, signal, sys
-ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-if os.getppid() != int(sys.argv[1]):
-    os._exit(1)
-try:
-    os.execvp(sys.argv[2], sys.argv[2:])
-except OSError as exc:
-    sys.stderr.write(f"navtui: cannot run {sys.argv[2]!r}: {exc.strerror}\\n")
-    os._exit(127)
-"""
+from navtui.tools import lifetime, procs
 
 LINUX = sys.platform.startswith("linux")
 
@@ -39,16 +28,14 @@ def launch_command(command: str, args: Sequence[str]) -> tuple[str, list[str]]:
     """The command line that runs ``command args`` with the parent-death signal set (Linux; as is elsewhere)."""
     if not LINUX:
         return command, list(args)
-    return sys.executable, ["-I", "-S", "-c", _LAUNCHER, str(os.getpid()), command, *args]
+    policy = {"parent": os.getpid(), "deathsig": int(signal.SIGKILL)}
+    argv = lifetime.launcher_argv([command, *args], policy)
+    return argv[0], argv[1:]
 
 
 def new_token() -> str:
-    """A marker prefix unique to this navtui process: ``<pid>-<random>``, like shell jobs'."""
-    return f"{os.getpid()}-{secrets.token_hex(4)}"
-
-
-def marker_env(marker: str) -> dict[str, str]:
-    return {JOB_MARKER: marker}
+    """A marker prefix unique to this navtui run (``<owner>-<random>``, as shell jobs' are)."""
+    return f"{lifetime.owner_token()}-{secrets.token_hex(4)}"
 
 
 def server_pid(marker: str) -> int | None:

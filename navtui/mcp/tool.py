@@ -98,7 +98,8 @@ class McpTool(Tool[McpArguments]):
 
     async def run(self, args: McpArguments, ctx: ToolContext) -> ToolResult:
         result = await self.connection.call(self.remote.name, args.model_dump(), ctx.on_output)
-        return to_tool_result(result, ctx, label=f"{self.server}-{self.remote.name}")
+        # The connection's marker starts with navtui's owner token: artifacts pruning keeps a running navtui's files.
+        return to_tool_result(result, ctx, label=f"{self.connection.marker}-{self.remote.name}")
 
 
 def to_tool_result(result: CallToolResult, ctx: ToolContext, *, label: str) -> ToolResult:
@@ -126,7 +127,7 @@ def to_tool_result(result: CallToolResult, ctx: ToolContext, *, label: str) -> T
     text = sanitize("\n".join(parts)) or ("(the tool failed without a message)" if result.is_error else "(no output)")
     if len(text.encode("utf-8")) > INLINE_LIMIT:
         text = _excerpt(text, ctx, label)
-    return ToolResult(text=text, is_error=bool(result.is_error), images=images, details={"mcp": label})
+    return ToolResult(text=text, is_error=bool(result.is_error), images=images)
 
 
 def _decoded_size(base64_data: str) -> str:
@@ -148,7 +149,7 @@ def _embedded(block: EmbeddedResource, images: list[ImageBlock]) -> str:
 
 def _excerpt(text: str, ctx: ToolContext, label: str) -> str:
     """Keep the whole result in a file the model may ``read``; return its head and tail."""
-    safe = "".join(c if c.isalnum() or c in "_-" else "_" for c in label)[:60]
+    safe = "".join(c if c.isalnum() or c in "_-." else "_" for c in label)[:80]
     path = ctx.artifacts_dir / f"mcp-{time.strftime('%Y%m%d-%H%M%S')}-{safe}-{time.monotonic_ns() % 10**6}.txt"
     try:
         ctx.artifacts_dir.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -1,6 +1,7 @@
 """Shell output files (``~/.navtui/artifacts``) are pruned at start: by age, then oldest first down to a size.
 
-Every command writes its whole output there, so without pruning the folder only grows. A file whose owner
+Every command writes its whole output there (and MCP servers their stderr and their large results), so without
+pruning the folder only grows. A file whose owner
 (the navtui named in its file name) still runs is never removed: another open navtui may be reading it.
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from navtui.tools.lifetime import owner_alive
 
-_PATTERN = "shell-*.log"
+_PATTERNS = ("shell-*.log", "mcp-*.log", "mcp-*.txt")
 
 
 @dataclass
@@ -25,7 +26,8 @@ class PruneReport:
 
 
 def _owner(path: Path) -> str:
-    """``shell-<date>-<time>-<owner>-<hex>-<job>.log`` -> ``<owner>`` (``pid.starttime``, or a bare pid)."""
+    """``shell-<date>-<time>-<owner>-<hex>-<job>.log`` (``mcp-`` files alike) -> ``<owner>`` (``pid.starttime``,
+    or a bare pid)."""
     parts = path.stem.split("-")
     return parts[3] if len(parts) >= 6 else ""
 
@@ -36,7 +38,7 @@ def prune_artifacts(folder: Path, *, max_age_days: float, max_bytes: int, now: f
     now = time.time() if now is None else now
     files: list[tuple[float, int, Path]] = []
     try:
-        entries = list(folder.glob(_PATTERN))
+        entries = [path for pattern in _PATTERNS for path in folder.glob(pattern)]
     except OSError:
         return report
     for path in entries:

@@ -59,7 +59,10 @@ async def test_a_failing_server_is_a_notice_with_its_stderr(make_app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: any("'broken' failed" in text for text in notices(app)))
         text = next(text for text in notices(app) if "'broken' failed" in text)
-        assert "it exited during start-up" in text and "navtui: cannot run 'navtui-missing-server'" in text
+        assert (
+            "it exited during start-up" in text
+            and "navtui: cannot run navtui-missing-server: No such file or directory" in text
+        )
         status = main_screen(app).query_one(StatusLine)
         await wait_for(pilot, lambda: status.data.mcp == "mcp 1 failed")
 

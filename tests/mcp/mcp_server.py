@@ -2,7 +2,8 @@
 
 ``python mcp_server.py`` serves stdio; ``python mcp_server.py --http`` serves streamable HTTP on 127.0.0.1
 (a free port, printed as ``PORT <n>`` on stdout). ``MCP_TEST_DIR`` names a directory where the tools leave
-traces the tests wait for: ``pid`` (written at start), ``slow-started`` and ``cancelled`` (the slow tool).
+traces the tests wait for: ``pid`` (written at start), ``slow-started`` and ``cancelled`` (the slow tool),
+``child`` (with ``MCP_TEST_CHILD=1``: a helper process the server started).
 """
 
 from __future__ import annotations
@@ -110,6 +111,11 @@ def serve_http() -> None:
 
 if __name__ == "__main__":
     (TRACES / "pid").write_text(str(os.getpid()))
+    if os.environ.get("MCP_TEST_CHILD"):  # a helper process of its own, as npx-started servers have
+        import subprocess
+
+        child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL, start_new_session=True)
+        (TRACES / "child").write_text(str(child.pid))
     sys.stderr.write("test server ready\n")
     sys.stderr.flush()
     if "--http" in sys.argv:

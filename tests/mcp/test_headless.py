@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from navtui.config.paths import sessions_dir, user_settings_path
+from navtui.tools.lifetime import sweep_leftovers
 from tests.fakes import Text, ToolCall
 from tests.mcp.conftest import eventually, gone, server_pid, stdio_entry, write_servers
 from tests.mcp.test_servers import pytestmark  # noqa: F401  (Linux process handling)
@@ -82,7 +83,9 @@ def test_a_repository_s_servers_are_skipped_headless_unless_trusted(fake_server,
 
 
 def test_killing_navtui_with_sigkill_leaves_no_server_process(fake_server, workspace: Path, traces: Path) -> None:
-    write_servers(user_settings_path().parent / "mcp.json", {"test": stdio_entry(traces)})
+    entry = stdio_entry(traces)
+    entry["env"] = {**entry["env"], "MCP_TEST_CHILD": "1"}
+    write_servers(user_settings_path().parent / "mcp.json", {"test": entry})
     fake_server.script(ToolCall("mcp__test__slow", {"seconds": 120}))
     navtui = subprocess.Popen(
         [sys.executable, "-m", "navtui", "-p", "ollama", "-b", fake_server.url, "-m", MODEL]
@@ -97,10 +100,13 @@ def test_killing_navtui_with_sigkill_leaves_no_server_process(fake_server, works
         import asyncio
 
         asyncio.run(eventually(lambda: (traces / "slow-started").exists(), "the call to reach the server", 60))
-        server = server_pid(traces)
+        server, child = server_pid(traces), int((traces / "child").read_text())
         navtui.send_signal(signal.SIGKILL)
         navtui.wait(10)
         asyncio.run(eventually(lambda: gone(server), "the server to die with navtui"))
+        # The server's own helper gets no death signal; it carries navtui's marker, and the next start sweeps it.
+        sweep_leftovers()
+        asyncio.run(eventually(lambda: gone(child), "the sweep to stop the server's helper"))
     finally:
         navtui.kill()
         navtui.wait(10)

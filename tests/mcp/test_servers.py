@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from navtui.core.errors import ToolError
+from navtui.mcp import process
 from navtui.mcp.config import user_config_path
 from navtui.mcp.connection import ServerConnection
 from navtui.mcp.tool import McpTool
@@ -138,6 +139,22 @@ async def test_images_links_and_large_results(stdio: Running) -> None:
     assert "lines" in flood.text and full_output(flood.text) == (20000, 0o600)
 
 
+def test_mcp_files_are_pruned_like_shell_output_but_never_a_running_navtui_s(workspace: Path) -> None:
+    from navtui.tools.artifacts import prune_artifacts
+    from navtui.tools.lifetime import owner_token
+
+    folder = workspace / ".artifacts"
+    folder.mkdir()
+    marker = f"{process.new_token()}-mcp-test"  # what a connection's marker looks like
+    mine = [folder / f"mcp-20260101-120000-{marker}.log", folder / f"mcp-20260101-120000-{marker}-flood-7.txt"]
+    dead = [folder / "mcp-20260101-120000-999999999.1-abcd1234-mcp-test.log"]
+    for path in [*mine, *dead]:
+        path.write_text("x")
+    assert marker.startswith(owner_token())
+    report = prune_artifacts(folder, max_age_days=0, max_bytes=0)
+    assert [path.exists() for path in [*mine, *dead]] == [True, True, False] and report.removed == 1
+
+
 async def test_a_server_that_crashes_mid_call_is_restarted_once(stdio: Running, traces: Path) -> None:
     first = server_pid(traces)
     with pytest.raises(ToolError) as crashed:
@@ -215,7 +232,9 @@ async def test_a_server_that_cannot_start_fails_with_its_stderr(workspace, user_
     await running.manager.start()
     assert running.connection.state == "failed"
     assert "it exited during start-up" in (running.connection.error or "")
-    assert running.notices and "navtui: cannot run 'navtui-no-such-server'" in running.notices[0]
+    assert (
+        running.notices and "navtui: cannot run navtui-no-such-server: No such file or directory" in running.notices[0]
+    )
     await running.manager.aclose()
     assert len(stderr_logs(workspace)) == 1  # kept for a look
 
