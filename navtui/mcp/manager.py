@@ -320,8 +320,8 @@ class McpManager:
         """A few words for the status line while something needs attention; None when all is well."""
         states = [c.state for c in self.connections.values()]
         starting = [c.name for c in self.connections.values() if c.state == "starting"]
-        if starting:
-            return "mcp starting: " + ", ".join(starting)
+        if starting:  # the status line is short of room: names for one, a count for more (/mcp names them)
+            return f"mcp starting: {starting[0]}" if len(starting) == 1 else f"mcp starting: {len(starting)} servers"
         parts = []
         if states.count("failed"):
             parts.append(f"{states.count('failed')} failed")

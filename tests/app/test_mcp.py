@@ -176,6 +176,18 @@ async def test_slash_mcp_lists_and_reconnects(make_app, traces: Path) -> None:
         assert notices(app)[-1].startswith("Usage: /mcp [list]")
 
 
+async def test_slash_mcp_arguments_complete(make_app, traces: Path, workspace: Path) -> None:
+    from navtui.app.commands.mcp import mcp_arguments
+
+    write_servers(user_file(), {"test": stdio_entry(traces)})
+    write_servers(workspace / ".mcp.json", {"repo": stdio_entry(traces)})
+    app = make_app(mcp_trust=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: ready(app, "test") and ready(app, "repo"))
+        arguments = await mcp_arguments(main_screen(app))
+        assert arguments == ["list", "reconnect test", "reconnect repo", "approve repo"]
+
+
 async def test_slash_mcp_without_servers_says_how_to_add_one(make_app) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

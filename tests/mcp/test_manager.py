@@ -111,3 +111,15 @@ async def test_tools_that_do_not_fit_a_small_window_are_left_out(workspace: Path
         assert len(registry.names()) == 9
     finally:
         await manager.aclose()
+
+
+def test_the_status_line_summary_stays_short(workspace: Path, traces: Path) -> None:
+    write_servers(user_config_path(), {"a": stdio_entry(traces), "b": stdio_entry(traces)})
+    manager = make_manager(workspace)
+    assert manager.summary() is None  # nothing needs attention
+    manager.connections["a"].state = "starting"
+    assert manager.summary() == "mcp starting: a"
+    manager.connections["b"].state = "starting"
+    assert manager.summary() == "mcp starting: 2 servers"
+    manager.connections["a"].state = manager.connections["b"].state = "failed"
+    assert manager.summary() == "mcp 2 failed"

@@ -56,9 +56,22 @@ async def mcp_command(ctx: CommandContext, args: str) -> None:
     ctx.refresh_status()
 
 
+async def mcp_arguments(ctx: CommandContext) -> list[str]:
+    """For the completion list: ``list``, ``reconnect NAME`` for each server that may start, ``approve NAME`` for
+    each of the repository's."""
+    manager: McpManager | None = getattr(ctx.runtime, "mcp", None)
+    if manager is None:
+        return []
+    connections = manager.connections.values()
+    reconnect = [f"reconnect {c.name}" for c in connections if c.state not in ("unapproved", "denied", "disabled")]
+    approve = [f"approve {c.name}" for c in connections if c.spec.source == "project"]
+    return ["list", *reconnect, *approve]
+
+
 def register(registry: CommandRegistry) -> None:
     registry.command(
         "mcp",
         "MCP servers: list them, reconnect one, approve a repository's",
         args="[list|reconnect NAME|approve NAME]",
+        arguments=mcp_arguments,
     )(mcp_command)
