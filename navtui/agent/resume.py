@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from navtui.config.launch import THINKING_LEVELS
 from navtui.core.errors import NavtuiError
 from navtui.core.events import Notice
 
@@ -20,8 +21,7 @@ if TYPE_CHECKING:
     from navtui.config.launch import LaunchOptions
     from navtui.config.settings import Settings
 
-# pi's and omp's levels, lowest first; navtui's providers take off/low/medium/high.
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+# navtui's providers take off/low/medium/high.
 KNOWN_PROVIDERS = ("ollama", "anthropic", "openai")
 _THINK_OF_LEVEL: dict[str, bool | str] = {
     "off": False,

@@ -7,7 +7,6 @@ agent, and knows how to switch model, start afresh, and report status.
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,29 +80,10 @@ class StatusInfo:
     session_name: str | None = None
     mcp: str | None = None  # MCP servers starting, failed or waiting for approval
     sandbox: str = ""  # the sandbox label: workspace-write, read-only(+net), off (off! when it degraded)
-
-
-def git_state(cwd: Path) -> tuple[str | None, bool]:
-    """(branch, dirty) or (None, False) outside a repository. Runs git; call it off the UI loop."""
-    try:
-        out = subprocess.run(
-            ["git", "status", "--porcelain=v1", "--branch"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=2,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None, False
-    if out.returncode != 0:
-        return None, False
-    lines = out.stdout.splitlines()
-    branch = None
-    if lines and lines[0].startswith("## "):
-        head = lines[0][3:]
-        branch = head.split("...")[0].replace("No commits yet on ", "")
-    return branch, any(line and not line.startswith("##") for line in lines)
+    git_staged: int = 0
+    git_unstaged: int = 0
+    git_untracked: int = 0
+    background_jobs: int = 0
 
 
 class Runtime:
@@ -179,7 +159,8 @@ class Runtime:
         return self.model_choice.thinking_level or level_of(self.settings.providers.think)
 
     def set_thinking_level(self, level: str) -> None:
-        from navtui.agent.resume import THINKING_LEVELS, think_setting
+        from navtui.agent.resume import think_setting
+        from navtui.config.launch import THINKING_LEVELS
 
         if level not in THINKING_LEVELS:
             raise NavtuiError(f"Unknown thinking level '{level}'", hint="use one of: " + ", ".join(THINKING_LEVELS))
@@ -576,12 +557,18 @@ class Runtime:
         return list(self.session.display_items())
 
     def status(self, *, with_git: bool = True) -> StatusInfo:
-        branch, dirty = git_state(self.cwd) if with_git else (None, False)
+        from navtui.agent.git_status import GitStatus, git_status
+
+        git = git_status(self.cwd) if with_git else GitStatus()
         total = self.agent.usage_total
         return StatusInfo(
             cwd=str(self.cwd),
-            git_branch=branch,
-            git_dirty=dirty,
+            git_branch=git.branch,
+            git_dirty=git.dirty,
+            git_staged=git.staged,
+            git_unstaged=git.unstaged,
+            git_untracked=git.untracked,
+            background_jobs=len(self.ctx.jobs.running()),
             provider=self.provider.name,
             model=self.provider.model,
             context_tokens=self.agent.budget.estimate(self.agent),

@@ -70,6 +70,10 @@ class EventRouter:
         self._thinking: ThinkingView | None = None
         self._cards: dict[str, ToolCard] = {}
 
+    def cards_of(self, call_id: str) -> ToolCard:
+        """The card of a call that started and has not finished."""
+        return self._cards[call_id]
+
     def handle(self, event: AgentEvent) -> None:
         transcript = self.transcript
         match event:

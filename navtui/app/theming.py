@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 
 from navtui.app.theme_cache import load_cached_theme, save_cached_theme, theme_data
+from navtui.config.paths import navtui_home
 
 if TYPE_CHECKING:
     from textual.theme import Theme
@@ -51,16 +52,23 @@ class AppThemes:
     def apply(self, registry: ThemeRegistry) -> None:
         """Register every theme and switch to the wanted one (re-styling if it differs from the cached copy)."""
         from navtui.themes.live import register_themes
+        from navtui.themes.loader import brief_error, declared_name
 
         app = self.app
         register_themes(app, registry)
         self.registry = registry
         wanted = self.wanted
+        broken = {path: error for path, error in registry.errors.items() if declared_name(path) == wanted}
         if registry.find(wanted) is None and wanted not in app.available_themes:
-            self.warnings.append(f'Theme "{wanted}" not found; using "dark". Available: {", ".join(registry.names())}')
+            if broken:  # the chosen theme's own file: every problem, so it can be fixed
+                self.warnings += [f'Theme "{wanted}" could not be loaded; using "dark".\n{e}' for e in broken.values()]
+            else:
+                available = ", ".join(registry.names())
+                self.warnings.append(f'Theme "{wanted}" not found; using "dark". Available: {available}')
             wanted = "dark"
         for path, error in registry.errors.items():
-            self.warnings.append(f"Theme file {path} is not valid: {error}")
+            if path not in broken and first_report(path):  # another theme's file: one line, once per version
+                self.warnings.append(brief_error(path, error))
         if app.theme != wanted:
             app.theme = wanted
         elif self._cached is not None and theme_data(self._cached) != theme_data(app.get_theme(wanted)):
@@ -69,3 +77,30 @@ class AppThemes:
     def remember(self) -> None:
         """Keep the current theme for the next start (blocking: call it in a thread)."""
         save_cached_theme(self.app.current_theme)
+
+
+def first_report(path: Path) -> bool:
+    """True the first time a broken theme file is reported, and again after it changes (remembered on disk)."""
+    import json
+
+    try:
+        stat = path.stat()
+    except OSError:
+        return False
+    record = navtui_home() / "cache" / "theme-reports.json"
+    try:
+        seen = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        seen = {}
+    if not isinstance(seen, dict):
+        seen = {}
+    stamp = f"{stat.st_mtime_ns}:{stat.st_size}"
+    if seen.get(str(path)) == stamp:
+        return False
+    seen[str(path)] = stamp
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps(seen), encoding="utf-8")
+    except OSError:
+        pass  # then it is said again next time: better than never
+    return True

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+"""pi's and omp's thinking levels, lowest first (``--thinking``, the prompt border's colours)."""
+
 
 @dataclass
 class LaunchOptions:

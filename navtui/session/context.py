@@ -153,8 +153,8 @@ def _pi_message(entry: RawEntry) -> UserMessage | None:
             )
         except ValidationError:
             return None
-    if role == "bashExecution" and not message.get("excludeFromContext"):
-        return _user(bash_execution_text(message), entry.timestamp)
+    if role in ("bashExecution", "pythonExecution") and not message.get("excludeFromContext"):
+        return _user(execution_text(message), entry.timestamp)
     if role == "branchSummary" and isinstance(message.get("summary"), str):
         return _user(BRANCH_PREFIX + message["summary"] + BRANCH_SUFFIX, entry.timestamp)
     if role == "compactionSummary" and isinstance(message.get("summary"), str):
@@ -162,8 +162,12 @@ def _pi_message(entry: RawEntry) -> UserMessage | None:
     return None
 
 
-def bash_execution_text(message: dict[str, Any]) -> str:
-    text = f"Ran `{message.get('command', '')}`\n"
+def execution_text(message: dict[str, Any]) -> str:
+    """A user's ``!`` (pi's bashExecution) or ``$`` (omp's pythonExecution) run, as the model is told of it."""
+    if message.get("role") == "pythonExecution":
+        text = f"Ran Python:\n```python\n{message.get('code', '')}\n```\n"
+    else:
+        text = f"Ran `{message.get('command', '')}`\n"
     output = message.get("output")
     text += f"```\n{output}\n```" if output else "(no output)"
     exit_code = message.get("exitCode")

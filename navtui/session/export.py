@@ -19,7 +19,7 @@ from typing import Any
 from navtui.core.fs import atomic_write_text
 from navtui.core.messages import AssistantMessage, ImageBlock, TextBlock, ToolCall, ToolResultMessage, UserMessage
 from navtui.session.blobs import resolve_blocks
-from navtui.session.context import bash_execution_text
+from navtui.session.context import execution_text
 from navtui.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -177,12 +177,12 @@ class _HtmlRenderer:
             provider, model = entry.resolved
             return f'<div class="state">Model: {html.escape(_model_name(provider, model))}</div>'
         if isinstance(entry, ThinkingLevelChangeEntry):
-            return f'<div class="state">Thinking level: {html.escape(entry.thinking_level)}</div>'
+            return f'<div class="state">Thinking level: {html.escape(entry.thinking_level or "off")}</div>'
         if isinstance(entry, RawEntry) and isinstance(entry.raw.get("message"), dict):
             message = entry.raw["message"]
             text = (
-                bash_execution_text(message)
-                if message.get("role") == "bashExecution"
+                execution_text(message)
+                if message.get("role") in ("bashExecution", "pythonExecution")
                 else str(message.get("content", ""))
             )
             role = html.escape(str(message.get("role", "")))
@@ -322,8 +322,8 @@ def _markdown_item(item: _Item) -> str:
         return f"### {entry.custom_type}{label}\n\n{content_text(entry.content)}"
     if isinstance(entry, RawEntry) and isinstance(entry.raw.get("message"), dict):
         message = entry.raw["message"]
-        if message.get("role") == "bashExecution":
-            return f"### Shell\n\n{bash_execution_text(message)}"
+        if message.get("role") in ("bashExecution", "pythonExecution"):
+            return f"### Shell\n\n{execution_text(message)}"
     return ""
 
 

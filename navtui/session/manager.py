@@ -259,6 +259,11 @@ class SessionManager:
         message = complete_message(message)  # what pi and omp require of a saved message
         return self._append(MessageEntry(id=self._new_id(), parent_id=self._leaf_id, message=message))
 
+    def append_execution(self, message: dict[str, Any]) -> str:
+        """A user's ``!``/``$`` run: pi's ``bashExecution`` or omp's ``pythonExecution`` message, as they write it."""
+        record = {"type": "message", "id": self._new_id(), "parentId": self._leaf_id, "timestamp": now_iso()}
+        return self._append(RawEntry.of({**record, "message": message}))
+
     def append_model_change(self, provider: str, model: str, role: str = "default") -> str:
         fields = model_change_fields(provider, model)
         return self._append(ModelChangeEntry(id=self._new_id(), parent_id=self._leaf_id, role=role, **fields))

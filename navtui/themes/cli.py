@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from navtui.themes.contrast import contrast_issues
-from navtui.themes.loader import ThemeRegistry, builtin_themes, load_theme_file
+from navtui.themes.contrast import readability_warnings
+from navtui.themes.loader import ThemeRegistry, brief_error, builtin_themes, load_theme_file
 from navtui.themes.schema import ThemeError
 
 _MAX_CONTRAST_LINES = 8
@@ -47,9 +47,9 @@ def _list(cwd: Path, out: TextIO, err: TextIO) -> int:
         tone = "dark" if theme.dark else "light"
         print(f"{name.ljust(width)}{source:<9}{tone:<6}{where}".rstrip(), file=out)
     for warning in registry.warnings:
-        print(f"warning: {warning}", file=err)
-    for error in registry.errors.values():
-        print(f"not loaded: {error}", file=err)
+        print(f"note: {warning}", file=err)
+    for path, error in registry.errors.items():
+        print(f"not loaded: {brief_error(path, error)}", file=err)
     print(
         f"custom themes: {registry.user_dir}" + (f" and {registry.project_dir}" if registry.project_dir else ""),
         file=out,
@@ -69,10 +69,10 @@ def _validate(files: list[Path], out: TextIO, err: TextIO) -> int:
         print(f'ok: {path} (theme "{theme.name}", {"dark" if theme.dark else "light"})', file=out)
         builtin = builtin_themes().get(theme.name)
         if builtin is not None and builtin.path != path.resolve():
-            print(f'  warning: "{theme.name}" is a built-in theme name and the built-in wins — rename it', file=out)
-        issues = contrast_issues(theme)
+            print(f'  note: in a themes folder this file replaces the built-in theme "{theme.name}"', file=out)
+        issues = readability_warnings(theme)
         if issues:
-            print(f"  warning: {len(issues)} text/background pairs are hard to read (WCAG contrast):", file=out)
+            print(f"  warning: {len(issues)} colours are invisible or hard to read (contrast under 3:1):", file=out)
             for issue in issues[:_MAX_CONTRAST_LINES]:
                 print(f"    {issue}", file=out)
             if len(issues) > _MAX_CONTRAST_LINES:

@@ -1,4 +1,9 @@
-"""Readability check of a theme: WCAG contrast of the text/background pairs the UI actually draws."""
+"""Readability check of a theme: WCAG contrast of the text/background pairs the UI actually draws.
+
+``contrast_issues`` holds the built-ins to WCAG AA (4.5:1 for text, 3:1 for quiet parts). ``readability_warnings``
+is what ``navtui themes validate`` says of any theme: a marker (border, status segment, diff sign) painted in its
+own background's colour, which makes it invisible, and text under 3:1.
+"""
 
 from __future__ import annotations
 
@@ -102,3 +107,46 @@ def contrast_issues(theme: NavTheme) -> list[ContrastIssue]:
                 if ratio < minimum:
                     issues.append(ContrastIssue(foreground, background, ratio, minimum))
     return issues
+
+
+HARD_TO_READ = 3.0
+"""Below this, ``themes validate`` warns about a text/background pair (WCAG's minimum for large text)."""
+
+_MARKERS: tuple[tuple[str, str], ...] = (
+    *((token, "statusLineBg") for token in TOKEN_GROUPS["Status line segments"]),
+    *((token, _BACKGROUND) for token in TOKEN_GROUPS["Thinking and mode borders"]),
+    *(
+        (token, _BACKGROUND)
+        for token in ("border", "borderAccent", "borderMuted", "mdQuoteBorder", "mdCodeBlockBorder", "mdHr")
+    ),
+    *((token, _BACKGROUND) for token in ("success", "error", "warning", "mdListBullet", "accent")),
+    *((token, _BACKGROUND) for token in ("toolDiffAdded", "toolDiffRemoved")),
+)
+
+
+@dataclass(frozen=True)
+class Invisible:
+    token: str
+    background: str
+
+    def __str__(self) -> str:
+        return f"colors.{self.token} is the same colour as {self.background}: it cannot be seen — change one of them"
+
+
+def readability_warnings(theme: NavTheme) -> list[Invisible | ContrastIssue]:
+    """Markers that vanish into their background, then text/background pairs under 3:1."""
+    warnings: list[Invisible | ContrastIssue] = [
+        Invisible(token, background)
+        for token, background in _MARKERS
+        if _paint(theme, token) == _paint(theme, background)
+    ]
+    invisible = {(w.token, w.background) for w in warnings if isinstance(w, Invisible)}
+    for pairs in (MAIN_PAIRS, SECONDARY_PAIRS):
+        for foreground, backgrounds in pairs:
+            for background in backgrounds:
+                if (foreground, background) in invisible:
+                    continue
+                ratio = contrast_ratio(_paint(theme, foreground), _paint(theme, background))
+                if ratio < HARD_TO_READ:
+                    warnings.append(ContrastIssue(foreground, background, ratio, HARD_TO_READ))
+    return warnings

@@ -68,8 +68,25 @@ class ThemeReload:
         return self.status in ("added", "updated")
 
 
+def brief_error(path: Path, error: ThemeError) -> str:
+    """One line for a theme file that does not load: where, how many problems, how to see them."""
+    count = len(error.issues) or 1
+    problems = f"{count} problem{'s' if count > 1 else ''}"
+    return f"{path} does not load ({problems}); `navtui themes validate {path}` lists them"
+
+
+def declared_name(path: Path) -> str:
+    """The theme name a file means to define (its ``name`` field if readable, else its stem)."""
+    try:
+        name = json.loads(path.read_text(encoding="utf-8")).get("name")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        name = None
+    return name if isinstance(name, str) and name else path.stem
+
+
 class ThemeRegistry:
-    """Built-in and custom themes by name. Built-ins win a name clash; project themes win over user ones.
+    """Built-in and custom themes by name. A custom file overrides a built-in of the same name (with a note), as
+    omp's custom themes do; project themes win over user ones.
 
     A custom file that stops parsing (or disappears) keeps its last good theme, so the app never loses
     the colours it is showing.
@@ -117,7 +134,7 @@ class ThemeRegistry:
         return sorted(set(self._builtins) | set(self._custom_by_name()))
 
     def find(self, name: str) -> NavTheme | None:
-        return self._builtins.get(name) or self._custom_by_name().get(name)
+        return self._custom_by_name().get(name) or self._builtins.get(name)
 
     def get(self, name: str) -> NavTheme:
         theme = self.find(name)
@@ -147,10 +164,7 @@ class ThemeRegistry:
         self._custom[key] = theme
         warning = None
         if theme.name in self._builtins:
-            warning = (
-                f'{key}: "{theme.name}" is a built-in theme name and the built-in wins — '
-                f'rename it (e.g. "{theme.name}-custom")'
-            )
+            warning = f'{key} replaces the built-in theme "{theme.name}"'
         renamed = previous.name if previous is not None and previous.name != theme.name else None
         return ThemeReload(
             key,
@@ -170,4 +184,4 @@ class ThemeRegistry:
     def _custom_by_name(self) -> dict[str, NavTheme]:
         # Later folders override earlier ones; within a folder, the last file (by name) wins.
         ordered = sorted(self._custom.values(), key=lambda t: (t.source == "project", str(t.path)))
-        return {theme.name: theme for theme in ordered if theme.name not in self._builtins}
+        return {theme.name: theme for theme in ordered}

@@ -5,6 +5,24 @@ from __future__ import annotations
 import re
 
 HEX_RE = re.compile(r"^#[0-9a-fA-F]{6}\Z")
+CSS_HEX_RE = re.compile(r"^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})\Z")
+"""The hex forms omp accepts (its colour parser is CSS's): #RGB, #RGBA, #RRGGBB, #RRGGBBAA."""
+
+
+def normalise_hex(colour: str) -> str:
+    """A CSS hex colour as ``#rrggbb`` or ``#rrggbbaa`` (short forms doubled, lower case)."""
+    digits = colour[1:].lower()
+    if len(digits) in (3, 4):
+        digits = "".join(digit * 2 for digit in digits)
+    return "#" + digits
+
+
+def flatten_alpha(colour: str, background: str) -> str:
+    """``#rrggbbaa`` painted over the opaque ``background``: the ``#rrggbb`` a terminal can show."""
+    if len(colour) != 9:
+        return colour
+    return blend(background, colour[:7], int(colour[7:], 16) / 255)
+
 
 # xterm's defaults for the 16 system colours; terminals may differ, which is why hex is preferred.
 _SYSTEM_COLOURS = (

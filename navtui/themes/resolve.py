@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from navtui.themes.model import NavTheme, ThemeSource
-from navtui.themes.palette import HEX_RE, xterm_to_hex
+from navtui.themes.palette import CSS_HEX_RE, flatten_alpha, normalise_hex, xterm_to_hex
 from navtui.themes.schema import VAR_NAME_RE, ThemeError, example_colour, parse_theme_file
 from navtui.themes.tokens import EXPORT_TOKENS, REQUIRED_TOKENS
 
@@ -32,7 +32,7 @@ class _Resolver:
         if value == "":
             return ""
         if value.startswith("#"):
-            return value.lower() if HEX_RE.match(value) else None
+            return normalise_hex(value) if CSS_HEX_RE.match(value) else None
         if not VAR_NAME_RE.match(value):
             return None
         if value not in self.variables:
@@ -87,18 +87,42 @@ def build_theme(raw: Any, *, label: str, source: ThemeSource = "file", path: Pat
         resolver.variable(name)
     colors = {key: resolver.value(value, f"colors.{key}") for key, value in _section(raw, "colors").items()}
     export = {
-        key: resolver.value(value, f"export.{key}")
+        key: resolver.value(_unsigil(value), f"export.{key}")
         for key, value in _section(raw, "export").items()
         if key in EXPORT_TOKENS and value is not None
     }
     issues += [issue for issue in resolver.issues if issue not in issues]
     if issues or model is None:
         raise ThemeError.invalid(label, issues)
+    opaque_colors, opaque_export = _without_alpha(
+        {key: value for key, value in colors.items() if value is not None}, {k: v for k, v in export.items() if v}
+    )
     return NavTheme(
         name=model.name,
-        colors={key: value for key, value in colors.items() if value is not None},
-        export={key: value for key, value in export.items() if value},
+        colors=opaque_colors,
+        export=opaque_export,
         symbols=model.symbols,
         source=source,
         path=path,
     )
+
+
+def _unsigil(value: Any) -> Any:
+    """omp's export section may write a variable as ``"$name"``."""
+    return value[1:] if isinstance(value, str) and value.startswith("$") else value
+
+
+def _without_alpha(colors: dict[str, str], export: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """Terminals have no alpha: ``#rrggbbaa`` colours are painted over the page background (itself over the
+    default background of the theme's tone when it has alpha)."""
+    if not any(len(value) == 9 for value in (*colors.values(), *export.values())):
+        return colors, export
+    solid = NavTheme(
+        name="-",
+        colors={key: value[:7] for key, value in colors.items()},
+        export={key: value[:7] for key, value in export.items()},
+    )
+    default = NavTheme(name="-", colors=solid.colors).background  # the page without export.pageBg
+    page = flatten_alpha(export["pageBg"], default) if "pageBg" in export else solid.background
+    export = {key: flatten_alpha(value, default if key == "pageBg" else page) for key, value in export.items()}
+    return {key: flatten_alpha(value, page) for key, value in colors.items()}, export

@@ -10,10 +10,13 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic_core import PydanticCustomError
 
 from navtui.core.errors import ConfigError
-from navtui.themes.palette import HEX_RE
+from navtui.themes.palette import CSS_HEX_RE, normalise_hex
 from navtui.themes.tokens import REQUIRED_TOKENS
 
-COLOUR_FORMS = 'use "#RRGGBB", a number 0-255 (xterm palette), a name from "vars", or "" for the terminal default'
+COLOUR_FORMS = (
+    'use "#RRGGBB" (or #RGB, #RGBA, #RRGGBBAA), a number 0-255 (xterm palette), a name from "vars", '
+    'or "" for the terminal default'
+)
 _MAX_MISSING_LINES = 6
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 VAR_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
@@ -51,16 +54,32 @@ def _check_colour(value: object) -> str | int:
             raise _colour_error(f'{value} is out of range — use a number 0-255 (xterm palette) or "#RRGGBB"')
         return value
     if value.startswith("#"):
-        if not HEX_RE.match(value):
-            raise _colour_error(f'{_show(value)} is not a #RRGGBB colour — write six hex digits, e.g. "#1e3a2a"')
-        return value.lower()
+        if not CSS_HEX_RE.match(value):
+            raise _colour_error(
+                f'{_show(value)} is not a hex colour — write #RRGGBB (e.g. "#1e3a2a"), #RGB, #RGBA or #RRGGBBAA'
+            )
+        return normalise_hex(value)
+    if value.startswith("$") and VAR_NAME_RE.match(value[1:]):
+        raise _colour_error(
+            f'{_show(value)}: "$name" references are for "export" only (as in omp) — write "{value[1:]}" here'
+        )
     if value and not VAR_NAME_RE.match(value):
         raise _colour_error(f"{_show(value)} is neither a colour nor a variable name — {COLOUR_FORMS}")
     return value
 
 
+def _check_export_colour(value: object) -> str | int:
+    # omp's HTML export also takes "$name" for a variable.
+    if isinstance(value, str) and value.startswith("$") and VAR_NAME_RE.match(value[1:]):
+        return value
+    return _check_colour(value)
+
+
 ColourValue = Annotated[str | int, BeforeValidator(_check_colour)]
-"""``#rrggbb`` (lower-cased), an xterm index 0-255, a ``vars`` name, or ``""`` for the terminal default."""
+"""``#rrggbb``/``#rrggbbaa`` (lower-cased), an xterm index 0-255, a ``vars`` name, or ``""`` (terminal default)."""
+
+ExportColourValue = Annotated[str | int, BeforeValidator(_check_export_colour)]
+"""A colour of the ``export`` section: also ``"$name"`` for a variable, as omp allows there."""
 
 
 class _ColoursBase(BaseModel):
@@ -82,9 +101,9 @@ class ThemeExport(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    pageBg: ColourValue | None = None
-    cardBg: ColourValue | None = None
-    infoBg: ColourValue | None = None
+    pageBg: ExportColourValue | None = None
+    cardBg: ExportColourValue | None = None
+    infoBg: ExportColourValue | None = None
 
 
 class ThemeSymbols(BaseModel):

@@ -36,6 +36,10 @@ class StatusData:
     session_name: str | None = None
     mcp: str | None = None  # MCP servers starting, failed or waiting for approval
     sandbox: str = ""  # shown next to the approval mode when known: workspace-write, read-only, off, off!
+    git_staged: int = 0
+    git_unstaged: int = 0
+    git_untracked: int = 0
+    background_jobs: int = 0  # running shell jobs: with the advisor, the agents and jobs beside the main one
 
 
 def short_path(path: str, limit: int = 40) -> str:
@@ -68,18 +72,22 @@ class StatusLine(Widget):
         "status-line--path",
         "status-line--git-clean",
         "status-line--git-dirty",
+        "status-line--git-staged",
+        "status-line--git-unstaged",
+        "status-line--git-untracked",
         "status-line--model",
         "status-line--context",
         "status-line--context-warning",
         "status-line--context-error",
-        "status-line--tokens",
+        "status-line--spend",
+        "status-line--output",
         "status-line--cost",
         "status-line--approval",
         "status-line--approval-yolo",
         "status-line--sandbox",
         "status-line--sandbox-off",
         "status-line--marker",
-        "status-line--advisor",
+        "status-line--subagents",
         "status-line--spinner",
     }
 
@@ -113,21 +121,31 @@ class StatusLine(Widget):
         left = Text(no_wrap=True, overflow="ellipsis", end="")
         left.append(" " + display_safe(short_path(data.cwd)), self._style("path"))
         if data.git_branch:
-            dirty = "*" if data.git_dirty else ""
             left.append(
-                f"  {display_safe(data.git_branch)}{dirty}", self._style("git-dirty" if data.git_dirty else "git-clean")
+                f"  {display_safe(data.git_branch)}", self._style("git-dirty" if data.git_dirty else "git-clean")
             )
+            counts = (
+                ("*", data.git_unstaged, "unstaged"),
+                ("+", data.git_staged, "staged"),
+                ("?", data.git_untracked, "untracked"),
+            )
+            for mark, count, kind in counts:  # omp's order and marks
+                if count:
+                    left.append(f" {mark}{count}", self._style(f"git-{kind}"))
+            if data.git_dirty and not any(count for _, count, _ in counts):
+                left.append("*", self._style("git-dirty"))
         left.append(*sep)
         left.append(display_safe(data.model or "no model"), self._style("model"))
         if data.advisor_on:
-            left.append("++", self._style("advisor"))
+            left.append("++", self._style("subagents"))
         if data.provider:
             left.append(f" ({data.provider})", self._style("sep"))
         left.append(*sep)
         left.append_text(self._context_text())
         if data.tokens_in or data.tokens_out:
             left.append(*sep)
-            left.append(f"↑{human_tokens(data.tokens_in)} ↓{human_tokens(data.tokens_out)}", self._style("tokens"))
+            left.append(f"↑{human_tokens(data.tokens_in)}", self._style("spend"))
+            left.append(f" ↓{human_tokens(data.tokens_out)}", self._style("output"))
             if data.cost:
                 left.append(f" ${data.cost:.2f}" if data.cost >= 0.01 else f" ${data.cost:.4f}", self._style("cost"))
         left.append(*sep)
@@ -143,6 +161,8 @@ class StatusLine(Widget):
             left.append(*sep)
             starting = data.mcp.startswith("mcp starting")
             left.append(data.mcp, self._style("marker" if starting else "context-warning"))
+        if data.background_jobs:
+            left.append(f"  ⚙{data.background_jobs}", self._style("subagents"))
         if self.working:
             right = Text(f" {frame(self.spinner_index)} {self.activity or 'working'} ", self._style("spinner"))
             width = self.size.width

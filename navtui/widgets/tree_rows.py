@@ -354,7 +354,7 @@ def describe(entry: Entry, calls: dict[str, ToolCall], *, limit: int = TEXT_CHAR
         provider, model = entry.resolved
         return RowText(icon, f"model: {model or '?'}" + (f" ({provider})" if provider else ""), "meta")
     if isinstance(entry, ThinkingLevelChangeEntry):
-        return RowText(icon, f"thinking: {entry.thinking_level}", "meta")
+        return RowText(icon, f"thinking: {entry.thinking_level or 'off'}", "meta")
     if isinstance(entry, LabelEntry):
         return RowText(icon, f"label: {entry.label if entry.label else '(cleared)'}", "meta")
     if isinstance(entry, SessionInfoEntry):

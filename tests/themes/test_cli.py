@@ -22,7 +22,9 @@ def test_list_shows_builtins_custom_themes_and_broken_files(user_themes: Path, w
     lines = out.splitlines()
     assert any(line.split()[:3] == ["dark", "built-in", "dark"] for line in lines)
     assert any(line.split() == ["mine", "user", "light", str(user_themes / "mine.json")] for line in lines)
-    assert f"not loaded: {user_themes / 'broken.json'}: not a valid theme" in err
+    broken = user_themes / "broken.json"
+    assert f"not loaded: {broken} does not load (1 problem); `navtui themes validate {broken}` lists them" in err
+    assert "not valid JSON" not in err  # the details only when it is validated
 
 
 def test_validate_good_files_exits_0(tmp_path: Path) -> None:
@@ -48,11 +50,20 @@ def test_validate_bad_file_exits_1_with_the_errors(tmp_path: Path) -> None:
 def test_validate_warns_about_readability_and_builtin_names(tmp_path: Path) -> None:
     data = theme_json("dark")
     data["vars"]["output"] = "#30343c"
+    data["colors"]["statusLineStaged"] = data["colors"]["statusLineBg"]
     path = write_theme(tmp_path / "dim.json", data)
     code, out, _ = run(["validate", str(path)])
     assert code == 0
-    assert 'warning: "dark" is a built-in theme name' in out
-    assert "colors.toolOutput on toolPendingBg: contrast" in out
+    assert 'note: in a themes folder this file replaces the built-in theme "dark"' in out
+    assert "colors.statusLineStaged is the same colour as statusLineBg: it cannot be seen" in out
+    assert "colors.toolOutput on toolPendingBg: contrast 1." in out and "below 3.0" in out
+
+
+def test_validate_says_nothing_of_pairs_between_3_and_4_5(tmp_path: Path) -> None:
+    data = theme_json("grey")
+    data["vars"]["output"] = "#7a7f8a"  # about 3.6:1 on the tool backgrounds: quiet, still readable
+    code, out, _ = run(["validate", str(write_theme(tmp_path / "grey.json", data))])
+    assert code == 0 and "toolOutput" not in out
 
 
 def test_usage_errors_return_2() -> None:

@@ -20,14 +20,14 @@ def test_user_themes_come_from_navtui_home(user_themes: Path) -> None:
     assert registry.is_custom("mine") and not registry.is_custom("dark")
 
 
-def test_builtins_win_a_name_clash_with_a_warning(user_themes: Path) -> None:
+def test_a_user_file_overrides_the_builtin_of_its_name_with_a_note(user_themes: Path) -> None:
     write_theme(user_themes / "nord.json", theme_json("nord", accent="#010101"))
     registry = ThemeRegistry()
-    assert registry.get("nord").source == "builtin"
-    assert registry.warnings == [
-        f'{user_themes / "nord.json"}: "nord" is a built-in theme name and the built-in wins — '
-        'rename it (e.g. "nord-custom")'
-    ]
+    nord = registry.get("nord")
+    assert nord.source == "user" and nord.colors["accent"] == "#010101"
+    assert registry.is_custom("nord") and registry.names().count("nord") == 1
+    assert registry.warnings == [f'{user_themes / "nord.json"} replaces the built-in theme "nord"']
+    assert builtin_themes()["nord"].colors["accent"] != "#010101"  # the built-in itself is untouched
 
 
 def test_project_themes_win_over_user_themes(user_themes: Path, workspace: Path) -> None:

@@ -125,24 +125,34 @@ def test_referencing_a_colour_token_explains_that_only_vars_can_be_referenced() 
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        ("#12345", 'colors.border: "#12345" is not a #RRGGBB colour — write six hex digits, e.g. "#1e3a2a"'),
-        ("#gggggg", 'colors.border: "#gggggg" is not a #RRGGBB colour — write six hex digits, e.g. "#1e3a2a"'),
+        (
+            "#12345",
+            'colors.border: "#12345" is not a hex colour — write #RRGGBB (e.g. "#1e3a2a"), #RGB, #RGBA or #RRGGBBAA',
+        ),
+        (
+            "#gggggg",
+            'colors.border: "#gggggg" is not a hex colour — write #RRGGBB (e.g. "#1e3a2a"), #RGB, #RGBA or #RRGGBBAA',
+        ),
+        (
+            "$accent",
+            'colors.border: "$accent": "$name" references are for "export" only (as in omp) — write "accent" here',
+        ),
         (256, 'colors.border: 256 is out of range — use a number 0-255 (xterm palette) or "#RRGGBB"'),
         (-1, 'colors.border: -1 is out of range — use a number 0-255 (xterm palette) or "#RRGGBB"'),
         (
             True,
-            'colors.border: True is not a colour — use "#RRGGBB", a number 0-255 (xterm palette), '
-            'a name from "vars", or "" for the terminal default',
+            'colors.border: True is not a colour — use "#RRGGBB" (or #RGB, #RGBA, #RRGGBBAA), a number 0-255 '
+            '(xterm palette), a name from "vars", or "" for the terminal default',
         ),
         (
             1.5,
-            'colors.border: 1.5 is not a colour — use "#RRGGBB", a number 0-255 (xterm palette), '
-            'a name from "vars", or "" for the terminal default',
+            'colors.border: 1.5 is not a colour — use "#RRGGBB" (or #RGB, #RGBA, #RRGGBBAA), a number 0-255 '
+            '(xterm palette), a name from "vars", or "" for the terminal default',
         ),
         (
             "rgb(1, 2, 3)",
-            'colors.border: "rgb(1, 2, 3)" is neither a colour nor a variable name — use "#RRGGBB", '
-            'a number 0-255 (xterm palette), a name from "vars", or "" for the terminal default',
+            'colors.border: "rgb(1, 2, 3)" is neither a colour nor a variable name — use "#RRGGBB" (or #RGB, '
+            '#RGBA, #RRGGBBAA), a number 0-255 (xterm palette), a name from "vars", or "" for the terminal default',
         ),
     ],
 )
@@ -154,8 +164,10 @@ def test_bad_colour_values(value: object, expected: str) -> None:
 
 def test_bad_variable_value_is_reported_at_the_variable_only() -> None:
     data = theme_json("x")
-    data["vars"]["accent"] = "#fff"
-    assert issues_of(data) == ['vars.accent: "#fff" is not a #RRGGBB colour — write six hex digits, e.g. "#1e3a2a"']
+    data["vars"]["accent"] = "#fffff"
+    assert issues_of(data) == [
+        'vars.accent: "#fffff" is not a hex colour — write #RRGGBB (e.g. "#1e3a2a"), #RGB, #RGBA or #RRGGBBAA'
+    ]
 
 
 def test_name_problems() -> None:
@@ -181,7 +193,7 @@ def test_symbols_and_export_are_checked() -> None:
     data["symbols"] = {"preset": "emoji", "spinnerFrames": [1, 2]}
     data["export"]["cardBg"] = "#zzzzzz"
     assert issues_of(data) == [
-        'export.cardBg: "#zzzzzz" is not a #RRGGBB colour — write six hex digits, e.g. "#1e3a2a"',
+        'export.cardBg: "#zzzzzz" is not a hex colour — write #RRGGBB (e.g. "#1e3a2a"), #RGB, #RGBA or #RRGGBBAA',
         "symbols.preset: \"emoji\" — use one of 'unicode', 'nerd' or 'ascii'",
         'symbols.spinnerFrames: must be a list of strings or {"status": [...], "activity": [...]}',
     ]

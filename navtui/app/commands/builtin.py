@@ -53,6 +53,26 @@ async def model_command(ctx: CommandContext, args: str) -> None:
     await switch_model(ctx, args)
 
 
+async def thinking_command(ctx: CommandContext, args: str) -> None:
+    """/thinking [level]: show or set how hard the model thinks (shift+tab steps through the levels)."""
+    from navtui.config.launch import THINKING_LEVELS
+
+    runtime = ctx.runtime
+    level = args.strip().lower()
+    if not level:
+        ctx.notice(
+            f"Thinking: {runtime.thinking_level}. /thinking {'|'.join(THINKING_LEVELS)} sets it (shift+tab steps)."
+        )
+        return
+    try:
+        runtime.set_thinking_level(level)
+    except NavtuiError as exc:
+        ctx.error(exc.message, exc.hint)
+        return
+    ctx.notice(f"Thinking: {level}.")
+    ctx.refresh_status()
+
+
 async def switch_model(ctx: CommandContext, name: str) -> None:
     runtime = ctx.runtime
     try:
@@ -251,6 +271,9 @@ def register(registry: CommandRegistry) -> None:
     registry.command("new", "start a new session")(new_command)
     registry.command("model", "show the model, or switch to NAME (history kept)", args="[name]", arguments=model_names)(
         model_command
+    )
+    registry.command("thinking", "show or set the thinking level (off … xhigh)", args="[level]", key="shift+tab")(
+        thinking_command
     )
     registry.command("models", "pick a model from those available", key="ctrl+l")(models_command)
     registry.command("context", "what is in the context: system prompt, files, messages, tokens")(context_command)

@@ -30,6 +30,7 @@ from navtui.app.completion import (
 )
 from navtui.app.history import PromptHistory
 from navtui.app.turns import TurnRunner
+from navtui.config.launch import THINKING_LEVELS
 from navtui.widgets.completion_menu import CompletionMenu
 from navtui.widgets.items import ErrorItem, NoticeItem, ProviderHelpItem, ToolItem, WelcomeItem
 from navtui.widgets.prompt import PromptEditor
@@ -83,6 +84,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+o", "toggle_details", "Expand tools", show=False),
         Binding("ctrl+l", "models", "Models", show=False),
         Binding("ctrl+t", "themes", "Themes", show=False),
+        Binding("shift+tab", "next_thinking_level", "Thinking", show=False, priority=True),
         Binding("f1", "help", "Help", show=False),
         Binding("pageup", "scroll_transcript(-1)", show=False, priority=True),
         Binding("pagedown", "scroll_transcript(1)", show=False, priority=True),
@@ -108,7 +110,7 @@ class MainScreen(Screen[None]):
         self._activity = False  # a command's task runs (set_activity)
         self._last_ctrl_c = 0.0
         self._last_escape = 0.0
-        self._git: tuple[str | None, bool] = (None, False)
+        self._git: tuple[str | None, bool, int, int, int] = (None, False, 0, 0, 0)
         history_path = None
         if not getattr(self._options, "ephemeral", False):
             from navtui.config.paths import history_path as _history_path
@@ -276,7 +278,7 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="status")
     async def _refresh_status(self) -> None:
         info = await asyncio.to_thread(self._runtime.status)  # runs git: off the loop
-        self._git = (info.git_branch, info.git_dirty)
+        self._git = (info.git_branch, info.git_dirty, info.git_staged, info.git_unstaged, info.git_untracked)
         self.show_status(info)  # git can outlast the screen: show_status then finds no status line
 
     def set_activity(self, active: bool, label: str = "") -> None:
@@ -294,9 +296,52 @@ class MainScreen(Screen[None]):
             **{name: getattr(info, name) for name in StatusData.__dataclass_fields__ if hasattr(info, name)}
         )
         if data.git_branch is None and self._git[0] is not None:
-            data.git_branch, data.git_dirty = self._git
+            data.git_branch, data.git_dirty, data.git_staged, data.git_unstaged, data.git_untracked = self._git
         for status in self.query(StatusLine).results(StatusLine):  # none while the app shuts down
             status.update_status(data)
+        self.paint_prompt_border()
+
+    # ------------------------------------------------------------------ prompt border
+    def paint_prompt_border(self) -> None:
+        """The prompt's border is the thinking level's colour, or the shell/Python mode's while one is typed."""
+        from navtui.agent.user_commands import prompt_mode
+
+        level = getattr(self._runtime, "thinking_level", "off")
+        for prompt in self.query(PromptEditor).results(PromptEditor):  # none while the app shuts down
+            mode = prompt_mode(prompt.text)
+            for name in THINKING_LEVELS:
+                prompt.set_class(mode is None and name == level, f"-thinking-{name}")
+            prompt.set_class(mode == "bash", "-bash-mode")
+            prompt.set_class(mode == "python", "-python-mode")
+
+    @on(PromptEditor.Changed, "#prompt")
+    def _on_prompt_changed(self) -> None:
+        self.paint_prompt_border()
+
+    async def run_user_command(self, text: str) -> None:
+        """``!cmd`` / ``$code``: run it here, show it as a card, and let the model see it with the next prompt."""
+        from navtui.agent.user_commands import context_message, parse_user_command, run_user_command
+        from navtui.core.events import ToolCallFinished, ToolCallStarted
+        from navtui.core.messages import ToolCall, ToolResultMessage
+
+        command = parse_user_command(text)
+        runtime = self._runtime
+        if command is None or runtime is None:
+            return
+        argument = "command" if command.kind == "bash" else "code"
+        call = ToolCall(id=f"user-{time.monotonic_ns()}", name=command.kind, arguments={argument: command.code})
+        router = self.turns.router
+        router.handle(ToolCallStarted(call=call))
+        router.cards_of(call.id).add_class(f"-{command.kind}-mode")
+        message = await run_user_command(command, runtime.cwd)
+        failed = message["cancelled"] or message["exitCode"] not in (0, None)
+        result = ToolResultMessage.of(call, message["output"] or "(no output)", is_error=bool(failed))
+        router.handle(ToolCallFinished(call=call, result=result))
+        if runtime.session is not None:
+            runtime.session.append_execution(message)
+        model_sees = context_message(message)
+        if model_sees is not None:
+            runtime.agent.messages.append(model_sees)
 
     def _describe_item(self, item: ToolItem) -> str:
         from navtui.core.messages import ToolCall
@@ -334,6 +379,9 @@ class MainScreen(Screen[None]):
             return
         if stripped.startswith("//"):
             text = text.lstrip()[1:]  # "//" sends a message that starts with "/"
+        elif stripped[:1] in ("!", "$") and len(stripped.lstrip("!$").strip()) > 0 and not self.turns.running:
+            self.run_worker(self.run_user_command(stripped), group="user-command")
+            return
         self.turns.submit(text)
 
     def on_command_chosen(self, message: CommandChosen) -> None:
@@ -421,6 +469,15 @@ class MainScreen(Screen[None]):
 
     def action_toggle_details(self) -> None:
         self._transcript.toggle_details()
+
+    def action_next_thinking_level(self) -> None:
+        """shift+tab: the next thinking level, as in pi (the prompt border shows it)."""
+        if self._runtime is None or self.turns.running:
+            return
+        levels = THINKING_LEVELS
+        current = self._runtime.thinking_level
+        following = levels[(levels.index(current) + 1) % len(levels)] if current in levels else "off"
+        self.run_worker(COMMANDS.run(self, f"/thinking {following}"), group="command")
 
     def action_models(self) -> None:
         self.run_worker(COMMANDS.run(self, "/models"), group="command")

@@ -25,6 +25,7 @@ _STYLE_VARS: dict[str, tuple[str, ...]] = {
     "nav-md-link-url": ("markdown.link_url",),
     "nav-md-code": ("markdown.code",),
     "nav-md-quote": ("markdown.block_quote",),
+    "nav-md-quote-border": ("markdown.block_quote.border",),
     "nav-md-hr": ("markdown.hr",),
     "nav-md-list-bullet": ("markdown.item.bullet", "markdown.item.number"),
 }
@@ -174,7 +175,7 @@ def _syntax_theme_class() -> type:
 def _markdown_class() -> type:
     """Rich's Markdown with left-aligned headings (Rich centres h1/h2, which reads oddly in a transcript)."""
     from rich import box
-    from rich.markdown import Heading, ListItem, Markdown, TableElement
+    from rich.markdown import BlockQuote, Heading, ListItem, Markdown, TableElement
     from rich.segment import Segment
     from rich.table import Table
 
@@ -197,6 +198,17 @@ def _markdown_class() -> type:
             padding = Segment(" " * width, style)
             for index, line in enumerate(lines):
                 yield numeral if index == 0 else padding
+                yield from line
+                yield Segment("\n")
+
+    class BarredQuote(BlockQuote):
+        """A quote whose bar is drawn in its own colour (omp's ``mdQuoteBorder``), not the quote text's."""
+
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            lines = console.render_lines(self.elements, options.update(width=options.max_width - 4), style=self.style)
+            bar = Segment("▌ ", console.get_style("markdown.block_quote.border", default="none"))
+            for line in lines:
+                yield bar
                 yield from line
                 yield Segment("\n")
 
@@ -238,6 +250,7 @@ def _markdown_class() -> type:
             "heading_open": LeftHeading,
             "list_item_open": DottedItem,
             "table_open": BoxedTable,
+            "blockquote_open": BarredQuote,
         }
 
     return NavMarkdown

@@ -1,0 +1,100 @@
+"""The user's own commands from the prompt, as in pi and omp: ``!cmd`` runs a shell command, ``$code`` Python.
+
+The output joins the conversation as pi's ``bashExecution`` / omp's ``pythonExecution`` message (the model sees
+"Ran `cmd`" and its output with the next prompt); ``!!cmd`` / ``$$code`` keep it out of the model's context.
+They are the user's commands, typed by the user: no approval is asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from navtui.core.messages import UserMessage, now_ms
+
+MAX_OUTPUT = 100_000  # characters kept (the tail, like a terminal's scrollback)
+TIMEOUT = 600.0
+
+
+@dataclass(frozen=True)
+class UserCommand:
+    kind: Literal["bash", "python"]
+    code: str
+    excluded: bool  # "!!" / "$$": shown and saved, never sent to the model
+
+    @property
+    def prefix(self) -> str:
+        mark = "!" if self.kind == "bash" else "$"
+        return mark * (2 if self.excluded else 1)
+
+
+def parse_user_command(text: str) -> UserCommand | None:
+    """``!ls`` / ``!!ls`` / ``$print(1)`` / ``$$...``, else ``None`` (a bare ``!`` or ``$`` is an ordinary prompt)."""
+    stripped = text.strip()
+    for mark, kind in (("!", "bash"), ("$", "python")):
+        if stripped.startswith(mark):
+            excluded = stripped.startswith(mark * 2)
+            code = stripped[2 if excluded else 1 :].strip()
+            return UserCommand(kind, code, excluded) if code else None  # type: ignore[arg-type]
+    return None
+
+
+def prompt_mode(text: str) -> Literal["bash", "python"] | None:
+    """What the prompt is about to run, for its border: the mode shows as soon as the prefix is typed."""
+    stripped = text.lstrip()
+    return "bash" if stripped.startswith("!") else "python" if stripped.startswith("$") else None
+
+
+async def run_user_command(command: UserCommand, cwd: Path) -> dict[str, Any]:
+    """Run it and return the session message (pi's/omp's shape). Cancelling kills the process."""
+    if command.kind == "bash":
+        argv = ["bash", "-c", command.code]
+    else:  # the project's Python (the one on PATH), not the one navtui runs in
+        argv = [shutil.which("python3") or sys.executable, "-c", command.code]
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    cancelled = False
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            data, _ = await process.communicate()
+    except (TimeoutError, asyncio.CancelledError):
+        cancelled = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, 9)
+        data = b""
+        await process.wait()
+    text = data.decode("utf-8", "replace")
+    truncated = len(text) > MAX_OUTPUT
+    message: dict[str, Any] = {
+        "role": "bashExecution" if command.kind == "bash" else "pythonExecution",
+        ("command" if command.kind == "bash" else "code"): command.code,
+        "output": text[-MAX_OUTPUT:],
+        "exitCode": None if cancelled else process.returncode,
+        "cancelled": cancelled,
+        "truncated": truncated,
+        "timestamp": now_ms(),
+    }
+    if command.excluded:
+        message["excludeFromContext"] = True
+    return message
+
+
+def context_message(message: dict[str, Any]) -> UserMessage | None:
+    """What the model gets of a run (``None`` when it is kept out of the context)."""
+    from navtui.session.context import execution_text
+
+    if message.get("excludeFromContext"):
+        return None
+    return UserMessage(content=execution_text(message), timestamp=message.get("timestamp") or now_ms())

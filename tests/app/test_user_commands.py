@@ -1,0 +1,55 @@
+"""``!cmd`` and ``$code`` from the prompt: run here, shown as a card, saved as pi/omp save them, seen by the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from navtui.agent.user_commands import parse_user_command, prompt_mode
+from navtui.widgets.items import ToolItem
+from tests.app.conftest import main_screen, settle, transcript
+from tests.fakes import Text
+
+SIZE = (100, 30)
+
+
+def test_prefixes() -> None:
+    assert parse_user_command("!ls -la") == parse_user_command("  ! ls -la ")
+    assert (parse_user_command("!!git log").kind, parse_user_command("!!git log").excluded) == ("bash", True)  # type: ignore[union-attr]
+    assert parse_user_command("$$print(1)").kind == "python"  # type: ignore[union-attr]
+    assert parse_user_command("!") is None and parse_user_command("hello") is None
+    assert (prompt_mode("!"), prompt_mode(" $x"), prompt_mode("hi !")) == ("bash", "python", None)
+
+
+async def test_shell_and_python_runs_are_shown_saved_and_sent(make_app: Any, fake_server: Any, workspace: Path) -> None:
+    (workspace / "note.txt").write_text("hello from the file\n")
+    fake_server.script(Text("ok"))
+    app = make_app(ephemeral=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        for typed in ("!cat note.txt", "!!echo private", "$print(6 * 7)"):
+            screen.submit(typed)
+            await settle(app, pilot)
+        cards = [item for item in transcript(app).items if isinstance(item, ToolItem)]
+        assert [(c.name, c.status, c.result.strip()) for c in cards] == [
+            ("bash", "success", "hello from the file"),
+            ("bash", "success", "private"),
+            ("python", "success", "42"),
+        ]
+        screen.submit("what did you see?")
+        await settle(app, pilot)
+        runtime = screen.runtime
+        lines = [json.loads(line) for line in runtime.session.path.read_text().splitlines()[1:]]
+    sent = [m["content"] for m in fake_server.chat_requests[-1].json["messages"] if m["role"] == "user"]
+    assert sent[0].startswith("Ran `cat note.txt`") and "hello from the file" in sent[0]
+    assert sent[1].startswith("Ran Python:") and "42" in sent[1] and sent[-1] == "what did you see?"
+    assert not any("private" in text for text in sent)  # "!!" stays out of the model's context
+    runs = [line["message"] for line in lines if line.get("message", {}).get("role", "").endswith("Execution")]
+    assert [(r["role"], r.get("command") or r.get("code"), r["exitCode"]) for r in runs] == [
+        ("bashExecution", "cat note.txt", 0),
+        ("bashExecution", "echo private", 0),
+        ("pythonExecution", "print(6 * 7)", 0),
+    ]
+    assert runs[1]["excludeFromContext"] is True and "excludeFromContext" not in runs[0]
