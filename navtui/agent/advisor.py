@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from navtui.agent.hooks import AgentHooks
 from navtui.config.watchdog import load_watchdog_blocks
-from navtui.core.events import AdvisorNote, Notice, RunFinished
+from navtui.core.events import AdvisorNote, AgentEvent, Notice, RunFinished
 from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from navtui.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
@@ -320,7 +320,7 @@ class AdvisorHooks(AgentHooks):
     def __init__(self, get_advisor: Callable[[], Advisor | None]) -> None:
         self._get_advisor = get_advisor
 
-    async def before_request(self, agent: Agent) -> AsyncIterator[Any]:  # type: ignore[override]
+    async def before_request(self, agent: Agent) -> AsyncGenerator[AgentEvent, None]:
         advisor = self._get_advisor()
         if advisor is None:
             return

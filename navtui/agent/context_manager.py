@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncGenerator, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from navtui.agent.budget import ContextLimits, estimate_message_tokens, estimate_text_tokens
@@ -22,7 +22,9 @@ from navtui.agent.unexpected_stop import StopWatch
 from navtui.agent.window import check_fixed_fits
 from navtui.core.errors import NavtuiError
 from navtui.core.events import (
+    AgentEvent,
     CompactionFinished,
+    CompactionReason,
     CompactionStarted,
     ContextPruned,
     Handover,
@@ -98,7 +100,7 @@ class ContextHooks(AgentHooks):
             base = f"{base}\n\n{mode_prompt()}"
         return with_handover_notes(base, self.notes)
 
-    async def before_request(self, agent: Agent) -> AsyncIterator[Any]:  # type: ignore[override]
+    async def before_request(self, agent: Agent) -> AsyncGenerator[AgentEvent, None]:
         last = agent.messages[-1] if agent.messages else None
         if isinstance(last, UserMessage) and last is not self._retry_anchor:
             self._overflow_tried = False  # a new prompt: it may be rescued from an overflow once again
@@ -154,7 +156,9 @@ class ContextHooks(AgentHooks):
         self._pending_handover = notes  # applied before the next request, once every call of the turn has run
         return ToolResultMessage.of(call, ACCEPTED)
 
-    async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResultMessage) -> AsyncIterator[Any]:  # type: ignore[override]
+    async def after_tool(
+        self, agent: Agent, call: ToolCall, result: ToolResultMessage
+    ) -> AsyncGenerator[AgentEvent, None]:
         self.stopwatch.reset()  # progress
         self._overflow_tried = False
         return
@@ -195,7 +199,7 @@ class ContextHooks(AgentHooks):
         if tokens:
             agent.budget.calibrate(tokens + TEMPLATE_TOKENS * len(agent.messages), agent)
 
-    async def _maintain(self, agent: Agent, limits: ContextLimits) -> AsyncIterator[Any]:
+    async def _maintain(self, agent: Agent, limits: ContextLimits) -> AsyncGenerator[AgentEvent, None]:
         window = limits.window
         trigger = limits.threshold
         if self.auto_handover:
@@ -225,7 +229,7 @@ class ContextHooks(AgentHooks):
             async for event in self.compact(agent, reason="threshold"):
                 yield event
 
-    async def _guard(self, agent: Agent, limits: ContextLimits) -> AsyncIterator[Any]:
+    async def _guard(self, agent: Agent, limits: ContextLimits) -> AsyncGenerator[AgentEvent, None]:
         """The last line: nothing bigger than ``hard_limit`` is sent, whatever failed before."""
         excess = agent.budget.estimate(agent) - limits.hard_limit
         if excess <= 0:
@@ -263,8 +267,8 @@ class ContextHooks(AgentHooks):
 
     # ------------------------------------------------------------------ compaction
     async def compact(
-        self, agent: Agent, *, reason: str = "manual", instructions: str | None = None
-    ) -> AsyncIterator[Any]:
+        self, agent: Agent, *, reason: CompactionReason = "manual", instructions: str | None = None
+    ) -> AsyncGenerator[AgentEvent, None]:
         """Summarize the older part of the context; the session gets a ``compaction`` entry."""
         limits = self.limits(agent, DEFAULT_WINDOW)
         assert limits is not None
@@ -280,7 +284,7 @@ class ContextHooks(AgentHooks):
         if plan is None:
             yield Notice(text="Nothing to compact yet: the context holds only the latest turn.", level="info")
             return
-        yield CompactionStarted(reason=reason, tokens_before=tokens_before)  # type: ignore[arg-type]
+        yield CompactionStarted(reason=reason, tokens_before=tokens_before)
         try:
             summary, files = await _abortable(
                 agent,
@@ -336,7 +340,7 @@ class ContextHooks(AgentHooks):
     # ------------------------------------------------------------------ handover
     async def hand_over_on_request(
         self, agent: Agent, *, instructions: str | None = None, automatic: bool = False
-    ) -> AsyncIterator[Any]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         """The model writes its notes (the summarizer does if it cannot), then the context restarts from them."""
         if not _has_progress(agent.messages):
             yield Notice(text="Nothing to hand over yet.", level="info")
@@ -368,7 +372,7 @@ class ContextHooks(AgentHooks):
         automatic: bool,
         instructions: str | None = None,
         pending: str | None = None,
-    ) -> AsyncIterator[Any]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         runtime = self.runtime
         runtime.handover_count = getattr(runtime, "handover_count", 0) + 1
         count = runtime.handover_count

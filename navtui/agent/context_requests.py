@@ -2,27 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING
 
 from navtui.core.errors import NavtuiError
-from navtui.core.events import Handover, Notice
+from navtui.core.events import AgentEvent, Handover, Notice
+
+if TYPE_CHECKING:
+    from navtui.agent.context_manager import ContextHooks
+    from navtui.agent.runtime import Runtime
 
 
-def context_hooks(runtime: Any) -> Any:
+def context_hooks(runtime: Runtime) -> ContextHooks:
     """The runtime's ``ContextHooks`` (alone, or inside the advisor's ``CompositeHooks``)."""
     from navtui.agent.context_manager import ContextHooks
+    from navtui.agent.hooks import CompositeHooks
 
     hooks = runtime.agent.hooks
     if isinstance(hooks, ContextHooks):
         return hooks
-    found = hooks.find(ContextHooks) if hasattr(hooks, "find") else None
-    if found is None:
+    found = hooks.find(ContextHooks) if isinstance(hooks, CompositeHooks) else None
+    if not isinstance(found, ContextHooks):
         raise NavtuiError("Context management is not active in this session")
     return found
 
 
-async def compact_now(runtime: Any, instructions: str | None = None) -> AsyncIterator[Any]:
+async def compact_now(runtime: Runtime, instructions: str | None = None) -> AsyncGenerator[AgentEvent, None]:
     """``/compact [instructions]``: compact now (or before the next request when a run is going)."""
     hooks = context_hooks(runtime)
     if runtime.agent.running:
@@ -36,8 +41,8 @@ async def compact_now(runtime: Any, instructions: str | None = None) -> AsyncIte
 
 
 async def request_handover(
-    runtime: Any, instructions: str | None = None, *, continue_task: bool = True
-) -> AsyncIterator[Any]:
+    runtime: Runtime, instructions: str | None = None, *, continue_task: bool = True
+) -> AsyncGenerator[AgentEvent, None]:
     """``/handover [instructions]``: the model writes notes, the context restarts, and (by default) work goes on."""
     hooks = context_hooks(runtime)
     if runtime.agent.running:
@@ -55,13 +60,13 @@ async def request_handover(
             yield event
 
 
-async def _learn_window(runtime: Any) -> None:
-    if runtime.agent.budget.window is None and hasattr(runtime, "check_provider"):
+async def _learn_window(runtime: Runtime) -> None:
+    if runtime.agent.budget.window is None:
         await runtime.check_provider()
 
 
-def _sync(runtime: Any) -> None:
-    session = getattr(runtime, "session", None)
+def _sync(runtime: Runtime) -> None:
+    session = runtime.session
     if session is not None:
         try:
             session.sync()

@@ -6,7 +6,7 @@ so the loop itself stays one readable page.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +14,7 @@ from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage
 
 if TYPE_CHECKING:
     from navtui.agent.loop import Agent
+    from navtui.core.events import AgentEvent
 
 
 @dataclass
@@ -24,7 +25,7 @@ class Nudge:
     notice: str
 
 
-async def _nothing() -> AsyncIterator[Any]:
+async def _nothing() -> AsyncGenerator[AgentEvent, None]:
     return
     yield  # pragma: no cover
 
@@ -35,7 +36,7 @@ class AgentHooks:
     def system_prompt(self, agent: Agent) -> str:
         return agent.system_prompt
 
-    def before_request(self, agent: Agent) -> AsyncIterator[Any]:
+    def before_request(self, agent: Agent) -> AsyncGenerator[AgentEvent, None]:
         return _nothing()
 
     async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
@@ -44,7 +45,7 @@ class AgentHooks:
     async def intercept_tool(self, agent: Agent, call: ToolCall) -> ToolResultMessage | None:
         return None
 
-    def after_tool(self, agent: Agent, call: ToolCall, result: ToolResultMessage) -> AsyncIterator[Any]:
+    def after_tool(self, agent: Agent, call: ToolCall, result: ToolResultMessage) -> AsyncGenerator[AgentEvent, None]:
         return _nothing()
 
     async def retry_after_error(self, agent: Agent, message: AssistantMessage) -> bool:
@@ -61,7 +62,7 @@ class CompositeHooks(AgentHooks):
     def system_prompt(self, agent: Agent) -> str:
         return self.parts[0].system_prompt(agent) if self.parts else agent.system_prompt
 
-    async def before_request(self, agent: Agent) -> AsyncIterator[Any]:  # type: ignore[override]
+    async def before_request(self, agent: Agent) -> AsyncGenerator[AgentEvent, None]:
         for part in self.parts:
             async for event in part.before_request(agent):
                 yield event
@@ -80,7 +81,9 @@ class CompositeHooks(AgentHooks):
                 return result
         return None
 
-    async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResultMessage) -> AsyncIterator[Any]:  # type: ignore[override]
+    async def after_tool(
+        self, agent: Agent, call: ToolCall, result: ToolResultMessage
+    ) -> AsyncGenerator[AgentEvent, None]:
         for part in self.parts:
             async for event in part.after_tool(agent, call, result):
                 yield event

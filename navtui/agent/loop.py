@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any, Protocol
 
 from navtui.agent.budget import ContextBudget
@@ -18,6 +18,7 @@ from navtui.agent.window import output_limit
 from navtui.core.errors import NavtuiError, ToolError
 from navtui.core.events import (
     AgentError,
+    AgentEvent,
     ErrorEvent,
     Notice,
     RunFinished,
@@ -36,6 +37,7 @@ from navtui.core.events import (
 )
 from navtui.core.messages import (
     AssistantMessage,
+    StopReason,
     TextBlock,
     ThinkingBlock,
     ToolCall,
@@ -136,14 +138,14 @@ class Agent:
         )
 
     # ------------------------------------------------------------------ the loop
-    async def run(self, prompt: str | UserMessage | None) -> AsyncIterator[Any]:
+    async def run(self, prompt: str | UserMessage | None) -> AsyncGenerator[AgentEvent, None]:
         """Run until the model stops. ``None`` continues from the current history (after a resume)."""
         if self._running:
             raise NavtuiError("The agent is already running", hint="wait for the turn to finish or press Esc")
         self._running = True
         self._abort.clear()
         turn = 0
-        stop_reason = "stop"
+        stop_reason: StopReason = "stop"
         final_text = ""
         parse_failures = 0
         try:
@@ -251,7 +253,7 @@ class Agent:
                 break
 
     # ------------------------------------------------------------------ streaming
-    async def _stream_turn(self, assistant: AssistantMessage) -> AsyncIterator[Any]:
+    async def _stream_turn(self, assistant: AssistantMessage) -> AsyncGenerator[AgentEvent, None]:
         """Consume the provider in an inner task so ``abort()`` can stop it at once."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
         done = object()
@@ -346,7 +348,7 @@ class Agent:
     def _is_parse_error(call: ToolCall) -> bool:
         return PARSE_ERROR_KEY in call.arguments
 
-    async def _run_tools(self, calls: list[ToolCall]) -> AsyncIterator[Any]:
+    async def _run_tools(self, calls: list[ToolCall]) -> AsyncGenerator[AgentEvent, None]:
         for index, call in enumerate(calls):
             if self._abort.is_set() or self._steering:
                 text = ABORTED_RESULT if self._abort.is_set() else SKIPPED_RESULT
@@ -360,19 +362,20 @@ class Agent:
             if intercepted is not None:
                 result = intercepted
             else:
-                result = None
+                ran: ToolResultMessage | None = None
                 async for item in self._run_one(call):
                     if isinstance(item, ToolResultMessage):
-                        result = item
+                        ran = item
                     else:
                         yield item
-                assert result is not None
+                assert ran is not None, "_run_one always ends with the result"
+                result = ran
             self.add_message(result)
             yield ToolCallFinished(call=call, result=result)
             async for event in self.hooks.after_tool(self, call, result):
                 yield event
 
-    async def _run_one(self, call: ToolCall) -> AsyncIterator[Any]:
+    async def _run_one(self, call: ToolCall) -> AsyncGenerator[ToolOutput | ToolResultMessage, None]:
         """Yield ToolOutput events while the tool runs, then its ToolResultMessage."""
         if self._is_parse_error(call):
             yield ToolResultMessage.of(call, str(call.arguments[PARSE_ERROR_KEY]), is_error=True)

@@ -105,18 +105,18 @@ def _shrink(message: Any, cap_tokens: int) -> Any | None:
         blocks, changed = _shrink_blocks(message.content, cap_tokens)
         return message.model_copy(update={"content": blocks}) if changed else None
     if isinstance(message, AssistantMessage):
-        blocks: list[Any] = []
+        kept: list[Any] = []
         changed = False
         for block in message.content:
             if isinstance(block, TextBlock) and (text := _cut(block.text, cap_tokens)) is not None:
-                blocks.append(TextBlock(text=text))
+                kept.append(TextBlock(text=text))
                 changed = True
             elif isinstance(block, ToolCall) and (args := _cut_arguments(block.arguments, cap_tokens)) is not None:
-                blocks.append(block.model_copy(update={"arguments": args}))
+                kept.append(block.model_copy(update={"arguments": args}))
                 changed = True
             else:
-                blocks.append(block)
-        return message.model_copy(update={"content": blocks}) if changed else None
+                kept.append(block)
+        return message.model_copy(update={"content": kept}) if changed else None
     return None
 
 

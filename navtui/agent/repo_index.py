@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from navtui.agent.hooks import AgentHooks
-from navtui.core.events import ContextInjected, Notice
+from navtui.core.events import AgentEvent, ContextInjected, Notice
 from navtui.core.messages import ToolCall, ToolResultMessage, UserMessage
 
 if TYPE_CHECKING:
@@ -59,7 +59,9 @@ class IndexHooks(AgentHooks):
     def __init__(self, cwd: Path) -> None:
         self.cwd = cwd
 
-    async def after_tool(self, agent: Agent, call: ToolCall, result: ToolResultMessage) -> AsyncIterator[Any]:  # type: ignore[override]
+    async def after_tool(
+        self, agent: Agent, call: ToolCall, result: ToolResultMessage
+    ) -> AsyncGenerator[AgentEvent, None]:
         if call.name not in EDITING_TOOLS or result.is_error or not isinstance(call.arguments.get("path"), str):
             return
         if not await asyncio.to_thread(index_exists, self.cwd):

@@ -10,11 +10,13 @@ with a notice saying what was recorded, why it is not used, and what was chosen.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from navtui.config.launch import THINKING_LEVELS
 from navtui.core.errors import NavtuiError
 from navtui.core.events import Notice
+
+ThinkSetting = bool | Literal["low", "medium", "high"]  # what ``providers.think`` holds
 
 if TYPE_CHECKING:
     from navtui.agent.runtime import ProviderStatus, Runtime
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 
 # navtui's providers take off/low/medium/high.
 KNOWN_PROVIDERS = ("ollama", "anthropic", "openai")
-_THINK_OF_LEVEL: dict[str, bool | str] = {
+_THINK_OF_LEVEL: dict[str, ThinkSetting] = {
     "off": False,
     "minimal": "low",
     "low": "low",
@@ -33,7 +35,7 @@ _THINK_OF_LEVEL: dict[str, bool | str] = {
 }
 
 
-def think_setting(level: str) -> bool | str:
+def think_setting(level: str) -> ThinkSetting:
     """The providers' ``think`` value for a pi/omp thinking level."""
     return _THINK_OF_LEVEL.get(level, "medium")
 

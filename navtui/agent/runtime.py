@@ -7,7 +7,7 @@ agent, and knows how to switch model, start afresh, and report status.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -135,8 +135,8 @@ class Runtime:
     def _choose_model(self) -> ModelChoice:
         from navtui.agent.resume import choose_model, think_setting
 
-        resumed = self.session is not None and self.session.leaf_id is not None
-        context = self.session.build_context() if resumed else None
+        session = self.session
+        context = session.build_context() if session is not None and session.leaf_id is not None else None
         choice = choose_model(context, self.options, self.settings, DEFAULT_MODEL)
         if choice.thinking_level is not None:
             self.settings.providers.think = think_setting(choice.thinking_level)
@@ -165,7 +165,7 @@ class Runtime:
         if level not in THINKING_LEVELS:
             raise NavtuiError(f"Unknown thinking level '{level}'", hint="use one of: " + ", ".join(THINKING_LEVELS))
         self.model_choice.thinking_level = level
-        self.settings.providers.think = think_setting(level)  # type: ignore[assignment]
+        self.settings.providers.think = think_setting(level)
         self.agent.think = self.settings.providers.think
         if self.session is not None and self.session.leaf_id is not None:
             self.session.append_thinking_level_change(level)
@@ -266,7 +266,7 @@ class Runtime:
     def running(self) -> bool:
         return self.agent.running
 
-    async def run(self, prompt: str | None) -> AsyncIterator[AgentEvent]:
+    async def run(self, prompt: str | None) -> AsyncGenerator[AgentEvent, None]:
         """Run the agent on ``prompt`` (``None`` continues); ``@path`` files are attached first."""
         if self.model_info is None:
             await self._load_model_info()
@@ -402,6 +402,31 @@ class Runtime:
             self.model_recorded = True
         await old.aclose()
 
+    def compact(self, instructions: str | None = None) -> AsyncGenerator[AgentEvent, None]:
+        """``/compact``: summarise older history now (or before the next request while a run is going)."""
+        from navtui.agent.context_requests import compact_now
+
+        return compact_now(self, instructions)
+
+    def hand_over(self, instructions: str | None = None) -> AsyncGenerator[AgentEvent, None]:
+        """``/handover``: the model writes notes, the context restarts from them, and work goes on."""
+        from navtui.agent.context_requests import request_handover
+
+        return request_handover(self, instructions)
+
+    async def summarize_branch(self, entries: list[Entry], *, instructions: str | None = None) -> str:
+        """The model's summary of a branch being left (``agent/branch_summary.py``); raises ``NavtuiError``."""
+        from navtui.agent.branch_summary import summarize_branch
+
+        window = self.model_info.context_window if self.model_info is not None else None
+        return await summarize_branch(self.provider, entries, instructions=instructions, window=window)
+
+    async def adopt_session_model(self) -> Notice | None:
+        """After a resume: continue on the model and thinking level the session used; what to tell the user."""
+        from navtui.agent.resume import adopt_session_model
+
+        return await adopt_session_model(self)
+
     def new_session(self) -> None:
         """/new: a fresh session file, an empty context, and the spend counters back at zero."""
         if self.session is not None:
@@ -486,7 +511,7 @@ class Runtime:
             advisor, self.advisor = self.advisor, None
             await advisor.aclose()
 
-    async def _mcp_before_run(self) -> AsyncIterator[Notice]:
+    async def _mcp_before_run(self) -> AsyncGenerator[Notice, None]:
         """Servers started (or given a moment to); failures not shown yet; whether their schemas fit."""
         if self.mcp is None:
             return

@@ -20,7 +20,13 @@ from navtui.app.theming import AppThemes
 from navtui.styles import stylesheet
 
 if TYPE_CHECKING:
-    from navtui.agent.runtime import LaunchOptions
+    from navtui.agent.runtime import LaunchOptions, Runtime
+    from navtui.app.screens.main import MainScreen
+    from navtui.app.startup import FirstFrameSettings
+    from navtui.app.ui_runtime import UiRuntime
+    from navtui.config.settings import Settings
+    from navtui.themes.loader import ThemeRegistry
+    from navtui.tools.approval import Approver
 
 
 def _slash_commands_provider() -> type:
@@ -40,21 +46,24 @@ class NavtuiApp(App[int]):
 
     def __init__(
         self,
-        runtime: Any | None,
+        runtime: UiRuntime | None,
         *,
         animate: bool = True,
         check_provider: bool = True,
         watch_themes: bool = True,
         options: LaunchOptions | None = None,
-        settings: Any = None,
-        approver: Any = None,
+        settings: Settings | FirstFrameSettings | None = None,
+        approver: Approver | None = None,
     ) -> None:
         """With ``runtime=None`` the app builds it (from ``options``, with ``approver``) in a thread after its
         first frame: Textual and the screen come first, the provider SDKs, tools and session after."""
         super().__init__()
         self.runtime = runtime
-        self.options = runtime.options if runtime is not None else options
-        self.settings = runtime.settings if runtime is not None else settings
+        if runtime is not None:
+            options, settings = runtime.options, runtime.settings
+        assert options is not None and settings is not None, "without a runtime, options and settings are needed"
+        self.options: LaunchOptions = options
+        self.settings: Settings | FirstFrameSettings = settings
         self.approver = approver
         self.animations = animate
         self.check_provider = check_provider
@@ -66,7 +75,7 @@ class NavtuiApp(App[int]):
         self._themes_pending = self.themes.start(use_cache=runtime is None)
 
     @property
-    def theme_registry(self) -> Any:
+    def theme_registry(self) -> ThemeRegistry | None:
         """navtui's theme registry (``None`` until loaded, or when themes are unavailable)."""
         return self.themes.registry
 
@@ -116,7 +125,7 @@ class NavtuiApp(App[int]):
         """Import and build the runtime in a thread (the screen stays live), then hand it to the screen."""
         from navtui.core.errors import NavtuiError
 
-        def build() -> tuple[Any, Any, NavtuiError | None]:
+        def build() -> tuple[Runtime | None, ThemeRegistry | None, NavtuiError | None]:
             from navtui.agent.runtime import Runtime
 
             registry = self.themes.build() if self._themes_pending else None
@@ -129,12 +138,13 @@ class NavtuiApp(App[int]):
             COMMANDS.import_modules()  # imports only; registering happens on the loop
             return runtime, registry, None
 
-        screen = self.screen_stack[1] if len(self.screen_stack) > 1 else self.screen
+        screen = self.main_screen
         runtime, registry, error = await asyncio.to_thread(build)
         if registry is not None:
             self.themes.apply(registry)
         self._themes_ready()
-        if error is not None:
+        if runtime is None:
+            assert error is not None
             screen.runtime_failed(error.message, error.hint)
             return
         COMMANDS.load()
@@ -142,10 +152,20 @@ class NavtuiApp(App[int]):
         self.runtime = runtime
         screen.runtime_ready(runtime)
 
+    @property
+    def main_screen(self) -> MainScreen:
+        from navtui.app.screens.main import MainScreen
+
+        screen = self.screen_stack[1] if len(self.screen_stack) > 1 else self.screen
+        assert isinstance(screen, MainScreen)
+        return screen
+
     async def _watch_themes(self) -> None:
         from navtui.themes.live import ThemeReloader
 
-        await ThemeReloader(self, self.theme_registry).run()
+        registry = self.theme_registry
+        if registry is not None:
+            await ThemeReloader(self, registry).run()
 
     async def on_unmount(self) -> None:
         if self.runtime is None:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 def start_servers(screen: Any) -> None:
     """Once the runtime is on screen: report the servers' events there, and start them in a worker."""
-    manager: McpManager | None = getattr(screen.runtime, "mcp", None)
+    manager = screen.runtime.mcp
     if manager is None:
         return
     manager.listener = lambda text, level: _on_event(screen, text, level)

@@ -71,7 +71,11 @@ class AppThemes:
                 self.warnings.append(brief_error(path, error))
         if app.theme != wanted:
             app.theme = wanted
-        elif self._cached is not None and theme_data(self._cached) != theme_data(app.get_theme(wanted)):
+        elif (
+            self._cached is not None
+            and (current := app.get_theme(wanted)) is not None
+            and theme_data(self._cached) != theme_data(current)
+        ):
             app.mutate_reactive(App.theme)  # same name, new colours: rebuild the CSS variables
 
     def remember(self) -> None:

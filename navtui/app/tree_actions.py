@@ -15,9 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from navtui.agent.branch_summary import summarize_branch
 from navtui.core.errors import NavtuiError
 from navtui.core.messages import UserMessage
 from navtui.session.entries import (
@@ -32,6 +31,9 @@ from navtui.session.entries import (
 )
 from navtui.session.listing import TITLE_CHARS, new_session_id, new_session_path, summarize
 from navtui.session.manager import SessionManager
+
+if TYPE_CHECKING:
+    from navtui.app.ui_runtime import UiRuntime
 
 _BRANCH_MARK = re.compile(r" \(branch(?: \d+)?\)$")
 _FORK_BASE_CHARS = TITLE_CHARS - len(" (branch 99)")  # the mark must survive the listing's cut
@@ -135,7 +137,7 @@ def apply_navigation(session: SessionManager, plan: NavigationPlan, summary: str
 
 
 async def navigate(
-    runtime: Any, target_id: str, *, summarize: bool = False, instructions: str | None = None
+    runtime: UiRuntime, target_id: str, *, summarize: bool = False, instructions: str | None = None
 ) -> NavigationResult:
     """Navigate ``runtime``'s session to ``target_id`` and rebuild the model context from the new leaf.
 
@@ -148,8 +150,7 @@ async def navigate(
         return NavigationResult(plan)
     summary = None
     if summarize and plan.can_summarize:
-        window = getattr(getattr(runtime, "model_info", None), "context_window", None)
-        summary = await summarize_branch(runtime.provider, plan.abandoned, instructions=instructions, window=window)
+        summary = await runtime.summarize_branch(plan.abandoned, instructions=instructions)
     summary_id = apply_navigation(session, plan, summary)
     session.sync()
     runtime.reload_from_session()
@@ -197,7 +198,7 @@ def _session_names(directory: Path) -> set[str]:
     return {summary.name for summary in found if summary is not None}
 
 
-def branch(runtime: Any, entry_id: str) -> BranchResult:
+def branch(runtime: UiRuntime, entry_id: str) -> BranchResult:
     """``branch_session`` for ``runtime``'s session, which then continues in the new file."""
     session = _session_of(runtime)
     result = branch_session(session, entry_id)
@@ -219,7 +220,7 @@ def set_label(session: SessionManager, entry_id: str, text: str | None) -> str |
     return label
 
 
-def label_leaf(runtime: Any, text: str | None) -> tuple[str, str | None]:
+def label_leaf(runtime: UiRuntime, text: str | None) -> tuple[str, str | None]:
     """/label [text]: label the current position (not a trailing label entry). Returns (entry id, label)."""
     session = _session_of(runtime)
     target = effective_leaf(session)
@@ -229,11 +230,11 @@ def label_leaf(runtime: Any, text: str | None) -> tuple[str, str | None]:
 
 
 # ---------------------------------------------------------------------- helpers
-def _session_of(runtime: Any) -> SessionManager:
-    session = getattr(runtime, "session", None)
+def _session_of(runtime: UiRuntime) -> SessionManager:
+    session = runtime.session
     if session is None:
         raise NavtuiError("This run has no session file", hint="start navtui without an ephemeral session")
-    if getattr(runtime, "running", False):
+    if runtime.running:
         raise NavtuiError("The agent is still working", hint="press Esc to stop it first")
     return session
 

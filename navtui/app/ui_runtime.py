@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from navtui.agent.runtime import ApprovalMode, ContextUsage, ProviderStatus, StatusInfo
     from navtui.config.launch import LaunchOptions
     from navtui.config.settings import Settings
-    from navtui.core.events import AgentEvent
+    from navtui.core.events import AgentEvent, Notice
     from navtui.mcp.manager import McpManager
     from navtui.providers.base import ModelInfo
     from navtui.session.entries import Entry
@@ -73,6 +73,10 @@ class UiRuntime(Protocol):
 
     def abort(self) -> None: ...
 
+    def compact(self, instructions: str | None = None) -> AsyncIterator[AgentEvent]: ...
+
+    def hand_over(self, instructions: str | None = None) -> AsyncIterator[AgentEvent]: ...
+
     # the provider
     async def check_provider(self) -> ProviderStatus: ...
 
@@ -88,6 +92,10 @@ class UiRuntime(Protocol):
     def reload_from_session(self) -> None: ...
 
     def switch_session(self, session: SessionManager) -> None: ...
+
+    async def adopt_session_model(self) -> Notice | None: ...
+
+    async def summarize_branch(self, entries: list[Entry], *, instructions: str | None = None) -> str: ...
 
     def set_session_name(self, name: str) -> None: ...
 

@@ -129,9 +129,12 @@ class Handover(_Event):
     automatic: bool = False
 
 
+CompactionReason = Literal["manual", "threshold", "overflow"]
+
+
 class CompactionStarted(_Event):
     type: Literal["compaction_started"] = "compaction_started"
-    reason: Literal["manual", "threshold", "overflow"]
+    reason: CompactionReason
     tokens_before: int
 
 

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from navtui.core.walk import is_binary
 from navtui.index.chunker import chunk_text
@@ -227,7 +228,9 @@ def build_index(
     root = root.resolve()
     started = time.perf_counter()
     path = index_path(root)
-    options = {"embed_model": embed_model, "progress": progress, "max_file_bytes": max_file_bytes, "base_url": base_url}
+    options = _BuildOptions(
+        embed_model=embed_model, progress=progress, max_file_bytes=max_file_bytes, base_url=base_url
+    )
     stats = IndexStats(str(root))
     try:
         _build_at(path, root, stats, busy_timeout, options)
@@ -250,10 +253,17 @@ def build_index(
     return stats
 
 
-def _build_at(path: Path, root: Path, stats: IndexStats, busy_timeout: float, options: dict[str, object]) -> None:
+class _BuildOptions(TypedDict):
+    embed_model: str | None
+    progress: ProgressFn | None
+    max_file_bytes: int
+    base_url: str | None
+
+
+def _build_at(path: Path, root: Path, stats: IndexStats, busy_timeout: float, options: _BuildOptions) -> None:
     conn = open_for_write(path, busy_timeout=busy_timeout)
     try:
-        _build(conn, root, stats, **options)  # type: ignore[arg-type]
+        _build(conn, root, stats, **options)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     except sqlite3.Error as exc:
         if conn.in_transaction:

@@ -38,11 +38,11 @@ _LANGUAGES = {"javascript", "typescript", "go", "rust", "java", "csharp", "c", "
 @cache
 def _parser(language: str) -> Any | None:
     try:
-        from tree_sitter_language_pack import get_parser  # type: ignore[import-not-found]
+        from tree_sitter_language_pack import get_parser
     except ImportError:
         return None
     try:
-        return get_parser(language)  # type: ignore[arg-type]
+        return get_parser(language)
     except Exception:  # an unknown grammar name: use the regular expressions
         return None
 

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import os
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from navtui.config.settings import ProviderSettings
@@ -121,7 +121,7 @@ class AnthropicProvider(Provider):
             raise _connection_error(self.base_url, exc) from None
 
     # ------------------------------------------------------------------ streaming
-    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:
         if not self._warned:
             self._warned = True
             notice = _deprecation_notice(self.model)
@@ -132,7 +132,7 @@ class AnthropicProvider(Provider):
             async for event in events:
                 yield event
 
-    async def _attempt(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+    async def _attempt(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent, None]:
         import anthropic
         import httpx2
 

@@ -41,7 +41,8 @@ def build_params(request: ChatRequest, model: str, settings: ProviderSettings) -
             {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools
         ]
     think = request.think if request.think is not None else settings.think
-    budget = THINKING_BUDGETS.get(think, THINKING_BUDGETS["medium"]) if think not in (None, False) else 0
+    level = think if isinstance(think, str) else "medium"  # think=True: the medium budget
+    budget = THINKING_BUDGETS.get(level, THINKING_BUDGETS["medium"]) if think not in (None, False) else 0
     if budget and model.startswith(ADAPTIVE_THINKING):
         params["thinking"] = {"type": "adaptive"}
         max_tokens = min(max_tokens + budget, MAX_OUTPUT)

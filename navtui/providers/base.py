@@ -6,7 +6,7 @@ so text already streamed is kept. ``model_info`` and ``list_models`` raise ``Pro
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +46,10 @@ class ProviderNotice(Notice):
     """Something the user should know that is not an error (a protocol switch, a retry); the agent passes it on."""
 
 
+ProviderStream = AsyncGenerator[ProviderEvent | ProviderNotice, None]
+"""What ``Provider.stream`` returns: an async generator (so ``contextlib.aclosing`` closes its connection)."""
+
+
 @dataclass
 class ModelInfo:
     name: str
@@ -78,7 +82,7 @@ class Provider:
         self.model = model
         self.base_url = base_url
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ChatRequest) -> ProviderStream:
         raise NotImplementedError
 
     async def model_info(self) -> ModelInfo:

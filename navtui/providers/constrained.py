@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -114,7 +114,7 @@ class ConstrainedProvider(Provider):
         self.name = inner.name
         self.new_call_id = getattr(inner, "new_call_id", None) or call_ids()
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:
         if not request.tools:  # a summary or a classifier question: plain text
             async with contextlib.aclosing(self.inner.stream(request)) as events:
                 async for event in events:
@@ -142,8 +142,8 @@ class ConstrainedProvider(Provider):
                     return
                 else:
                     yield event
-        for out in reader.finish(cut_off=stop is not None and stop.reason == "length"):
-            yield out
+        for rest in reader.finish(cut_off=stop is not None and stop.reason == "length"):
+            yield rest
         yield StopEvent(reason="tool_use" if reader.calls else (stop.reason if stop else "stop"))
 
     async def model_info(self) -> ModelInfo:

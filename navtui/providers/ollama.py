@@ -15,13 +15,13 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING, Any, cast
 
 from navtui.config.settings import ProviderSettings
 from navtui.core.errors import ProviderError
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ThinkingDelta, ToolCallEvent, UsageEvent
-from navtui.core.messages import ToolCall, Usage
+from navtui.core.messages import StopReason, ToolCall, Usage
 from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice, request_fields
 from navtui.providers.detect import detect_base_url, normalise_ollama_host
 from navtui.providers.ollama_convert import to_ollama_messages, to_ollama_tools
@@ -105,7 +105,7 @@ class OllamaProvider(Provider):
         return sorted(str(m.get("name") or m.get("model")) for m in models if m.get("name") or m.get("model"))
 
     # ------------------------------------------------------------------ streaming
-    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:
         try:
             facts = await self._facts()
         except ProviderError as exc:
@@ -184,7 +184,7 @@ class OllamaProvider(Provider):
             body["think"] = think
         return body
 
-    async def _attempt(self, request: ChatRequest, facts: ModelFacts) -> AsyncIterator[ProviderEvent]:
+    async def _attempt(self, request: ChatRequest, facts: ModelFacts) -> AsyncGenerator[ProviderEvent, None]:
         import httpx
 
         body = self._body(request, facts)
@@ -194,7 +194,9 @@ class OllamaProvider(Provider):
         try:
             async with contextlib.AsyncExitStack() as stack:
                 response = await self._open(stack, body)
-                lines = await stack.enter_async_context(contextlib.aclosing(response.aiter_lines()))
+                # httpx's aiter_lines is an async generator (typed as an iterator): closed with the response
+                line_stream = cast("AsyncGenerator[str, None]", response.aiter_lines())
+                lines = await stack.enter_async_context(contextlib.aclosing(line_stream))
                 timeout = self.settings.request_timeout
                 while done is None:
                     try:
@@ -235,7 +237,7 @@ class OllamaProvider(Provider):
             yield ToolCallEvent(call=call)
         usage = Usage(input=int(done.get("prompt_eval_count") or 0), output=int(done.get("eval_count") or 0))
         yield UsageEvent(usage=usage)
-        reason = "tool_use" if calls else ("length" if done.get("done_reason") == "length" else "stop")
+        reason: StopReason = "tool_use" if calls else ("length" if done.get("done_reason") == "length" else "stop")
         yield StopEvent(reason=reason)
 
     async def _open(self, stack: contextlib.AsyncExitStack, body: dict[str, Any]) -> httpx.Response:

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -133,7 +133,7 @@ class OpenAIProvider(Provider):
         return await count_tokens(self._http(), url, text)
 
     # ------------------------------------------------------------------ streaming
-    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:
         if request.tools and self.settings.tool_protocol == "auto" and not self._tools_rejected:
             if self._info is None:
                 with contextlib.suppress(ProviderError):
@@ -202,7 +202,7 @@ class OpenAIProvider(Provider):
         body.update(self.extra_body)
         return body
 
-    async def _attempt(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+    async def _attempt(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent, None]:
         import httpx
 
         accumulator = ChunkAccumulator(self.new_call_id)
@@ -267,7 +267,9 @@ class OpenAIProvider(Provider):
             yield UsageEvent(usage=with_cost(self.model, accumulator.usage))
         yield StopEvent(reason=accumulator.stop_reason(bool(calls)))
 
-    async def _chunks(self, response: httpx.Response, accumulator: ChunkAccumulator) -> AsyncIterator[dict[str, Any]]:
+    async def _chunks(
+        self, response: httpx.Response, accumulator: ChunkAccumulator
+    ) -> AsyncGenerator[dict[str, Any], None]:
         from httpx_sse import EventSource
 
         async with contextlib.aclosing(EventSource(response).aiter_sse()) as events:
@@ -339,7 +341,7 @@ def tools_unseen(request: ChatRequest, prompt_tokens: int, settings: ProviderSet
     return tools >= MIN_TOOL_TOKENS and tools >= rest and prompt_tokens < (tools + rest) * 0.55
 
 
-async def _iterate(items: list[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+async def _iterate(items: list[dict[str, Any]]) -> AsyncGenerator[dict[str, Any], None]:
     for item in items:
         yield item
 

@@ -28,7 +28,7 @@ def resolve_provider(settings: Settings, model: str, provider: str | None = None
         return detect_provider(model)
     if choice not in PROVIDERS:
         raise ConfigError(f"Unknown provider '{choice}'", hint="use one of: " + ", ".join(PROVIDERS))
-    return choice  # type: ignore[return-value]
+    return choice
 
 
 def resolve_base_url(settings: Settings, name: ProviderName, base_url: str | None = None) -> str:

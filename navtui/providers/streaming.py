@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, TypeVar
 
 from navtui.core.errors import ProviderError
@@ -70,10 +70,10 @@ async def next_within(iterator: AsyncIterator[T], seconds: float, on_timeout: Ca
 
 
 async def with_retries(
-    attempt: Callable[[], AsyncIterator[ProviderEvent | ProviderNotice]],
+    attempt: Callable[[], AsyncGenerator[ProviderEvent | ProviderNotice, None]],
     *,
     max_retries: int,
-) -> AsyncIterator[ProviderEvent | ProviderNotice]:
+) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:
     """Run ``attempt`` until it succeeds, fails for good, or yielded content and then failed."""
     tries = 0
     while True:

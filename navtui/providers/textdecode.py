@@ -53,7 +53,7 @@ def decode_call_body(body: str, name_hint: str | None, tools: dict[str, ToolSpec
         value = loads_lenient(text, complete=closed)
     except ArgumentsError as exc:
         guessed = name_hint or _guess_name(text)
-        named = [(guessed, {})] if guessed else []
+        named: list[tuple[str, dict[str, Any]]] = [(guessed, {})] if guessed else []
         start, end = text.find("{"), text.rfind("}")
         if text[0] in "{[":
             if start == 0 and end == len(text) - 1 or end <= start:

@@ -8,7 +8,7 @@ written back as the ``<tool_call>`` text the model would have produced, and tool
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import replace
 
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
@@ -28,7 +28,7 @@ class TextProtocolProvider(Provider):
         # Share the inner provider's id counter: a session that switched protocols mid-way keeps unique ids.
         self.new_call_id = getattr(inner, "new_call_id", None) or call_ids()
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent | ProviderNotice]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:
         system = request.system
         if request.tools:
             instructions = render_tool_instructions(request.tools, compact=request.compact)
@@ -56,8 +56,8 @@ class TextProtocolProvider(Provider):
                     return
                 else:
                     yield event
-        for out in [*held, *scanner.finish()]:
-            yield out
+        for rest in [*held, *scanner.finish()]:
+            yield rest
         reason = "tool_use" if scanner.calls else (stop.reason if stop else "stop")
         yield StopEvent(reason=reason)
 

@@ -111,9 +111,9 @@ def build_context(
     else:
         selected = path[start:]
     for entry in selected:
-        message = context_message(entry)
-        if message is not None:
-            messages.append(message)
+        found = context_message(entry)
+        if found is not None:
+            messages.append(found)
     opening = HANDOVER_OPENING if context.handover_notes is not None else OPENING_NOTE
     context.messages = repair_conversation(messages, opening=opening)
     return context

@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from navtui.core.fs import atomic_write_text
-from navtui.core.messages import AssistantMessage, ImageBlock, TextBlock, ToolCall, ToolResultMessage, UserMessage
+from navtui.core.messages import (
+    AssistantMessage,
+    ImageBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from navtui.session.blobs import resolve_blocks
 from navtui.session.context import execution_text
 from navtui.session.entries import (
@@ -307,7 +315,7 @@ def _markdown_item(item: _Item) -> str:
                 if result is not None:
                     state = "error" if result.is_error else "result"
                     parts.append(f"**{state.capitalize()}**\n\n{_fence(result.text)}")
-            elif getattr(block, "thinking", "").strip():
+            elif isinstance(block, ThinkingBlock) and block.thinking.strip():
                 parts.append("> " + block.thinking.replace("\n", "\n> "))
         if message.stop_reason in ("aborted", "error"):
             parts.append(f"_{message.error_message or message.stop_reason}_")

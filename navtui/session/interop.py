@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from navtui.core.messages import AssistantMessage, Cost, Message, Usage
 
@@ -42,7 +42,13 @@ def complete_message(message: Message) -> Message:
     return message
 
 
-def model_change_fields(provider: str, model: str) -> dict[str, str]:
+class ModelChangeFields(TypedDict):
+    provider: str
+    model_id: str
+    model: str
+
+
+def model_change_fields(provider: str, model: str) -> ModelChangeFields:
     """A model change as pi (``provider``, ``modelId``) and omp (``model``) both read it."""
     return {"provider": provider, "model_id": model, "model": f"{provider}/{model}"}
 

@@ -149,8 +149,8 @@ def summarize(path: Path) -> SessionSummary | None:
     prompt = "" if name else _first_prompt(data)
     return SessionSummary(
         path=path,
-        id=header.get("id") if isinstance(header.get("id"), str) else id_from_filename(path),
-        cwd=header.get("cwd") if isinstance(header.get("cwd"), str) else "",
+        id=header_id if isinstance(header_id := header.get("id"), str) else id_from_filename(path),
+        cwd=header_cwd if isinstance(header_cwd := header.get("cwd"), str) else "",
         name=_one_line(name or prompt),
         named=named,
         modified=modified,

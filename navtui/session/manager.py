@@ -398,7 +398,7 @@ class SessionManager:
             parent = entry.id
         for entry in path:
             label = self.label_of(entry.id) if entry.id else None
-            if label is not None and not isinstance(entry, LabelEntry):
+            if entry.id is not None and label is not None and not isinstance(entry, LabelEntry):
                 branched._index.add(
                     LabelEntry(id=branched._new_id(), parent_id=parent, target_id=entry.id, label=label)
                 )

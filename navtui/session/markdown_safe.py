@@ -41,10 +41,12 @@ def _escape_outside_spans(text: str) -> str:
         opening = _BACKTICKS.search(text, position)
         if opening is None:
             break
-        closing = opening
-        while (closing := _BACKTICKS.search(text, closing.end())) is not None:
+        closing: re.Match[str] | None = None
+        after = opening.end()
+        while (closing := _BACKTICKS.search(text, after)) is not None:
             if len(closing.group()) == len(opening.group()):
                 break
+            after = closing.end()
         if closing is None:  # an unmatched run is literal text
             out.append(text[position : opening.end()].replace("<", "&lt;"))
             position = opening.end()

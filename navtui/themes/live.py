@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from textual.app import App
 
@@ -21,7 +21,7 @@ class ThemeNamesListener(Protocol):
     def update_theme_names(self, names: Sequence[str]) -> None: ...
 
 
-def register_themes(app: App[object], registry: ThemeRegistry) -> None:
+def register_themes(app: App[Any], registry: ThemeRegistry) -> None:
     """Register every theme of ``registry`` with ``app`` (built-ins replace Textual's themes of the same name)."""
     for name in registry.names():
         app.register_theme(to_textual_theme(registry.get(name)))
@@ -34,7 +34,7 @@ class ThemeReloader:
     the colours on screen and shows one notice per distinct error; a deleted file changes nothing.
     """
 
-    def __init__(self, app: App[object], registry: ThemeRegistry) -> None:
+    def __init__(self, app: App[Any], registry: ThemeRegistry) -> None:
         self.app = app
         self.registry = registry
         self._notified: dict[Path, str] = {}

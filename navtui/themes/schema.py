@@ -138,7 +138,7 @@ class ThemeFile(BaseModel):
     schema_url: str | None = Field(default=None, alias="$schema")
     name: str
     vars: dict[str, ColourValue] = Field(default_factory=dict)
-    colors: ThemeColours  # type: ignore[valid-type]
+    colors: ThemeColours
     export: ThemeExport | None = None
     symbols: ThemeSymbols | None = None
 

@@ -64,7 +64,7 @@ _TOKEN_COLOURS: dict[_TokenType, tuple[str, str]] = {
 }
 
 
-def syntax_theme(theme: NavTheme) -> dict[_TokenType, Style]:
+def syntax_theme(theme: NavTheme) -> dict[tuple[str, ...], Style]:
     """Pygments token -> Rich ``Style`` with the theme's colours (no backgrounds: the code block paints its own)."""
     return {
         token_type: Style.parse(f"{extra} {theme.color(token)}".strip())

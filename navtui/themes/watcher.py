@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
 
 from watchfiles import Change, awatch
@@ -26,7 +26,7 @@ async def watch_themes(
     *,
     debounce_ms: int = DEBOUNCE_MS,
     force_polling: bool | None = None,
-) -> AsyncIterator[ThemeReload]:
+) -> AsyncGenerator[ThemeReload, None]:
     """Yield a :class:`ThemeReload` for each theme file changed, added or deleted in ``registry``'s folders.
 
     Runs until ``stop_event`` is set (or the consuming task is cancelled). The user theme folder is created

@@ -73,8 +73,8 @@ class CodeSearchArgs(BaseModel):
 
 
 class CodeSearchTool(Tool[CodeSearchArgs]):
-    name: ClassVar[str] = "code_search"
-    description: ClassVar[str] = (
+    name = "code_search"
+    description = (
         "Search the repository index for the code most relevant to a query (ranked by BM25, optionally by "
         "meaning). Returns chunks (whole functions/classes or blocks) with path and line span. Use it to find "
         "where something is implemented before reading files."
@@ -127,8 +127,8 @@ class SymbolsArgs(BaseModel):
 
 
 class SymbolsTool(Tool[SymbolsArgs]):
-    name: ClassVar[str] = "symbols"
-    description: ClassVar[str] = (
+    name = "symbols"
+    description = (
         "Find where functions, classes, methods and types are defined, by name (fuzzy: exact, then prefix, "
         "substring, subsequence; case and _ ignored). Returns kind, path and line span of each definition."
     )

@@ -185,7 +185,9 @@ def _writes(script: Script, scope: Scope) -> str | None:
             targets += [(w, call.shown) for w in operands[1:]]
         elif name == "dd":
             targets += [
-                (Word((w.value[3:],), w.raw), call.shown) for w in call.args if (w.value or "").startswith("of=")
+                (Word(((w.value or "")[3:],), w.raw), call.shown)
+                for w in call.args
+                if (w.value or "").startswith("of=")
             ]
     for word, shown in targets:
         for value in word.values or ():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import functools
 import itertools
 import os
 import secrets
@@ -89,9 +90,13 @@ class Job:
         loop = asyncio.get_running_loop()
         ended: asyncio.Future[None] = loop.create_future()
 
+        def end() -> None:
+            if not ended.done():
+                ended.set_result(None)
+
         def wake() -> None:
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                loop.call_soon_threadsafe(lambda: ended.done() or ended.set_result(None))
+                loop.call_soon_threadsafe(end)
 
         self.add_done_callback(wake)
         try:
@@ -325,4 +330,4 @@ def install_exit_cleanup() -> None:
         if previous is signal.SIG_IGN:
             continue
         with contextlib.suppress(ValueError, OSError):
-            signal.signal(signum, lambda s, f, p=previous: _on_signal(s, f, p))
+            signal.signal(signum, functools.partial(_on_signal, previous=previous))

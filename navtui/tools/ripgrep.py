@@ -8,7 +8,7 @@ import functools
 import os
 import shutil
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +43,7 @@ class RgRun:
     timed_out: bool = False
 
 
-async def rg_lines(args: list[str], cwd: Path, run: RgRun, *, seconds: float = 30.0) -> AsyncIterator[bytes]:
+async def rg_lines(args: list[str], cwd: Path, run: RgRun, *, seconds: float = 30.0) -> AsyncGenerator[bytes, None]:
     """Yield rg's stdout lines (without the newline); ``run`` gets the exit code, stderr and timeout flag."""
     rg = find_rg()
     if rg is None:

@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass
 
 from rich.console import RenderableType
+from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
@@ -112,7 +113,7 @@ class StatusLine(Widget):
         if self.working:
             self.refresh()
 
-    def _style(self, name: str):  # noqa: ANN202 - a rich Style
+    def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"status-line--{name}", partial=True)
 
     def render(self) -> RenderableType:

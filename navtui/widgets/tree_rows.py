@@ -161,11 +161,11 @@ class TreeModel:
                 stack.append((children[0], index, depth, "", gutters))
             elif children:
                 # A branch point: each child starts a segment one level deeper. Siblings below keep a gutter.
-                last = len(children) - 1
-                for position in range(last, -1, -1):
-                    child_gutters = gutters + (depth,) if position != last else gutters
+                last_child = len(children) - 1
+                for position in range(last_child, -1, -1):
+                    child_gutters = gutters + (depth,) if position != last_child else gutters
                     stack.append(
-                        (children[position], index, depth + 1, "└" if position == last else "├", child_gutters)
+                        (children[position], index, depth + 1, "└" if position == last_child else "├", child_gutters)
                     )
         # Subtree ends, children before parents: a subtree is contiguous in pre-order.
         for row in reversed(rows):
@@ -277,7 +277,7 @@ def _path_ids(roots: list[TreeNode], leaf_id: str | None) -> set[str]:
     if leaf_id is None:
         return set()
     parents: dict[str, str | None] = {}
-    stack = [(root, None) for root in roots]
+    stack: list[tuple[TreeNode, str | None]] = [(root, None) for root in roots]
     while stack:
         node, parent = stack.pop()
         if node.entry.id:

@@ -13,14 +13,19 @@ from pathlib import Path
 from typing import Any
 
 from navtui.agent.runtime import ContextUsage, LaunchOptions, ProviderStatus, StatusInfo
+from navtui.app.ui_runtime import UiRuntime
 from navtui.config.settings import Settings
-from navtui.core.events import RunFinished, UserMessageEvent
+from navtui.core.events import AgentEvent, Notice, RunFinished, UserMessageEvent
 
 
 @dataclass
 class _Provider:
     name: str = "ollama"
     model: str = "qwen2.5-coder:7b"
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.model}"
 
 
 @dataclass
@@ -41,8 +46,9 @@ class ScriptedRuntime:
     status_info: dict[str, Any] = field(default_factory=dict)
     session: Any = None
     tools: Any = None
+    agent: Any = None
     running: bool = False
-    policy: _Policy = field(default_factory=_Policy)
+    policy: Any = field(default_factory=_Policy)
     prompts: list[str | None] = field(default_factory=list)
     advisor: Any = None
     background_listener: Any = None
@@ -60,7 +66,7 @@ class ScriptedRuntime:
     async def check_provider(self) -> ProviderStatus:
         return self.provider_status
 
-    async def run(self, prompt: str | None) -> AsyncIterator[Any]:
+    async def run(self, prompt: str | None) -> AsyncIterator[AgentEvent]:
         self.prompts.append(prompt)
         self.running = True
         self._abort = asyncio.Event()
@@ -119,3 +125,47 @@ class ScriptedRuntime:
 
     async def aclose(self) -> None:
         return None
+
+    # What the snapshot screens never reach: a test that gets here is using the wrong runtime.
+    async def switch_model(self, model: str, provider: str | None = None) -> None:
+        raise NotImplementedError("use the real Runtime on the fake server to switch models")
+
+    def new_session(self) -> None:
+        raise NotImplementedError("use the real Runtime for session changes")
+
+    def clear(self) -> None:
+        raise NotImplementedError("use the real Runtime for session changes")
+
+    def reload_from_session(self) -> None:
+        raise NotImplementedError("use the real Runtime for session changes")
+
+    def switch_session(self, session: Any) -> None:
+        raise NotImplementedError("use the real Runtime for session changes")
+
+    def set_session_name(self, name: str) -> None:
+        raise NotImplementedError("use the real Runtime for session changes")
+
+    async def adopt_session_model(self) -> Notice | None:
+        return None
+
+    def compact(self, instructions: str | None = None) -> AsyncIterator[AgentEvent]:
+        raise NotImplementedError("use the real Runtime on the fake server to compact")
+
+    def hand_over(self, instructions: str | None = None) -> AsyncIterator[AgentEvent]:
+        raise NotImplementedError("use the real Runtime on the fake server to hand over")
+
+    async def summarize_branch(self, entries: list[Any], *, instructions: str | None = None) -> str:
+        raise NotImplementedError("use the real Runtime on the fake server for branch summaries")
+
+    def start_advisor(self, model: str | None = None, *, seed: bool = True) -> Any:
+        raise NotImplementedError("use the real Runtime for the advisor")
+
+    async def stop_advisor(self) -> None:
+        self.advisor = None
+
+    def set_approval(self, mode: Any) -> None:
+        self.policy.mode = mode
+
+
+def _satisfies_the_protocol(runtime: ScriptedRuntime) -> UiRuntime:
+    return runtime  # the type checker (mypy, see README) holds the scripted runtime to the UI's protocol

@@ -148,12 +148,12 @@ async def context_command(ctx: CommandContext, args: str) -> None:
 async def approval_command(ctx: CommandContext, args: str) -> None:
     runtime = ctx.runtime
     if not args:
-        mode = runtime.policy.mode
-        others = ", ".join(f"{m} ({_APPROVAL_HELP[m]})" for m in APPROVAL_MODES if m != mode)
-        ctx.notice(f"Approval mode: {mode} — {_APPROVAL_HELP.get(mode, '')}. Other modes: {others}.")
+        current = runtime.policy.mode
+        others = ", ".join(f"{m} ({_APPROVAL_HELP[m]})" for m in APPROVAL_MODES if m != current)
+        ctx.notice(f"Approval mode: {current} — {_APPROVAL_HELP.get(current, '')}. Other modes: {others}.")
         return
     word = args.split()[0].lower()
-    mode = next((known for known in APPROVAL_MODES if known == word), None)
+    mode = _approval_mode(word)
     if mode is None:
         ctx.notice(f"Unknown approval mode '{word}'. Use one of: {', '.join(APPROVAL_MODES)}.", level="warning")
         return
@@ -185,6 +185,13 @@ async def sandbox_command(ctx: CommandContext, args: str) -> None:
         return
     ctx.notice(text + "\nFor this session only; sandbox.mode in ~/.navtui/settings.json keeps it.", title="Sandbox")
     ctx.refresh_status()
+
+
+def _approval_mode(word: str) -> ApprovalMode | None:
+    for mode in APPROVAL_MODES:
+        if mode == word:
+            return mode
+    return None
 
 
 async def name_command(ctx: CommandContext, args: str) -> None:

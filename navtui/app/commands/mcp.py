@@ -8,7 +8,7 @@ from navtui.app.commands import CommandContext, CommandRegistry
 from navtui.core.errors import NavtuiError
 
 if TYPE_CHECKING:
-    from navtui.mcp.manager import McpManager
+    pass
 
 USAGE = "/mcp [list] · /mcp reconnect NAME · /mcp approve NAME"
 
@@ -16,7 +16,7 @@ USAGE = "/mcp [list] · /mcp reconnect NAME · /mcp approve NAME"
 async def mcp_command(ctx: CommandContext, args: str) -> None:
     from navtui.mcp.config import user_config_path
 
-    manager: McpManager | None = getattr(ctx.runtime, "mcp", None)
+    manager = ctx.runtime.mcp
     if manager is None:
         ctx.notice(
             "No MCP servers configured. Add one with `navtui mcp add NAME -- COMMAND [ARGS...]` "

@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from textual.app import App
 
+    from navtui.app.events import EventRouter
+    from navtui.app.ui_runtime import UiRuntime
+    from navtui.widgets.items import Level
     from navtui.widgets.transcript import Transcript
 
 COMMAND_MODULES = (
@@ -35,12 +38,17 @@ class CommandContext(Protocol):
     def app(self) -> App[Any]: ...
 
     @property
-    def runtime(self) -> Any: ...
+    def runtime(self) -> UiRuntime: ...
 
     @property
     def transcript(self) -> Transcript: ...
 
-    def notice(self, text: str, level: str = "info", title: str | None = None) -> None: ...
+    @property
+    def router(self) -> EventRouter:
+        """Shows agent events the way a turn does (``router.handle(event)``)."""
+        ...
+
+    def notice(self, text: str, level: Level = "info", title: str | None = None) -> None: ...
 
     def error(self, message: str, hint: str | None = None) -> None: ...
 

@@ -18,24 +18,33 @@ from navtui.core.errors import NavtuiError
 from navtui.session.manager import SessionManager
 
 
-def _ready(ctx: CommandContext, what: str) -> bool:
-    """Whether the session can be changed now; tells the user why not."""
+def _ready(ctx: CommandContext, what: str) -> SessionManager | None:
+    """The session, when it can be changed now; else None, after telling the user why not."""
     runtime = ctx.runtime
-    if runtime.session is None:
+    session = runtime.session
+    if session is None:
         ctx.notice(f"This run keeps no session file, so there is nothing to {what}.", level="warning")
-        return False
+        return None
     if runtime.running:
         ctx.notice(f"The agent is working; press Esc to stop it before you {what}.", level="warning")
-        return False
-    if not runtime.session.entries:
+        return None
+    if not session.entries:
         ctx.notice(f"This session is empty: nothing to {what} yet.")
-        return False
-    return True
+        return None
+    return session
+
+
+def _session(ctx: CommandContext) -> SessionManager:
+    """The session of a flow that began with ``_ready`` (a screen's answer arrives later: it is still there)."""
+    session = ctx.runtime.session
+    if session is None:
+        raise NavtuiError("This run keeps no session file")
+    return session
 
 
 # ---------------------------------------------------------------------- /tree
 async def tree_command(ctx: CommandContext, args: str) -> None:
-    if _ready(ctx, "navigate the tree"):
+    if _ready(ctx, "navigate the tree") is not None:
         open_tree(ctx)
 
 
@@ -46,14 +55,14 @@ def open_tree(ctx: CommandContext, *, select: str | None = None) -> None:
         if entry_id:
             ctx.app.run_worker(navigate_flow(ctx, entry_id), group="tree-navigate", exclusive=True)
 
-    ctx.app.push_screen(TreeScreen(ctx.runtime.session, select=select), callback=chosen)
+    ctx.app.push_screen(TreeScreen(_session(ctx), select=select), callback=chosen)
 
 
 async def navigate_flow(ctx: CommandContext, entry_id: str) -> None:
     """Ask about a summary (per ``ui.branch_summary``), move the leaf, show the new path."""
     runtime = ctx.runtime
     try:
-        plan = plan_navigation(runtime.session, entry_id)
+        plan = plan_navigation(_session(ctx), entry_id)
     except NavtuiError as exc:
         ctx.error(exc.message, exc.hint)
         return
@@ -76,7 +85,11 @@ async def navigate_flow(ctx: CommandContext, entry_id: str) -> None:
     progress: SummaryProgressScreen | None = None
     if choice.summarize:
         progress = SummaryProgressScreen()
-        ctx.app.push_screen(progress, callback=lambda _: task.cancel())  # Esc: stop the request, stay put
+
+        def cancel(_: None) -> None:  # Esc: stop the request, stay put
+            task.cancel()
+
+        ctx.app.push_screen(progress, callback=cancel)
     try:
         result = await task
     except asyncio.CancelledError:
@@ -100,7 +113,7 @@ async def navigate_flow(ctx: CommandContext, entry_id: str) -> None:
 
 # ---------------------------------------------------------------------- /branch
 async def branch_command(ctx: CommandContext, args: str) -> None:
-    if _ready(ctx, "branch"):
+    if _ready(ctx, "branch") is not None:
         open_branch(ctx)
 
 
@@ -123,7 +136,7 @@ def open_branch(ctx: CommandContext) -> None:
             "the earlier one is unchanged (/resume)."
         )
 
-    ctx.app.push_screen(TreeScreen(ctx.runtime.session, mode="branch"), callback=chosen)
+    ctx.app.push_screen(TreeScreen(_session(ctx), mode="branch"), callback=chosen)
 
 
 # ---------------------------------------------------------------------- /resume
@@ -170,9 +183,7 @@ async def open_session(ctx: CommandContext, path: Path) -> None:
     for warning in session.warnings:
         ctx.notice(warning, level="warning")
     ctx.notice(f"Resumed “{session.title or path.name}”.")
-    from navtui.agent.resume import adopt_session_model
-
-    model_notice = await adopt_session_model(runtime)  # the model and thinking level the session used
+    model_notice = await runtime.adopt_session_model()  # the model and thinking level the session used
     if model_notice is not None:
         ctx.notice(model_notice.text, level=model_notice.level)
     ctx.refresh_status()
@@ -196,9 +207,9 @@ async def label_command(ctx: CommandContext, args: str) -> None:
 def double_escape(ctx: CommandContext) -> None:
     """Esc Esc on an empty prompt: what ``ui.double_escape_action`` says (tree, branch or nothing)."""
     action = ctx.runtime.settings.ui.double_escape_action
-    if action == "tree" and _ready(ctx, "navigate the tree"):
+    if action == "tree" and _ready(ctx, "navigate the tree") is not None:
         open_tree(ctx)
-    elif action == "branch" and _ready(ctx, "branch"):
+    elif action == "branch" and _ready(ctx, "branch") is not None:
         open_branch(ctx)
 
 

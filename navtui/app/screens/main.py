@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -32,15 +32,21 @@ from navtui.app.history import PromptHistory
 from navtui.app.turns import TurnRunner
 from navtui.config.launch import THINKING_LEVELS
 from navtui.widgets.completion_menu import CompletionMenu
-from navtui.widgets.items import ErrorItem, NoticeItem, ProviderHelpItem, ToolItem, WelcomeItem
+from navtui.widgets.items import ErrorItem, Level, NoticeItem, ProviderHelpItem, ToolItem, WelcomeItem
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusData, StatusLine
 from navtui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from navtui.agent.runtime import StatusInfo
     from navtui.app.commands import SlashCommand
     from navtui.app.events import EventRouter
     from navtui.app.palette import CommandChosen
+    from navtui.app.startup import FirstFrameSettings
+    from navtui.app.ui_runtime import UiRuntime
+    from navtui.config.launch import LaunchOptions
+    from navtui.config.settings import Settings
+    from navtui.core.events import AgentEvent
     from navtui.core.messages import ToolCall
 
 QUIT_CONFIRM_SECONDS = 2.0
@@ -92,10 +98,10 @@ class MainScreen(Screen[None]):
 
     def __init__(
         self,
-        runtime: Any | None,
+        runtime: UiRuntime | None,
         *,
-        options: Any = None,
-        settings: Any = None,
+        options: LaunchOptions | None = None,
+        settings: Settings | FirstFrameSettings | None = None,
         animate: bool = True,
         check_provider: bool = True,
     ) -> None:
@@ -103,8 +109,11 @@ class MainScreen(Screen[None]):
         ``options`` and ``settings`` then describe the start until it arrives."""
         super().__init__()
         self._runtime = runtime
-        self._options = runtime.options if runtime is not None else options
-        self._settings = runtime.settings if runtime is not None else settings
+        if runtime is not None:
+            options, settings = runtime.options, runtime.settings
+        assert options is not None and settings is not None, "without a runtime, options and settings are needed"
+        self._options: LaunchOptions = options
+        self._settings: Settings | FirstFrameSettings = settings
         self.animations = animate
         self.check_provider = check_provider
         self._activity = False  # a command's task runs (set_activity)
@@ -112,13 +121,12 @@ class MainScreen(Screen[None]):
         self._last_escape = 0.0
         self._git: tuple[str | None, bool, int, int, int] = (None, False, 0, 0, 0)
         history_path = None
-        if not getattr(self._options, "ephemeral", False):
+        if not self._options.ephemeral:
             from navtui.config.paths import history_path as _history_path
 
             history_path = _history_path()
         self.history = PromptHistory(history_path)
-        window = getattr(getattr(self._settings, "ui", None), "mounted_entries", 100)
-        self._transcript = Transcript(window=window, id="transcript")
+        self._transcript = Transcript(window=self._settings.ui.mounted_entries, id="transcript")
         self._transcript.describe = self._describe_item
         self.turns = TurnRunner(self)
         self._arguments: dict[str, tuple[float, list[str]]] = {}
@@ -138,15 +146,17 @@ class MainScreen(Screen[None]):
 
     # ------------------------------------------------------------------ CommandContext
     @property
-    def runtime(self) -> Any:
+    def runtime(self) -> UiRuntime:
+        """The runtime (commands and turns only run once it is ready: ``submit`` queues until then)."""
+        assert self._runtime is not None, "the runtime is still being built"
         return self._runtime
 
     @property
     def transcript(self) -> Transcript:
         return self._transcript
 
-    def notice(self, text: str, level: str = "info", title: str | None = None) -> None:
-        self._transcript.add(NoticeItem(text, level=level, title=title))  # type: ignore[arg-type]
+    def notice(self, text: str, level: Level = "info", title: str | None = None) -> None:
+        self._transcript.add(NoticeItem(text, level=level, title=title))
 
     def error(self, message: str, hint: str | None = None) -> None:
         self._transcript.add(ErrorItem(message, hint))
@@ -164,8 +174,7 @@ class MainScreen(Screen[None]):
         """Show the session's current path again (after a resume or tree navigation)."""
         from navtui.app.session_view import transcript_items
 
-        items = self._runtime.path_entries()
-        self._transcript.load(transcript_items(items))
+        self._transcript.load(transcript_items(self.runtime.path_entries()))
         self.refresh_status()
 
     # ------------------------------------------------------------------ layout
@@ -193,14 +202,14 @@ class MainScreen(Screen[None]):
     def _show_starting(self) -> None:
         """The first frame while the runtime is still loading: what settings say, and a prompt that works."""
         settings, options = self._settings, self._options
-        model = getattr(options, "model", None) or getattr(settings, "model", None) or ""
+        model = options.model or settings.model or ""
         self._transcript.add(WelcomeItem(cwd=str(options.cwd), model=model or "…", provider="starting"))
         self.query_one(StatusLine).update_status(
-            StatusData(cwd=str(options.cwd), model=model, approval=getattr(settings, "approval", "ask"))
+            StatusData(cwd=str(options.cwd), model=model, approval=settings.approval)
         )
         self.query_one(StatusLine).set_working(True, "starting")
 
-    def runtime_ready(self, runtime: Any) -> None:
+    def runtime_ready(self, runtime: UiRuntime) -> None:
         """The runtime the app was started without is built: show the real start and send what was typed."""
         self._runtime = runtime
         self._options, self._settings = runtime.options, runtime.settings
@@ -211,7 +220,7 @@ class MainScreen(Screen[None]):
         for text in self.turns.take_queue():
             self.submit(text)
 
-    def _on_idle_advice(self, event: Any) -> None:
+    def _on_idle_advice(self, event: AgentEvent) -> None:
         """The advisor spoke while the agent was idle: show it; a concern or blocker wakes the agent."""
         self.router.handle(event)
         if getattr(event, "severity", "nit") != "nit" and not self.running:
@@ -222,9 +231,8 @@ class MainScreen(Screen[None]):
         self.error(f"navtui could not start: {message}", hint or "fix the problem and start navtui again")
 
     def _show_runtime(self) -> None:
-        runtime = self._runtime
-        if hasattr(runtime, "background_listener"):
-            runtime.background_listener = self._on_idle_advice
+        runtime = self.runtime
+        runtime.background_listener = self._on_idle_advice
         items = runtime.path_entries()
         if items:
             from navtui.app.session_view import transcript_items
@@ -243,7 +251,7 @@ class MainScreen(Screen[None]):
         self.call_after_refresh(self._start_mcp)  # after the first frame: servers start in the background
         if runtime.options.resume == "":
             self.run_worker(COMMANDS.run(self, "/resume"), group="command")  # navtui -r without an id: pick one
-        initial = getattr(runtime.options, "prompt", None)
+        initial = runtime.options.prompt
         if initial:
             self.call_after_refresh(self.submit, initial)
 
@@ -258,13 +266,14 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="provider-check")
     async def _check_provider(self) -> None:
-        await asyncio.to_thread(preload_provider_sdk, self._runtime.provider.name)
-        status = await self._runtime.check_provider()
+        runtime = self.runtime
+        await asyncio.to_thread(preload_provider_sdk, runtime.provider.name)
+        status = await runtime.check_provider()
         gc_policy.settle()  # the provider SDK and its client are long-lived
         if status.notice:
             self.notice(status.notice, level="warning")
         if not status.ok:
-            provider = self._runtime.provider
+            provider = runtime.provider
             self._transcript.add(
                 ProviderHelpItem(status.message, status.hint, provider_steps(provider.name, provider.model))
             )
@@ -277,7 +286,7 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="status")
     async def _refresh_status(self) -> None:
-        info = await asyncio.to_thread(self._runtime.status)  # runs git: off the loop
+        info = await asyncio.to_thread(self.runtime.status)  # runs git: off the loop
         self._git = (info.git_branch, info.git_dirty, info.git_staged, info.git_unstaged, info.git_untracked)
         self.show_status(info)  # git can outlast the screen: show_status then finds no status line
 
@@ -291,7 +300,7 @@ class MainScreen(Screen[None]):
         """The agent waits for an approval (the modal is open), or got its answer."""
         self.turns.show_waiting(message.waiting)
 
-    def show_status(self, info: Any) -> None:
+    def show_status(self, info: StatusInfo) -> None:
         data = StatusData(
             **{name: getattr(info, name) for name in StatusData.__dataclass_fields__ if hasattr(info, name)}
         )
@@ -350,7 +359,7 @@ class MainScreen(Screen[None]):
 
     def describe_call(self, call: ToolCall) -> str:
         """The title of a tool card: the tool's own one-line summary of its arguments."""
-        tools = getattr(self._runtime, "tools", None)
+        tools = self._runtime.tools if self._runtime is not None else None
         tool = tools.get(call.name) if tools is not None else None
         if tool is not None:
             try:

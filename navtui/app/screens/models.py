@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -18,8 +18,11 @@ from navtui.core.errors import NavtuiError
 from navtui.core.secrets import mask_secrets
 from navtui.styles import stylesheet
 
+if TYPE_CHECKING:
+    from navtui.app.ui_runtime import UiRuntime
 
-def configured_models(runtime: Any) -> list[str]:
+
+def configured_models(runtime: UiRuntime) -> list[str]:
     settings = runtime.settings
     names = [settings.model] if settings.model else []
     names += [name for name in settings.model_roles.values() if name]
@@ -30,7 +33,7 @@ class ModelsScreen(ModalScreen[str | None]):
     CSS_PATH = stylesheet("models")
     BINDINGS = [Binding("escape", "cancel", "Cancel", show=False)]
 
-    def __init__(self, runtime: Any) -> None:
+    def __init__(self, runtime: UiRuntime) -> None:
         super().__init__()
         self.runtime = runtime
 

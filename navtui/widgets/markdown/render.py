@@ -265,7 +265,7 @@ def render_markdown(source: str, console: Console, width: int, style: Style, pal
     Lines, not ``Strip``s: a Strip carries seven caches, and a long answer has thousands of lines of which a
     screenful is ever drawn; the view makes strips for the lines it draws.
     """
-    markdown = _markdown_class()(source, code_theme=palette.syntax_theme, hyperlinks=False)  # type: ignore[arg-type]
+    markdown = _markdown_class()(source, code_theme=palette.syntax_theme, hyperlinks=False)
     options = console.options.update(width=width, height=None, highlight=False)
     console.push_theme(palette.rich_theme)
     try:
