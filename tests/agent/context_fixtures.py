@@ -74,6 +74,9 @@ class RuntimeStandIn:
         async for event in self.agent.run(prompt):
             yield event
 
+    async def check_provider(self) -> None:
+        """The real one asks the provider for its window; the scripted provider has none to tell."""
+
 
 def settings_with(**sections: dict[str, Any]) -> Settings:
     return Settings.model_validate(sections)
