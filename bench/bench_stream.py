@@ -9,7 +9,7 @@ are released on a schedule (``t0 + i / rate``). While streaming:
 * provider -> screen lag: for every token, the first frame after the update that contained it;
 * a 60 Hz timer measures event-loop stalls; frames per second; CPU; peak RSS.
 
-A third configuration, ``app``, runs the whole navtui app (real Runtime and agent loop, the ``ollama`` client)
+A third configuration, ``app``, runs the whole navtui app (real Runtime, agent loop and Ollama provider)
 against the fake Ollama server streaming NDJSON at the same rate; its lag is measured from a text delta
 reaching the event router to the frame that shows it, and "behind" from the last delta to its frame.
 

@@ -230,12 +230,15 @@ async def test_cancelling_the_consumer_mid_stream_keeps_the_partial_answer(tmp_p
     provider = ScriptedProvider([TextDelta(text="some words"), Pause(30)])
     agent = make_agent(provider, tmp_path)
 
+    streamed = asyncio.Event()
+
     async def consume() -> None:
-        async for _event in agent.run("go"):
-            pass
+        async for event in agent.run("go"):
+            if isinstance(event, TextDelta):
+                streamed.set()  # the provider now pauses: cancel mid-stream
 
     task = asyncio.create_task(consume())
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(streamed.wait(), 10)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

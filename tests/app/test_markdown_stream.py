@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.console import Console
+from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from navtui.app.theme_defaults import nav_defaults
 from navtui.widgets.markdown.blocks import BlockSplitter, split_blocks
+from navtui.widgets.markdown.document import MarkdownDocument
+from navtui.widgets.markdown.render import palette_for, render_markdown
 from navtui.widgets.markdown.view import MarkdownView
+
+CONSOLE = Console(width=200, color_system=None, force_terminal=False)
+PALETTE = palette_for({})
 
 DOC = """# Plan
 
@@ -37,48 +44,97 @@ Done.
 """
 
 
-def test_blocks_rejoin_to_the_document() -> None:
+def test_blocks_are_markdown_its_top_level_blocks_and_rejoin_to_the_document() -> None:
     blocks, tail = split_blocks(DOC)
     assert [b.source.splitlines()[0] for b in blocks] == [
         "# Plan",
         "First we read the parser. It has a bug in `parse()` and **two** callers.",
-        "- step one",
-        "- step two",
+        "- step one",  # the whole bullet list, its nested item included, is one block
         "1. numbered",
-        "2. again",
         "```python",
         "> a quote",
         "| a | b |",
     ]
     assert tail.strip() == "Done."
-    rebuilt = "".join(("\n\n" if b.gap else "\n") + b.source if i else b.source for i, b in enumerate(blocks))
-    assert rebuilt + "\n\n" + tail == DOC
+    assert "".join(b.source for b in blocks) + tail == DOC
 
 
 def test_a_blank_line_inside_a_fence_does_not_split_it() -> None:
     blocks, _ = split_blocks(DOC)
     fence = next(b for b in blocks if b.source.startswith("```"))
-    assert fence.source.endswith("```") and "return text.split()" in fence.source
+    assert fence.source.rstrip().endswith("```") and "return text.split()" in fence.source
 
 
 def test_an_unclosed_fence_stays_open_in_the_tail() -> None:
     splitter = BlockSplitter()
     splitter.feed("intro\n\n```sh\nls\n\necho hi\n")
-    assert splitter.in_fence and splitter.tail.startswith("```sh")
+    assert splitter.tail.startswith("```sh") and splitter.tail.endswith("echo hi\n")
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=80))
-def test_any_chunking_gives_the_same_blocks(cuts: list[int]) -> None:
-    whole_blocks, whole_tail = split_blocks(DOC)
-    splitter = BlockSplitter()
-    blocks = []
+def test_a_loose_ordered_list_is_one_block() -> None:
+    blocks, tail = split_blocks("1. one\n\n2. two\n\n3. three\n\nafter\n")
+    assert len(blocks) == 1 and "3. three" in blocks[0].source and tail == "after\n"
+
+
+def rendered(document: MarkdownDocument, width: int = 60) -> list[str]:
+    document.render(CONSOLE, width, Style(), PALETTE)
+    lines = [*document.lines, *([[]] if document.tail_blank else []), *document.tail_lines]
+    return ["".join(segment.text for segment in line).rstrip() for line in lines]
+
+
+def whole(text: str, width: int = 60) -> list[str]:
+    """Rich's render of the whole document at once: what every cut must add up to."""
+    return ["".join(s.text for s in line).rstrip() for line in render_markdown(text, CONSOLE, width, Style(), PALETTE)]
+
+
+def streamed(text: str, cuts: list[int]) -> MarkdownDocument:
+    document = MarkdownDocument()
     position = 0
     for size in cuts:
-        blocks += splitter.feed(DOC[position : position + size])
+        document.feed(text[position : position + size])
+        rendered(document)  # render between chunks, as the view does on each flush
         position += size
-    blocks += splitter.feed(DOC[position:])
-    assert blocks == whole_blocks and splitter.tail == whole_tail
+    document.feed(text[position:])
+    return document
+
+
+def test_a_reference_link_defined_after_its_use_shows_as_a_link() -> None:
+    text = "See [the docs][1].\n\nMore text.\n\n[1]: https://example.com\n"
+    document = streamed(text, [20, 12, 9])
+    shown = "\n".join(rendered(document))
+    assert "the docs (https://example.com)" in shown and "[the docs][1]" not in shown
+
+
+# ---------------------------------------------------------------- any document, any chunking
+WORDS = st.sampled_from(["alpha", "beta", "`code`", "**bold**", "_em_", "x<y", "a|b", "[ref][r1]", "[miss][r9]"])
+LINE = st.lists(WORDS, min_size=1, max_size=6).map(" ".join)
+BLOCK = st.one_of(
+    LINE.map(lambda t: t + "\n"),
+    st.lists(LINE, min_size=2, max_size=3).map(lambda ls: "\n".join(ls) + "\n"),  # a paragraph of lines
+    LINE.map(lambda t: "## " + t + "\n"),
+    LINE.map(lambda t: t + "\n---\n"),  # a setext heading
+    st.lists(LINE, min_size=1, max_size=4).map(lambda ls: "".join(f"- {item}\n" for item in ls)),
+    st.lists(LINE, min_size=2, max_size=4).map(lambda ls: "\n".join(f"{i}. {t}\n" for i, t in enumerate(ls, 1))),
+    st.lists(LINE, min_size=1, max_size=3).map(lambda ls: "```py\n" + "\n\n".join(ls) + "\n```\n"),
+    LINE.map(lambda t: "> " + t + "\n> more\n"),
+    LINE.map(lambda t: "| h | k |\n|---|---|\n| " + t.replace("|", "/") + " | 2 |\n"),
+    st.just("[r1]: https://example.com/one\n"),
+    st.just("***\n"),
+)
+DOCUMENT = st.lists(st.tuples(BLOCK, st.sampled_from(["\n", "", "\n\n"])), min_size=1, max_size=8).map(
+    lambda parts: "".join(block + gap for block, gap in parts)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(DOCUMENT, st.lists(st.integers(min_value=1, max_value=30), max_size=40))
+def test_any_chunking_renders_what_the_whole_document_renders(text: str, cuts: list[int]) -> None:
+    document = streamed(text, cuts)
+    at_once = MarkdownDocument()
+    at_once.feed(text)
+    assert rendered(document) == rendered(at_once)
+    shown = [line for line in rendered(document) if line.strip()]
+    assert shown == [line for line in whole(text) if line.strip()]
 
 
 class ViewApp(App[None]):

@@ -13,6 +13,8 @@ from navtui.app.screens.help import HelpScreen
 from navtui.core.events import AgentError, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, ToolOutput
 from navtui.core.messages import TextBlock, ToolCall, ToolResultMessage
 from navtui.tools.approval import ApprovalRequest
+from navtui.widgets.tool_card import ToolCard
+from tests.app.conftest import wait_for
 from tests.app.scripted_runtime import ScriptedRuntime
 
 SIZE = (100, 30)
@@ -48,9 +50,11 @@ def app_with(runtime: ScriptedRuntime) -> NavtuiApp:
 
 
 async def submit(pilot: Any, text: str) -> None:
+    """Send ``text`` and wait for the turn to end (its streams are flushed when it does) and the status line."""
     await pilot.pause()
-    pilot.app.screen.submit(text)
-    await pilot.pause(0.15)  # coalesced renders land
+    screen = pilot.app.screen
+    screen.submit(text)
+    await wait_for(pilot, lambda: not screen.running)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 
@@ -100,9 +104,17 @@ def test_running_tool_card(snap_compare: Any) -> None:
 
 
 async def submit_running(pilot: Any, text: str) -> None:
+    """Send ``text`` to a runtime that holds its turn open: wait until the tool card shows the streamed output."""
     await pilot.pause()
-    pilot.app.screen.submit(text)
-    await pilot.pause(0.3)
+    screen = pilot.app.screen
+    screen.submit(text)
+
+    def output_shown() -> bool:
+        cards = screen.transcript.widgets_of(ToolCard)
+        return bool(cards) and bool(cards[0].item.output)
+
+    await wait_for(pilot, output_shown)
+    await pilot.pause()
 
 
 def test_error_card_and_failed_tool(snap_compare: Any) -> None:
@@ -174,7 +186,8 @@ def test_help(snap_compare: Any) -> None:
     async def open_help(pilot: Any) -> None:
         await pilot.pause()
         pilot.app.push_screen(HelpScreen(registry.all()))
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, HelpScreen) and pilot.app.screen.is_mounted)
+        await pilot.pause()
 
     assert snap_compare(app_with(ScriptedRuntime()), terminal_size=(100, 40), run_before=open_help)
 

@@ -156,13 +156,16 @@ async def test_touch_without_change_is_not_stale(source: Path, ctx) -> None:
     await call(read, ctx, path="calc.py")
     st = os.stat(source)
     os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
-    await call(edit, ctx, path="calc.py", old_text="def add", new_text="def plus")
+    result = await call(edit, ctx, path="calc.py", old_text="def add", new_text="def plus")
+    assert not result.is_error and "def plus" in content(source) and "def add" not in content(source)
 
 
 async def test_own_edits_do_not_make_the_file_stale(source: Path, ctx) -> None:
     await call(read, ctx, path="calc.py")
-    await call(edit, ctx, path="calc.py", old_text="def add", new_text="def plus")
-    await call(edit, ctx, path="calc.py", old_text="def sub", new_text="def minus")
+    first = await call(edit, ctx, path="calc.py", old_text="def add", new_text="def plus")
+    second = await call(edit, ctx, path="calc.py", old_text="def sub", new_text="def minus")
+    assert not first.is_error and not second.is_error
+    assert "def plus" in content(source) and "def minus" in content(source)
 
 
 async def test_non_utf8_and_binary_files_are_refused(ws: Path, ctx) -> None:

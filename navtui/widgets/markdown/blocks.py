@@ -1,123 +1,107 @@
-"""Cut streaming Markdown into top-level blocks that can no longer change.
+"""Cut streaming Markdown into top-level blocks that can no longer change, where markdown-it says blocks are.
 
-Only the last block of a growing document can still change (a paragraph may become a table, a fence may
-close), so everything before it can be rendered once and kept. The splitter reads complete lines only,
-knows when it is inside a code fence, and cuts:
+Only the last top-level block of a growing document can still change (a paragraph may become a heading or a
+table, a fence may close, a list may gain items), so every block before it can be rendered once and kept.
+The splitter parses the open part (complete lines only) with markdown-it and cuts at the start line of each
+top-level block its token map reports, as Textual's own ``Markdown`` does: a loose list stays one block,
+a blank line inside a fence never cuts. Reference definitions (``[1]: https://...``) are collected as they
+arrive; ``references`` holds them for rendering any block, and ``references_version`` changes when a new
+one appears, so blocks rendered before it can be rendered again.
 
-* at a blank line followed by a line that starts at column 0 (the new block is separated by a gap);
-* before a top-level heading or list item that follows a non-blank line (no gap: a tight list stays tight).
-
-Work per ``feed`` is proportional to the new text, never to the document.
+Between two top-level blocks the view puts one blank line, as Rich does when it renders a whole document.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
-_HEADING = re.compile(r"^#{1,6}(?:[ \t]|$)")
-_THEMATIC_BREAK = re.compile(r"^(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 
 @dataclass(frozen=True)
 class Block:
-    """One finished top-level block; ``gap`` says whether a blank line separates it from the previous one."""
+    """One finished top-level block: its source, up to where the next block starts."""
 
     source: str
-    gap: bool
+
+
+@cache
+def parser() -> MarkdownIt:
+    """The one markdown-it parser, for cutting and for rendering: CommonMark plus tables and strikethrough.
+
+    Raw HTML off: a tag the model wrote is shown as the text it is (Rich would drop it silently)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
+
+
+def block_starts(source: str, env: dict[str, Any] | None = None) -> list[int]:
+    """The line numbers where top-level blocks start (markdown-it's token map); ``env`` collects references."""
+    tokens = parser().parse(source, {} if env is None else env)
+    return [token.map[0] for token in tokens if token.level == 0 and token.nesting >= 0 and token.map]
 
 
 class BlockSplitter:
     """Incremental splitter: ``feed`` text, get the blocks that just finished; ``tail`` is still open."""
 
     def __init__(self) -> None:
-        self._tail = ""  # the open block, including a partial last line
-        self._scan = 0  # offset in _tail of the first complete line not yet looked at
-        self._fence: str | None = None  # the opening marker while inside a fence
-        self._blank_before = False  # the last complete line was blank (outside a fence)
-        self._prev_kind = ""  # "list", "heading", "text" or "" for the previous non-blank line
-        self._tail_gap = False  # the open block follows a blank line
+        self._tail = ""  # the open part: the last block so far, and any partial last line
+        self._parsed = 0  # how much of _tail (complete lines) the last parse saw
+        self._settled: dict[str, dict[str, str]] = {}  # definitions in finished blocks (the first one wins)
+        self.references: dict[str, dict[str, str]] = {}  # normalised label -> {"href", "title"}
+        self.references_version = 0
 
     @property
     def tail(self) -> str:
         return self._tail
 
-    @property
-    def tail_gap(self) -> bool:
-        return self._tail_gap
-
-    @property
-    def in_fence(self) -> bool:
-        return self._fence is not None
-
     def feed(self, text: str) -> list[Block]:
         self._tail += text
-        finished: list[Block] = []
-        tail = self._tail
-        start = 0  # where the open block begins in `tail`
-        pos = self._scan
-        while True:
-            end = tail.find("\n", pos)
-            if end < 0:
-                break
-            line = tail[pos:end]
-            cut = self._classify(line)
-            if cut is not None and pos > start:
-                body = tail[start:pos].rstrip("\n")
-                if body.strip():
-                    finished.append(Block(body, self._tail_gap))
-                    self._tail_gap = cut
-                start = pos
-            pos = end + 1
-        if start:
-            self._tail = tail[start:]
-            pos -= start
-        self._scan = pos
+        complete = self._tail.rfind("\n") + 1
+        if complete <= self._parsed:
+            return []  # no new complete line: nothing can have finished
+        source = self._tail[:complete]
+        env: dict[str, Any] = {}
+        starts = block_starts(source, env)
+        found = env.get("references", {})
+        if len(starts) < 2:
+            self._parsed = complete
+            self._learn(found, settled_before=0)
+            return []
+        self._learn(found, settled_before=starts[-1])
+        offsets = _line_offsets(source)
+        cuts = [offsets[line] for line in starts[1:]]  # the first block starts the open part
+        finished = [Block(self._tail[start:end]) for start, end in zip([0, *cuts[:-1]], cuts, strict=True)]
+        self._tail = self._tail[cuts[-1] :]
+        self._parsed = complete - cuts[-1]
         return finished
 
-    def _starts_block_without_gap(self, kind: str) -> bool:
-        """A heading, a line after a heading, or a list item after an item starts a new block (no gap)."""
-        previous = self._prev_kind
-        if not previous:
-            return False
-        return kind == "heading" or previous == "heading" or (kind == "list" and previous == "list")
+    def _learn(self, found: dict[str, dict[str, Any]], *, settled_before: int) -> None:
+        """Take the definitions of the open part; those before line ``settled_before`` can no longer change."""
+        open_part: dict[str, dict[str, str]] = {}
+        for label, definition in found.items():
+            known = {"href": str(definition.get("href", "")), "title": str(definition.get("title", ""))}
+            if definition.get("map", [0])[0] < settled_before:
+                self._settled.setdefault(label, known)  # the first definition of a label wins (CommonMark)
+            else:
+                open_part[label] = known
+        references = {**open_part, **self._settled}
+        if references != self.references:
+            self.references = references
+            self.references_version += 1
 
-    def _classify(self, line: str) -> bool | None:
-        """Track fences and blank lines; return the gap flag if a new block starts at this line."""
-        fence = self._fence
-        if fence is not None:
-            stripped = line.strip()
-            if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
-                self._fence = None
-            return None
-        if not line.strip():
-            if self._prev_kind:
-                self._blank_before = True
-            return None
-        cut: bool | None = None
-        starts_flush = not line[0].isspace()
-        kind = "text"
-        if starts_flush and _HEADING.match(line):
-            kind = "heading"
-        elif starts_flush and _LIST_ITEM.match(line) and not _THEMATIC_BREAK.match(line):
-            kind = "list"
-        if self._blank_before and starts_flush:
-            cut = True
-        elif self._starts_block_without_gap(kind):
-            cut = False
-        self._blank_before = False
-        if not starts_flush and self._prev_kind == "list":
-            kind = "list"  # an indented continuation keeps the item open
-        self._prev_kind = kind
-        match = _FENCE.match(line)
-        if match:
-            marker = match.group(1)
-            # A backtick fence's info string may not contain backticks; otherwise it is inline code.
-            if marker[0] != "`" or "`" not in line[match.end() :]:
-                self._fence = marker
-        return cut
+
+def _line_offsets(text: str) -> list[int]:
+    """The offset where each line starts (plus the end)."""
+    offsets = [0]
+    position = text.find("\n")
+    while position >= 0:
+        offsets.append(position + 1)
+        position = text.find("\n", position + 1)
+    return offsets
 
 
 def split_blocks(text: str) -> tuple[list[Block], str]:

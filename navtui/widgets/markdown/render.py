@@ -227,17 +227,17 @@ def _markdown_class() -> type:
                     table.add_row(*[element.content for element in row.cells])
             yield table
 
-    from markdown_it import MarkdownIt
-
-    # Raw HTML off: a tag the model wrote is shown as the text it is (Rich would drop it silently).
-    parser = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
+    from navtui.widgets.markdown.blocks import parser
 
     class NavMarkdown(Markdown):
-        """Shares one markdown-it parser (building one costs more than parsing a small block)."""
+        """Shares one markdown-it parser (building one costs more than parsing a small block); ``references``
+        are the document's link definitions, so a block cut from it resolves ``[text][label]`` as the whole would."""
 
-        def __init__(self, markup: str, code_theme: Any, hyperlinks: bool = False) -> None:
+        def __init__(
+            self, markup: str, code_theme: Any, hyperlinks: bool = False, references: dict[str, Any] | None = None
+        ) -> None:
             self.markup = markup
-            self.parsed = parser.parse(markup)
+            self.parsed = parser().parse(markup, {"references": dict(references or {})})
             self.code_theme = code_theme
             self.justify = None
             self.style = "none"
@@ -259,13 +259,20 @@ def _markdown_class() -> type:
 Line = list[Segment]
 
 
-def render_markdown(source: str, console: Console, width: int, style: Style, palette: MarkdownPalette) -> list[Line]:
+def render_markdown(
+    source: str,
+    console: Console,
+    width: int,
+    style: Style,
+    palette: MarkdownPalette,
+    references: dict[str, Any] | None = None,
+) -> list[Line]:
     """Render Markdown ``source`` at ``width`` cells: one list of segments per line, padded to ``width``.
 
     Lines, not ``Strip``s: a Strip carries seven caches, and a long answer has thousands of lines of which a
     screenful is ever drawn; the view makes strips for the lines it draws.
     """
-    markdown = _markdown_class()(source, code_theme=palette.syntax_theme, hyperlinks=False)
+    markdown = _markdown_class()(source, code_theme=palette.syntax_theme, hyperlinks=False, references=references)
     options = console.options.update(width=width, height=None, highlight=False)
     console.push_theme(palette.rich_theme)
     try:

@@ -4,14 +4,14 @@ Stock ``Markdown.get_stream()`` mounts a widget per block and re-lays them out a
 message is one widget using the Line API: tokens are coalesced (a flush at most every ``FLUSH_INTERVAL``),
 finished blocks are rendered once into cached strips ("frozen"), and only the open tail block is rendered
 again on a flush. A frame therefore costs one small Markdown render plus a layout of a single widget,
-however long the message is. Idle views hold no timer.
+however long the message is. Idle views hold no timer. The blocks are cut where markdown-it says
+(``blocks.py``) and held in a ``MarkdownDocument`` (``document.py``), which knows nothing of Textual.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 
-from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
 from textual.strip import Strip
@@ -19,8 +19,8 @@ from textual.widget import Widget
 
 from navtui.core.display import display_safe
 from navtui.widgets.coalesce import Coalescer
-from navtui.widgets.markdown.blocks import Block, BlockSplitter
-from navtui.widgets.markdown.render import Line, MarkdownPalette, palette_for, render_markdown
+from navtui.widgets.markdown.document import MarkdownDocument
+from navtui.widgets.markdown.render import MarkdownPalette, palette_for
 
 STRIP_CACHE = 256  # strips kept for drawn lines (a few screens' worth)
 
@@ -37,14 +37,8 @@ class MarkdownView(Widget):
         self.streaming = streaming
         self._parts: list[str] = []
         self._coalescer = Coalescer(self, self._apply, self.FLUSH_INTERVAL)
-        self._splitter = BlockSplitter()
-        self._blocks: list[Block] = []
-        self._lines: list[Line] = []  # frozen blocks, rendered, with their gap lines
-        self._rendered = 0  # how many of _blocks are in _lines
-        self._tail_lines: list[Line] = []
-        self._strips: OrderedDict[int, Strip] = OrderedDict()  # frozen line index -> strip, most recent last
-        self._tail_blank = False  # a gap line between the frozen lines and the tail
-        self._tail_dirty = True
+        self._document = MarkdownDocument()
+        self._strips: OrderedDict[int, Strip] = OrderedDict()  # finished line index -> strip, most recent last
         self._width = 0
         self._style: Style | None = None
         self._palette: MarkdownPalette | None = None
@@ -62,7 +56,7 @@ class MarkdownView(Widget):
     @property
     def block_count(self) -> int:
         """Finished (frozen) blocks so far; the open tail is not counted."""
-        return len(self._blocks)
+        return len(self._document.blocks)
 
     def append(self, text: str) -> None:
         """Add streamed text; it reaches the screen at the next flush (at most ``FLUSH_INTERVAL`` away)."""
@@ -78,22 +72,18 @@ class MarkdownView(Widget):
         self._coalescer.flush_now()
 
     def _apply(self, text: str) -> None:
-        before = self._height()
+        before = self._document.height
         self._feed(text)
         if self._width and self.is_mounted:
-            self._render_blocks(self._width)
-        self.refresh(layout=not self._width or self._height() != before)
+            self._render_document(self._width)
+        self.refresh(layout=not self._width or self._document.height != before)
 
     def _feed(self, text: str) -> None:
         self._parts.append(text)  # raw: ``text`` is what the model wrote (copy, export)
         # Only the rendered copy is made safe; character by character, so chunk boundaries do not matter.
-        self._blocks.extend(self._splitter.feed(display_safe(text)))
-        self._tail_dirty = True
+        self._document.feed(display_safe(text))
 
     # ------------------------------------------------------------------ rendering
-    def _height(self) -> int:
-        return len(self._lines) + self._tail_blank + len(self._tail_lines)
-
     def _ensure(self, width: int) -> None:
         """Render for ``width`` (everything again only when the width, style or theme changed)."""
         if width <= 0:
@@ -103,37 +93,29 @@ class MarkdownView(Widget):
         if width != self._width or style != self._style or variables is not self._variables:
             self._width, self._style, self._variables = width, style, variables
             self._palette = palette_for(variables)
-            self._lines, self._rendered, self._tail_dirty = [], 0, True
-            self._strips.clear()
-        self._render_blocks(width)
+            self._document.reset()
+        self._render_document(width)
 
-    def _render_blocks(self, width: int) -> None:
-        style, palette = self._style or Style(), self._palette
-        if palette is None:
+    def _render_document(self, width: int) -> None:
+        if self._palette is None:
             return
-        console = self.app.console
-        lines = self._lines
-        for block in self._blocks[self._rendered :]:
-            if block.gap and lines:
-                lines.append([Segment(" " * width, style)])
-            lines.extend(render_markdown(block.source, console, width, style, palette))
-            self._rendered += 1
-        if self._tail_dirty:
-            tail = self._splitter.tail
-            self._tail_lines = render_markdown(tail, console, width, style, palette) if tail.strip() else []
-            self._tail_blank = bool(self._tail_lines and lines and self._splitter.tail_gap)
-            self._tail_dirty = False
+        document = self._document
+        document.render(self.app.console, width, self._style or Style(), self._palette)
+        if document.changed_lines:
+            document.changed_lines = False
+            self._strips.clear()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure(width)
-        return self._height()
+        return self._document.height
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._ensure(self.size.width)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        lines = self._lines
+        document = self._document
+        lines = document.lines
         width = self.size.width
         if y < len(lines):
             strips = self._strips
@@ -146,10 +128,10 @@ class MarkdownView(Widget):
                 strips.move_to_end(y)
             return strip
         y -= len(lines)
-        if self._tail_blank:
+        if document.tail_blank:
             if y == 0:
                 return Strip.blank(width, self._style)
             y -= 1
-        if y < len(self._tail_lines):
-            return Strip(self._tail_lines[y], width)
+        if y < len(document.tail_lines):
+            return Strip(document.tail_lines[y], width)
         return Strip.blank(width, self._style)

@@ -1,0 +1,61 @@
+"""A growing Markdown document rendered block by block: finished blocks once, the open block on each change.
+
+No Textual here, only Rich: ``MarkdownView`` draws what this holds, and tests check it against Rich's render
+of the whole document.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+
+from navtui.widgets.markdown.blocks import Block, BlockSplitter
+from navtui.widgets.markdown.render import Line, MarkdownPalette, render_markdown
+
+
+class MarkdownDocument:
+    """``feed`` text; ``render`` brings ``lines`` (finished blocks) and ``tail_lines`` (the open block) up to date."""
+
+    def __init__(self) -> None:
+        self.splitter = BlockSplitter()
+        self.blocks: list[Block] = []
+        self.lines: list[Line] = []  # finished blocks, rendered, with the blank lines between them
+        self.tail_lines: list[Line] = []
+        self.tail_blank = False  # a blank line between the finished lines and the tail
+        self.changed_lines = False  # ``lines`` was rebuilt, not only extended (drawn strips are stale)
+        self._rendered = 0  # how many of ``blocks`` are in ``lines``
+        self._references_version = 0  # the splitter's, when ``lines`` was rendered
+        self._tail_dirty = True
+
+    @property
+    def height(self) -> int:
+        return len(self.lines) + self.tail_blank + len(self.tail_lines)
+
+    def feed(self, text: str) -> None:
+        self.blocks.extend(self.splitter.feed(text))
+        self._tail_dirty = True
+
+    def reset(self) -> None:
+        """Everything is rendered again at the next ``render`` (a new width, style or theme)."""
+        self.lines, self._rendered, self._tail_dirty, self.changed_lines = [], 0, True, True
+
+    def render(self, console: Console, width: int, style: Style, palette: MarkdownPalette) -> None:
+        splitter = self.splitter
+        if splitter.references_version != self._references_version:
+            # A new link definition: blocks that cite it must show the link, as the whole document would.
+            self._references_version = splitter.references_version
+            self.reset()
+        references = splitter.references
+        lines = self.lines
+        for block in self.blocks[self._rendered :]:
+            rendered = render_markdown(block.source, console, width, style, palette, references)
+            if lines and rendered:  # one blank line between top-level blocks, as Rich renders a document
+                lines.append([Segment(" " * width, style)])
+            lines.extend(rendered)
+            self._rendered += 1
+        if self._tail_dirty:
+            tail = splitter.tail
+            self.tail_lines = render_markdown(tail, console, width, style, palette, references) if tail.strip() else []
+            self.tail_blank = bool(self.tail_lines and lines)
+            self._tail_dirty = False
