@@ -11,6 +11,11 @@ from textual.message import Message
 from navtui.app.commands import COMMANDS, SlashCommand
 
 
+def _plain(text: str) -> str:
+    """The palette reads help as markup: ``[MODEL]`` in a synopsis must stay text (``escape`` misses capitals)."""
+    return text.replace("[", "\\[")
+
+
 @dataclass
 class CommandChosen(Message):
     """Posted to the screen the palette opened on: run ``/name``, or put it in the prompt to add arguments."""
@@ -24,11 +29,13 @@ class SlashCommandProvider(Provider):
 
     async def discover(self) -> Hits:
         for command in COMMANDS.all():
-            yield DiscoveryHit(command.usage, partial(self._run, command), help=command.help)
+            yield DiscoveryHit(command.usage, partial(self._run, command), help=_plain(command.help))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in COMMANDS.all():
             score = max(matcher.match(command.usage), matcher.match(command.help) * 0.5)
             if score > 0:
-                yield Hit(score, matcher.highlight(command.usage), partial(self._run, command), help=command.help)
+                yield Hit(
+                    score, matcher.highlight(command.usage), partial(self._run, command), help=_plain(command.help)
+                )
