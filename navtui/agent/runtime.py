@@ -560,7 +560,7 @@ class Runtime:
 
         if mode not in MODES:
             raise NavtuiError(f"Unknown sandbox mode '{mode}'", hint="use " + ", ".join(MODES))
-        policy = policy_from_settings(self.settings, self.ctx.workspace.roots, mode=mode)  # type: ignore[arg-type]
+        policy = policy_from_settings(self.settings, self.ctx.workspace.roots, mode=mode)
         self.ctx.sandbox = policy
         return policy.describe()
 

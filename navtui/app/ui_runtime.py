@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from navtui.session.entries import Entry
     from navtui.session.manager import SessionManager
     from navtui.tools.approval import ApprovalPolicy
-    from navtui.tools.base import ToolRegistry
+    from navtui.tools.base import ToolContext, ToolRegistry
 
 
 class ProviderView(Protocol):
@@ -61,6 +61,11 @@ class UiRuntime(Protocol):
 
     @property
     def agent(self) -> Agent: ...
+
+    @property
+    def ctx(self) -> ToolContext:
+        """What the tools run in (its ``sandbox`` is the session's policy)."""
+        ...
 
     @property
     def running(self) -> bool: ...
@@ -108,6 +113,8 @@ class UiRuntime(Protocol):
 
     # reporting
     def set_approval(self, mode: ApprovalMode) -> None: ...
+
+    def set_sandbox(self, mode: str) -> str: ...
 
     def last_answer(self) -> str: ...
 

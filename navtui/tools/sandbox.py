@@ -195,8 +195,9 @@ def policy_from_settings(
     ``mode`` replaces the configured mode (``/sandbox MODE``, ``navtui sandbox run --mode``).
     """
     section = getattr(settings, "sandbox", None)
+    chosen: SandboxMode = mode if mode is not None else getattr(section, "mode", "workspace-write")
     return build_policy(
-        mode or getattr(section, "mode", "workspace-write"),
+        chosen,
         network=bool(getattr(section, "network", False)),
         roots=roots,
         writable_roots=[Path(p) for p in getattr(section, "writable_roots", [])],

@@ -47,6 +47,7 @@ class ScriptedRuntime:
     session: Any = None
     tools: Any = None
     agent: Any = None
+    ctx: Any = None
     running: bool = False
     policy: Any = field(default_factory=_Policy)
     prompts: list[str | None] = field(default_factory=list)
@@ -162,6 +163,9 @@ class ScriptedRuntime:
 
     async def stop_advisor(self) -> None:
         self.advisor = None
+
+    def set_sandbox(self, mode: str) -> str:
+        raise NotImplementedError("use the real Runtime for the sandbox")
 
     def set_approval(self, mode: Any) -> None:
         self.policy.mode = mode

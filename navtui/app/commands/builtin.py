@@ -14,6 +14,7 @@ from navtui.core.errors import NavtuiError
 
 if TYPE_CHECKING:
     from navtui.agent.runtime import ApprovalMode, ContextUsage
+    from navtui.widgets.items import Level
 
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "write", "yolo")
 _APPROVAL_HELP = {
@@ -175,7 +176,7 @@ async def sandbox_command(ctx: CommandContext, args: str) -> None:
     runtime = ctx.runtime
     sandbox = runtime.ctx.sandbox
     if not args:
-        level = "warning" if sandbox is not None and sandbox.warning else "info"
+        level: Level = "warning" if sandbox is not None and sandbox.warning else "info"
         ctx.notice(sandbox.describe() if sandbox is not None else "No sandbox.", title="Sandbox", level=level)
         return
     try:
