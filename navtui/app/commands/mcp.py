@@ -59,7 +59,7 @@ async def mcp_command(ctx: CommandContext, args: str) -> None:
 async def mcp_arguments(ctx: CommandContext) -> list[str]:
     """For the completion list: ``list``, ``reconnect NAME`` for each server that may start, ``approve NAME`` for
     each of the repository's."""
-    manager: McpManager | None = getattr(ctx.runtime, "mcp", None)
+    manager = ctx.runtime.mcp
     if manager is None:
         return []
     connections = manager.connections.values()
