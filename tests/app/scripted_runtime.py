@@ -164,6 +164,11 @@ class ScriptedRuntime:
     async def stop_advisor(self) -> None:
         self.advisor = None
 
+    thinking_level: str = "off"
+
+    def set_thinking_level(self, level: str) -> None:
+        self.thinking_level = level
+
     def set_sandbox(self, mode: str) -> str:
         raise NotImplementedError("use the real Runtime for the sandbox")
 
