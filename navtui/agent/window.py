@@ -94,6 +94,9 @@ def fit_window(runtime: Any, *, announce: bool = True) -> None:
     info, agent, settings = runtime.model_info, runtime.agent, runtime.settings.providers
     if info is None:
         return
+    reason = getattr(runtime.provider, "protocol_reason", None)
+    if announce and reason:
+        runtime.pending_notices.append(Notice(text=f"auto: {reason} (docs/eval.md).", level="info"))
     if info.context_window and not settings.context_window:
         agent.budget.window = info.context_window
     size = agent.budget.window

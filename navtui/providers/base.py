@@ -81,6 +81,7 @@ class Provider:
     def __init__(self, model: str, base_url: str | None = None) -> None:
         self.model = model
         self.base_url = base_url
+        self.protocol_reason: str | None = None  # why auto chose this model's tool protocol (families.py)
 
     def stream(self, request: ChatRequest) -> ProviderStream:
         raise NotImplementedError

@@ -112,6 +112,7 @@ class ConstrainedProvider(Provider):
         super().__init__(inner.model, inner.base_url)
         self.inner = inner
         self.name = inner.name
+        self.protocol_reason = inner.protocol_reason
         self.new_call_id = getattr(inner, "new_call_id", None) or call_ids()
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:

@@ -31,6 +31,7 @@ from navtui.providers.toolargs import call_ids
 if TYPE_CHECKING:
     import httpx
 
+LOADING_POLL = 2.0  # seconds between tries while the server answers 503 "Loading model"
 _NO_STREAM_OPTIONS: set[str] = set()  # endpoints that rejected stream_options (remembered for the process)
 
 
@@ -303,6 +304,9 @@ class OpenAIProvider(Provider):
                         await response.aread()
                     finally:
                         await request.__aexit__(None, None, None)
+                    if response.status_code == 503 and "loading" in response.text.lower():
+                        await asyncio.sleep(LOADING_POLL)  # llama.cpp loads a model for up to minutes on CPU
+                        continue
                     if response.status_code == 400 and "stream_options" in body and "stream_options" in response.text:
                         _NO_STREAM_OPTIONS.add(self.base_url or "")  # an older server: ask again without it
                         body = {k: v for k, v in body.items() if k != "stream_options"}

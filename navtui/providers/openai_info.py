@@ -106,7 +106,7 @@ async def discover(
         window, source = setting, "providers.context_window"
     extra["window_source"] = source
     info = ModelInfo(name=model, provider="openai", context_window=window, supports_tools=supports_tools, extra=extra)
-    if setting is None:
+    if setting is None and window is not None:  # unknown may mean "still loading": ask again next time
         _CACHE[key] = info
     return info
 

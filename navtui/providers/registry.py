@@ -68,11 +68,19 @@ def build_provider(
         from navtui.providers.openai import OpenAIProvider
 
         built = OpenAIProvider(model, url, options)
-    if options.tool_protocol == "text":
+    protocol = options.tool_protocol
+    if protocol == "auto" and name != "anthropic":
+        from navtui.providers.families import family_default
+
+        measured = family_default(model)
+        if measured is not None:
+            protocol = measured.protocol
+            built.protocol_reason = f"{measured.protocol} tool protocol for {model}: {measured.reason}"
+    if protocol == "text":
         from navtui.providers.textprovider import TextProtocolProvider
 
         built = TextProtocolProvider(built)
-    elif options.tool_protocol == "constrained":
+    elif protocol == "constrained":
         if name == "anthropic":
             raise ConfigError(
                 "providers.tool_protocol 'constrained' needs an Ollama or OpenAI-compatible server",

@@ -25,6 +25,7 @@ class TextProtocolProvider(Provider):
         super().__init__(inner.model, inner.base_url)
         self.inner = inner
         self.name = inner.name
+        self.protocol_reason = inner.protocol_reason
         # Share the inner provider's id counter: a session that switched protocols mid-way keeps unique ids.
         self.new_call_id = getattr(inner, "new_call_id", None) or call_ids()
 

@@ -101,3 +101,24 @@ async def test_a_prompt_count_that_includes_the_tools_changes_nothing(fake_serve
     assert not any(isinstance(e, ProviderNotice) for e in events)
     await collect(provider, request)
     assert "tools" in fake_server.chat_requests[-1].json
+
+
+async def test_a_server_still_loading_its_model_is_waited_for(fake_server: FakeServer, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """llama-server answers 503 "Loading model" for a minute on a busy CPU: that is a wait, not a failure."""
+    from navtui.providers import openai
+    from tests.fakes import HttpError
+
+    monkeypatch.setattr(openai, "LOADING_POLL", 0.01)
+    fake_server.script(HttpError(503, "Loading model"))
+    fake_server.script(HttpError(503, "Loading model"))
+    fake_server.script(Text("ready"))
+    events = await collect(make(fake_server), ChatRequest(system="s", messages=[UserMessage(content="hi")]))
+    assert "".join(e.text for e in events if e.type == "text_delta") == "ready"
+    assert not any(isinstance(e, ProviderNotice) for e in events) and len(fake_server.chat_requests) == 3
+
+
+async def test_an_unknown_window_is_asked_again(fake_server: FakeServer) -> None:
+    provider = make(fake_server)
+    assert (await provider.model_info()).context_window is None
+    fake_server.set_llamacpp(n_ctx=2048)  # the server finished loading
+    assert (await provider.model_info()).context_window == 2048
