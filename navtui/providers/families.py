@@ -20,7 +20,13 @@ class FamilyDefault:
     reason: str  # what the eval showed, said in the notice
 
 
-DEFAULTS: tuple[FamilyDefault, ...] = ()
+DEFAULTS: tuple[FamilyDefault, ...] = (
+    FamilyDefault(
+        re.compile(r"qwen2\.5-coder[-:_ ]?(0\.5|1\.5)b"),
+        "constrained",
+        "in the eval these sizes wrote valid tool calls only under a grammar",
+    ),
+)
 
 
 def family_default(model: str) -> FamilyDefault | None:

@@ -13,7 +13,7 @@ from tests.agent.context_fixtures import RoutingServer, build_agent, collect, ol
 from tests.fakes import HttpError, Text, ToolCall
 from tests.fakes.server import FakeServer
 
-MODEL = "qwen2.5-coder-1.5b"
+MODEL = "coder-model"
 
 
 def runtime_for(server: FakeServer, workspace: Path, **providers: object) -> Runtime:
