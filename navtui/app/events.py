@@ -60,12 +60,15 @@ class EventRouter:
         *,
         status_changed: Callable[[], None] = _nothing,
         activity: Callable[[str], None] = _nothing,
+        pasted: Callable[[str], list[str]] = lambda _text: [],
     ) -> None:
-        """``status_changed()`` after usage or a handover; ``activity(label)`` when the agent starts a new step."""
+        """``status_changed()`` after usage or a handover; ``activity(label)`` when the agent starts a new step;
+        ``pasted(text)`` the long pastes a user message holds (shown collapsed)."""
         self.transcript = transcript
         self.describe = describe
         self.status_changed = status_changed
         self.activity = activity
+        self.pasted = pasted
         self._assistant: AssistantView | None = None
         self._thinking: ThinkingView | None = None
         self._cards: dict[str, ToolCard] = {}
@@ -98,7 +101,7 @@ class EventRouter:
                 pass  # advice the model is now reading: its AdvisorNote card already shows it
             case UserMessageEvent(text=text, kind=kind):
                 self.finish_streams()
-                transcript.add(UserItem(text, kind))
+                transcript.add(UserItem(text, kind, pasted=self.pasted(text)))
             case TurnStarted():
                 self.activity("working")
             case TurnFinished(stop_reason=stop_reason):

@@ -36,6 +36,16 @@ class TurnRunner:
         self._spinner_timer: Any = None
         self._spinner_index = 0
         self._reclaim_timer: Any = None
+        self._pastes: list[str] = []  # long pastes of prompts sent, until their user message shows
+
+    def remember_pastes(self, pasted: list[str]) -> None:
+        """The prompt just sent holds these long pastes: its transcript entry shows them collapsed."""
+        self._pastes.extend(pasted)
+
+    def _claim_pastes(self, text: str) -> list[str]:
+        found = [block for block in self._pastes if block in text]
+        self._pastes = [block for block in self._pastes if block not in found]
+        return found
 
     @property
     def router(self) -> EventRouter:
@@ -48,6 +58,7 @@ class TurnRunner:
                 screen.describe_call,
                 status_changed=lambda: screen.show_status(screen.runtime.status(with_git=False)),
                 activity=lambda label: screen.query_one(StatusLine).set_working(True, label),
+                pasted=self._claim_pastes,
             )
         return self._router
 

@@ -27,6 +27,7 @@ from navtui.widgets.items import (
     UserItem,
     WelcomeItem,
 )
+from navtui.widgets.pasted import collapse, long_blocks
 
 _ATTACHED = re.compile(r'<attached_file path="([^"]*)"[^>]*>.*?</attached_file>\n?', re.DOTALL)
 
@@ -44,18 +45,45 @@ class UserMessageView(Widget):
         super().__init__(classes=f"-{item.kind}")
         self.item = item
 
+    @property
+    def pasted(self) -> list[str]:
+        """The long pastes this message shows collapsed."""
+        if self.item.pasted is not None:
+            return self.item.pasted
+        return long_blocks(display_user_text(self.item.text)[0])
+
     def render(self) -> RenderableType:
         text, paths = display_user_text(self.item.text)
         line = Text()
         line.append("❯ ", self.get_component_rich_style("user-message--marker", partial=True))
-        line.append(display_safe(text))
         meta = self.get_component_rich_style("user-message--meta", partial=True)
+        pasted = self.pasted
+        if not pasted:
+            line.append(display_safe(text))
+        elif self.item.expanded:
+            line.append(display_safe(text))
+            line.append("\n▾ pasted text shown · click or ctrl+o to fold it", meta)
+        else:
+            for part, summary in collapse(text, pasted):
+                line.append(
+                    display_safe(part) if summary is None else f"▸ {summary} · click or ctrl+o",
+                    None if summary is None else meta,
+                )
         if self.item.kind in ("queued", "steer", "nudge"):
             line.append(f"  ({self.item.kind})", meta)
         if paths:
             line.append("\n")
             line.append(display_safe("attached: " + ", ".join(paths)), meta)
         return line
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.item.expanded = expanded
+        self.refresh(layout=True)
+
+    def on_click(self, event: events.Click) -> None:
+        if self.pasted:
+            event.stop()
+            self.set_expanded(not self.item.expanded)
 
 
 class NoticeCard(Static):

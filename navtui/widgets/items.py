@@ -23,6 +23,8 @@ class TranscriptItem:
 class UserItem(TranscriptItem):
     text: str
     kind: str = "prompt"  # prompt | queued | steer | nudge | context
+    pasted: list[str] | None = None  # long pastes in ``text``, shown collapsed (None: not known, see pasted.py)
+    expanded: bool = False
 
 
 @dataclass

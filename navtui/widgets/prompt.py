@@ -19,6 +19,8 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from navtui.widgets.pasted import PromptPastes, is_long
+
 if TYPE_CHECKING:
     from navtui.app.completion import Candidate, Completion
     from navtui.app.history import PromptHistory
@@ -29,11 +31,14 @@ Completer = Callable[[str, int], Awaitable["Completion | None"]]
 
 class PromptEditor(TextArea):
     class Submitted(Message):
-        def __init__(self, editor: PromptEditor, text: str, *, new_in_history: bool) -> None:
+        def __init__(
+            self, editor: PromptEditor, text: str, *, new_in_history: bool, pasted: list[str] | None = None
+        ) -> None:
             super().__init__()
             self.editor = editor
-            self.text = text
+            self.text = text  # long pastes put back in full
             self.new_in_history = new_in_history  # the screen appends it to the history file
+            self.pasted = pasted or []  # those pastes: the transcript shows them collapsed
 
     class QuitRequested(Message):
         """ctrl+c on an empty prompt (``confirm``: the app asks for a second press) or ctrl+d."""
@@ -52,6 +57,7 @@ class PromptEditor(TextArea):
         self.menu: CompletionMenu | None = None  # the screen's list under the prompt
         self._typed = False  # the next change comes from the keyboard (not history, not a prefill)
         self._picked = False  # ↑↓ moved in the list since it opened
+        self.pastes = PromptPastes()
 
     @property
     def _menu_open(self) -> bool:
@@ -80,11 +86,14 @@ class PromptEditor(TextArea):
         elif key == "ctrl+c":
             if self.text:
                 self.clear()
+                self.pastes.clear()
                 if self.prompt_history:
                     self.prompt_history.reset()
                 self.post_message(self.Cleared())
             else:
                 self.post_message(self.QuitRequested(confirm=True))
+        elif key == "ctrl+o" and self.pastes.texts and self.expand_pastes():
+            pass  # with a collapsed paste in the prompt, ctrl+o opens it here (else: the transcript's details)
         elif key == "ctrl+d" and not self.text:
             self.post_message(self.QuitRequested(confirm=False))
         else:
@@ -149,12 +158,33 @@ class PromptEditor(TextArea):
             self._submit()
 
     def _submit(self) -> None:
-        text = self.text
+        text, pasted = self.pastes.expand(self.text)
         if not text.strip():
             return
         new = self.prompt_history.add(text) if self.prompt_history else False
-        self.post_message(self.Submitted(self, text, new_in_history=new))
+        self.post_message(self.Submitted(self, text, new_in_history=new, pasted=pasted))
         self.clear()
+        self.pastes.clear()
+
+    # ------------------------------------------------------------------ long pastes
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Terminals (and tmux) send a pasted newline as CR.
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        if self.read_only or not is_long(text):
+            return  # TextArea's own handler inserts it (Textual calls each class's handler in turn)
+        event.stop()
+        event.prevent_default()
+        self.insert(self.pastes.placeholder(text))
+
+    def expand_pastes(self) -> bool:
+        """Show the collapsed pastes' text in the prompt itself (ctrl+o). False when there is none."""
+        text, pasted = self.pastes.expand(self.text)
+        if not pasted:
+            return False
+        self.pastes.clear()
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+        return True
 
     def _recall(self, text: str | None) -> None:
         if text is None:

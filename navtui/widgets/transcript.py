@@ -302,8 +302,11 @@ class Transcript(VerticalScroll):
     # ------------------------------------------------------------------ bulk actions
     def toggle_details(self) -> bool:
         """Expand every tool card and thought, or collapse them all when all are open. Returns the new state."""
-        records = [e for e in self.items if isinstance(e, ToolItem | ThinkingItem | ContextItem)]
-        widgets = [w for w in self.item_widgets if isinstance(w, ToolCard | ThinkingView | ContextCard)]
+        records: list[Any] = [e for e in self.items if isinstance(e, ToolItem | ThinkingItem | ContextItem)]
+        widgets: list[Any] = [w for w in self.item_widgets if isinstance(w, ToolCard | ThinkingView | ContextCard)]
+        pasted = [w for w in self.item_widgets if isinstance(w, UserMessageView) and w.pasted]  # long pastes
+        records += [w.item for w in pasted]
+        widgets += pasted
         expand = not all(w.expanded if isinstance(w, ToolCard) else w.item.expanded for w in widgets)
         for item in records:
             item.expanded = expand

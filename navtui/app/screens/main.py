@@ -375,6 +375,7 @@ class MainScreen(Screen[None]):
         if event.new_in_history:
             self.run_worker(asyncio.to_thread(self.history.save, event.text), group="history-save")
         self._transcript.jump_to_bottom()  # whatever the user was reading, what they sent shows
+        self.turns.remember_pastes(event.pasted)
         self.submit(event.text)
 
     def submit(self, text: str) -> None:
