@@ -8,6 +8,7 @@ from pathlib import Path
 from navtui.core.walk import find_repo_root
 
 __all__ = [
+    "exports_dir",
     "find_repo_root",
     "history_path",
     "navtui_home",
@@ -33,6 +34,11 @@ def sessions_dir() -> Path:
 
 def user_themes_dir() -> Path:
     return navtui_home() / "themes"
+
+
+def exports_dir() -> Path:
+    """Where ``/export`` and ``navtui export`` write when no path is given (never the repository unasked)."""
+    return navtui_home() / "exports"
 
 
 def history_path() -> Path:

@@ -36,16 +36,18 @@ def export_main(argv: list[str] | None = None, *, cwd: Path | None = None, root:
     parser = argparse.ArgumentParser(prog="navtui export", description="Export a session as HTML or Markdown.")
     parser.add_argument("session", help="a session file, or a session id (or its first characters)")
     parser.add_argument("--format", choices=("html", "md"), help="default: from -o's suffix, else html")
-    parser.add_argument("-o", "--output", type=Path, help="where to write (default: <session file name>.<format>)")
+    parser.add_argument(
+        "-o", "--output", type=Path, help="file or folder to write to (default: ~/.navtui/exports/<session>.<format>)"
+    )
     parser.add_argument("--theme", choices=("dark", "light"), default="dark", help="HTML colours (default dark)")
     args = parser.parse_args(argv)
-    from navtui.session.export import export_html, export_markdown
+    from navtui.session.export import export_format, export_html, export_markdown, export_target
     from navtui.session.manager import SessionManager
 
     try:
         session = SessionManager.open(SessionManager.resolve(cwd or Path.cwd(), args.session, root=root))
-        fmt = args.format or ("md" if args.output and args.output.suffix.lower() in (".md", ".markdown") else "html")
-        output = args.output or Path.cwd() / f"{session.path.stem}.{fmt}"
+        fmt = args.format or (export_format(args.output) if args.output else "html")
+        output = export_target(args.output, Path.cwd(), f"{session.path.stem}.{fmt}")
         if fmt == "md":
             export_markdown(session, output)
         else:

@@ -122,6 +122,27 @@ def _title(session: SessionManager) -> str:
     return "Session"
 
 
+# ------------------------------------------------------------------------------------------- where
+def export_target(given: str | Path | None, cwd: Path, name: str) -> Path:
+    """Where an export goes: ``given`` (relative to ``cwd``, ``~`` expanded; a folder gets ``name`` inside), or,
+    when nothing is given, ``name`` in ``~/.navtui/exports/``, created on first use. Writing into the working
+    tree only when asked keeps ``git status`` clean."""
+    if not given:
+        from navtui.config.paths import exports_dir
+
+        folder = exports_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / name
+    path = Path(given).expanduser()
+    path = path if path.is_absolute() else cwd / path
+    return path / name if path.is_dir() or str(given).endswith(("/", "\\")) else path
+
+
+def export_format(path: Path) -> str:
+    """``md`` for a Markdown file name, else ``html``."""
+    return "md" if path.suffix.lower() in (".md", ".markdown") else "html"
+
+
 # ---------------------------------------------------------------------------------------------- HTML
 def export_html(session: SessionManager, path: Path, *, leaf_id: str | None = None, theme: str = "dark") -> Path:
     """Write the page for ``leaf_id``'s path (default: the leaf) to ``path``."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from navtui.app.screens.help import HelpScreen
 from navtui.app.screens.main import MainScreen
 from navtui.app.screens.models import ModelsScreen
+from navtui.config.paths import exports_dir
 from navtui.widgets.items import AssistantItem, ErrorItem, NoticeItem, UserItem
 from navtui.widgets.status_line import StatusLine
 from tests.app.conftest import main_screen, rendered_text, settle, transcript, wait_for
@@ -176,17 +177,32 @@ async def test_copy_puts_the_last_answer_on_the_clipboard(make_app, fake_server)
         assert "Copied the last answer (16 characters)" in notices(app)[-1]
 
 
-async def test_export_writes_the_session(make_app, fake_server, workspace: Path) -> None:
+def files(folder: Path, pattern: str) -> list[Path]:
+    return sorted(folder.glob(pattern))
+
+
+def read(path: Path) -> str:
+    return path.read_text()
+
+
+async def test_export_writes_to_the_exports_folder_unless_given_a_path(make_app, fake_server, workspace: Path) -> None:
     fake_server.script(Text("exported answer"))
     app = make_app(ephemeral=False)
     async with app.run_test(size=SIZE) as pilot:
         await run(app, pilot, "please export")
-        await run(app, pilot, "/export out.md")
-        text = (workspace / "out.md").read_text()  # noqa: ASYNC240
-        assert "please export" in text and "exported answer" in text
         await run(app, pilot, "/export")
-        [html] = sorted(workspace.glob("navtui-*.html"))  # noqa: ASYNC240 - a test reading its own tmp dir
-        assert "exported answer" in html.read_text()
+        html = exports_dir() / f"navtui-{app.runtime.session.session_id[:8]}.html"
+        assert "exported answer" in read(html)
+        assert notices(app)[-1] == f"Exported the session to {html}"  # the path is printed
+        assert files(workspace, "navtui-*") == []  # the repository stays clean
+        await run(app, pilot, "/export out.md")  # a path: relative to the working directory, as asked
+        text = read(workspace / "out.md")
+        assert "please export" in text and "exported answer" in text
+        await run(app, pilot, "/export .")  # a folder: the default name inside it
+        assert files(workspace, "navtui-*.html") == [workspace / html.name]
+        await run(app, pilot, "/export out.md/x.html")  # a file where a folder should be
+        errors = [e for e in transcript(app).items if isinstance(e, ErrorItem)]
+        assert errors and "Could not export" in errors[-1].message and "writable" in (errors[-1].hint or "")
 
 
 async def test_export_without_a_session_file_writes_the_transcript(make_app, fake_server, workspace: Path) -> None:
@@ -195,7 +211,8 @@ async def test_export_without_a_session_file_writes_the_transcript(make_app, fak
     async with app.run_test(size=SIZE) as pilot:
         await run(app, pilot, "hi")
         await run(app, pilot, "/export")
-        assert "only on screen" in (workspace / "navtui-transcript.md").read_text()
+        [written] = files(exports_dir(), "navtui-transcript-*.md")
+        assert "only on screen" in read(written) and str(written) in notices(app)[-1]
 
 
 async def test_quit_exits(make_app) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from navtui.config.paths import exports_dir
 from navtui.session.cli import export_main, sessions_main
 from navtui.session.manager import SessionManager
 from tests.session.helpers import assistant, user
@@ -55,9 +56,11 @@ def test_export_by_id_prefix(
     session = _make(project, root, "export me")
     monkeypatch.chdir(tmp_path)
     assert export_main([session.session_id[:6]], cwd=project, root=root) == 0
-    html_file = tmp_path / f"{session.path.stem}.html"
+    html_file = exports_dir() / f"{session.path.stem}.html"  # not the working directory unless asked
     assert capsys.readouterr().out.strip() == str(html_file)
-    assert "export me" in html_file.read_text()
+    assert "export me" in html_file.read_text() and not list(tmp_path.glob("*.html"))
+    assert export_main([session.session_id[:6], "-o", "."], cwd=project, root=root) == 0
+    assert (tmp_path / html_file.name).is_file()
     target = tmp_path / "notes.md"
     assert export_main([str(session.path), "-o", str(target)], cwd=project, root=root) == 0
     assert target.read_text().startswith("# export me")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from navtui.app.commands import CommandContext, CommandRegistry
@@ -235,38 +234,30 @@ async def copy_command(ctx: CommandContext, args: str) -> None:
 
 
 async def export_command(ctx: CommandContext, args: str) -> None:
+    """/export [path]: the session as HTML (or Markdown for a .md name), by default in ~/.navtui/exports/."""
+    from navtui.session.export import export_format, export_html, export_markdown, export_target
+
     runtime = ctx.runtime
     session = runtime.session
-    if session is None:
-        from navtui.app.export import transcript_markdown
-
-        path = _target(runtime.cwd, args, "navtui-transcript.md")
-        text = transcript_markdown(ctx.transcript.items)
-        await asyncio.to_thread(_write, path, text)
-        ctx.notice(f"Exported the transcript to {path}")
-        return
-    from navtui.session.export import export_html, export_markdown
-
-    path = _target(runtime.cwd, args, f"navtui-{session.session_id[:8]}.html")
-    exporter = export_markdown if path.suffix.lower() in (".md", ".markdown") else export_html
     try:
+        if session is None:  # an ephemeral run: what the transcript shows, as Markdown
+            from datetime import datetime
+
+            from navtui.app.export import transcript_markdown
+            from navtui.core.fs import atomic_write_text
+
+            name = f"navtui-transcript-{datetime.now():%Y%m%d-%H%M%S}.md"
+            path = await asyncio.to_thread(export_target, args, runtime.cwd, name)
+            await asyncio.to_thread(atomic_write_text, path, transcript_markdown(ctx.transcript.items))
+            ctx.notice(f"Exported the transcript to {path}")
+            return
+        path = await asyncio.to_thread(export_target, args, runtime.cwd, f"navtui-{session.session_id[:8]}.html")
+        exporter = export_markdown if export_format(path) == "md" else export_html
         written = await asyncio.to_thread(exporter, session, path)
     except (OSError, NavtuiError) as exc:
-        ctx.error(f"Could not export to {path}: {exc}", "check the folder exists and is writable")
+        ctx.error(f"Could not export: {exc}", "check the folder exists and is writable, or give another path")
         return
     ctx.notice(f"Exported the session to {written}")
-
-
-def _target(cwd: Path, given: str, default: str) -> Path:
-    """Where /export writes: the given path (relative to cwd, ``~`` expanded) or ``default`` in cwd."""
-    path = Path(given).expanduser() if given else Path(default)
-    return path if path.is_absolute() else cwd / path
-
-
-def _write(path: Path, text: str) -> None:
-    from navtui.core.fs import atomic_write_text
-
-    atomic_write_text(path, text)
 
 
 async def quit_command(ctx: CommandContext, args: str) -> None:
@@ -296,5 +287,7 @@ def register(registry: CommandRegistry) -> None:
     )(sandbox_command)
     registry.command("name", "name this session", args="NAME")(name_command)
     registry.command("copy", "copy the last answer to the clipboard")(copy_command)
-    registry.command("export", "write the session to an HTML (or .md) file", args="[path]")(export_command)
+    registry.command("export", "write the session to HTML (or .md) in ~/.navtui/exports/, or to PATH", args="[path]")(
+        export_command
+    )
     registry.command("quit", "leave navtui", aliases=("exit", "q"))(quit_command)
