@@ -1,12 +1,14 @@
 """The ``navtui`` command: the full-screen app, the headless ``--print``/``--json`` modes, and subcommands.
 
 Only ``argparse`` is imported at module level so ``navtui --help`` stays fast; everything else loads on use.
-Exit codes: 0 success, 1 model/provider error, 2 usage or configuration error, 130 interrupted.
+Exit codes: 0 success, 1 model/provider error, 2 usage or configuration error, 130 interrupted, 141 the reader of
+our output went away (a pipe into `head`), quietly.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -21,6 +23,7 @@ SUBCOMMANDS = {
 }
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool the pipe's reader cut off
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,10 +34,20 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=f"subcommands (navtui COMMAND --help):\n{commands}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("prompt", nargs="?", help="initial prompt (interactive mode)")
+    parser.add_argument("prompt", nargs="*", help="the first prompt (several words are joined into one)")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--print", dest="print_prompt", metavar="PROMPT", help="run one prompt, print the answer")
-    mode.add_argument("--json", dest="json_prompt", metavar="PROMPT", help="run one prompt, print events as JSON lines")
+    mode.add_argument(
+        "--print",
+        dest="print_mode",
+        action="store_true",
+        help="run the prompt (every word given) without a screen and print the answer",
+    )
+    mode.add_argument(
+        "--json",
+        dest="json_mode",
+        action="store_true",
+        help="as --print, but write every event as a JSON line (docs/events.md)",
+    )
     parser.add_argument("-m", "--model", help="model name (e.g. qwen2.5-coder:7b, claude-sonnet-4-5, gpt-4o)")
     parser.add_argument("-p", "--provider", choices=["ollama", "anthropic", "openai"], help="default: from the model")
     parser.add_argument("-b", "--base-url", help="endpoint URL (Ollama, Anthropic or OpenAI-compatible)")
@@ -73,13 +86,27 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # a pipe's last buffered lines: a closed reader shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # The reader stopped early (navtui themes list | head -3): end quietly, as CLI tools do. Point stdout
+        # at /dev/null so the interpreter's last flush at exit does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         module_name, func_name, _help = SUBCOMMANDS[argv[0]]
         import importlib
 
         return int(getattr(importlib.import_module(module_name), func_name)(argv[1:]) or 0)
-    args = build_parser().parse_args(argv)
+    # Intermixed: in "navtui --print explain main.py -m qwen" the prompt is "explain main.py", whatever the order.
+    args = build_parser().parse_intermixed_args(argv)
     cwd = (args.cwd or Path.cwd()).expanduser()
     if not cwd.is_dir():
         print(f"navtui: --cwd {cwd} is not a directory", file=sys.stderr)
@@ -100,17 +127,20 @@ def main(argv: list[str] | None = None) -> int:
         theme=args.theme,
         thinking=args.thinking,
         advisor=args.advisor,
-        prompt=args.prompt,
+        prompt=" ".join(args.prompt) or None,
         mcp_trust=args.mcp_trust,
     )
-    headless = args.print_prompt is not None or args.json_prompt is not None
-    if headless:
+    if args.print_mode or args.json_mode:
+        flag = "--json" if args.json_mode else "--print"
+        prompt = " ".join(args.prompt).strip()
+        if not prompt:
+            print(f'navtui: {flag} needs a prompt, e.g. navtui {flag} "explain main.py"', file=sys.stderr)
+            return EXIT_USAGE
         from navtui.headless import run_headless
 
         if options.resume == "":  # no picker without a screen: take the latest session
             options.resume, options.continue_session = None, True
-        json_mode = args.json_prompt is not None
-        return run_headless(options, args.json_prompt if json_mode else args.print_prompt, json_mode=json_mode)
+        return run_headless(options, prompt, json_mode=args.json_mode)
     from navtui.app.app import run_app
 
     return run_app(options)

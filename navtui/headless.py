@@ -1,7 +1,8 @@
 """``navtui --print`` and ``navtui --json``: one prompt, no screen.
 
 --print writes the final answer to stdout and a short line per tool call to stderr; --json writes every
-AgentEvent as one JSON object per line. Calls that would need an approval prompt are refused by policy.
+AgentEvent as one JSON object per line, with the format's version ``"v"`` (docs/events.md). Calls that would
+need an approval prompt are refused by policy.
 
 What --print writes to a terminal goes through ``display_safe`` (a model's escape sequences are shown, never
 run by the terminal); written to a pipe or a file it stays byte for byte what the model wrote, as does --json.
@@ -19,10 +20,21 @@ from typing import TextIO
 from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.core.display import display_safe
 from navtui.core.errors import ConfigError, NavtuiError
-from navtui.core.events import AgentError, AgentEvent, Notice, RunFinished, ToolCallFinished, ToolCallStarted
+from navtui.core.events import (
+    JSON_EVENTS_VERSION,
+    AgentError,
+    AgentEvent,
+    Notice,
+    RunFinished,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from navtui.core.secrets import mask_secrets
+from navtui.tools.base import ToolRegistry
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+_MODEL_PROBLEMS = frozenset({"auth", "not_found"})  # no key, or no such model: another model is a way out
+_LOCAL_EXAMPLE = " (a local one: -m qwen2.5-coder:7b with Ollama running)"
 
 
 def _short(text: str, limit: int = 100) -> str:
@@ -55,15 +67,15 @@ def writer(stream: TextIO, *, mask: bool = False) -> Callable[[str], None]:
 class _PrintSink:
     """Final answer to stdout; tool activity, notices and errors to stderr."""
 
-    def __init__(self, out: TextIO, err: TextIO) -> None:
+    def __init__(self, out: TextIO, err: TextIO, tools: ToolRegistry) -> None:
         self.out, self.err = writer(out), writer(err, mask=True)
+        self.tools = tools
         self.error: str | None = None
 
     def __call__(self, event: AgentEvent) -> None:
         match event:
-            case ToolCallStarted(call=call):
-                args = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())
-                self.err(f"→ {call.name}({_short(args)})")
+            case ToolCallStarted(call=call):  # as the app's card titles: "→ read src/main.py"
+                self.err(f"→ {call.name} {_short(self.tools.describe(call))}".rstrip())
             case ToolCallFinished(result=result) if result.is_error:
                 self.err(f"  ✗ {_short(result.text, 160)}")
             case Notice(level=level, text=text):
@@ -82,7 +94,8 @@ class _JsonSink:
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, AgentError):
             self.error = event.message + (f" ({event.hint})" if event.hint else "")
-        self.out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+        line = {"v": JSON_EVENTS_VERSION, **event.to_json()}
+        self.out.write(json.dumps(line, ensure_ascii=False) + "\n")
         self.out.flush()
 
 
@@ -126,7 +139,7 @@ def run_headless(options: LaunchOptions, prompt: str, *, json_mode: bool) -> int
         return EXIT_PROVIDER
     for warning in runtime.warnings:
         err(f"navtui: warning: {warning}")
-    sink = _JsonSink(sys.stdout) if json_mode else _PrintSink(sys.stdout, sys.stderr)
+    sink = _JsonSink(sys.stdout) if json_mode else _PrintSink(sys.stdout, sys.stderr, runtime.tools)
     try:
         stop_reason = asyncio.run(_run(runtime, prompt, sink))
     except NavtuiError as exc:
@@ -137,5 +150,10 @@ def run_headless(options: LaunchOptions, prompt: str, *, json_mode: bool) -> int
         return EXIT_INTERRUPTED
     if stop_reason == "error" or sink.error:
         err(f"navtui: {sink.error or 'the model request failed'}")
+        last = runtime.agent.last_error
+        if last is not None and last.kind in _MODEL_PROBLEMS:
+            err(
+                f"navtui: to use another model: navtui -m MODEL {'--json' if json_mode else '--print'} …{_LOCAL_EXAMPLE}"
+            )
         return EXIT_PROVIDER
     return EXIT_OK

@@ -60,7 +60,7 @@ def test_print_answers_and_feeds_tool_results_back(fake_server, workspace: Path)
     result = headless(fake_server, "--print", "what does a.py do", cwd=workspace)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "It prints hello.\n"
-    assert "→ read(path='a.py')" in result.stderr
+    assert "→ read a.py" in result.stderr.splitlines()
     second = fake_server.chat_requests[1].json
     tool_message = second["messages"][-1]
     assert tool_message["role"] == "tool" and tool_message["tool_name"] == "read"
@@ -69,18 +69,63 @@ def test_print_answers_and_feeds_tool_results_back(fake_server, workspace: Path)
 
 
 def test_json_mode_writes_parseable_events(fake_server, workspace: Path) -> None:
-    from navtui.core.events import parse_agent_event
+    from navtui.core.events import JSON_EVENTS_VERSION, parse_agent_event
+    from tests.core.test_events_doc import documented
 
     (workspace / "a.py").write_text("x = 1\n")
     fake_server.script(ToolCall("read", {"path": "a.py"}))
     fake_server.script(Text("Done"), Text("."))
     result = headless(fake_server, "--json", "read it", cwd=workspace)
     assert result.returncode == 0, result.stderr
-    events = [parse_agent_event(json.loads(line)) for line in result.stdout.splitlines()]
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    documented_events, _ = documented()
+    for line in lines:  # each line versioned, of a documented type, with documented fields only
+        assert line["v"] == JSON_EVENTS_VERSION
+        assert set(line) - {"v", "type"} <= set(documented_events[line["type"]]), line
+    events = [parse_agent_event(line) for line in lines]
     types = [e.type for e in events]
     assert "text_delta" in types and "tool_call_started" in types and "tool_call_finished" in types
     assert types.count("turn_finished") == 2 and types[-1] == "run_finished"
     assert "".join(e.text for e in events if e.type == "text_delta") == "Done."
+
+
+def test_the_words_after_print_are_one_prompt(fake_server, workspace: Path) -> None:
+    fake_server.script(Text("one"))
+    fake_server.script(Text("two"))
+    result = headless(fake_server, "--print", "explain", "main.py", "briefly", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert fake_server.chat_requests[-1].json["messages"][-1]["content"] == "explain main.py briefly"
+    result = headless(fake_server, "explain", "--json", "the", "tests", cwd=workspace)  # words on either side
+    assert result.returncode == 0, result.stderr
+    assert fake_server.chat_requests[-1].json["messages"][-1]["content"] == "explain the tests"
+
+
+@pytest.mark.parametrize("args", [["--print", ""], ["--print", "   "], ["--json"]])
+def test_an_empty_headless_prompt_is_refused(fake_server, workspace: Path, args: list[str]) -> None:
+    result = headless(fake_server, *args, cwd=workspace)
+    assert result.returncode == 2
+    assert "needs a prompt" in result.stderr and "Traceback" not in result.stderr
+    assert fake_server.chat_requests == []  # nothing was sent
+
+
+def test_a_missing_key_headless_says_what_to_do_there(workspace: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "NAVTUI_API_KEY")}
+    result = subprocess.run(
+        [sys.executable, "-m", "navtui", "--print", "hi", "-m", "claude-sonnet-4-5"],
+        capture_output=True, text=True, cwd=workspace, env=env, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "export ANTHROPIC_API_KEY" in result.stderr and "navtui -m MODEL --print" in result.stderr
+    assert "/model" not in result.stderr  # an app command means nothing here
+
+
+def test_a_call_the_model_garbled_shows_no_internal_markers(fake_server, workspace: Path) -> None:
+    fake_server.script(ToolCall("read", raw_arguments='{"path": "a.py", oops'))
+    fake_server.script(Text("sorry"))
+    result = headless(fake_server, "--print", "read a.py", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert "→ read (arguments the model wrote could not be read)" in result.stderr
+    assert "__" not in result.stderr
 
 
 @pytest.mark.parametrize("mode", ["--print", "--json"])
@@ -209,3 +254,16 @@ def test_a_window_too_small_for_the_prompt_exits_1_with_what_to_change(fake_serv
     assert result.returncode == 1, result.stderr
     assert "window of 512 tokens" in result.stderr and "--ctx-size" in result.stderr
     assert fake_server.chat_requests == []
+
+
+@pytest.mark.parametrize("args", [["themes", "list"], ["sessions", "--all"], ["--help"]])
+def test_a_reader_that_stops_early_gets_no_traceback(workspace: Path, args: list[str]) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-m", "navtui", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=workspace,
+    )  # fmt: skip
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # as `| head -0` would: every write now hits a closed pipe
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=60) in (0, 141)
+    assert "Traceback" not in err and "BrokenPipeError" not in err

@@ -209,6 +209,10 @@ AgentEvent = Annotated[
     Field(discriminator="type"),
 ]
 
+JSON_EVENTS_VERSION = 1
+"""``"v"`` on every ``--json`` line (docs/events.md): raised when a field is removed, renamed or changes meaning;
+new events and new fields come within a version."""
+
 PROVIDER_EVENTS: TypeAdapter[Any] = TypeAdapter(ProviderEvent)
 AGENT_EVENTS: TypeAdapter[Any] = TypeAdapter(AgentEvent)
 

@@ -61,7 +61,7 @@ class AnthropicProvider(Provider):
             raise ProviderError(
                 "No Anthropic API key found",
                 kind="auth",
-                hint="export ANTHROPIC_API_KEY=... (or NAVTUI_API_KEY), or pick another model with /model",
+                hint="export ANTHROPIC_API_KEY=... (or NAVTUI_API_KEY), or choose another model",
             )
         if self._client is None:
             import anthropic
@@ -279,7 +279,7 @@ def _status_error(exc: Any, model: str) -> ProviderError:
                              hint="check ANTHROPIC_API_KEY")  # fmt: skip
     if status == 404:
         return ProviderError(f"Anthropic does not know model '{model}': {message}", kind="not_found", status=404,
-                             hint="check the model name; /models lists the available ones")  # fmt: skip
+                             hint="check the model name, or choose another model")  # fmt: skip
     if status == 413 or "prompt is too long" in lowered:
         return ProviderError(f"The conversation is too long for {model}: {message}", kind="overflow", status=status)
     if status in (429, 500, 502, 503, 504, 529) or error_type in _RETRY_TYPES:

@@ -104,7 +104,7 @@ class OpenAIProvider(Provider):
             raise ProviderError(
                 "No OpenAI API key found",
                 kind="auth",
-                hint="export OPENAI_API_KEY=... (or NAVTUI_API_KEY), or pick another model with /model",
+                hint="export OPENAI_API_KEY=... (or NAVTUI_API_KEY), or choose another model",
             )
         listed: list[dict[str, Any]] | None = None
         if self.settings.context_window is None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from navtui.core.errors import ToolError
-from navtui.core.messages import ImageBlock, ToolSpec
+from navtui.core.messages import ImageBlock, ToolCall, ToolSpec
 from navtui.tools.schema import plain_schema
 
 if TYPE_CHECKING:
@@ -138,6 +138,21 @@ class ToolRegistry:
     def specs(self) -> list[ToolSpec]:
         specs = [tool.spec() for tool in self._tools.values()]
         return [compact_spec(spec) for spec in specs] if self.compact else specs
+
+    def describe(self, call: ToolCall) -> str:
+        """One line for a call (a card's title, --print's tool line): the tool's own summary of its arguments;
+        for arguments it cannot read, a plain value, never navtui's internal ``__…__`` markers."""
+        tool = self.get(call.name)
+        if tool is not None:
+            try:
+                return tool.summary(tool.parse_args(call.arguments))
+            except Exception:  # malformed arguments: fall back to what can be shown
+                pass
+        shown = {k: v for k, v in call.arguments.items() if not (k.startswith("__") and k.endswith("__"))}
+        values = [str(v) for v in shown.values() if isinstance(v, str | int | float)]
+        if values:
+            return values[0][:200]
+        return "(arguments the model wrote could not be read)" if len(shown) < len(call.arguments) else ""
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools

@@ -359,15 +359,10 @@ class MainScreen(Screen[None]):
 
     def describe_call(self, call: ToolCall) -> str:
         """The title of a tool card: the tool's own one-line summary of its arguments."""
+        from navtui.tools.base import ToolRegistry
+
         tools = self._runtime.tools if self._runtime is not None else None
-        tool = tools.get(call.name) if tools is not None else None
-        if tool is not None:
-            try:
-                return tool.summary(tool.parse_args(call.arguments))
-            except Exception:  # malformed arguments: fall back to the raw values
-                pass
-        values = [str(v) for v in call.arguments.values() if isinstance(v, str | int | float)]
-        return (values[0] if values else "")[:200]
+        return (tools if tools is not None else ToolRegistry()).describe(call)
 
     # ------------------------------------------------------------------ the prompt
     @on(PromptEditor.Submitted)
