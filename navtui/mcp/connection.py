@@ -153,7 +153,10 @@ class ServerConnection:
         task, self._task = self._task, None
         if task is not None and not task.done():
             self._stop.set()
-            done, _ = await asyncio.wait({task}, timeout=STOP_TIMEOUT)
+            # Connected: the SDK's own shutdown (stdin closed, then TERM, then KILL). Still connecting: cancelled at
+            # once (the SDK still ends the process), so quitting never waits for a slow start.
+            connected = self._client is not None
+            done, _ = await asyncio.wait({task}, timeout=STOP_TIMEOUT) if connected else (set(), set())
             if not done:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):

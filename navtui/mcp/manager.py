@@ -8,6 +8,7 @@ The user's servers start on their own. A repository's servers start only once th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fnmatch
 import json
 from collections.abc import Callable
@@ -99,7 +100,7 @@ class McpManager:
         self.connections: dict[str, ServerConnection] = {}
         self.withheld: set[str] = set()
         self._exposed: dict[str, list[str]] = {}
-        self._started = False
+        self._starting: asyncio.Task[None] | None = None  # the first start of every server, once begun
         self._fitted: frozenset[str] | None = None  # the tool names the last window check saw
         for spec in config.servers:
             base_dir = self.root if spec.source == "project" else cwd
@@ -118,12 +119,16 @@ class McpManager:
         return "stopped" if decision == "allow" else "denied" if decision == "deny" else "unapproved"
 
     # ------------------------------------------------------------------ lifecycle
+    def start_soon(self) -> asyncio.Task[None]:
+        """Begin starting every server that may start (once); the task ends when each is ready or has failed."""
+        if self._starting is None:
+            startable = [c for c in self.connections.values() if c.state == "stopped"]
+            self._starting = asyncio.ensure_future(self._start(startable))
+        return self._starting
+
     async def start(self) -> None:
         """Start every server that may start, at once; returns when each is ready or has failed."""
-        if self._started:
-            return
-        self._started = True
-        await self._start([c for c in self.connections.values() if c.state == "stopped"])
+        await self.start_soon()
 
     async def _start(self, connections: list[ServerConnection]) -> None:
         if not connections:
@@ -139,8 +144,11 @@ class McpManager:
     async def before_request(self, window: int | None) -> list[tuple[str, Level]]:
         """Before the agent asks the model: servers started (or given a moment to), then what to tell the
         user: failures not shown yet, and whether the tool schemas fit ``window``."""
-        await self.start()
-        await self.wait_starting(REQUEST_WAIT)
+        starting = self.start_soon()
+        if not starting.done():  # the first request: give the servers a moment, never the whole start-up timeout
+            await asyncio.wait({starting}, timeout=REQUEST_WAIT)
+        else:
+            await self.wait_starting(REQUEST_WAIT)  # a restart or a reconnect under way
         notices = self.take_notices()
         offered = frozenset(name for names in self._exposed.values() for name in names)
         if offered != self._fitted:
@@ -177,6 +185,10 @@ class McpManager:
         return connection
 
     async def aclose(self) -> None:
+        if self._starting is not None and not self._starting.done():
+            self._starting.cancel()  # quitting while servers start: no waiting for them
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._starting
         await asyncio.gather(*(c.stop() for c in self.connections.values() if c.state in ("starting", "ready")))
 
     # ------------------------------------------------------------------ a repository's servers

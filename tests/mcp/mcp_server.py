@@ -116,6 +116,10 @@ if __name__ == "__main__":
 
         child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL, start_new_session=True)
         (TRACES / "child").write_text(str(child.pid))
+    if os.environ.get("MCP_TEST_SLOW_START"):  # a server that takes its time (npx downloading a package)
+        import time
+
+        time.sleep(float(os.environ["MCP_TEST_SLOW_START"]))
     sys.stderr.write("test server ready\n")
     sys.stderr.flush()
     if "--http" in sys.argv:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from navtui.config.settings import McpSettings
 from navtui.mcp.config import user_config_path
 from navtui.mcp.trust import trust_path
 from navtui.tools.base import ToolRegistry
-from tests.mcp.conftest import make_manager, stdio_entry, write_servers
+from tests.mcp.conftest import eventually, gone, make_manager, server_pid, stdio_entry, write_servers
 
 
 async def test_a_repository_s_server_waits_for_approval(workspace: Path, traces: Path) -> None:
@@ -123,3 +125,22 @@ def test_the_status_line_summary_stays_short(workspace: Path, traces: Path) -> N
     assert manager.summary() == "mcp starting: 2 servers"
     manager.connections["a"].state = manager.connections["b"].state = "failed"
     assert manager.summary() == "mcp 2 failed"
+
+
+async def test_a_slow_server_neither_holds_a_request_nor_the_exit(
+    workspace: Path, traces: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from navtui.mcp import manager as manager_module
+
+    monkeypatch.setattr(manager_module, "REQUEST_WAIT", 0.2)
+    entry = stdio_entry(traces)
+    entry["env"] = {**entry["env"], "MCP_TEST_SLOW_START": "120"}
+    write_servers(user_config_path(), {"slow": entry})
+    manager = make_manager(workspace)
+    notices = await manager.before_request(32768)  # returns after REQUEST_WAIT; the server keeps starting
+    assert notices == [] and manager.connections["slow"].state == "starting"
+    await eventually(lambda: (traces / "pid").exists(), "the server process")
+    pid = server_pid(traces)
+    await manager.aclose()  # cancels the start: the process ends without the graceful wait
+    assert manager.connections["slow"].state == "stopped"
+    await eventually(lambda: gone(pid), "the slow server to be stopped")
