@@ -76,9 +76,13 @@ def marked_env(env: Mapping[str, str], marker: str) -> dict[str, str]:
     return {**env, JOB_MARKER: marker}
 
 
-def launcher_argv(argv: Sequence[str], policy: Mapping[str, Any]) -> list[str]:
+def launcher_argv(argv: Sequence[str], policy: Mapping[str, Any] | None = None) -> list[str]:
     """``argv`` run through the launcher: ``-E -s -S`` keep the interpreter start small and the user's
-    ``PYTHON*`` variables out of it (they still reach the command)."""
+    ``PYTHON*`` variables out of it (they still reach the command). Without a ``policy`` the child only gets
+    SIGKILL when navtui goes; fork it from a thread that lives as long as navtui (the event loop's, or
+    ``spawn``), since the signal follows the forking thread."""
+    if policy is None:
+        policy = {"parent": os.getpid(), "deathsig": int(signal.SIGKILL)}
     return [sys.executable, "-E", "-s", "-S", str(LAUNCHER), *encode(dict(policy)), "--", *argv]
 
 
@@ -115,14 +119,14 @@ class _Spawner:
 _SPAWNER = _Spawner()
 
 
-def spawn(argv: Sequence[str], policy: Mapping[str, Any] | None = None, **popen: Any) -> subprocess.Popen[bytes]:
+def spawn(argv: Sequence[str], policy: Mapping[str, Any] | None = None, **popen: Any) -> subprocess.Popen[Any]:
     """``subprocess.Popen(argv, **popen)`` through the launcher, forked on the spawner thread.
 
     ``policy`` is a ``SandboxPolicy.launcher_policy()`` object; without one the child only gets the
     parent-death signal. Where that signal does not exist (not Linux) ``argv`` runs directly.
     """
     if _HAS_PDEATHSIG:
-        argv = launcher_argv(argv, policy or {"parent": os.getpid(), "deathsig": int(signal.SIGKILL)})
+        argv = launcher_argv(argv, policy)
     return _SPAWNER.run(lambda: subprocess.Popen(list(argv), **popen))
 
 

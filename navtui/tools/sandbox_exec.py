@@ -202,7 +202,7 @@ def decode(args: list) -> dict:
 def _default_signals() -> None:
     """Python ignores SIGPIPE and SIGXFSZ at start and exec keeps that: give the command the defaults back.
     ``_signal`` is the C module under ``signal``, which would import ``enum`` for nothing here."""
-    import _signal
+    import _signal  # type: ignore[import-not-found]  # the C module: no stub
 
     for name in ("SIGPIPE", "SIGXFSZ"):
         if hasattr(_signal, name):
@@ -234,7 +234,7 @@ def main(argv: list) -> int:
     try:
         os.execvp(command[0], command)
     except OSError as exc:
-        print(f"navtui: cannot run {command[0]}: {exc.strerror}", file=sys.stderr)
+        print(f"navtui: cannot run {command[0]!r}: {exc.strerror}", file=sys.stderr)
         return 127 if isinstance(exc, FileNotFoundError) else 126
     return 126  # not reached: exec replaced this process
 
