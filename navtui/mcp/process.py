@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import secrets
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -34,8 +33,8 @@ def launch_command(command: str, args: Sequence[str]) -> tuple[str, list[str]]:
 
 
 def new_token() -> str:
-    """A marker prefix unique to this navtui run (``<owner>-<random>``, as shell jobs' are)."""
-    return f"{lifetime.owner_token()}-{secrets.token_hex(4)}"
+    """A marker prefix unique to this navtui run, as shell jobs' are (``<owner>-<hometag>.<random>``)."""
+    return lifetime.new_token()
 
 
 def server_pid(marker: str) -> int | None:

@@ -14,7 +14,6 @@ import contextlib
 import functools
 import itertools
 import os
-import secrets
 import shutil
 import signal
 import subprocess
@@ -174,7 +173,7 @@ class JobRegistry:
     """The jobs of one session; ``kill_all`` (or interpreter exit, SIGTERM, SIGHUP) stops every one."""
 
     def __init__(self, *, grace: float = GRACE_SECONDS) -> None:
-        self.token = f"{lifetime.owner_token()}-{secrets.token_hex(4)}"
+        self.token = lifetime.new_token()
         self.jobs: dict[str, Job] = {}
         self.grace = grace
         self._ids = itertools.count(1)

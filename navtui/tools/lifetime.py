@@ -5,12 +5,13 @@ in their environment, and a sweep of what an earlier run left behind.
   SIGKILL when navtui goes (``PR_SET_PDEATHSIG``) and applies the sandbox policy before ``exec``.
 - The signal is tied to the *thread* that forked, not the process, so every spawn happens on one daemon
   thread that lives as long as navtui: a worker thread that forks and then ends would kill its children.
-- Every process carries ``NAVTUI_JOB_ID=<owner>-...`` where ``<owner>`` is ``pid.starttime`` of the navtui
-  that started it. The children of a killed job leader are not signalled by the kernel; ``sweep_leftovers()``
-  (run at start) stops every marked process of this user whose owner no longer runs.
+- Every process carries ``NAVTUI_JOB_ID=<owner>-<hometag>.<random>-<job>``: ``<owner>`` is ``pid.starttime``
+  of the navtui that started it, ``<hometag>`` a hash of its navtui home. The children of a killed job leader are not signalled by the kernel;
+  ``sweep_leftovers()`` (run at start) stops every marked process of this user whose owner no longer runs and
+  used the same navtui home.
 
-MCP servers and any other long-lived child use the same three calls: ``owner_token()`` for the marker,
-``marked_env()`` and ``spawn()``.
+MCP servers and any other long-lived child use the same calls: ``new_token()`` for the marker prefix,
+``marked_env()``, and ``spawn()`` (or ``launcher_argv()`` when a library does the forking).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import queue
+import secrets
 import shutil
 import signal
 import subprocess
@@ -49,15 +51,30 @@ def _start_time(pid: int) -> str | None:
     return fields[19].decode() if len(fields) > 19 else None
 
 
-_OWNER = f"{os.getpid()}.{_start_time(os.getpid()) or 0}"
+_PROCESS = f"{os.getpid()}.{_start_time(os.getpid()) or 0}"
+
+
+def _home_tag() -> str:
+    """A short tag of the navtui home in use: the sweep only stops leftovers of runs that shared it (so test
+    suites with their own homes, running side by side, never stop each other's processes)."""
+    import hashlib
+
+    from navtui.config.paths import navtui_home
+
+    return hashlib.sha1(str(navtui_home().expanduser().resolve()).encode()).hexdigest()[:6]
 
 
 def owner_token() -> str:
-    """``pid.starttime`` of this process: the first part of every marker it hands out."""
-    global _OWNER
-    if not _OWNER.startswith(f"{os.getpid()}."):  # a forked copy of navtui (tests do this) is another owner
-        _OWNER = f"{os.getpid()}.{_start_time(os.getpid()) or 0}"
-    return _OWNER
+    """``pid.starttime`` of this process: names one process for good (a pid alone can be reused)."""
+    global _PROCESS
+    if not _PROCESS.startswith(f"{os.getpid()}."):  # a forked copy of navtui (tests do this) is another owner
+        _PROCESS = f"{os.getpid()}.{_start_time(os.getpid()) or 0}"
+    return _PROCESS
+
+
+def new_token() -> str:
+    """A marker prefix for one job registry or MCP manager: ``<owner>-<hometag>.<random>``."""
+    return f"{owner_token()}-{_home_tag()}.{secrets.token_hex(4)}"
 
 
 def owner_alive(owner: str) -> bool:
@@ -69,6 +86,19 @@ def owner_alive(owner: str) -> bool:
     if not procs.is_alive(pid):
         return False
     return not start or start == "0" or _start_time(pid) == start
+
+
+def _owner_and_home(token: str) -> tuple[str, str | None]:
+    """``<owner>-<hometag>.<random>...`` -> (owner, hometag); markers from before home tags give None."""
+    owner, _, rest = token.partition("-")
+    head = rest.split("-", 1)[0]
+    return owner, (head.split(".", 1)[0] if "." in head else None)
+
+
+def _leftover(token: str, tag: str) -> bool:
+    """A marker (or scratch name) of a navtui that shared our home (or predates home tags) and is gone."""
+    owner, home = _owner_and_home(token)
+    return home in (None, tag) and not owner_alive(owner)
 
 
 def marked_env(env: Mapping[str, str], marker: str) -> dict[str, str]:
@@ -141,7 +171,7 @@ def _leftovers() -> list[int]:
     """Live processes of this user whose marker names an owner that no longer runs."""
     if not procs.HAS_PROC:
         return []
-    me, uid = os.getpid(), os.getuid()
+    me, uid, tag = os.getpid(), os.getuid(), _home_tag()
     needle = f"{JOB_MARKER}=".encode()
     found: list[int] = []
     for entry in os.scandir("/proc"):
@@ -156,17 +186,15 @@ def _leftovers() -> list[int]:
         marker = next((v[len(needle) :] for v in environ.split(b"\0") if v.startswith(needle)), None)
         if marker is None:
             continue
-        owner = marker.decode(errors="replace").split("-", 1)[0]
-        if not owner_alive(owner) and procs.is_alive(int(entry.name)):
+        if _leftover(marker.decode(errors="replace"), tag) and procs.is_alive(int(entry.name)):
             found.append(int(entry.name))
     return found
 
 
 def _stale_scratch() -> list[Path]:
-    stale = []
+    stale, tag = [], _home_tag()
     for path in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*"):
-        owner = path.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
-        if path.is_dir() and not owner_alive(owner):
+        if path.is_dir() and _leftover(path.name.removeprefix(SCRATCH_PREFIX), tag):
             stale.append(path)
     return stale
 

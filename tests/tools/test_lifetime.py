@@ -19,7 +19,7 @@ import pytest
 
 from navtui.tools import procs
 from navtui.tools.env import JOB_MARKER
-from navtui.tools.lifetime import SCRATCH_PREFIX, launcher_argv, owner_alive, owner_token, sweep_leftovers
+from navtui.tools.lifetime import SCRATCH_PREFIX, launcher_argv, new_token, owner_alive, owner_token, sweep_leftovers
 from tests.fakes import Stall, ToolCall
 
 MODEL = "qwen2.5-coder:7b"
@@ -97,6 +97,21 @@ async def test_the_sweep_leaves_the_jobs_of_a_running_navtui_alone(ws: Path, ctx
     stale.mkdir(exist_ok=True)
     await asyncio.to_thread(sweep_leftovers, 0.2)
     assert scratch.is_dir() and not stale.exists()  # a dead owner's scratch dir goes, ours stays
+
+
+def test_the_sweep_stops_a_dead_owners_processes_of_this_home_only() -> None:
+    dead = "999999999.1"  # no process has this pid
+    here = new_token().split("-")[1].split(".")[0]
+    ours = subprocess.Popen(["sleep", "30"], env={**os.environ, JOB_MARKER: f"{dead}-{here}.ab12-j1"})
+    theirs = subprocess.Popen(["sleep", "30"], env={**os.environ, JOB_MARKER: f"{dead}-0ther0.ab12-j1"})
+    try:
+        assert eventually(lambda: marker_of(ours.pid).startswith(dead) and marker_of(theirs.pid).startswith(dead))
+        assert sweep_leftovers(0.5) >= 1
+        assert ours.wait(10) == -signal.SIGTERM
+        assert theirs.poll() is None  # another navtui home's leftover: that home's next start stops it
+    finally:
+        theirs.kill()
+        theirs.wait()
 
 
 def test_kill_9_leaves_nothing_running_after_the_next_start(fake_server, workspace: Path) -> None:
