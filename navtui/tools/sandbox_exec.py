@@ -234,7 +234,7 @@ def main(argv: list) -> int:
     try:
         os.execvp(command[0], command)
     except OSError as exc:
-        print(f"navtui: cannot run {command[0]!r}: {exc.strerror}", file=sys.stderr)
+        print(f"navtui: cannot run {command[0]}: {exc.strerror}", file=sys.stderr)
         return 127 if isinstance(exc, FileNotFoundError) else 126
     return 126  # not reached: exec replaced this process
 
