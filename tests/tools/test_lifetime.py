@@ -93,7 +93,8 @@ async def test_the_sweep_leaves_the_jobs_of_a_running_navtui_alone(ws: Path, ctx
     await asyncio.to_thread(sweep_leftovers, 0.2)
     assert job.running and procs.is_alive(job.pid)
     scratch = ctx.jobs.scratch()
-    stale = Path(tempfile.gettempdir()) / f"{SCRATCH_PREFIX}999999999.1-dead"
+    here = new_token().split("-")[1].split(".")[0]
+    stale = Path(tempfile.gettempdir()) / f"{SCRATCH_PREFIX}999999999.1-{here}.{os.getpid()}"  # unique per run
     stale.mkdir(exist_ok=True)
     await asyncio.to_thread(sweep_leftovers, 0.2)
     assert scratch.is_dir() and not stale.exists()  # a dead owner's scratch dir goes, ours stays
