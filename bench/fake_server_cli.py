@@ -6,7 +6,8 @@
 Each prompt takes the next reply: a long streamed Markdown answer, a tool call that reads a file then an
 answer, an edit of ``demo.py`` (create it first) then an answer; after that every prompt streams the long
 answer again. ``--scenario sandbox`` instead runs a command the sandbox blocks (a write to ``~``), then a
-background job (``sleep``) to try ``kill -9`` on navtui with. Ctrl+C stops the server.
+background job (``sleep``) to try ``kill -9`` on navtui with. ``--cold 5`` starts the model out of memory
+(loading it takes 5 s); ``/models pull smollm2:135m`` downloads a model with progress. Ctrl+C stops the server.
 """
 
 from __future__ import annotations
@@ -64,10 +65,15 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=300, help="tokens per second")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--scenario", choices=["default", "sandbox"], default="default")
+    parser.add_argument(
+        "--cold", type=float, metavar="SECONDS", help="the model starts out of memory; loading takes this long"
+    )
     args = parser.parse_args()
     server = FakeServer(port=args.port).start()
-    server.set_model(MODEL, context_length=32768)
-    server.set_model("llama3.2:3b", context_length=8192)
+    server.set_model(MODEL, context_length=32768, loaded=args.cold is None)
+    server.set_model("llama3.2:3b", context_length=8192, loaded=False)
+    server.load_delay = args.cold or 0.0
+    server.set_pullable("smollm2:135m", size=270_000_000, steps=40, delay=0.1)  # /models pull smollm2:135m
     if args.scenario == "sandbox":
         sandbox_script(server)
     else:

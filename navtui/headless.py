@@ -24,6 +24,7 @@ from navtui.core.events import (
     JSON_EVENTS_VERSION,
     AgentError,
     AgentEvent,
+    ModelLoading,
     Notice,
     RunFinished,
     ToolCallFinished,
@@ -78,6 +79,10 @@ class _PrintSink:
                 self.err(f"→ {call.name} {_short(self.tools.describe(call))}".rstrip())
             case ToolCallFinished(result=result) if result.is_error:
                 self.err(f"  ✗ {_short(result.text, 160)}")
+            case ModelLoading(model=model, done=False):
+                self.err(f"[info] loading {model} into memory…")
+            case ModelLoading(model=model, seconds=seconds):
+                self.err(f"[info] {model} loaded" + (f" in {seconds:g} s" if seconds is not None else ""))
             case Notice(level=level, text=text):
                 self.err(f"[{level}] {text}")
             case AgentError(message=message, hint=hint):

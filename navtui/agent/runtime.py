@@ -7,7 +7,7 @@ agent, and knows how to switch model, start afresh, and report status.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -20,7 +20,7 @@ from navtui.config.settings import Settings, load_settings
 from navtui.core.errors import NavtuiError
 from navtui.core.events import CompactionFinished, Handover, Notice, TurnFinished
 from navtui.core.messages import AssistantMessage, ToolResultMessage, Usage, UserMessage
-from navtui.providers.base import AnyMessage, ModelInfo, Provider
+from navtui.providers.base import AnyMessage, ListedModel, ModelInfo, Provider, PullProgress
 from navtui.tools.approval import ApprovalPolicy, Approver, DenyingApprover
 from navtui.tools.base import ToolContext, ToolRegistry
 
@@ -45,6 +45,7 @@ class ProviderStatus:
     message: str = ""
     hint: str | None = None
     notice: str | None = None  # e.g. the resumed session's model was unreachable and another was chosen
+    kind: str | None = None  # the error's kind when not ok: "not_found" (a model to pull), "auth", "connection" …
 
 
 @dataclass
@@ -358,7 +359,7 @@ class Runtime:
                 from navtui.agent.resume import fall_back
 
                 return await fall_back(self, exc)
-            return ProviderStatus(False, exc.message, exc.hint)
+            return ProviderStatus(False, exc.message, exc.hint, kind=getattr(exc, "kind", None))
         self._fit_window()
         return ProviderStatus(True)
 
@@ -377,6 +378,13 @@ class Runtime:
 
     async def list_models(self) -> list[str]:
         return await self.provider.list_models()
+
+    async def describe_models(self) -> list[ListedModel]:
+        return await self.provider.describe_models()
+
+    def pull_model(self, name: str) -> AsyncIterator[PullProgress]:
+        """Download ``name`` on this provider's server (Ollama), step by step; raises ProviderError elsewhere."""
+        return self.provider.pull(name)
 
     async def switch_model(self, model: str, provider: str | None = None) -> None:
         """Switch model (and provider, detected from the name unless given); history is kept."""

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.text import Text
+from textual.widget import Widget
+
 from navtui.agent.advisor import ADVISOR_PREFIX
 from navtui.app.session_view import Describe, tool_item
+from navtui.core.display import display_safe
 from navtui.core.events import (
     AdvisorNote,
     AgentError,
@@ -20,6 +24,7 @@ from navtui.core.events import (
     ContextInjected,
     ContextPruned,
     Handover,
+    ModelLoading,
     Notice,
     RunFinished,
     TextDelta,
@@ -33,6 +38,7 @@ from navtui.core.events import (
     UserMessageEvent,
 )
 from navtui.core.messages import ToolCall
+from navtui.widgets.cards import NoticeCard
 from navtui.widgets.items import (
     AdvisorItem,
     AssistantItem,
@@ -72,6 +78,7 @@ class EventRouter:
         self._assistant: AssistantView | None = None
         self._thinking: ThinkingView | None = None
         self._cards: dict[str, ToolCard] = {}
+        self._loading: Widget | None = None  # the "loading the model" notice, until the model is in memory
 
     def cards_of(self, call_id: str) -> ToolCard:
         """The card of a call that started and has not finished."""
@@ -129,6 +136,21 @@ class EventRouter:
                 transcript.add(AdvisorItem(note, severity))
             case ContextInjected(source=source, text=text, files=files, tokens=tokens):
                 transcript.add(ContextItem(source, text, list(files), tokens))
+            case ModelLoading(model=model, done=False):
+                self.activity(f"loading {model}")
+                self._loading = transcript.add(
+                    NoticeItem(f"Loading {model} into memory… (the first request waits for it)")
+                )
+            case ModelLoading(model=model, seconds=seconds):
+                self.activity("working")
+                took = f" in {seconds:g} s" if seconds is not None else ""
+                text = f"Loaded {model} into memory{took}."
+                if isinstance(self._loading, NoticeCard):  # the same card says it is done
+                    self._loading.item.text = text
+                    self._loading.update(Text(display_safe(text)))
+                else:
+                    transcript.add(NoticeItem(text))
+                self._loading = None
             case Notice(text=text, level=level):
                 transcript.add(NoticeItem(text, level=level))
             case AgentError(message=message, hint=hint):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from navtui.config.settings import Settings
     from navtui.core.events import AgentEvent, Notice
     from navtui.mcp.manager import McpManager
-    from navtui.providers.base import ModelInfo
+    from navtui.providers.base import ListedModel, ModelInfo, PullProgress
     from navtui.session.entries import Entry
     from navtui.session.manager import SessionManager
     from navtui.tools.approval import ApprovalPolicy
@@ -91,6 +91,10 @@ class UiRuntime(Protocol):
     async def check_provider(self) -> ProviderStatus: ...
 
     async def list_models(self) -> list[str]: ...
+
+    async def describe_models(self) -> list[ListedModel]: ...
+
+    def pull_model(self, name: str) -> AsyncIterator[PullProgress]: ...
 
     async def switch_model(self, model: str, provider: str | None = None) -> None: ...
 

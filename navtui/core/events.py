@@ -167,6 +167,16 @@ class ContextInjected(_Event):
     tokens: int = 0
 
 
+class ModelLoading(_Event):
+    """A local model is being loaded into memory before it can answer (Ollama, on first use or after it was
+    unloaded); ``done`` once it is in, with how long that took."""
+
+    type: Literal["model_loading"] = "model_loading"
+    model: str
+    done: bool = False
+    seconds: float | None = None
+
+
 class Notice(_Event):
     type: Literal["notice"] = "notice"
     text: Masked
@@ -204,6 +214,7 @@ AgentEvent = Annotated[
     | ContextPruned
     | AdvisorNote
     | ContextInjected
+    | ModelLoading
     | Notice
     | AgentError,
     Field(discriminator="type"),

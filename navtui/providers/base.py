@@ -6,11 +6,12 @@ so text already streamed is kept. ``model_info`` and ``list_models`` raise ``Pro
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from navtui.core.events import Notice, ProviderEvent
+from navtui.core.errors import ProviderError
+from navtui.core.events import ModelLoading, Notice, ProviderEvent
 from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, ToolSpec, UserMessage
 
 AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
@@ -46,8 +47,43 @@ class ProviderNotice(Notice):
     """Something the user should know that is not an error (a protocol switch, a retry); the agent passes it on."""
 
 
-ProviderStream = AsyncGenerator[ProviderEvent | ProviderNotice, None]
+ProviderStream = AsyncGenerator[ProviderEvent | ProviderNotice | ModelLoading, None]
 """What ``Provider.stream`` returns: an async generator (so ``contextlib.aclosing`` closes its connection)."""
+
+
+@dataclass(frozen=True)
+class ListedModel:
+    """One model as ``/models`` shows it: what the provider can say of it (Ollama says the most)."""
+
+    name: str
+    size: int | None = None  # bytes on disk
+    parameter_size: str | None = None  # "7.6B"
+    quantization: str | None = None  # "Q4_K_M"
+    loaded: bool = False  # in memory now
+    memory: int | None = None  # bytes in memory, when loaded
+    vram: int | None = None  # of which on the GPU
+    context: int | None = None  # the context length it was loaded with
+
+
+@dataclass(frozen=True)
+class PullProgress:
+    """One step of a model download (a line of Ollama's ``/api/pull``): a phase ("pulling manifest",
+    "verifying sha256 digest" …) and, while a layer downloads, its byte counts."""
+
+    status: str
+    digest: str | None = None
+    completed: int | None = None
+    total: int | None = None
+
+    @property
+    def fraction(self) -> float | None:
+        if self.total and self.completed is not None:
+            return min(1.0, self.completed / self.total)
+        return None
+
+    @property
+    def done(self) -> bool:
+        return self.status == "success"
 
 
 @dataclass
@@ -91,6 +127,19 @@ class Provider:
 
     async def list_models(self) -> list[str]:
         return [self.model]
+
+    async def describe_models(self) -> list[ListedModel]:
+        """The models to pick from, with whatever the server says about each."""
+        return [ListedModel(name) for name in await self.list_models()]
+
+    can_pull = False  # the server downloads models on request (Ollama)
+
+    def pull(self, name: str) -> AsyncIterator[PullProgress]:
+        """Download ``name`` with progress (``PullProgress``); only where ``can_pull``."""
+        raise ProviderError(
+            f"{self.name} serves only the models it has; navtui can download models from Ollama",
+            kind="unsupported",
+        )
 
     async def count_tokens(self, text: str) -> int | None:
         """``text``'s length in the model's own tokens when the server can count them, else None."""

@@ -14,13 +14,20 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
+from navtui.core.events import ErrorEvent, StopEvent, TextDelta, ToolCallEvent
 from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, ToolSpec
-from navtui.providers.base import PARSE_ERROR_KEY, RAW_CALL_KEY, ChatRequest, ModelInfo, Provider, ProviderNotice
+from navtui.providers.base import (
+    PARSE_ERROR_KEY,
+    RAW_CALL_KEY,
+    ChatRequest,
+    ModelInfo,
+    Provider,
+    ProviderStream,
+)
 from navtui.providers.callshapes import correction
 from navtui.providers.textdecode import decode_call_body
 from navtui.providers.textproto import ToolCallScanner
@@ -115,7 +122,7 @@ class ConstrainedProvider(Provider):
         self.protocol_reason = inner.protocol_reason
         self.new_call_id = getattr(inner, "new_call_id", None) or call_ids()
 
-    async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:
+    async def stream(self, request: ChatRequest) -> ProviderStream:
         if not request.tools:  # a summary or a classifier question: plain text
             async with contextlib.aclosing(self.inner.stream(request)) as events:
                 async for event in events:

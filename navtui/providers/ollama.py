@@ -15,17 +15,36 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import AsyncGenerator
+import time
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING, Any, cast
 
 from navtui.config.settings import ProviderSettings
 from navtui.core.errors import ProviderError
-from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ThinkingDelta, ToolCallEvent, UsageEvent
+from navtui.core.events import (
+    ErrorEvent,
+    ModelLoading,
+    ProviderEvent,
+    StopEvent,
+    ThinkingDelta,
+    ToolCallEvent,
+    UsageEvent,
+)
 from navtui.core.messages import StopReason, ToolCall, Usage
-from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice, request_fields
+from navtui.providers.base import (
+    ChatRequest,
+    ListedModel,
+    ModelInfo,
+    Provider,
+    ProviderNotice,
+    ProviderStream,
+    PullProgress,
+    request_fields,
+)
 from navtui.providers.detect import detect_base_url, normalise_ollama_host
 from navtui.providers.ollama_convert import to_ollama_messages, to_ollama_tools
-from navtui.providers.ollama_info import ModelFacts, connection_error, fetch_facts
+from navtui.providers.ollama_info import ModelFacts, clear_model_cache, connection_error, fetch_facts
+from navtui.providers.ollama_models import all_models, loaded_models, pull, same_model
 from navtui.providers.streaming import RetryableError, error_event, next_within, retry_after_seconds, with_retries
 from navtui.providers.textproto import ToolCallScanner
 from navtui.providers.textprovider import TextProtocolProvider
@@ -104,10 +123,71 @@ class OllamaProvider(Provider):
         models = response.json().get("models") or []
         return sorted(str(m.get("name") or m.get("model")) for m in models if m.get("name") or m.get("model"))
 
+    can_pull = True
+
+    async def describe_models(self) -> list[ListedModel]:
+        """Installed models with what is loaded in memory (``/models``)."""
+        import httpx
+
+        try:
+            return await all_models(self._http())
+        except httpx.HTTPError as exc:
+            raise connection_error(self.base_url or "", exc) from None
+
+    async def pull(self, name: str) -> AsyncIterator[PullProgress]:
+        """Download ``name`` (``/models pull``), with Ollama's progress."""
+        import httpx
+
+        try:
+            async for progress in pull(self._http(), name):
+                yield progress
+        except httpx.HTTPError as exc:
+            raise connection_error(self.base_url or "", exc) from None
+        clear_model_cache()  # a model that was missing is there now
+
+    async def _load_if_cold(self, facts: ModelFacts) -> AsyncIterator[ModelLoading]:
+        """When Ollama does not hold the model in memory, load it first (an empty chat), and say so: loading
+        takes seconds to minutes with nothing on the wire, which would look like a hung request."""
+        import httpx
+
+        try:
+            running = await loaded_models(self._http())
+        except (ProviderError, httpx.HTTPError):
+            return  # an older or unusual server: the chat request loads the model anyway
+        if any(same_model(model.name, self.model) for model in running):
+            return
+        yield ModelLoading(model=self.model)
+        started = time.monotonic()
+        body: dict[str, Any] = {"model": self.model, "messages": [], "stream": False}
+        body["options"] = {"num_ctx": facts.num_ctx}  # loaded as the chat will use it, or Ollama loads it twice
+        if self.settings.keep_alive:
+            body["keep_alive"] = self.settings.keep_alive
+        timeout = self.settings.request_timeout
+        try:
+            async with asyncio.timeout(timeout):
+                response = await self._http().post("/api/chat", json=body)
+        except TimeoutError:
+            raise ProviderError(
+                f"Ollama did not finish loading {self.model} within {timeout:.0f} s",
+                kind="timeout",
+                hint="a large model on a slow disk takes a while the first time; raise providers.request_timeout",
+            ) from None
+        except httpx.HTTPError as exc:
+            raise connection_error(self.base_url or "", exc) from None
+        if response.status_code >= 400:
+            raise self._status_error(response)
+        yield ModelLoading(model=self.model, done=True, seconds=round(time.monotonic() - started, 1))
+
     # ------------------------------------------------------------------ streaming
-    async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:
+    async def stream(self, request: ChatRequest) -> ProviderStream:
         try:
             facts = await self._facts()
+        except ProviderError as exc:
+            yield error_event(exc)
+            return
+        try:
+            async for loading in self._load_if_cold(facts):
+                yield loading
         except ProviderError as exc:
             yield error_event(exc)
             return
@@ -142,9 +222,9 @@ class OllamaProvider(Provider):
             self._think_rejected = True
         else:
             return
-        async with contextlib.aclosing(self.stream(request)) as events:
-            async for event in events:
-                yield event
+        async with contextlib.aclosing(self.stream(request)) as again:
+            async for retried in again:
+                yield retried
 
     def _use_text_protocol(self, facts: ModelFacts) -> bool:
         mode = self.settings.tool_protocol

@@ -18,7 +18,7 @@ from navtui.config.settings import ProviderSettings
 from navtui.core.errors import ProviderError
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ToolCallEvent, UsageEvent
 from navtui.core.messages import ToolCall
-from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice, request_fields
+from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice, ProviderStream, request_fields
 from navtui.providers.detect import detect_base_url
 from navtui.providers.openai_convert import normalise_base_url, to_openai_messages, to_openai_tools
 from navtui.providers.openai_stream import ChunkAccumulator
@@ -134,7 +134,7 @@ class OpenAIProvider(Provider):
         return await count_tokens(self._http(), url, text)
 
     # ------------------------------------------------------------------ streaming
-    async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:
+    async def stream(self, request: ChatRequest) -> ProviderStream:
         if request.tools and self.settings.tool_protocol == "auto" and not self._tools_rejected:
             if self._info is None:
                 with contextlib.suppress(ProviderError):

@@ -8,12 +8,12 @@ written back as the ``<tool_call>`` text the model would have produced, and tool
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
 from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
-from navtui.providers.base import AnyMessage, ChatRequest, ModelInfo, Provider, ProviderNotice
+from navtui.providers.base import AnyMessage, ChatRequest, ModelInfo, Provider, ProviderStream
 from navtui.providers.textproto import ToolCallScanner, render_call, render_result, render_tool_instructions
 from navtui.providers.toolargs import call_ids
 
@@ -29,7 +29,7 @@ class TextProtocolProvider(Provider):
         # Share the inner provider's id counter: a session that switched protocols mid-way keeps unique ids.
         self.new_call_id = getattr(inner, "new_call_id", None) or call_ids()
 
-    async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:
+    async def stream(self, request: ChatRequest) -> ProviderStream:
         system = request.system
         if request.tools:
             instructions = render_tool_instructions(request.tools, compact=request.compact)

@@ -106,3 +106,15 @@ class ProviderHelpItem(TranscriptItem):
     message: str
     hint: str | None = None
     steps: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PullItem(TranscriptItem):
+    """A model download (``/models pull``): its latest progress line, then how it ended."""
+
+    model: str
+    status: str = "starting"
+    completed: int | None = None
+    total: int | None = None
+    state: Literal["running", "done", "failed", "cancelled"] = "running"
+    message: str = ""  # how it ended, in words

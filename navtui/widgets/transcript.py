@@ -38,6 +38,7 @@ from navtui.widgets.items import (
     ErrorItem,
     NoticeItem,
     ProviderHelpItem,
+    PullItem,
     ThinkingItem,
     ToolItem,
     TranscriptItem,
@@ -45,6 +46,7 @@ from navtui.widgets.items import (
     WelcomeItem,
 )
 from navtui.widgets.markdown.view import MarkdownView
+from navtui.widgets.pull_card import PullCard
 from navtui.widgets.thinking import ThinkingView
 from navtui.widgets.tool_card import ToolCard
 
@@ -114,6 +116,8 @@ def build_widget(
         return Divider(item)
     if isinstance(item, WelcomeItem):
         return WelcomeCard(item)
+    if isinstance(item, PullItem):
+        return PullCard(item)
     if isinstance(item, ProviderHelpItem):
         return ProviderHelpCard(item)
     raise TypeError(f"no widget for {type(item).__name__}")

@@ -16,6 +16,7 @@ from navtui.agent.runtime import ContextUsage, LaunchOptions, ProviderStatus, St
 from navtui.app.ui_runtime import UiRuntime
 from navtui.config.settings import Settings
 from navtui.core.events import AgentEvent, Notice, RunFinished, UserMessageEvent
+from navtui.providers.base import ListedModel, PullProgress
 
 
 @dataclass
@@ -110,6 +111,19 @@ class ScriptedRuntime:
 
     async def list_models(self) -> list[str]:
         return ["qwen2.5-coder:7b", "llama3.2:3b"]
+
+    async def describe_models(self) -> list[ListedModel]:
+        return [
+            ListedModel(
+                "qwen2.5-coder:7b", 4_683_087_332, "7.6B", "Q4_K_M", loaded=True, memory=5_970_000_000, context=32768
+            ),
+            ListedModel("llama3.2:3b", 2_019_393_189, "3.2B", "Q4_K_M"),
+        ]
+
+    async def pull_model(self, name: str) -> AsyncIterator[PullProgress]:
+        for done in (0, 50, 100):
+            yield PullProgress(status="pulling 6a0746a1ec1a", completed=done, total=100)
+        yield PullProgress(status="success")
 
     def context_usage(self) -> ContextUsage:
         return ContextUsage(

@@ -181,7 +181,7 @@ def test_help(snap_compare: Any) -> None:
     # The built-in commands only: commands other features register have their own tests and would make this
     # picture change with every help text they edit.
     registry = CommandRegistry()
-    registry.load(("navtui.app.commands.builtin", "navtui.app.commands.theme"))
+    registry.load(("navtui.app.commands.builtin", "navtui.app.commands.models", "navtui.app.commands.theme"))
 
     async def open_help(pilot: Any) -> None:
         await pilot.pause()

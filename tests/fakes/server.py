@@ -28,6 +28,7 @@ _ROUTES: dict[tuple[str, str], Handler] = {
     ("POST", "/api/chat"): wire_ollama.chat,
     ("GET", "/api/tags"): wire_ollama.tags,
     ("GET", "/api/ps"): wire_ollama.ps,
+    ("POST", "/api/pull"): wire_ollama.pull,
     ("POST", "/api/show"): wire_ollama.show,
     ("GET", "/api/version"): wire_ollama.version,
     ("POST", "/api/embed"): wire_ollama.embed,
@@ -50,6 +51,15 @@ class FakeModel:
     parameters: str = ""
     parameter_size: str = "7.6B"
     quantization_level: str = "Q4_K_M"
+
+
+@dataclass(frozen=True)
+class FakePull:
+    """What `/api/pull` streams for one model: a manifest, one big layer in `steps` progress lines, then done."""
+
+    size: int = 4_683_087_332
+    steps: int = 5
+    delay: float = 0.0  # seconds before each progress line
 
 
 @dataclass(frozen=True)
@@ -88,6 +98,12 @@ class FakeServer:
         self._tasks: set[asyncio.Task[None]] = set()
         self.llamacpp: LlamaCppFacts | None = None  # set: /props and /tokenize answer as llama.cpp's do
         self.lmstudio: dict[str, int] = {}  # model -> loaded context length, for /api/v0/models/<model>
+        # Ollama's memory: a model asked about (show, chat) is loaded unless unloaded; the next chat to an
+        # unloaded model waits `load_delay` seconds (loading it), as Ollama's first request to a cold model does.
+        self._seen: set[str] = set()
+        self._cold: set[str] = set()
+        self.load_delay = 0.0
+        self._pullable: dict[str, FakePull] = {}
 
     # lifecycle -------------------------------------------------------------------------------------------------
 
@@ -223,13 +239,53 @@ class FakeServer:
         parameters: str = "",
         parameter_size: str = "7.6B",
         quantization_level: str = "Q4_K_M",
+        loaded: bool = True,
     ) -> None:
-        """Register a model. Once any is registered, unknown models get Ollama's 404 on `/api/show`."""
+        """Register a model. Once any is registered, unknown models get Ollama's 404 on `/api/show`.
+        ``loaded=False``: installed but not in memory (see `unload`)."""
         model = FakeModel(
             name, context_length, tuple(capabilities), family, parameters, parameter_size, quantization_level
         )
         with self._cond:
             self._models[_norm(name)] = model
+            if not loaded:
+                self._cold.add(_norm(name))
+
+    def unload(self, name: str) -> None:
+        """Take a model out of memory: `/api/ps` stops listing it and its next chat waits `load_delay`."""
+        with self._cond:
+            self._cold.add(_norm(name))
+
+    def note_model(self, name: str) -> None:
+        """A request named this model (Ollama loads what it is asked to run)."""
+        with self._cond:
+            self._seen.add(_norm(name))
+
+    def load(self, name: str) -> bool:
+        """Mark ``name`` loaded; True when it was cold (the caller then waits `load_delay`)."""
+        with self._cond:
+            key = _norm(name)
+            self._seen.add(key)
+            if key in self._cold:
+                self._cold.discard(key)
+                return True
+            return False
+
+    @property
+    def loaded(self) -> list[FakeModel]:
+        """What `/api/ps` lists: registered or used models that were not unloaded."""
+        with self._cond:
+            names = (set(self._models) | self._seen) - self._cold
+            return [self._models.get(name) or FakeModel(name) for name in sorted(names)]
+
+    def set_pullable(self, name: str, size: int = 4_683_087_332, steps: int = 5, delay: float = 0.0) -> None:
+        """`/api/pull` of ``name`` succeeds (progress in `steps` lines), then the model is installed."""
+        with self._cond:
+            self._pullable[_norm(name)] = FakePull(size, steps, delay)
+
+    def pullable(self, name: str) -> FakePull | None:
+        with self._cond:
+            return self._pullable.get(_norm(name))
 
     def set_llamacpp(self, n_ctx: int = 4096, supports_tools: bool = True, alias: str = "model") -> None:
         """Answer `/props` and `/tokenize` as a llama.cpp server with this context size and template."""

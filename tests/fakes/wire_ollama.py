@@ -1,4 +1,5 @@
-"""Ollama native API: NDJSON `/api/chat`, plus `/api/tags`, `/api/show`, `/api/ps`, `/api/version`, `/api/embed`."""
+"""Ollama native API: NDJSON `/api/chat`, plus `/api/tags`, `/api/show`, `/api/ps`, `/api/pull` (NDJSON progress),
+`/api/version`, `/api/embed`."""
 
 from __future__ import annotations
 
@@ -121,6 +122,8 @@ async def chat(server: FakeServer, req: RecordedRequest, conn: Connection) -> bo
     if problem:
         await conn.send_json(400, {"error": problem}, keep_alive=req.keep_alive)
         return req.keep_alive
+    if server.load(name) and server.load_delay:
+        await conn.sleep(server.load_delay)  # a cold model: Ollama loads it before anything else
     if not body.get("messages"):
         # Ollama answers an empty chat by loading the model, without generating.
         load = {
@@ -191,7 +194,7 @@ async def ps(server: FakeServer, req: RecordedRequest, conn: Connection) -> bool
             "size_vram": 0,
             "context_length": m.context_length,
         }
-        for m in server.models
+        for m in server.loaded
     ]
     await conn.send_json(200, {"models": models}, keep_alive=req.keep_alive)
     return req.keep_alive
@@ -207,6 +210,7 @@ async def show(server: FakeServer, req: RecordedRequest, conn: Connection) -> bo
     model = server.model_for(name)
     if model is None:
         return await _not_found(conn, req, name)
+    server.note_model(name)
     arch = model.family
     body = {
         "license": "",
@@ -224,6 +228,38 @@ async def show(server: FakeServer, req: RecordedRequest, conn: Connection) -> bo
         "modified_at": _now(),
     }
     await conn.send_json(200, body, keep_alive=req.keep_alive)
+    return req.keep_alive
+
+
+async def pull(server: FakeServer, req: RecordedRequest, conn: Connection) -> bool:
+    """Ollama's pull stream: manifest, a layer's progress, a small layer, digest check, manifest, success.
+    A model the fake cannot pull gets Ollama's answer for an unknown name: HTTP 200 and an error line."""
+    body = req.json if isinstance(req.json, dict) else {}
+    name = str(body.get("model") or body.get("name") or "")
+    spec = server.pullable(name)
+    await conn.start_stream(200, "application/x-ndjson", keep_alive=req.keep_alive)
+
+    async def line(obj: dict[str, Any], delay: float = 0.0) -> None:
+        if delay:
+            await conn.sleep(delay)
+        await conn.write_chunk(json.dumps(obj).encode() + b"\n")
+
+    await line({"status": "pulling manifest"})
+    if spec is None:
+        await line({"error": "pull model manifest: file does not exist"})
+    else:
+        layer = "sha256:" + _digest(name)
+        for step in range(spec.steps + 1):
+            done = spec.size * step // spec.steps
+            await line(
+                {"status": f"pulling {layer[7:19]}", "digest": layer, "total": spec.size, "completed": done}, spec.delay
+            )
+        small = "sha256:" + _digest(name + "/params")
+        await line({"status": f"pulling {small[7:19]}", "digest": small, "total": 487, "completed": 487})
+        for status in ("verifying sha256 digest", "writing manifest", "success"):
+            await line({"status": status}, spec.delay)
+        server.set_model(name, loaded=False)  # installed, not yet in memory
+    await conn.end_stream()
     return req.keep_alive
 
 

@@ -84,7 +84,8 @@ async def switch_model(ctx: CommandContext, name: str) -> None:
     ctx.refresh_status()
     status = await runtime.check_provider()
     if not status.ok:
-        ctx.error(status.message, status.hint)
+        missing = status.kind == "not_found" and getattr(runtime.provider, "can_pull", False)
+        ctx.error(status.message, f"/models pull {runtime.provider.model} downloads it" if missing else status.hint)
     ctx.refresh_status()
 
 
@@ -102,16 +103,6 @@ async def model_names(ctx: CommandContext) -> list[str]:
 
 async def approval_modes(ctx: CommandContext) -> list[str]:
     return list(APPROVAL_MODES)
-
-
-async def models_command(ctx: CommandContext, args: str) -> None:
-    from navtui.app.screens.models import ModelsScreen
-
-    def chosen(name: str | None) -> None:
-        if name:
-            ctx.app.run_worker(switch_model(ctx, name), group="switch-model", exclusive=True)
-
-    ctx.app.push_screen(ModelsScreen(ctx.runtime), callback=chosen)
 
 
 def context_report(usage: ContextUsage) -> str:
@@ -274,7 +265,6 @@ def register(registry: CommandRegistry) -> None:
     registry.command("thinking", "show or set the thinking level (off … xhigh)", args="[level]", key="shift+tab")(
         thinking_command
     )
-    registry.command("models", "pick a model from those available", key="ctrl+l")(models_command)
     registry.command("context", "what is in the context: system prompt, files, messages, tokens")(context_command)
     registry.command(
         "approval", "show or set when tools ask first: ask, write, yolo", args="[mode]", arguments=approval_modes

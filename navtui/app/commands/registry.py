@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 COMMAND_MODULES = (
     "navtui.app.commands.builtin",
+    "navtui.app.commands.models",
     "navtui.app.commands.tree",
     "navtui.app.commands.theme",
     "navtui.app.commands.compaction",
@@ -56,9 +57,15 @@ class CommandContext(Protocol):
 
     def refresh_status(self) -> None: ...
 
-    def set_activity(self, active: bool, label: str = "") -> None: ...
+    def set_activity(self, active: bool, label: str = "", *, cancel: Callable[[], None] | None = None) -> None:
+        """A long task runs: spinner and label in the status line; Esc calls ``cancel`` (default: abort the agent)."""
+        ...
 
     def clear_transcript(self) -> None: ...
+
+    def forget_arguments(self, command: str | None = None) -> None:
+        """A command's known arguments changed (a model was pulled): the completion list asks again."""
+        ...
 
     def reload_transcript(self) -> None: ...
 

@@ -19,15 +19,15 @@ KEYS = (
     ("Enter", "send (while the agent works: queue)"),
     ("Shift+Enter, ctrl+j", "new line"),
     ("Up / Down", "prompt history"),
-    ("Tab", "complete /commands and @paths"),
+    ("Tab", "complete /commands, their arguments and @paths (↑↓ Enter Esc in the list)"),
     ("Esc", "interrupt the agent (partial answer kept)"),
     ("ctrl+c", "clear the prompt; twice on empty quits"),
     ("ctrl+d", "quit (on an empty prompt)"),
     ("ctrl+p", "command palette"),
-    ("ctrl+o", "expand / collapse tool output and thoughts"),
+    ("ctrl+o", "expand / collapse tool output, thoughts and long pastes"),
     ("ctrl+l", "model picker"),
     ("ctrl+t", "theme picker"),
-    ("PgUp / PgDn", "scroll the transcript"),
+    ("PgUp / PgDn", "scroll the transcript (at the bottom it follows)"),
 )
 
 

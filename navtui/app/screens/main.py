@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -69,7 +70,7 @@ def provider_steps(provider: str, model: str) -> list[str]:
     if provider == "ollama":
         return [
             "start Ollama: ollama serve",
-            f"get the model: ollama pull {model}",
+            f"get the model: /models pull {model} (or ollama pull {model})",
             "or pick another model: /model NAME or /models (ctrl+l)",
             "or use a hosted model: set ANTHROPIC_API_KEY (or OPENAI_API_KEY) and /model claude-sonnet-4-5",
         ]
@@ -117,6 +118,7 @@ class MainScreen(Screen[None]):
         self.animations = animate
         self.check_provider = check_provider
         self._activity = False  # a command's task runs (set_activity)
+        self._cancel_activity: Callable[[], None] | None = None
         self._last_ctrl_c = 0.0
         self._last_escape = 0.0
         self._git: tuple[str | None, bool, int, int, int] = (None, False, 0, 0, 0)
@@ -290,9 +292,11 @@ class MainScreen(Screen[None]):
         self._git = (info.git_branch, info.git_dirty, info.git_staged, info.git_unstaged, info.git_untracked)
         self.show_status(info)  # git can outlast the screen: show_status then finds no status line
 
-    def set_activity(self, active: bool, label: str = "") -> None:
-        """A command's long task (compaction, indexing...): spinner and label in the status line; Esc aborts."""
+    def set_activity(self, active: bool, label: str = "", *, cancel: Callable[[], None] | None = None) -> None:
+        """A command's long task (compaction, indexing, a download): spinner and label in the status line; Esc
+        calls ``cancel`` (default: abort the agent)."""
         self._activity = active
+        self._cancel_activity = cancel if active else None
         self.turns.set_working(active, label or "working")
 
     @on(ApprovalWaiting)
@@ -458,6 +462,9 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------------ actions
     def action_interrupt(self) -> None:
         if self.turns.interrupt():
+            return
+        if self._activity and self._cancel_activity is not None:
+            self._cancel_activity()
             return
         if self._activity and self._runtime is not None:
             self._runtime.abort()

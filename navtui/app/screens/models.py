@@ -1,4 +1,5 @@
-"""The model picker (/models, ctrl+l): what the provider lists plus the models named in settings."""
+"""The model picker (/models, ctrl+l): what the provider lists plus the models named in settings; for Ollama,
+which are in memory (● with their size and context) and each one's size on disk."""
 
 from __future__ import annotations
 
@@ -17,9 +18,26 @@ from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
 from navtui.core.secrets import mask_secrets
 from navtui.styles import stylesheet
+from navtui.widgets.pull_card import human_bytes
 
 if TYPE_CHECKING:
     from navtui.app.ui_runtime import UiRuntime
+    from navtui.providers.base import ListedModel
+
+
+def describe(model: ListedModel) -> str:
+    """What /models says of a model: in memory (size, context) or on disk (size, parameters, quantization)."""
+    if model.loaded:
+        parts = ["in memory"]
+        if model.memory:
+            on_gpu = f", {model.vram * 100 // model.memory}% GPU" if model.vram else ""
+            parts.append(f"{human_bytes(model.memory)}{on_gpu}")
+        if model.context:
+            parts.append(f"ctx {model.context:,}")
+        return " · ".join(parts)
+    parts = [human_bytes(model.size)] if model.size else []
+    parts += [part for part in (model.parameter_size, model.quantization) if part]
+    return " · ".join(parts)
 
 
 def configured_models(runtime: UiRuntime) -> list[str]:
@@ -57,34 +75,42 @@ class ModelsScreen(ModalScreen[str | None]):
     async def _load(self) -> None:
         status = self.query_one("#models-status", Label)
         try:
-            listed = await self.runtime.list_models()
+            listed = await self.runtime.describe_models()
         except NavtuiError as exc:
             status.update(Text(display_safe(f"{exc.message}" + (f" ({exc.hint})" if exc.hint else ""))))
             return
         except Exception as exc:  # the picker must stay usable whatever the endpoint does
             status.update(Text(display_safe(mask_secrets(f"could not list models: {exc}"))))
             return
-        status.update(Text(f"{len(listed)} model{'s' * (len(listed) != 1)} from {self.runtime.provider.name}"))
+        loaded = sum(model.loaded for model in listed)
+        summary = f"{len(listed)} model{'s' * (len(listed) != 1)} from {self.runtime.provider.name}"
+        if loaded:
+            summary += f", {loaded} in memory"
+        if self.runtime.provider.name == "ollama":
+            summary += " · /models pull NAME downloads another"
+        status.update(Text(summary))
         self._fill(configured_models(self.runtime), listed=listed)
 
-    def _fill(self, configured: list[str], listed: list[str]) -> None:
+    def _fill(self, configured: list[str], listed: list[ListedModel]) -> None:
         options = self.query_one(OptionList)
-        seen: set[str] = set()
-        rows: list[Option] = []
-        for name in [*listed, *configured]:
-            if name in seen:
-                continue
-            seen.add(name)
-            label = Text(display_safe(name))  # names come from the server
-            if name == self.runtime.provider.model:
-                label.append("  (current)", "dim")
-            elif name in configured and name not in listed:
-                label.append("  (settings)", "dim")
-            rows.append(Option(label, id=name))
+        facts = {model.name: model for model in listed}
+        names = list(dict.fromkeys([*facts, *configured]))
+        width = max((len(name) for name in names), default=0) + 2
+        rows = [Option(self._label(name, facts.get(name), name in configured, width), id=name) for name in names]
         options.set_options(rows)
         current = self.runtime.provider.model
-        if current in seen:
-            options.highlighted = [o.id for o in rows].index(current)
+        if current in names:
+            options.highlighted = names.index(current)
+
+    def _label(self, name: str, facts: ListedModel | None, configured: bool, width: int) -> Text:
+        label = Text(no_wrap=True, overflow="ellipsis")
+        label.append("● " if facts is not None and facts.loaded else "  ", "green")
+        label.append(display_safe(name).ljust(width))  # names come from the server
+        details = describe(facts) if facts is not None else ("in settings, not on the server" if configured else "")
+        if name == self.runtime.provider.model:
+            details = "current · " + details if details else "current"
+        label.append(display_safe(details), "dim")
+        return label
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
