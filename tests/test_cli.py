@@ -267,3 +267,15 @@ def test_a_reader_that_stops_early_gets_no_traceback(workspace: Path, args: list
     err = child.stderr.read().decode()
     assert child.wait(timeout=60) in (0, 141)
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_print_says_when_the_model_is_being_loaded(fake_server, workspace: Path) -> None:
+    fake_server.set_model(MODEL, loaded=False)
+    fake_server.load_delay = 0.2
+    fake_server.script(Text("ready"))
+    result = headless(fake_server, "--print", "hi", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert f"[info] loading {MODEL} into memory…" in lines
+    assert any(line.startswith(f"[info] {MODEL} loaded in ") for line in lines)
+    assert result.stdout == "ready\n"

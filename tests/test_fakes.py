@@ -163,6 +163,31 @@ async def test_ollama_models_show_tags_version_embed(fake_server: FakeServer, cl
     assert emb.embeddings[0] == emb.embeddings[2] != emb.embeddings[1]
 
 
+async def test_ollama_memory_and_pull_as_the_official_client_reads_them(
+    fake_server: FakeServer, clients: Clients
+) -> None:
+    client = clients.ollama_client()
+    fake_server.set_model("qwen2.5-coder:7b", context_length=16384)
+    fake_server.set_model("gemma:2b", loaded=False)
+    running = (await client.ps()).models
+    assert [(m.model, m.context_length) for m in running] == [("qwen2.5-coder:7b", 16384)]
+    fake_server.unload("qwen2.5-coder:7b")
+    assert (await client.ps()).models == []
+    await client.chat(model="gemma:2b", messages=[])  # an empty chat loads the model, as Ollama's does
+    assert [m.model for m in (await client.ps()).models] == ["gemma:2b"]
+
+    fake_server.set_pullable("smollm2:135m", size=1000, steps=2)
+    steps = [step async for step in await client.pull("smollm2:135m", stream=True)]
+    assert [(s.status, s.completed, s.total) for s in steps[1:4]] == [
+        (steps[1].status, 0, 1000), (steps[2].status, 500, 1000), (steps[3].status, 1000, 1000),
+    ]  # fmt: skip
+    assert steps[0].status == "pulling manifest" and steps[-1].status == "success"
+    assert "smollm2:135m" in [m.model for m in (await client.list()).models]
+    with pytest.raises(ollama.ResponseError, match="file does not exist"):
+        async for _ in await client.pull("nope", stream=True):
+            pass
+
+
 @pytest.mark.asyncio
 async def test_ollama_errors_status_and_mid_stream(fake_server: FakeServer, clients: Clients) -> None:
     client = clients.ollama_client()
