@@ -67,7 +67,7 @@ class PromptEditor(TextArea):
         key = event.key
         handled = True
         if self._menu_open and key in ("up", "down", "tab", "enter", "escape"):
-            self._menu_key(key)
+            await self._menu_key(key)
         elif key == "enter":
             self._submit()
         elif key in ("shift+enter", "ctrl+j", "alt+enter"):
@@ -126,9 +126,29 @@ class PromptEditor(TextArea):
         else:
             self.menu.hide()
 
-    def _menu_key(self, key: str) -> None:
+    def _menu_stale(self) -> bool:
+        """Keys typed since the list was made (fast typing, a paste): it completes less than is there now."""
+        completion = self.menu.completion if self.menu is not None else None
+        row, column = self.cursor_location
+        line = self.document.get_line(row)
+        return (
+            completion is None
+            or column != completion.end
+            or line[completion.start : completion.end] != completion.typed
+        )
+
+    async def _menu_key(self, key: str) -> None:
         menu = self.menu
-        assert menu is not None and menu.completion is not None
+        assert menu is not None
+        if key in ("tab", "enter") and self._menu_stale():
+            await self._refresh_menu()
+            if not menu.open:  # nothing left to offer for what is typed now
+                if key == "enter":
+                    self._submit()
+                else:
+                    await self._complete()
+                return
+        assert menu.completion is not None
         completion, candidate = menu.completion, menu.candidate
         if key in ("up", "down"):
             menu.move(-1 if key == "up" else 1)

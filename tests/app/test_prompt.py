@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from navtui.app.screens.main import MainScreen
@@ -198,3 +199,27 @@ async def test_ctrl_d_quits_only_on_an_empty_prompt(make_app) -> None:
         await pilot.press("ctrl+d")
         await pilot.pause()
     assert not app.is_running
+
+
+async def test_keys_typed_faster_than_the_list_follows_are_not_lost(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/exp")
+        await settle(app, pilot)
+        assert shown(app) == ["/export"]
+        editor = prompt(app)
+        fast = editor.completer
+        assert fast is not None
+
+        async def slow(line: str, cursor: int):  # the list for the new keys is still being made
+            await asyncio.sleep(0.5)
+            return await fast(line, cursor)
+
+        editor.completer = slow
+        editor._typed = True  # as a key press sets it
+        editor.insert("ort")  # keys that arrive before the list follows (tmux send-keys, a fast typist)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        texts = [item.text for item in transcript(app).items if hasattr(item, "text")]
+        assert not any("Unknown command" in text for text in texts)
+        assert any(text.startswith("Exported the transcript to") for text in texts)
