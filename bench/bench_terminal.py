@@ -1,0 +1,502 @@
+"""Speed as a user sees it: navtui (and peers) in a real terminal, timed from outside the process.
+
+Each app runs on a 120x40 pty whose output a VT emulator draws (``bench/terminal.py``), against a fake server
+in its own process streaming the same 20,000-token Markdown reply. Per run (a fresh process each):
+
+* spawn -> first complete frame (the app's prompt box and status line drawn), then a typed key echoed;
+* idle: CPU over 2 s, then key echo (a probe: "Z" typed, then erased, every 170-230 ms, each waiting for
+  the previous echo);
+* streaming at each ``--rates`` value: the same probes, echo latency p50/p95/p99/max, bytes to the terminal
+  per second and per frame, frames per second, CPU seconds; "behind at the end" from the server's last chunk
+  to the reply's last line on screen; RSS once the reply is shown.
+
+A frame is one synchronized update (the terminal answers that it supports mode 2026, as modern terminals do),
+or a burst of writes for a program that does not use synchronized output. ``--resume`` adds navtui resuming a
+5,000-entry session, against its fresh start in the same run.
+
+Apps: ``navtui`` (this checkout), ``textual`` (a minimal stock Textual app: start-up and idle only), and
+peers given as executables: ``--vibe2 PATH`` (Mistral Vibe 2.x, run with its Python/Textual UI) and
+``--vibe3 PATH`` (Mistral Vibe 3.x, its Rust UI), each with its own throwaway ``VIBE_HOME`` pointed at the
+fake server. Runs are interleaved (run 1 of every app, then run 2 ...); the report gives medians over runs.
+It prints figures and asserts nothing.
+
+Usage: ``python bench/bench_terminal.py [--runs 5] [--rates 200,1000] [--tokens 20000] [--apps navtui,textual]
+[--vibe2 PATH] [--vibe3 PATH] [--resume] [--json FILE]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ROOT, make_markdown, summary  # noqa: E402
+from terminal import Terminal  # noqa: E402
+
+MODEL = "qwen2.5-coder:7b"
+PROBE = b"Z"  # the reply never contains it (checked), so every Z on screen is typed
+ERASE = b"\x7f"
+END_MARKER = "Last line of the reply, qx7."
+STOCK_APP = """
+from textual.app import App
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Header, Input, Static
+
+class Minimal(App):
+    TITLE = "NavBenchTitle"
+    AUTO_FOCUS = "Input"
+    def compose(self):
+        yield Header()
+        with VerticalScroll():
+            yield Static("hello")
+        yield Input(placeholder="prompt")
+        yield Footer()
+
+Minimal().run()
+"""
+VIBE_CONFIG = """active_model = "fake"
+
+[[providers]]
+name = "fake"
+api_base = "{url}/v1"
+api_key_env_var = ""
+backend = "generic"
+
+[[models]]
+name = "{model}"
+provider = "fake"
+alias = "fake"
+"""
+
+
+def reply_text(tokens: int) -> str:
+    text = make_markdown(tokens * 4 - len(END_MARKER) - 4) + "\n\n" + END_MARKER + "\n"
+    assert PROBE.decode() not in text
+    return text
+
+
+def probe_count(lines: list[str]) -> int:
+    return sum(line.count("Z") for line in lines)
+
+
+# ---------------------------------------------------------------------- apps
+@dataclass
+class App:
+    """How to start one app and what its complete first frame shows."""
+
+    name: str
+    argv: Callable[[str], list[str]]  # url -> argv
+    env: Callable[[str, str], dict[str, str]]  # (url, home) -> extra environment
+    ready: Callable[[list[str]], bool]
+    streams: bool = True
+    homes: dict[str, str] = field(default_factory=dict)
+
+
+def _has(*texts: str) -> Callable[[list[str]], bool]:
+    def test(lines: list[str]) -> bool:
+        screen = "\n".join(lines)
+        return all(text in screen for text in texts)
+
+    return test
+
+
+def navtui_ready(lines: list[str]) -> bool:
+    """Welcome card, prompt box (its bottom border above the status line) and status line with the model."""
+    return (
+        any("attach a file" in line for line in lines)
+        and MODEL in lines[-1]
+        and lines[-2].lstrip().startswith("╰")
+    )
+
+
+def build_apps(args: argparse.Namespace, stock_script: str) -> list[App]:
+    python = sys.executable
+    known: dict[str, App] = {
+        "navtui": App(
+            "navtui",
+            lambda url: [python, "-m", "navtui", "-p", "ollama", "-b", url, "-m", MODEL],
+            lambda url, home: {"NAVTUI_HOME": home, "PYTHONPATH": str(ROOT)},
+            navtui_ready,
+        ),
+        "textual": App(
+            "textual",
+            lambda url: [python, stock_script],
+            lambda url, home: {},
+            _has("NavBenchTitle", "prompt", "palette"),
+            streams=False,
+        ),
+    }
+    if args.vibe2:
+        known["vibe2"] = App(
+            "vibe2",
+            lambda url: [args.vibe2],
+            lambda url, home: {"VIBE_HOME": home, "VIBE_CLI": "python"},
+            _has("Type /help for more information", "tokens ("),
+        )
+    if args.vibe3:
+        known["vibe3"] = App(
+            "vibe3",
+            lambda url: [args.vibe3],
+            lambda url, home: {"VIBE_HOME": home},
+            _has("Type /help for more information", "tokens ("),
+        )
+    apps = []
+    for name in args.apps.split(","):
+        if name not in known:
+            raise SystemExit(f"unknown app {name!r} (or its --{name} PATH is missing); known: {', '.join(known)}")
+        apps.append(known[name])
+    return apps
+
+
+def child_env(app: App, url: str, home: str) -> dict[str, str]:
+    env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor")
+    for name in ("PYTHONDONTWRITEBYTECODE", "TEXTUAL", "TEXTUAL_FPS"):
+        env.pop(name, None)
+    env.update(app.env(url, home))
+    return env
+
+
+def prepare_home(app: App, url: str) -> str:
+    """One home per app for all its runs (a warm-up run fills caches, as any earlier use would)."""
+    if app.name not in app.homes:
+        home = tempfile.mkdtemp(prefix=f"bench-{app.name}-")
+        if app.name.startswith("vibe"):
+            Path(home, "config.toml").write_text(VIBE_CONFIG.format(url=url, model=MODEL))
+        app.homes[app.name] = home
+    return app.homes[app.name]
+
+
+# ---------------------------------------------------------------------- the fake server (its own process)
+class Server:
+    """``bench_terminal.py --serve``: the fake server streaming ``replies`` copies of the reply."""
+
+    def __init__(self, rate: float, tokens: int, replies: int = 1) -> None:
+        cmd = [sys.executable, __file__, "--serve", "--rate", str(rate), "--tokens", str(tokens)]
+        cmd += ["--replies", str(replies)]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        assert self.proc.stdout is not None
+        self.url = self.proc.stdout.readline().strip()
+        if not self.url.startswith("http"):
+            raise SystemExit(f"fake server did not start: {self.url!r}")
+
+    def last_chunk(self, timeout: float) -> float | None:
+        """The time (monotonic, shared by processes) the first streamed reply sent its last chunk."""
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                return None
+            if line.startswith("END "):
+                return float(line.split()[1])
+        return None
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=5)
+
+
+def serve(rate: float, tokens: int, replies: int) -> None:
+    from tests.fakes import FakeServer
+    from tests.fakes.wire_http import Connection
+
+    original_end = Connection.end_stream
+
+    async def end_stream(self: Connection) -> None:
+        print(f"END {time.monotonic()}", flush=True)
+        await original_end(self)
+
+    Connection.end_stream = end_stream  # type: ignore[method-assign]
+    server = FakeServer().start()
+    server.set_model(MODEL, context_length=32768)
+    text = reply_text(tokens)
+    for _ in range(replies):
+        server.script_stream(text, tokens_per_second=rate, chunk_chars=4)
+    print(server.url, flush=True)
+    while True:  # until the bench terminates this process
+        time.sleep(3600)
+
+
+# ---------------------------------------------------------------------- one run
+class Probe:
+    """Types a probe ("Z", then its erasure) and times its echo; the next waits for the previous echo."""
+
+    def __init__(self, term: Terminal) -> None:
+        self.term = term
+        self.base = probe_count(term.display())
+        self.shown = 0  # probes on screen now (0 or 1)
+        self.latencies: list[float] = []
+        self.missed = 0
+
+    def once(self, timeout: float = 10.0) -> float | None:
+        key, want = (PROBE, 1) if self.shown == 0 else (ERASE, 0)
+        expected = self.base + want
+        sent = self.term.write(key)
+        shown = self.term.wait(lambda lines: probe_count(lines) == expected, timeout)
+        if shown is None:
+            self.missed += 1
+            return None
+        self.shown = want
+        latency = max(0.0, shown - sent) * 1000
+        self.latencies.append(latency)
+        return latency
+
+    def run_until(self, stop: Callable[[], bool], deadline: float) -> None:
+        while not stop() and time.monotonic() < deadline:
+            self.once(timeout=max(0.1, deadline - time.monotonic()))
+            time.sleep(random.uniform(0.17, 0.23))  # jittered: never in step with a 60 Hz frame clock
+
+    def clear(self) -> None:
+        if self.shown:
+            self.once()
+
+
+def start(app: App, url: str, cwd: str) -> tuple[Terminal, dict[str, Any]]:
+    home = prepare_home(app, url)
+    term = Terminal(app.argv(url), env=child_env(app, url, home), cwd=cwd)
+    ready = term.wait(app.ready, timeout=60)
+    result: dict[str, Any] = {}
+    if ready is None:
+        tail = "\n".join(term.display()[-12:])
+        term.close()
+        raise SystemExit(f"{app.name}: no complete first frame in 60 s; the screen ends with:\n{tail}")
+    result["first_frame_ms"] = (ready - term.started) * 1000
+    probe = Probe(term)
+    echo = probe.once()
+    result["first_echo_ms"] = None if echo is None else (ready - term.started) * 1000 + echo
+    probe.clear()
+    return term, result
+
+
+def run_once(app: App, rate: float | None, tokens: int, idle_probes: int) -> dict[str, Any]:
+    """One fresh process of ``app``: start-up, idle, and (with a rate) one streamed reply."""
+    server = Server(rate or 1000, tokens)
+    cwd = tempfile.mkdtemp(prefix="bench-cwd-")
+    term: Terminal | None = None
+    try:
+        term, result = start(app, server.url, cwd)
+        time.sleep(1.5)  # let start-up finish (runtime, provider check, caches)
+        cpu0 = term.cpu_seconds()
+        time.sleep(2.0)
+        result["idle_cpu"] = (term.cpu_seconds() - cpu0) / 2.0
+        probe = Probe(term)
+        for _ in range(idle_probes):
+            probe.once()
+            time.sleep(random.uniform(0.17, 0.23))
+        probe.clear()
+        result["idle_echo_ms"] = summary(probe.latencies)
+        result["rss_idle_mb"] = term.rss_mb()[1]
+        if rate is not None and app.streams:
+            result.update(stream(term, server, rate, tokens))
+        result["lagging_ms"] = term.lagging_ms
+        return result
+    finally:
+        if term is not None:
+            term.close()
+        server.stop()
+
+
+def stream(term: Terminal, server: Server, rate: float, tokens: int) -> dict[str, Any]:
+    for key in b"write it":
+        term.write(bytes([key]))
+    term.wait(lambda lines: any("write it" in line for line in lines), timeout=10)
+    traffic0, cpu0 = term.snapshot(), term.cpu_seconds()
+    t0 = term.write(b"\r")
+    expected = tokens / rate
+    deadline = t0 + expected * 4 + 60
+    probe = Probe(term)
+    shown = term.watch(lambda lines: any(END_MARKER in line for line in lines))
+    probe.run_until(shown.event.is_set, deadline)
+    probe.clear()
+    if not shown.event.wait(max(1.0, deadline - time.monotonic())):
+        term.forget(shown)
+    last_chunk = server.last_chunk(timeout=5)
+    traffic, cpu = term.snapshot().since(traffic0), term.cpu_seconds() - cpu0
+    end = shown.when or time.monotonic()
+    wall = end - t0
+    time.sleep(0.5)
+    rss, rss_tree = term.rss_mb()
+    return {
+        "rate": rate,
+        "echo_ms": summary(probe.latencies),
+        "echo_missed": probe.missed,
+        "shown": bool(shown.when),
+        "behind_s": (end - last_chunk) if (shown.when and last_chunk) else None,
+        "wall_s": wall,
+        "bytes_per_s": traffic.bytes / wall,
+        "frames_per_s": traffic.frames / wall,
+        "bytes_per_frame": statistics.median(traffic.frame_bytes) if traffic.frame_bytes else None,
+        "bytes_per_frame_mean": traffic.bytes / traffic.frames if traffic.frames else None,
+        "cpu_s": cpu,
+        "cpu_share": cpu / wall,
+        "rss_mb": rss,
+        "rss_tree_mb": rss_tree,
+    }
+
+
+def run_resume(session_cwd: str, session: str, home: str, fresh: bool) -> dict[str, Any]:
+    """navtui started fresh, or resuming ``session``: spawn -> complete frame (the tail shown) -> echo."""
+    argv = [sys.executable, "-m", "navtui", "-p", "ollama", "-b", "http://127.0.0.1:9", "-m", MODEL]
+    if not fresh:
+        argv += ["-r", session]
+    env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", NAVTUI_HOME=home, PYTHONPATH=str(ROOT))
+    term = Terminal(argv, env=env, cwd=session_cwd)
+    try:
+        tail = "last entry of the session"
+
+        def ready(lines: list[str]) -> bool:
+            shows = any(tail in line for line in lines) if not fresh else any("attach a file" in l for l in lines)
+            return shows and MODEL in lines[-1] and lines[-2].lstrip().startswith("╰")
+
+        when = term.wait(ready, timeout=60)
+        if when is None:
+            raise SystemExit("navtui resume: no complete frame in 60 s:\n" + "\n".join(term.display()[-10:]))
+        probe = Probe(term)
+        echo = probe.once()
+        first = (when - term.started) * 1000
+        return {"first_frame_ms": first, "first_echo_ms": first + echo if echo is not None else None}
+    finally:
+        term.close()
+
+
+def write_resume_session(cwd: Path, home: str, entries: int) -> str:
+    os.environ["NAVTUI_HOME"] = home
+    from bench_transcript import write_session
+    from navtui.core.messages import AssistantMessage, TextBlock, UserMessage
+    from navtui.session.manager import SessionManager
+
+    path = write_session(cwd, entries - 2)
+    session = SessionManager.open(path)
+    session.append_message(UserMessage(content="one more thing"))
+    session.append_message(AssistantMessage(content=[TextBlock(text="This is the last entry of the session.")]))
+    session.close()
+    return str(path)
+
+
+# ---------------------------------------------------------------------- report
+def med(values: list[float | None]) -> float | None:
+    kept = [v for v in values if v is not None]
+    return statistics.median(kept) if kept else None
+
+
+def fmt(value: float | None, unit: str = "", digits: int = 0) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}{unit}"
+
+
+def report(results: dict[str, list[dict[str, Any]]], rates: list[float]) -> None:
+    print("\nmedians over runs (each run a fresh process; runs interleaved across apps)\n")
+    names = list(results)
+    rows: list[tuple[str, Callable[[list[dict[str, Any]]], str]]] = [
+        ("spawn -> complete first frame", lambda rs: fmt(med([r["first_frame_ms"] for r in rs]), " ms")),
+        ("spawn -> typed key echoed", lambda rs: fmt(med([r["first_echo_ms"] for r in rs]), " ms")),
+        ("idle key echo p50 / p99", lambda rs: echo_cell([r["idle_echo_ms"] for r in rs], ("p50", "p99"))),
+        ("idle CPU (share of a core)", lambda rs: fmt(med([r["idle_cpu"] * 100 for r in rs]), " %", 1)),
+        ("RSS idle (with children)", lambda rs: fmt(med([r["rss_idle_mb"] for r in rs]), " MB")),
+    ]
+    for rate in rates:
+        def pick(rs: list[dict[str, Any]], rate: float = rate) -> list[dict[str, Any]]:
+            return [r["streams"][str(rate)] for r in rs if str(rate) in r.get("streams", {})]
+
+        tag = f"{rate:,.0f} tok/s"
+        rows += [
+            (f"{tag}: key echo p50 / p95 / p99 / max", lambda rs, p=pick: echo_cell([s["echo_ms"] for s in p(rs)], ("p50", "p95", "p99", "max"))),
+            (f"{tag}: last chunk -> last line shown", lambda rs, p=pick: fmt(med([s["behind_s"] * 1000 if s["behind_s"] is not None else None for s in p(rs)]), " ms")),
+            (f"{tag}: bytes to the terminal /s", lambda rs, p=pick: fmt(med([s["bytes_per_s"] / 1024 for s in p(rs)]), " KB")),
+            (f"{tag}: frames /s; bytes per frame (median)", lambda rs, p=pick: f"{fmt(med([s['frames_per_s'] for s in p(rs)]), '', 1)}; {fmt(med([s['bytes_per_frame'] for s in p(rs)]), ' B')}"),
+            (f"{tag}: CPU (share of a core)", lambda rs, p=pick: fmt(med([s["cpu_share"] * 100 for s in p(rs)]), " %")),
+            (f"{tag}: RSS at the end (with children)", lambda rs, p=pick: f"{fmt(med([s['rss_mb'] for s in p(rs)]), ' MB')} ({fmt(med([s['rss_tree_mb'] for s in p(rs)]), ' MB')})"),
+        ]
+    width = max(len(label) for label, _ in rows) + 2
+    print(" " * width + "".join(f"{name:>26}" for name in names))
+    for label, cell in rows:
+        print(f"{label:<{width}}" + "".join(f"{cell(results[name]) if results[name] else '-':>26}" for name in names))
+
+
+def echo_cell(summaries: list[dict[str, float]], keys: tuple[str, ...]) -> str:
+    kept = [s for s in summaries if s.get("n")]
+    if not kept:
+        return "-"
+    return " / ".join(fmt(med([s[k] for s in kept]), "", 1) for k in keys) + " ms"
+
+
+# ---------------------------------------------------------------------- main
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--rates", default="200,1000", help="tokens per second, comma-separated ('' for none)")
+    parser.add_argument("--tokens", type=int, default=20000)
+    parser.add_argument("--apps", default="navtui,textual")
+    parser.add_argument("--vibe2", help="the `vibe` executable of Mistral Vibe 2.x (run with VIBE_CLI=python)")
+    parser.add_argument("--vibe3", help="the `vibe` executable of Mistral Vibe 3.x")
+    parser.add_argument("--idle-probes", type=int, default=15)
+    parser.add_argument("--resume", action="store_true", help="add navtui resuming a 5,000-entry session")
+    parser.add_argument("--json", help="write every run's figures to this file")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--rate", type=float, default=1000, help=argparse.SUPPRESS)
+    parser.add_argument("--replies", type=int, default=1, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.rate, args.tokens, args.replies)
+        return
+    compileall.compile_dir(str(ROOT / "navtui"), quiet=1)
+    sys.setswitchinterval(0.0005)  # the terminal's reader thread timestamps promptly while the emulator draws
+    rates = [float(r) for r in args.rates.split(",") if r]
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
+        handle.write(STOCK_APP)
+    apps = build_apps(args, handle.name)
+    results: dict[str, list[dict[str, Any]]] = {app.name: [] for app in apps}
+    try:
+        for app in apps:  # warm-up: caches, bytecode, the page cache
+            print(f"warm-up {app.name} ...", flush=True)
+            run_once(app, None, args.tokens, idle_probes=2)
+        for run in range(args.runs):
+            for app in apps:
+                print(f"run {run + 1}/{args.runs}: {app.name} ...", flush=True)
+                result = run_once(app, None, args.tokens, args.idle_probes)
+                result["streams"] = {}
+                if app.streams:
+                    for rate in rates:
+                        print(f"run {run + 1}/{args.runs}: {app.name} streaming at {rate:,.0f} tok/s ...", flush=True)
+                        result["streams"][str(rate)] = run_once(app, rate, args.tokens, 0)
+                results[app.name].append(result)
+        resumes = resume_runs(args.runs) if args.resume else {}
+    finally:
+        os.unlink(handle.name)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"apps": results, "resume": resumes}, indent=1))
+    report(results, rates)
+    if resumes:
+        first = med([r["first_frame_ms"] for r in resumes["fresh"]])
+        again = med([r["first_frame_ms"] for r in resumes["resumed"]])
+        assert first and again
+        print(f"\nnavtui spawn -> complete frame: fresh start {fmt(first, ' ms')}, resuming a 5,000-entry session "
+              f"{fmt(again, ' ms')} ({again / first:.2f}x)")
+
+
+def resume_runs(runs: int) -> dict[str, list[dict[str, Any]]]:
+    home = tempfile.mkdtemp(prefix="bench-resume-")
+    cwd = Path(tempfile.mkdtemp(prefix="bench-resume-cwd-"))
+    session = write_resume_session(cwd, home, 5000)
+    fresh, resumed = [], []
+    run_resume(str(cwd), session, home, fresh=True)  # warm-up
+    for run in range(runs):
+        print(f"resume run {run + 1}/{runs} ...", flush=True)
+        fresh.append(run_resume(str(cwd), session, home, fresh=True))
+        resumed.append(run_resume(str(cwd), session, home, fresh=False))
+    return {"fresh": fresh, "resumed": resumed}
+
+
+if __name__ == "__main__":
+    main()

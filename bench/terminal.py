@@ -1,0 +1,297 @@
+"""A terminal for benchmarks: a program on a pty, its output drawn by a VT emulator (pyte), timed from outside.
+
+The reader thread plays the terminal a user has: it drains the pty as soon as bytes arrive; a second thread
+draws them (pyte is slower than a real terminal, and must not hold the program's writes back), answers the
+queries a modern terminal answers (synchronized output is supported, so a frame is presented whole at its end,
+as kitty, WezTerm, iTerm2 or Windows Terminal do), and keeps the screen. Every chunk is timestamped when it
+is read, before the emulator sees it, so the emulator's own cost does not add to a measured latency
+(``lagging_ms`` reports how far behind the emulator fell).
+
+Conditions on the screen ("the prompt shows a Z", "the status line is drawn") are checked at frame ends only
+(the end of a synchronized update, or of a chunk outside one), and give the time of the chunk that made them
+true.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import signal
+import struct
+import subprocess
+import termios
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyte
+
+SYNC_START = b"\x1b[?2026h"
+SYNC_END = b"\x1b[?2026l"
+# DECRQM (is mode N supported?): 2026 yes (reset, 2), anything else "not recognised" (0).
+_DECRQM = re.compile(rb"\x1b\[\?(\d+)\$p")
+# OSC 10/11 colour queries: a dark terminal.
+_OSC_COLOUR = re.compile(rb"\x1b\](1[01]);\?(?:\x07|\x1b\\)")
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+BURST_GAP = 0.003  # outside synchronized output, writes closer than this are one frame
+
+
+def _take_terminal() -> None:
+    """In the child, after setsid: the pty becomes its controlling terminal (``/dev/tty``), as in a terminal."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class _Screen(pyte.Screen):
+    """pyte's screen, answering device-attribute and cursor-position queries through the pty."""
+
+    def __init__(self, columns: int, lines: int, reply: Callable[[bytes], None]) -> None:
+        super().__init__(columns, lines)
+        self._reply = reply
+
+    def write_process_input(self, data: str) -> None:
+        self._reply(data.encode())
+
+
+@dataclass
+class Condition:
+    """Something to wait for on the screen; ``when`` is the read time of the chunk that made it true."""
+
+    test: Callable[[list[str]], bool]
+    event: threading.Event = field(default_factory=threading.Event)
+    when: float = 0.0
+
+
+@dataclass
+class Traffic:
+    """What the program wrote: bytes, frames, and the bytes of each frame."""
+
+    bytes: int = 0
+    frames: int = 0
+    frame_bytes: list[int] = field(default_factory=list)
+
+    def since(self, mark: Traffic) -> Traffic:
+        return Traffic(self.bytes - mark.bytes, self.frames - mark.frames, self.frame_bytes[len(mark.frame_bytes) :])
+
+    def copy(self) -> Traffic:
+        return Traffic(self.bytes, self.frames, list(self.frame_bytes))
+
+
+class Terminal:
+    """Run ``argv`` on a ``columns`` x ``lines`` pty with a VT emulator reading its output."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        env: dict[str, str],
+        cwd: str,
+        columns: int = 120,
+        lines: int = 40,
+        record: bool = False,
+    ) -> None:
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+        self._lock = threading.Lock()
+        self._screen = _Screen(columns, lines, self.write)
+        self._stream = pyte.ByteStream(self._screen)
+        self._conditions: list[Condition] = []
+        self._in_sync = False
+        self._tail = b""  # the end of the last chunk (a marker may be split across reads)
+        self._frame_start_bytes = 0
+        self._last_read = 0.0
+        self.traffic = Traffic()
+        self.lagging_ms = 0.0  # the longest time a chunk waited behind the emulator
+        self._inbox: deque[tuple[float, bytes]] = deque()
+        self._arrived = threading.Condition()
+        self.record: list[tuple[float, bytes]] | None = [] if record else None
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+            preexec_fn=_take_terminal,  # no threads of ours run yet: the reader starts below
+        )
+        os.close(slave)
+        self._reader = threading.Thread(target=self._read, name="terminal-reader", daemon=True)
+        self._drawer = threading.Thread(target=self._draw, name="terminal-drawer", daemon=True)
+        self._reader.start()
+        self._drawer.start()
+
+    # ------------------------------------------------------------------ input
+    def write(self, data: bytes) -> float:
+        """Type ``data``; returns when it was sent."""
+        sent = time.monotonic()
+        try:
+            os.write(self.master, data)
+        except OSError:
+            pass
+        return sent
+
+    # ------------------------------------------------------------------ output
+    def _read(self) -> None:
+        """Drain the pty at once (a slow emulator must not hold the program's writes back) and timestamp."""
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            now = time.monotonic()
+            self._answer_queries(data)
+            with self._arrived:
+                self._inbox.append((now, data))
+                self._arrived.notify()
+        with self._arrived:
+            self._inbox.append((0.0, b""))
+            self._arrived.notify()
+
+    def _draw(self) -> None:
+        """Feed what was read to the emulator, in order, and check the conditions waited for."""
+        while True:
+            with self._arrived:
+                while not self._inbox:
+                    self._arrived.wait()
+                now, data = self._inbox.popleft()
+            if not data:
+                break
+            if self.record is not None:
+                self.record.append((now - self.started, data))
+            with self._lock:
+                self._take(data, now)
+            self.lagging_ms = max(self.lagging_ms, (time.monotonic() - now) * 1000)
+        with self._lock:
+            for condition in self._conditions:
+                condition.event.set()  # the program is gone: wake every waiter
+
+    def _take(self, data: bytes, now: float) -> None:
+        traffic = self.traffic
+        joined = self._tail + data
+        starts, ends = joined.count(SYNC_START), joined.count(SYNC_END)
+        self._tail = data[-(len(SYNC_END) - 1) :]
+        traffic.bytes += len(data)
+        self._stream.feed(data)
+        if starts or ends:
+            self._in_sync = joined.rfind(SYNC_START) > joined.rfind(SYNC_END)
+            for _ in range(ends):
+                traffic.frames += 1
+                traffic.frame_bytes.append(traffic.bytes - self._frame_start_bytes)
+                self._frame_start_bytes = traffic.bytes
+        elif not self._in_sync and now - self._last_read > BURST_GAP:
+            traffic.frames += 1  # a program without synchronized output: count bursts of writes
+            if traffic.frame_bytes or self._frame_start_bytes:
+                traffic.frame_bytes.append(traffic.bytes - len(data) - self._frame_start_bytes)
+            self._frame_start_bytes = traffic.bytes - len(data)
+        self._last_read = now
+        if not self._in_sync and self._conditions:
+            display = self._screen.display
+            for condition in list(self._conditions):
+                if condition.test(display):
+                    condition.when = now
+                    condition.event.set()
+                    self._conditions.remove(condition)
+
+    def _answer_queries(self, data: bytes) -> None:
+        if b"$p" in data:
+            for match in _DECRQM.finditer(data):
+                mode = int(match.group(1))
+                self.write(b"\x1b[?%d;%d$y" % (mode, 2 if mode == 2026 else 0))
+        if b"\x1b]1" in data:
+            for match in _OSC_COLOUR.finditer(data):
+                colour = b"ffff/ffff/ffff" if match.group(1) == b"10" else b"0000/0000/0000"
+                self.write(b"\x1b]" + match.group(1) + b";rgb:" + colour + b"\x1b\\")
+
+    # ------------------------------------------------------------------ the screen
+    def display(self) -> list[str]:
+        with self._lock:
+            return list(self._screen.display)
+
+    def watch(self, test: Callable[[list[str]], bool]) -> Condition:
+        """Start watching for ``test(screen lines)`` at frame ends; the condition's event is set when it holds."""
+        condition = Condition(test)
+        with self._lock:
+            if not self._in_sync and test(self._screen.display):
+                condition.when = time.monotonic()
+                condition.event.set()
+            else:
+                self._conditions.append(condition)
+        return condition
+
+    def forget(self, condition: Condition) -> None:
+        with self._lock:
+            if condition in self._conditions:
+                self._conditions.remove(condition)
+
+    def wait(self, test: Callable[[list[str]], bool], timeout: float) -> float | None:
+        """Wait until ``test(screen lines)`` holds at a frame end; returns the read time that made it hold."""
+        condition = self.watch(test)
+        if not condition.event.wait(timeout) or not condition.when:
+            self.forget(condition)
+            return None
+        return condition.when
+
+    def snapshot(self) -> Traffic:
+        with self._lock:
+            return self.traffic.copy()
+
+    # ------------------------------------------------------------------ the process
+    def _pids(self) -> list[int]:
+        """The program and every process it started."""
+        pids, queue = [], [self.proc.pid]
+        while queue:
+            pid = queue.pop()
+            pids.append(pid)
+            for task in Path(f"/proc/{pid}/task").glob("*/children"):
+                try:
+                    queue.extend(int(child) for child in task.read_text().split())
+                except OSError:
+                    pass
+        return pids
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU of the program and its live children."""
+        total = 0
+        for pid in self._pids():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12])
+        return total / _CLK_TCK
+
+    def rss_mb(self) -> tuple[float, float]:
+        """Resident memory now of (the program, the program and its children), in MB."""
+        sizes = []
+        for pid in self._pids():
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        sizes.append(int(line.split()[1]) / 1024)
+            except OSError:
+                continue
+        return (sizes[0] if sizes else 0.0), sum(sizes)
+
+    def close(self) -> None:
+        """Stop the program (its whole process group) and the reader."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self.proc.wait(timeout=3)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self._reader.join(timeout=3)
+        self._drawer.join(timeout=30)
+        os.close(self.master)
