@@ -114,11 +114,7 @@ def _has(*texts: str) -> Callable[[list[str]], bool]:
 
 def navtui_ready(lines: list[str]) -> bool:
     """Welcome card, prompt box (its bottom border above the status line) and status line with the model."""
-    return (
-        any("attach a file" in line for line in lines)
-        and MODEL in lines[-1]
-        and lines[-2].lstrip().startswith("╰")
-    )
+    return any("attach a file" in line for line in lines) and MODEL in lines[-1] and lines[-2].lstrip().startswith("╰")
 
 
 def build_apps(args: argparse.Namespace, stock_script: str) -> list[App]:
@@ -357,7 +353,7 @@ def run_resume(session_cwd: str, session: str, home: str, fresh: bool) -> dict[s
         tail = "last entry of the session"
 
         def ready(lines: list[str]) -> bool:
-            shows = any(tail in line for line in lines) if not fresh else any("attach a file" in l for l in lines)
+            shows = any(tail in line for line in lines) if not fresh else any("attach a file" in line for line in lines)
             return shows and MODEL in lines[-1] and lines[-2].lstrip().startswith("╰")
 
         when = term.wait(ready, timeout=60)
@@ -374,6 +370,7 @@ def run_resume(session_cwd: str, session: str, home: str, fresh: bool) -> dict[s
 def write_resume_session(cwd: Path, home: str, entries: int) -> str:
     os.environ["NAVTUI_HOME"] = home
     from bench_transcript import write_session
+
     from navtui.core.messages import AssistantMessage, TextBlock, UserMessage
     from navtui.session.manager import SessionManager
 
@@ -406,17 +403,39 @@ def report(results: dict[str, list[dict[str, Any]]], rates: list[float]) -> None
         ("RSS idle (with children)", lambda rs: fmt(med([r["rss_idle_mb"] for r in rs]), " MB")),
     ]
     for rate in rates:
+
         def pick(rs: list[dict[str, Any]], rate: float = rate) -> list[dict[str, Any]]:
             return [r["streams"][str(rate)] for r in rs if str(rate) in r.get("streams", {})]
 
         tag = f"{rate:,.0f} tok/s"
         rows += [
-            (f"{tag}: key echo p50 / p95 / p99 / max", lambda rs, p=pick: echo_cell([s["echo_ms"] for s in p(rs)], ("p50", "p95", "p99", "max"))),
-            (f"{tag}: last chunk -> last line shown", lambda rs, p=pick: fmt(med([s["behind_s"] * 1000 if s["behind_s"] is not None else None for s in p(rs)]), " ms")),
-            (f"{tag}: bytes to the terminal /s", lambda rs, p=pick: fmt(med([s["bytes_per_s"] / 1024 for s in p(rs)]), " KB")),
-            (f"{tag}: frames /s; bytes per frame (median)", lambda rs, p=pick: f"{fmt(med([s['frames_per_s'] for s in p(rs)]), '', 1)}; {fmt(med([s['bytes_per_frame'] for s in p(rs)]), ' B')}"),
+            (
+                f"{tag}: key echo p50 / p95 / p99 / max",
+                lambda rs, p=pick: echo_cell([s["echo_ms"] for s in p(rs)], ("p50", "p95", "p99", "max")),
+            ),
+            (
+                f"{tag}: last chunk -> last line shown",
+                lambda rs, p=pick: fmt(
+                    med([s["behind_s"] * 1000 if s["behind_s"] is not None else None for s in p(rs)]), " ms"
+                ),
+            ),
+            (
+                f"{tag}: bytes to the terminal /s",
+                lambda rs, p=pick: fmt(med([s["bytes_per_s"] / 1024 for s in p(rs)]), " KB"),
+            ),
+            (
+                f"{tag}: frames /s; bytes per frame (median)",
+                lambda rs, p=pick: (
+                    f"{fmt(med([s['frames_per_s'] for s in p(rs)]), '', 1)}; {fmt(med([s['bytes_per_frame'] for s in p(rs)]), ' B')}"
+                ),
+            ),
             (f"{tag}: CPU (share of a core)", lambda rs, p=pick: fmt(med([s["cpu_share"] * 100 for s in p(rs)]), " %")),
-            (f"{tag}: RSS at the end (with children)", lambda rs, p=pick: f"{fmt(med([s['rss_mb'] for s in p(rs)]), ' MB')} ({fmt(med([s['rss_tree_mb'] for s in p(rs)]), ' MB')})"),
+            (
+                f"{tag}: RSS at the end (with children)",
+                lambda rs, p=pick: (
+                    f"{fmt(med([s['rss_mb'] for s in p(rs)]), ' MB')} ({fmt(med([s['rss_tree_mb'] for s in p(rs)]), ' MB')})"
+                ),
+            ),
         ]
     width = max(len(label) for label, _ in rows) + 2
     print(" " * width + "".join(f"{name:>26}" for name in names))
@@ -481,8 +500,10 @@ def main() -> None:
         first = med([r["first_frame_ms"] for r in resumes["fresh"]])
         again = med([r["first_frame_ms"] for r in resumes["resumed"]])
         assert first and again
-        print(f"\nnavtui spawn -> complete frame: fresh start {fmt(first, ' ms')}, resuming a 5,000-entry session "
-              f"{fmt(again, ' ms')} ({again / first:.2f}x)")
+        print(
+            f"\nnavtui spawn -> complete frame: fresh start {fmt(first, ' ms')}, resuming a 5,000-entry session "
+            f"{fmt(again, ' ms')} ({again / first:.2f}x)"
+        )
 
 
 def resume_runs(runs: int) -> dict[str, list[dict[str, Any]]]:

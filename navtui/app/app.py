@@ -7,9 +7,11 @@ the screens import what they need when they open.
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 
@@ -18,6 +20,7 @@ from navtui.app.commands import COMMANDS
 from navtui.app.theme_defaults import nav_defaults
 from navtui.app.theming import AppThemes
 from navtui.styles import stylesheet
+from navtui.widgets.pacing import InputPacer
 
 if TYPE_CHECKING:
     from navtui.agent.runtime import LaunchOptions, Runtime
@@ -68,6 +71,7 @@ class NavtuiApp(App[int]):
         self.animations = animate
         self.check_provider = check_provider
         self.watch_theme_files = watch_themes
+        self.pacer = InputPacer()  # typing first: streamed output waits for the echo (widgets/pacing.py)
         if runtime is not None:
             COMMANDS.load()
         self.themes = AppThemes(self, Path(self.options.cwd), self.settings.ui.theme)
@@ -88,6 +92,14 @@ class NavtuiApp(App[int]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # Themes that are not navtui's (textual-dark, nord ...) get nav-* values derived from their colours.
         return nav_defaults(self.current_theme.to_color_system().generate())
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            self.pacer.key()
+        await super().on_event(event)
+
+    def post_display_hook(self) -> None:
+        self.pacer.frame()
 
     def on_mount(self) -> None:
         from navtui.app.screens.main import MainScreen
@@ -184,6 +196,11 @@ def run_app(options: LaunchOptions) -> int:
     from navtui.app.approver import UiApprover
     from navtui.app.startup import peek_settings
 
+    # A key is read by Textual's input thread and a frame written by its output thread, each needing the GIL
+    # while the event loop runs Python: a thread asking for it waits up to the switch interval (5 ms by default)
+    # twice per echo. 1 ms bounds that wait; the threads are idle (no extra switching) unless there is input
+    # or output.
+    sys.setswitchinterval(0.001)
     settings = peek_settings(options.cwd, options.overrides())
     approver = UiApprover()
     app = NavtuiApp(None, options=options, settings=settings, approver=approver)

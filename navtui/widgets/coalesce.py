@@ -1,4 +1,8 @@
-"""Coalesce fast appends into at most one flush per interval, with one-shot timers only (nothing runs when idle)."""
+"""Coalesce fast appends into at most one flush per interval, with one-shot timers only (nothing runs when idle).
+
+A flush that comes due while the user types may be held back a little (``pacing.InputPacer``, found as the
+app's ``pacer`` when it has one), so that typing is echoed first.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.message_pump import MessagePump
+
+from navtui.widgets.pacing import InputPacer
 
 
 class Coalescer:
@@ -29,19 +35,28 @@ class Coalescer:
             return
         self._pending.append(text)
         if self._timer is None:
-            # Textual timers cannot take 0 (their skip logic divides by the interval).
-            delay = max(0.001, self.interval - (time.monotonic() - self._last))
-            self._timer = self._owner.set_timer(delay, self._fire, name="coalesce")
+            self._arm(self.interval - (time.monotonic() - self._last))
 
     def flush_now(self) -> None:
         if self._timer is not None:
             self._timer.stop()
-        self._fire()
+        self._fire(paced=False)
 
-    def _fire(self) -> None:
+    def _arm(self, delay: float) -> None:
+        # Textual timers cannot take 0 (their skip logic divides by the interval).
+        self._timer = self._owner.set_timer(max(0.001, delay), self._fire, name="coalesce")
+
+    def _fire(self, paced: bool = True) -> None:
         self._timer = None
+        if not self._pending:
+            return
+        pacer = getattr(self._owner.app, "pacer", None) if paced else None
+        if isinstance(pacer, InputPacer):
+            wait = pacer.delay(self._last)
+            if wait > 0:
+                self._arm(wait)
+                return
         self._last = time.monotonic()
-        if self._pending:
-            text = "".join(self._pending)
-            self._pending.clear()
-            self._flush(text)
+        text = "".join(self._pending)
+        self._pending.clear()
+        self._flush(text)

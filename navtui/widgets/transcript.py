@@ -243,6 +243,16 @@ class Transcript(VerticalScroll):
         if self.following:
             self._hint.display = False
 
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # Textual sets the virtual size with layout=True inside its own layout pass: every answer that grew the
+        # transcript cost a second, identical layout on the next frame. The gutter is stable (the scrollbar never
+        # takes or gives room), so the virtual size cannot change this layout; the watcher still runs.
+        old = self.virtual_size
+        updated = super()._size_updated(size, virtual_size, container_size, layout=False)
+        if virtual_size != old:
+            self.watch_virtual_size(old, virtual_size)
+        return updated
+
     def watch_virtual_size(self, old: Size, new: Size) -> None:
         if new.height > old.height and self.is_anchored and self._anchor_released and self.items:
             self._hint.display = True

@@ -40,7 +40,27 @@ class MarkdownDocument:
         """Everything is rendered again at the next ``render`` (a new width, style or theme)."""
         self.lines, self._rendered, self._tail_dirty, self.changed_lines = [], 0, True, True
 
-    def render(self, console: Console, width: int, style: Style, palette: MarkdownPalette) -> None:
+    def render(self, console: Console, width: int, style: Style, palette: MarkdownPalette) -> int | None:
+        """Bring the lines up to date; returns the first line that differs from before (``None``: none did).
+
+        A view whose height did not change repaints only from there (a growing paragraph changes its last
+        line or two, not the screenful above it).
+        """
+        before = len(self.lines)
+        blank = [Segment(" " * width, style)]  # the gap before the tail, drawn as any blank line
+        old_tail = ([blank] if self.tail_blank else []) + self.tail_lines
+        self._render(console, width, style, palette)
+        if self.changed_lines or len(self.lines) < before:
+            return 0
+        new_tail = self.lines[before:] + ([blank] if self.tail_blank else []) + self.tail_lines
+        for offset, (old, new) in enumerate(zip(old_tail, new_tail, strict=False)):
+            if old != new:
+                return before + offset
+        if len(old_tail) != len(new_tail):
+            return before + min(len(old_tail), len(new_tail))
+        return None
+
+    def _render(self, console: Console, width: int, style: Style, palette: MarkdownPalette) -> None:
         splitter = self.splitter
         if splitter.references_version != self._references_version:
             # A new link definition: blocks that cite it must show the link, as the whole document would.

@@ -1,0 +1,128 @@
+"""What a streamed flush costs the screen: only the lines that changed, one layout, and typing goes first."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.style import Style
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.geometry import Region
+
+from navtui.app.theme_defaults import nav_defaults
+from navtui.widgets import pacing
+from navtui.widgets.markdown.document import MarkdownDocument
+from navtui.widgets.markdown.render import palette_for
+from navtui.widgets.markdown.view import MarkdownView
+from navtui.widgets.pacing import InputPacer
+from tests.app.conftest import wait_for
+
+CONSOLE = Console(width=60, color_system=None, force_terminal=False)
+
+
+def render(document: MarkdownDocument) -> int | None:
+    return document.render(CONSOLE, 60, Style(), palette_for({}))
+
+
+def test_a_render_says_from_which_line_the_document_changed() -> None:
+    document = MarkdownDocument()
+    document.feed("# Title\n\nfirst paragraph\n\nsecond para")
+    assert render(document) == 0  # everything is new
+    height = document.height
+    document.feed("graph grows")
+    first = render(document)
+    assert document.height == height and first == height - 1  # only the last line of the open paragraph
+    document.feed("")
+    assert render(document) is None  # nothing changed: nothing to repaint
+    document.feed("\n\n- a list starts")
+    first = render(document)
+    assert first is not None and document.height > height and first >= height - 1  # the lines above stay
+
+
+class ViewApp(App[None]):
+    CSS = "MarkdownView { height: auto; } VerticalScroll { layout: stream; }"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pacer = InputPacer()
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return nav_defaults(self.current_theme.to_color_system().generate())
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield MarkdownView("# Title\n\nopening paragraph\n\nthe tail", streaming=True)
+
+
+async def test_a_flush_that_keeps_the_height_repaints_only_the_changed_line_and_lays_out_nothing() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(MarkdownView)
+        await pilot.pause()
+        refreshes: list[tuple[tuple[Region, ...], bool]] = []
+        original = view.refresh
+
+        def spy(*regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Any:
+            refreshes.append((regions, layout))
+            return original(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+        view.refresh = spy  # type: ignore[method-assign]
+        height = view.size.height
+        view.append(" grows")
+        view.flush()
+        assert refreshes == [((Region(0, height - 1, view.size.width, 1),), False)]
+        refreshes.clear()
+        view.append("\n\nanother paragraph")
+        view.flush()
+        assert refreshes[-1] == ((), True)  # taller: a layout
+
+
+async def test_a_flush_that_grows_the_view_costs_one_layout_not_two() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(MarkdownView)
+        await pilot.pause()
+        layouts: list[float] = []
+        screen = app.screen
+        original = screen._refresh_layout
+
+        def count(*args: Any, **kwargs: Any) -> None:
+            layouts.append(time.monotonic())
+            original(*args, **kwargs)
+
+        screen._refresh_layout = count  # type: ignore[method-assign]
+        view.append("\n\na new paragraph\n\nand one more")
+        view.flush()
+        await wait_for(pilot, lambda: bool(layouts))
+        await pilot.pause(0.1)  # several frame periods: a second layout would have come by now
+        assert len(layouts) == 1
+
+
+def test_the_pacer_holds_a_flush_for_an_echo_then_slows_flushes_while_typing() -> None:
+    pacer = InputPacer()
+    assert pacer.delay(last_flush=0.0) == 0.0  # nobody types: flush when due
+    pacer.key()
+    assert pacer.typing and pacer.delay(last_flush=0.0) == pacing.RETRY  # the key's echo is not out yet
+    pacer.frame()
+    now = time.monotonic()
+    assert 0 < pacer.delay(last_flush=now) <= pacing.TYPING_INTERVAL  # echoed: flush, but at typing pace
+    assert pacer.delay(last_flush=now - pacing.TYPING_INTERVAL) == 0.0
+    pacer.key_at -= pacing.TYPING
+    assert not pacer.typing and pacer.delay(last_flush=now) == 0.0
+
+
+async def test_streamed_text_waits_for_a_pending_echo() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(MarkdownView)
+        await pilot.pause()
+        height = view.size.height
+        app.pacer.key()  # a key reached the app and no frame has shown it yet
+        app.pacer.frame_at = 0.0
+        view.append("\n\nheld back")
+        await pilot.pause(3 * MarkdownView.FLUSH_INTERVAL)
+        assert view._coalescer.pending and view.size.height == height
+        app.pacer.frame()  # the echo went out
+        await wait_for(pilot, lambda: not view._coalescer.pending and "held back" in view.text)
