@@ -123,7 +123,7 @@ def build_apps(args: argparse.Namespace, stock_script: str) -> list[App]:
         "navtui": App(
             "navtui",
             lambda url: [python, "-m", "navtui", "-p", "ollama", "-b", url, "-m", MODEL],
-            lambda url, home: {"NAVTUI_HOME": home, "PYTHONPATH": str(ROOT)},
+            lambda url, home: {},
             navtui_ready,
         ),
         "textual": App(
@@ -156,10 +156,16 @@ def build_apps(args: argparse.Namespace, stock_script: str) -> list[App]:
     return apps
 
 
-def child_env(app: App, url: str, home: str) -> dict[str, str]:
-    env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor")
+def child_env_for(home: str) -> dict[str, str]:
+    """A terminal's environment for an app run from this checkout, with ``home`` as NAVTUI_HOME."""
+    env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", NAVTUI_HOME=home, PYTHONPATH=str(ROOT))
     for name in ("PYTHONDONTWRITEBYTECODE", "TEXTUAL", "TEXTUAL_FPS"):
         env.pop(name, None)
+    return env
+
+
+def child_env(app: App, url: str, home: str) -> dict[str, str]:
+    env = child_env_for(home)
     env.update(app.env(url, home))
     return env
 
@@ -347,8 +353,7 @@ def run_resume(session_cwd: str, session: str, home: str, fresh: bool) -> dict[s
     argv = [sys.executable, "-m", "navtui", "-p", "ollama", "-b", "http://127.0.0.1:9", "-m", MODEL]
     if not fresh:
         argv += ["-r", session]
-    env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", NAVTUI_HOME=home, PYTHONPATH=str(ROOT))
-    term = Terminal(argv, env=env, cwd=session_cwd)
+    term = Terminal(argv, env=child_env_for(home), cwd=session_cwd)
     try:
         tail = "last entry of the session"
 

@@ -64,6 +64,7 @@ class Condition:
     test: Callable[[list[str]], bool]
     event: threading.Event = field(default_factory=threading.Event)
     when: float = 0.0
+    synced: int = 0  # synchronized updates the program had written by then
 
 
 @dataclass
@@ -73,12 +74,18 @@ class Traffic:
     bytes: int = 0
     frames: int = 0
     frame_bytes: list[int] = field(default_factory=list)
+    synced: int = 0  # frames that were synchronized updates
 
     def since(self, mark: Traffic) -> Traffic:
-        return Traffic(self.bytes - mark.bytes, self.frames - mark.frames, self.frame_bytes[len(mark.frame_bytes) :])
+        return Traffic(
+            self.bytes - mark.bytes,
+            self.frames - mark.frames,
+            self.frame_bytes[len(mark.frame_bytes) :],
+            self.synced - mark.synced,
+        )
 
     def copy(self) -> Traffic:
-        return Traffic(self.bytes, self.frames, list(self.frame_bytes))
+        return Traffic(self.bytes, self.frames, list(self.frame_bytes), self.synced)
 
 
 class Terminal:
@@ -184,6 +191,7 @@ class Terminal:
             self._in_sync = joined.rfind(SYNC_START) > joined.rfind(SYNC_END)
             for _ in range(ends):
                 traffic.frames += 1
+                traffic.synced += 1
                 traffic.frame_bytes.append(traffic.bytes - self._frame_start_bytes)
                 self._frame_start_bytes = traffic.bytes
         elif not self._in_sync and now - self._last_read > BURST_GAP:
@@ -197,6 +205,7 @@ class Terminal:
             for condition in list(self._conditions):
                 if condition.test(display):
                     condition.when = now
+                    condition.synced = traffic.synced
                     condition.event.set()
                     self._conditions.remove(condition)
 

@@ -23,6 +23,8 @@ from navtui.styles import stylesheet
 from navtui.widgets.pacing import InputPacer
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from navtui.agent.runtime import LaunchOptions, Runtime
     from navtui.app.screens.main import MainScreen
     from navtui.app.startup import FirstFrameSettings
@@ -36,6 +38,9 @@ def _slash_commands_provider() -> type:
     from navtui.app.palette import SlashCommandProvider
 
     return SlashCommandProvider
+
+
+FIRST_FRAME_WAIT = 2.0  # seconds the first frame waits for the main screen to be in place, at most
 
 
 class NavtuiApp(App[int]):
@@ -101,19 +106,30 @@ class NavtuiApp(App[int]):
     def post_display_hook(self) -> None:
         self.pacer.frame()
 
-    def on_mount(self) -> None:
+    def get_default_screen(self) -> Screen[Any]:
+        # The main screen is the first screen, not pushed over Textual's blank one (which was laid out and
+        # repainted for nothing at every start).
         from navtui.app.screens.main import MainScreen
 
         if self.runtime is not None:
             self.runtime.warnings.extend(self.themes.warnings)
-        screen = MainScreen(
+        return MainScreen(
             self.runtime,
             options=self.options,
             settings=self.settings,
             animate=self.animations,
             check_provider=self.check_provider,
         )
-        self.push_screen(screen)
+
+    async def on_mount(self) -> None:
+        # One complete first frame, in one write: nothing is painted until the welcome card, prompt box and
+        # status line are all in place (Textual paints widgets as they arrive: three writes, ~60 ms apart).
+        screen = self.main_screen
+        with self.batch_update():
+            try:
+                await asyncio.wait_for(screen.composed.wait(), FIRST_FRAME_WAIT)
+            except TimeoutError:
+                pass  # something failed on the way: paint what there is rather than nothing
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
@@ -168,7 +184,7 @@ class NavtuiApp(App[int]):
     def main_screen(self) -> MainScreen:
         from navtui.app.screens.main import MainScreen
 
-        screen = self.screen_stack[1] if len(self.screen_stack) > 1 else self.screen
+        screen = self.screen_stack[0]
         assert isinstance(screen, MainScreen)
         return screen
 

@@ -69,3 +69,34 @@ def peek_settings(cwd: Path, overrides: dict[str, Any]) -> FirstFrameSettings:
     if isinstance(ui.get("mounted_entries"), int) and ui["mounted_entries"] >= 10:
         settings.ui.mounted_entries = ui["mounted_entries"]
     return settings
+
+
+TAIL_ENTRIES = 60  # a resumed session's first frame shows the end of its path, read from the file's tail
+
+
+def peek_session_tail(cwd: Path, resume: str | None, continue_session: bool) -> list[Any]:
+    """The transcript items at the end of the session being resumed, read from the file's tail.
+
+    The runtime parses the whole file after the first frame; until then a resumed session shows its last
+    entries (``SessionManager.read_tail``: milliseconds, however long the file) instead of a welcome card.
+    Nothing when no session is resumed or it cannot be found (the runtime then says why).
+    """
+    if not resume and not continue_session:
+        return []
+    from navtui.app.session_view import transcript_items
+    from navtui.core.errors import NavtuiError
+    from navtui.session.listing import resolve_session, session_files
+    from navtui.session.manager import SessionManager
+
+    try:
+        if resume:
+            path = resolve_session(cwd, resume)
+        else:
+            files = session_files(cwd.resolve())
+            if not files:
+                return []
+            path = files[0]
+        tail = SessionManager.read_tail(path, TAIL_ENTRIES)
+    except (NavtuiError, OSError, ValueError):
+        return []
+    return transcript_items(tail.leaf_path)

@@ -19,6 +19,7 @@ hold a name), which keeps a 300 KB tool output fast to check.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import Any
@@ -100,8 +101,17 @@ def _replacement(replacement: str) -> Any:
     return replace
 
 
-_COMPILED = [(anchors, re.compile(pattern), _replacement(replacement)) for anchors, pattern, replacement in _SHAPES]
-_LINE_COMPILED = [(anchors, re.compile(pattern), replacement) for anchors, pattern, replacement in _LINE_SHAPES]
+@functools.cache
+def _compiled() -> list[tuple[tuple[str, ...], re.Pattern[str], Any]]:
+    # Compiled on first use, not at import: the app's first frame imports this module and never masks.
+    return [(anchors, re.compile(pattern), _replacement(replacement)) for anchors, pattern, replacement in _SHAPES]
+
+
+@functools.cache
+def _line_compiled() -> list[tuple[tuple[str, ...], re.Pattern[str], str]]:
+    return [(anchors, re.compile(pattern), replacement) for anchors, pattern, replacement in _LINE_SHAPES]
+
+
 _LINE_ANCHORS = tuple(sorted({anchor for anchors, _, _ in _LINE_SHAPES for anchor in anchors}))
 
 
@@ -124,7 +134,7 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
 
 def _line_patterns(line: str) -> list[tuple[re.Pattern[str], str]]:
     lowered = line.lower()
-    return [(pattern, repl) for anchors, pattern, repl in _LINE_COMPILED if any(a in lowered for a in anchors)]
+    return [(pattern, repl) for anchors, pattern, repl in _line_compiled() if any(a in lowered for a in anchors)]
 
 
 _SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(?:^|_)AUTH(?:_|$))", re.IGNORECASE)
@@ -150,7 +160,7 @@ def mask_secrets(text: str, literals: tuple[str, ...] | None = None) -> str:
     for value in env_secrets() if literals is None else literals:
         if value in text:
             text = text.replace(value, MASK)
-    for anchors, pattern, replacement in _COMPILED:
+    for anchors, pattern, replacement in _compiled():
         if any(anchor in text for anchor in anchors):
             text = pattern.sub(replacement, text)
     parts: list[str] = []
@@ -169,7 +179,7 @@ def might_hold_secret(text: str, literals: tuple[str, ...]) -> bool:
     """A cheap check before walking a structure's strings."""
     if any(value in text for value in literals):
         return True
-    if any(any(a in text for a in anchors) and pattern.search(text) for anchors, pattern, _ in _COMPILED):
+    if any(any(a in text for a in anchors) and pattern.search(text) for anchors, pattern, _ in _compiled()):
         return True
     for start, end in _candidate_lines(text):
         line = text[start:end]

@@ -14,8 +14,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pathspec import GitIgnoreSpec
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 SNIFF_BYTES = 8192
 IGNORE_FILES = (".gitignore", ".ignore")  # later entries take precedence
@@ -76,6 +78,8 @@ class RepoRules:
         sources = [directory / name for name in IGNORE_FILES]
         if directory == self.top:
             sources.insert(0, directory / ".git" / "info" / "exclude")
+        from pathspec import GitIgnoreSpec  # ~30 modules: loaded on the first walk, not for the first frame
+
         specs = []
         for source in sources:
             try:

@@ -158,14 +158,15 @@ class Transcript(VerticalScroll):
         self.items.append(item)
         widget = self._build(item)
         if not self._pending:
-            self.call_later(self._mount_pending)
+            self.call_later(self.mount_pending)
         self._pending.append(widget)
         return widget
 
     def _build(self, item: TranscriptItem) -> Widget:
         return build_widget(item, spinner_index=self.spinner_index, describe=self.describe)
 
-    async def _mount_pending(self) -> None:
+    async def mount_pending(self) -> None:
+        """Mount what ``add`` queued (it happens by itself on the next tick; the first frame does it now)."""
         widgets, self._pending = self._pending, []
         if not widgets:
             return

@@ -64,7 +64,7 @@ async def wait_for(pilot: Any, condition: Callable[[], bool], seconds: float = 1
 
 
 def main_screen(app: NavtuiApp) -> MainScreen:
-    screen = app.screen_stack[1] if len(app.screen_stack) > 1 else app.screen
+    screen = app.screen_stack[0]
     assert isinstance(screen, MainScreen), app.screen_stack
     return screen
 

@@ -88,11 +88,11 @@ async def test_new_entries_prune_the_oldest_widgets_while_following(make_app, fa
 
 
 def test_importing_the_app_stays_light() -> None:
-    # Everything the first frame needs; the provider SDKs, the index, and even pydantic (settings, tools, session
+    # Everything the first frame needs; the provider SDKs, the index, .gitignore matching, and even pydantic (settings, tools, session
     # models) load after it, with the runtime.
     code = (
         "import sys, json; import navtui.app.app, navtui.app.approver, navtui.app.startup, navtui.app.screens.main; "
-        "print(json.dumps([m for m in ('anthropic', 'httpx_sse', 'navtui.index', 'ollama', 'pydantic', 'markdown_it', 'mcp', 'navtui.mcp')"
+        "print(json.dumps([m for m in ('anthropic', 'httpx_sse', 'navtui.index', 'ollama', 'pydantic', 'markdown_it', 'mcp', 'navtui.mcp', 'pathspec')"
         " if m in sys.modules]))"
     )
     out = subprocess.run(

@@ -132,6 +132,7 @@ class MainScreen(Screen[None]):
         self._transcript.describe = self._describe_item
         self.turns = TurnRunner(self)
         self._arguments: dict[str, tuple[float, list[str]]] = {}
+        self.composed = asyncio.Event()  # set once the first frame's widgets are all mounted
 
     @property
     def running(self) -> bool:
@@ -187,7 +188,17 @@ class MainScreen(Screen[None]):
         yield CompletionMenu(id="completions")
         yield StatusLine(id="status")
 
-    def on_mount(self) -> None:
+    def _compositor_refresh(self) -> None:
+        # Inside a batch (Textual's own start-up, a transcript mount) App._display paints nothing, yet Textual
+        # renders the frame anyway and forgets what it covered: at start-up a whole screen was rendered for
+        # nothing, then the prompt box and status line came in later, separate writes. Paint it all once the
+        # batch ends instead.
+        if self.app._batch_count:
+            self.refresh()
+            return
+        super()._compositor_refresh()
+
+    async def on_mount(self) -> None:
         prompt = self.query_one(PromptEditor)
         prompt.completer = self._complete
         prompt.menu = self.query_one(CompletionMenu)
@@ -195,17 +206,25 @@ class MainScreen(Screen[None]):
         prompt.cursor_blink = False
         self.query_one("#queued", Static).display = False
         prompt.focus()
-        self._load_history()
+        self.call_after_refresh(self._load_history)  # a thread: after the first frame, not competing with it
         if self._runtime is not None:
             self._show_runtime()
         else:
             self._show_starting()
+        await self._transcript.mount_pending()
+        self.composed.set()
 
     def _show_starting(self) -> None:
         """The first frame while the runtime is still loading: what settings say, and a prompt that works."""
         settings, options = self._settings, self._options
         model = options.model or settings.model or ""
-        self._transcript.add(WelcomeItem(cwd=str(options.cwd), model=model or "…", provider="starting"))
+        from navtui.app.startup import peek_session_tail
+
+        tail = peek_session_tail(options.cwd, options.resume, options.continue_session)
+        if tail:  # a resumed session: its end, as the runtime will show it once the whole file is read
+            self._transcript.load(tail)
+        else:
+            self._transcript.add(WelcomeItem(cwd=str(options.cwd), model=model or "…", provider="starting"))
         self.query_one(StatusLine).update_status(
             StatusData(cwd=str(options.cwd), model=model, approval=settings.approval)
         )
