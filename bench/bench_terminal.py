@@ -171,12 +171,14 @@ def child_env(app: App, url: str, home: str) -> dict[str, str]:
 
 
 def prepare_home(app: App, url: str) -> str:
-    """One home per app for all its runs (a warm-up run fills caches, as any earlier use would)."""
-    if app.name not in app.homes:
+    """navtui: one home for all its runs (a warm-up run fills caches, as any earlier use would). Peers: a fresh
+    home per run with the fake server's address (a peer's leftovers must not reach its next run)."""
+    if app.name.startswith("vibe"):
         home = tempfile.mkdtemp(prefix=f"bench-{app.name}-")
-        if app.name.startswith("vibe"):
-            Path(home, "config.toml").write_text(VIBE_CONFIG.format(url=url, model=MODEL))
-        app.homes[app.name] = home
+        Path(home, "config.toml").write_text(VIBE_CONFIG.format(url=url, model=MODEL))
+        return home
+    if app.name not in app.homes:
+        app.homes[app.name] = tempfile.mkdtemp(prefix=f"bench-{app.name}-")
     return app.homes[app.name]
 
 

@@ -290,17 +290,34 @@ class Terminal:
         return (sizes[0] if sizes else 0.0), sum(sizes)
 
     def close(self) -> None:
-        """Stop the program (its whole process group) and the reader."""
+        """Stop the program and everything it started (some daemonize out of its process group), then the reader."""
+        pids = self._pids()
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(self.proc.pid, sig)
             except ProcessLookupError:
-                break
+                pass
+            for pid in pids:
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
             try:
                 self.proc.wait(timeout=3)
+                if sig == signal.SIGTERM and any(_alive(pid) for pid in pids[1:]):
+                    time.sleep(0.5)
+                    continue
                 break
             except subprocess.TimeoutExpired:
                 continue
         self._reader.join(timeout=3)
         self._drawer.join(timeout=30)
         os.close(self.master)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
