@@ -14,14 +14,18 @@ A frame is one synchronized update (the terminal answers that it supports mode 2
 or a burst of writes for a program that does not use synchronized output. ``--resume`` adds navtui resuming a
 5,000-entry session, against its fresh start in the same run.
 
-Apps: ``navtui`` (this checkout), ``textual`` (a minimal stock Textual app: start-up and idle only), and
-peers given as executables: ``--vibe2 PATH`` (Mistral Vibe 2.x, run with its Python/Textual UI) and
-``--vibe3 PATH`` (Mistral Vibe 3.x, its Rust UI), each with its own throwaway ``VIBE_HOME`` pointed at the
-fake server. Runs are interleaved (run 1 of every app, then run 2 ...); the report gives medians over runs.
-It prints figures and asserts nothing.
+Apps: ``navtui`` (this checkout), ``before`` (navtui from another checkout, ``--baseline DIR``: before/after
+figures in one run), ``textual`` (a minimal stock Textual app: start-up and idle only), and peers given as
+executables: ``--vibe2 PATH`` (Mistral Vibe 2.x, run with its Python/Textual UI) and ``--vibe3 PATH``
+(Mistral Vibe 3.x, its Rust UI), each with a throwaway ``VIBE_HOME`` per run pointed at the fake server.
+Runs are interleaved (run 1 of every app, then run 2 ...); the report gives medians over runs, and the load
+average before and after. It prints figures and asserts nothing.
+
+A long comparison can be taken in parts (a quiet window each): ``--json`` keeps a part's runs, ``--merge``
+reports the runs of several parts together.
 
 Usage: ``python bench/bench_terminal.py [--runs 5] [--rates 200,1000] [--tokens 20000] [--apps navtui,textual]
-[--vibe2 PATH] [--vibe3 PATH] [--resume] [--json FILE]``
+[--baseline DIR] [--vibe2 PATH] [--vibe3 PATH] [--resume] [--json FILE]``, or ``--merge FILE...``
 """
 
 from __future__ import annotations
@@ -31,13 +35,14 @@ import compileall
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +106,8 @@ class App:
     env: Callable[[str, str], dict[str, str]]  # (url, home) -> extra environment
     ready: Callable[[list[str]], bool]
     streams: bool = True
-    homes: dict[str, str] = field(default_factory=dict)
+    root: Path = ROOT  # the checkout a navtui app runs from
+    home: str | None = None  # navtui: one NAVTUI_HOME for all its runs
 
 
 def _has(*texts: str) -> Callable[[list[str]], bool]:
@@ -117,15 +123,14 @@ def navtui_ready(lines: list[str]) -> bool:
     return any("attach a file" in line for line in lines) and MODEL in lines[-1] and lines[-2].lstrip().startswith("╰")
 
 
+def navtui_argv(url: str) -> list[str]:
+    return [sys.executable, "-m", "navtui", "-p", "ollama", "-b", url, "-m", MODEL]
+
+
 def build_apps(args: argparse.Namespace, stock_script: str) -> list[App]:
     python = sys.executable
     known: dict[str, App] = {
-        "navtui": App(
-            "navtui",
-            lambda url: [python, "-m", "navtui", "-p", "ollama", "-b", url, "-m", MODEL],
-            lambda url, home: {},
-            navtui_ready,
-        ),
+        "navtui": App("navtui", navtui_argv, lambda url, home: {}, navtui_ready),
         "textual": App(
             "textual",
             lambda url: [python, stock_script],
@@ -134,6 +139,10 @@ def build_apps(args: argparse.Namespace, stock_script: str) -> list[App]:
             streams=False,
         ),
     }
+    if args.baseline:
+        known["before"] = App(
+            "before", navtui_argv, lambda url, home: {}, navtui_ready, root=Path(args.baseline).resolve()
+        )
     if args.vibe2:
         known["vibe2"] = App(
             "vibe2",
@@ -151,35 +160,36 @@ def build_apps(args: argparse.Namespace, stock_script: str) -> list[App]:
     apps = []
     for name in args.apps.split(","):
         if name not in known:
-            raise SystemExit(f"unknown app {name!r} (or its --{name} PATH is missing); known: {', '.join(known)}")
+            raise SystemExit(f"unknown app {name!r} (or the option naming it is missing); known: {', '.join(known)}")
         apps.append(known[name])
     return apps
 
 
-def child_env_for(home: str) -> dict[str, str]:
-    """A terminal's environment for an app run from this checkout, with ``home`` as NAVTUI_HOME."""
-    env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", NAVTUI_HOME=home, PYTHONPATH=str(ROOT))
+def child_env_for(home: str, root: Path = ROOT) -> dict[str, str]:
+    """A terminal's environment for navtui run from checkout ``root``, with ``home`` as NAVTUI_HOME."""
+    env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", NAVTUI_HOME=home, PYTHONPATH=str(root))
     for name in ("PYTHONDONTWRITEBYTECODE", "TEXTUAL", "TEXTUAL_FPS"):
         env.pop(name, None)
     return env
 
 
 def child_env(app: App, url: str, home: str) -> dict[str, str]:
-    env = child_env_for(home)
+    env = child_env_for(home, app.root)
     env.update(app.env(url, home))
     return env
 
 
-def prepare_home(app: App, url: str) -> str:
+def prepare_home(app: App, url: str, scratch: str) -> str:
     """navtui: one home for all its runs (a warm-up run fills caches, as any earlier use would). Peers: a fresh
-    home per run with the fake server's address (a peer's leftovers must not reach its next run)."""
+    home per run (in ``scratch``, removed after the run) with the fake server's address (a peer's leftovers
+    must not reach its next run)."""
     if app.name.startswith("vibe"):
-        home = tempfile.mkdtemp(prefix=f"bench-{app.name}-")
+        home = tempfile.mkdtemp(prefix=f"{app.name}-home-", dir=scratch)
         Path(home, "config.toml").write_text(VIBE_CONFIG.format(url=url, model=MODEL))
         return home
-    if app.name not in app.homes:
-        app.homes[app.name] = tempfile.mkdtemp(prefix=f"bench-{app.name}-")
-    return app.homes[app.name]
+    if app.home is None:
+        app.home = tempfile.mkdtemp(prefix=f"bench-{app.name}-")
+    return app.home
 
 
 # ---------------------------------------------------------------------- the fake server (its own process)
@@ -268,7 +278,7 @@ class Probe:
 
 
 def start(app: App, url: str, cwd: str) -> tuple[Terminal, dict[str, Any]]:
-    home = prepare_home(app, url)
+    home = prepare_home(app, url, cwd)
     term = Terminal(app.argv(url), env=child_env(app, url, home), cwd=cwd)
     ready = term.wait(app.ready, timeout=60)
     result: dict[str, Any] = {}
@@ -287,7 +297,9 @@ def start(app: App, url: str, cwd: str) -> tuple[Terminal, dict[str, Any]]:
 def run_once(app: App, rate: float | None, tokens: int, idle_probes: int) -> dict[str, Any]:
     """One fresh process of ``app``: start-up, idle, and (with a rate) one streamed reply."""
     server = Server(rate or 1000, tokens)
-    cwd = tempfile.mkdtemp(prefix="bench-cwd-")
+    scratch = tempfile.mkdtemp(prefix="bench-run-")
+    cwd = os.path.join(scratch, "work")
+    os.mkdir(cwd)
     term: Terminal | None = None
     try:
         term, result = start(app, server.url, cwd)
@@ -310,6 +322,7 @@ def run_once(app: App, rate: float | None, tokens: int, idle_probes: int) -> dic
         if term is not None:
             term.close()
         server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def stream(term: Terminal, server: Server, rate: float, tokens: int) -> dict[str, Any]:
@@ -350,12 +363,13 @@ def stream(term: Terminal, server: Server, rate: float, tokens: int) -> dict[str
     }
 
 
-def run_resume(session_cwd: str, session: str, home: str, fresh: bool) -> dict[str, Any]:
-    """navtui started fresh, or resuming ``session``: spawn -> complete frame (the tail shown) -> echo."""
-    argv = [sys.executable, "-m", "navtui", "-p", "ollama", "-b", "http://127.0.0.1:9", "-m", MODEL]
+def run_resume(session_cwd: str, session: str, home: str, fresh: bool, root: Path = ROOT) -> dict[str, Any]:
+    """navtui (from checkout ``root``) started fresh, or resuming ``session``: spawn -> complete frame (the
+    session's tail shown) -> echo."""
+    argv = navtui_argv("http://127.0.0.1:9")  # nothing listens: the provider check fails after the first frame
     if not fresh:
         argv += ["-r", session]
-    term = Terminal(argv, env=child_env_for(home), cwd=session_cwd)
+    term = Terminal(argv, env=child_env_for(home, root), cwd=session_cwd)
     try:
         tail = "last entry of the session"
 
@@ -401,8 +415,9 @@ def fmt(value: float | None, unit: str = "", digits: int = 0) -> str:
 
 def report(results: dict[str, list[dict[str, Any]]], rates: list[float]) -> None:
     print("\nmedians over runs (each run a fresh process; runs interleaved across apps)\n")
-    names = list(results)
+    names = [name for name in results if results[name]]
     rows: list[tuple[str, Callable[[list[dict[str, Any]]], str]]] = [
+        ("runs", lambda rs: str(len(rs))),
         ("spawn -> complete first frame", lambda rs: fmt(med([r["first_frame_ms"] for r in rs]), " ms")),
         ("spawn -> typed key echoed", lambda rs: fmt(med([r["first_echo_ms"] for r in rs]), " ms")),
         ("idle key echo p50 / p99", lambda rs: echo_cell([r["idle_echo_ms"] for r in rs], ("p50", "p99"))),
@@ -419,6 +434,10 @@ def report(results: dict[str, list[dict[str, Any]]], rates: list[float]) -> None
             (
                 f"{tag}: key echo p50 / p95 / p99 / max",
                 lambda rs, p=pick: echo_cell([s["echo_ms"] for s in p(rs)], ("p50", "p95", "p99", "max")),
+            ),
+            (
+                f"{tag}: probes missed (sum)",
+                lambda rs, p=pick: str(sum(s["echo_missed"] for s in p(rs))) if p(rs) else "-",
             ),
             (
                 f"{tag}: last chunk -> last line shown",
@@ -444,10 +463,12 @@ def report(results: dict[str, list[dict[str, Any]]], rates: list[float]) -> None
                 ),
             ),
         ]
-    width = max(len(label) for label, _ in rows) + 2
-    print(" " * width + "".join(f"{name:>26}" for name in names))
-    for label, cell in rows:
-        print(f"{label:<{width}}" + "".join(f"{cell(results[name]) if results[name] else '-':>26}" for name in names))
+    table = [(label, [cell(results[name]) for name in names]) for label, cell in rows]
+    label_width = max(len(label) for label, _ in table) + 2
+    widths = [max(len(name), *(len(cells[i]) for _, cells in table)) + 3 for i, name in enumerate(names)]
+    print(" " * label_width + "".join(f"{name:>{w}}" for name, w in zip(names, widths, strict=True)))
+    for label, cells in table:
+        print(f"{label:<{label_width}}" + "".join(f"{c:>{w}}" for c, w in zip(cells, widths, strict=True)))
 
 
 def echo_cell(summaries: list[dict[str, float]], keys: tuple[str, ...]) -> str:
@@ -457,6 +478,46 @@ def echo_cell(summaries: list[dict[str, float]], keys: tuple[str, ...]) -> str:
     return " / ".join(fmt(med([s[k] for s in kept]), "", 1) for k in keys) + " ms"
 
 
+def report_resume(resumes: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
+    for name, kinds in resumes.items():
+        first = med([r["first_frame_ms"] for r in kinds["fresh"]])
+        again = med([r["first_frame_ms"] for r in kinds["resumed"]])
+        echo = med([r["first_echo_ms"] for r in kinds["resumed"]])
+        if first and again:
+            print(
+                f"\n{name} spawn -> complete frame: fresh start {fmt(first, ' ms')}, resuming a 5,000-entry session "
+                f"{fmt(again, ' ms')} ({again / first:.2f}x; a key echoed at {fmt(echo, ' ms')}; "
+                f"{len(kinds['fresh'])} runs each)"
+            )
+
+
+def report_load(loads: list[dict[str, list[float]]]) -> None:
+    for part, load in enumerate(loads, 1):
+        before, after = (" ".join(f"{v:.2f}" for v in load[k]) for k in ("before", "after"))
+        print(f"load average (1, 5, 15 min), part {part}: before {before}; after {after}")
+
+
+def merge(files: list[str]) -> None:
+    """Report the runs kept by several ``--json`` parts together."""
+    results: dict[str, list[dict[str, Any]]] = {}
+    resumes: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    loads: list[dict[str, list[float]]] = []
+    rates: set[float] = set()
+    for file in files:
+        data = json.loads(Path(file).read_text())
+        for name, runs in data["apps"].items():
+            results.setdefault(name, []).extend(runs)
+            rates.update(float(rate) for run in runs for rate in run.get("streams", {}))
+        for name, kinds in (data.get("resume") or {}).items():
+            for kind, runs in kinds.items():
+                resumes.setdefault(name, {}).setdefault(kind, []).extend(runs)
+        if "load" in data:
+            loads.append(data["load"])
+    report(results, sorted(rates))
+    report_resume(resumes)
+    report_load(loads)
+
+
 # ---------------------------------------------------------------------- main
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -464,11 +525,13 @@ def main() -> None:
     parser.add_argument("--rates", default="200,1000", help="tokens per second, comma-separated ('' for none)")
     parser.add_argument("--tokens", type=int, default=20000)
     parser.add_argument("--apps", default="navtui,textual")
+    parser.add_argument("--baseline", help="another navtui checkout, run as the app 'before'")
     parser.add_argument("--vibe2", help="the `vibe` executable of Mistral Vibe 2.x (run with VIBE_CLI=python)")
     parser.add_argument("--vibe3", help="the `vibe` executable of Mistral Vibe 3.x")
     parser.add_argument("--idle-probes", type=int, default=15)
     parser.add_argument("--resume", action="store_true", help="add navtui resuming a 5,000-entry session")
     parser.add_argument("--json", help="write every run's figures to this file")
+    parser.add_argument("--merge", nargs="+", metavar="FILE", help="report the runs kept in these --json files")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--rate", type=float, default=1000, help=argparse.SUPPRESS)
     parser.add_argument("--replies", type=int, default=1, help=argparse.SUPPRESS)
@@ -476,13 +539,18 @@ def main() -> None:
     if args.serve:
         serve(args.rate, args.tokens, args.replies)
         return
-    compileall.compile_dir(str(ROOT / "navtui"), quiet=1)
+    if args.merge:
+        merge(args.merge)
+        return
+    for root in (ROOT, *([Path(args.baseline)] if args.baseline else [])):
+        compileall.compile_dir(str(root / "navtui"), quiet=1)
     sys.setswitchinterval(0.0005)  # the terminal's reader thread timestamps promptly while the emulator draws
     rates = [float(r) for r in args.rates.split(",") if r]
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
         handle.write(STOCK_APP)
     apps = build_apps(args, handle.name)
     results: dict[str, list[dict[str, Any]]] = {app.name: [] for app in apps}
+    load = {"before": list(os.getloadavg())}
     try:
         for app in apps:  # warm-up: caches, bytecode, the page cache
             print(f"warm-up {app.name} ...", flush=True)
@@ -497,33 +565,41 @@ def main() -> None:
                         print(f"run {run + 1}/{args.runs}: {app.name} streaming at {rate:,.0f} tok/s ...", flush=True)
                         result["streams"][str(rate)] = run_once(app, rate, args.tokens, 0)
                 results[app.name].append(result)
-        resumes = resume_runs(args.runs) if args.resume else {}
+        navtuis = [app for app in apps if app.name in ("navtui", "before")]
+        resumes = resume_runs(args.runs, navtuis) if args.resume else {}
     finally:
         os.unlink(handle.name)
+        for app in apps:
+            if app.home is not None:
+                shutil.rmtree(app.home, ignore_errors=True)
+    load["after"] = list(os.getloadavg())
     if args.json:
-        Path(args.json).write_text(json.dumps({"apps": results, "resume": resumes}, indent=1))
+        Path(args.json).write_text(json.dumps({"apps": results, "resume": resumes, "load": load}, indent=1))
     report(results, rates)
     if resumes:
-        first = med([r["first_frame_ms"] for r in resumes["fresh"]])
-        again = med([r["first_frame_ms"] for r in resumes["resumed"]])
-        assert first and again
-        print(
-            f"\nnavtui spawn -> complete frame: fresh start {fmt(first, ' ms')}, resuming a 5,000-entry session "
-            f"{fmt(again, ' ms')} ({again / first:.2f}x)"
-        )
+        report_resume(resumes)
+    report_load([load])
 
 
-def resume_runs(runs: int) -> dict[str, list[dict[str, Any]]]:
+def resume_runs(runs: int, apps: list[App]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Fresh start and resume of a 5,000-entry session, interleaved, for each navtui checkout in ``apps``."""
     home = tempfile.mkdtemp(prefix="bench-resume-")
     cwd = Path(tempfile.mkdtemp(prefix="bench-resume-cwd-"))
-    session = write_resume_session(cwd, home, 5000)
-    fresh, resumed = [], []
-    run_resume(str(cwd), session, home, fresh=True)  # warm-up
-    for run in range(runs):
-        print(f"resume run {run + 1}/{runs} ...", flush=True)
-        fresh.append(run_resume(str(cwd), session, home, fresh=True))
-        resumed.append(run_resume(str(cwd), session, home, fresh=False))
-    return {"fresh": fresh, "resumed": resumed}
+    results: dict[str, dict[str, list[dict[str, Any]]]] = {app.name: {"fresh": [], "resumed": []} for app in apps}
+    try:
+        session = write_resume_session(cwd, home, 5000)
+        for app in apps:  # warm-up
+            run_resume(str(cwd), session, home, fresh=True, root=app.root)
+        for run in range(runs):
+            for app in apps:
+                print(f"resume run {run + 1}/{runs}: {app.name} ...", flush=True)
+                for kind in ("fresh", "resumed"):
+                    result = run_resume(str(cwd), session, home, fresh=kind == "fresh", root=app.root)
+                    results[app.name][kind].append(result)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(cwd, ignore_errors=True)
+    return results
 
 
 if __name__ == "__main__":
