@@ -268,7 +268,7 @@ class Runtime:
         return self.agent.running
 
     async def run(self, prompt: str | None) -> AsyncGenerator[AgentEvent, None]:
-        """Run the agent on ``prompt`` (``None`` continues); ``@path`` files are attached first."""
+        """Run the agent on ``prompt`` (``None`` continues); the files it attaches or names go with it."""
         if self.model_info is None:
             await self._load_model_info()
         while self.pending_notices:
@@ -276,9 +276,16 @@ class Runtime:
         async for notice in self._mcp_before_run():
             yield notice
         if prompt is not None:
-            attached = await asyncio.to_thread(attach_files, prompt, self.cwd)
-            for problem in attached.problems:
-                yield Notice(text=problem, level="warning")
+            attached = await asyncio.to_thread(
+                attach_files,
+                prompt,
+                self.cwd,
+                window=self.agent.budget.window,
+                named=self.settings.tools.auto_attach,
+                seen=self.ctx.file_state.record,
+            )
+            for notice in attached.notices():
+                yield notice
             prompt = attached.text
         if prompt:
             from navtui.agent.resume import record_model
@@ -289,10 +296,6 @@ class Runtime:
             injected = await self._index_context(prompt)
             if injected is not None:
                 yield injected
-        if prompt and self.settings.tools.auto_attach:
-            prompt, notices = await self._attach_named_files(prompt)
-            for notice in notices:
-                yield notice
         async for event in self.agent.run(prompt):
             yield event
             while self._advisor_events:
@@ -309,21 +312,6 @@ class Runtime:
                         await advisor.wait_for_catch_up(int(sync))
         while self._advisor_events:
             yield self._advisor_events.pop(0)
-
-    async def _attach_named_files(self, prompt: str) -> tuple[str, list[Notice]]:
-        """Files the prompt names go with it (agent/autoattach.py); the notices say what was and was not."""
-        import asyncio
-
-        from navtui.agent.autoattach import attach_named_files
-
-        window, seen = self.agent.budget.window, self.ctx.file_state.record
-        result = await asyncio.to_thread(attach_named_files, prompt, self.cwd, window, seen)
-        notices: list[Notice] = []
-        if result.attached:
-            notices.append(Notice(text=f"Attached {', '.join(result.attached)}: named in the prompt.", level="info"))
-        if result.skipped:
-            notices.append(Notice(text=f"Not attached: {'; '.join(result.skipped)}.", level="info"))
-        return result.text, notices
 
     async def _index_context(self, prompt: str) -> AgentEvent | None:
         """The first prompt of a session: the repository index's best chunks join the context first."""

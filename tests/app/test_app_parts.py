@@ -1,4 +1,4 @@
-"""The app's plain parts: completion, attachments, prompt history, the command registry, session entries."""
+"""The app's plain parts: completion, prompt history, the command registry, session entries."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from navtui.agent.attachments import attach_files, attached_paths
 from navtui.app.commands import CommandRegistry
 from navtui.app.completion import (
     argument_prefix,
@@ -64,19 +63,6 @@ def test_path_completion(tmp_path: Path) -> None:
     assert values(complete_path("see @src/main", 13, tmp_path)) == ["@src/main.py"]
     assert complete_path("mail@s", 6, tmp_path) is None  # not an @path: an e-mail address
     assert values(complete_path("see @.h", 7, tmp_path)) == ["@.hidden"]
-
-
-def test_attachments(tmp_path: Path) -> None:
-    (tmp_path / "a.py").write_text("A = 1\n")
-    (tmp_path / "bin.dat").write_bytes(b"\0\1\2")
-    assert attached_paths("look @a.py and @a.py, @b") == ["a.py", "b"]
-    result = attach_files("fix @a.py and @bin.dat, mail me@x.org", tmp_path)
-    assert result.paths == ["a.py"] and result.problems == ["@bin.dat: a binary file, not attached"]
-    assert result.text.startswith(
-        'fix @a.py and @bin.dat, mail me@x.org\n\n<attached_file path="a.py">\nA = 1\n</attached_file>'
-    )
-    unchanged = attach_files("no refs", tmp_path)
-    assert (unchanged.text, unchanged.paths, unchanged.problems) == ("no refs", [], [])
 
 
 def test_history_walks_and_keeps_the_draft(tmp_path: Path) -> None:
