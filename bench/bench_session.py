@@ -90,7 +90,7 @@ def generate(path: Path, size_mb: float, seed: int = 7) -> int:
     """A realistic session: prompts, thinking, tool calls with file reads and shell output, compactions."""
     rng = random.Random(seed)
     target = int(size_mb * 1_000_000)
-    header = SessionHeader(id="bench0000000000", cwd="/work/project")
+    header = SessionHeader(id="bench0000000000", cwd="/home/dev/project")
     written = 0
     count = 0
     parent: str | None = None

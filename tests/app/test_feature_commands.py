@@ -144,7 +144,7 @@ def test_advisor_cards_of_each_severity_and_a_context_card(snap_compare: Any) ->
     assert snap_compare(app_with(runtime), terminal_size=SIZE, run_before=lambda pilot: submit(pilot, "fix parsing"))
 
 
-async def _real_advisor() -> Advisor:
+async def _real_advisor(cwd: Path) -> Advisor:
     """A real Advisor after one update on a scripted model (fixed numbers)."""
     from navtui.core.events import StopEvent, UsageEvent
     from navtui.core.messages import Usage, UserMessage
@@ -152,7 +152,6 @@ async def _real_advisor() -> Advisor:
     provider = ScriptedProvider(
         [TextDelta(text="ok"), UsageEvent(usage=Usage(input=5120, output=38)), StopEvent(reason="stop")]
     )
-    cwd = Path("/tmp")
     ctx = ToolContext(Workspace(cwd), FileStateTracker(), JobRegistry(), cwd / "artifacts")
     advisor = Advisor(provider, cwd=cwd, tools=ToolRegistry(), ctx=ctx, steer=lambda _t: None, emit=lambda _e: None)
     advisor.agent.budget.window = 32768
@@ -161,11 +160,11 @@ async def _real_advisor() -> Advisor:
     return advisor
 
 
-def test_advisor_status(snap_compare: Any) -> None:
+def test_advisor_status(snap_compare: Any, tmp_path: Path) -> None:
     runtime = ScriptedRuntime()
 
     async def run_before(pilot: Any) -> None:
-        runtime.advisor = await _real_advisor()
+        runtime.advisor = await _real_advisor(tmp_path)
         await submit(pilot, "/advisor status")
 
     assert snap_compare(app_with(runtime), terminal_size=SIZE, run_before=run_before)

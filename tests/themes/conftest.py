@@ -1,9 +1,16 @@
-"""Theme test helpers: valid theme JSON to start from, and writing it to real files."""
+"""Theme test helpers: valid theme JSON to start from, writing it to real files, and omp's own theme files.
+
+omp's theme files are reference data kept outside the repository: ``NAVTUI_OMP_THEMES`` names their folder;
+otherwise ``shared/reference/omp-themes`` beside the checkout (or beside a folder above it, for a worktree) is
+used. Without them the tests that read them are skipped, saying why; every other theme test still runs.
+"""
 
 from __future__ import annotations
 
 import copy
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +18,33 @@ import pytest
 
 from navtui.themes.loader import BUILTIN_DIR
 
-OMP_THEMES_DIR = Path("/work/shared/reference/omp-themes")
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _omp_themes_dir() -> tuple[Path | None, str]:
+    """The folder of omp's theme files, or None and where it was looked for."""
+    configured = os.environ.get("NAVTUI_OMP_THEMES")
+    if configured:
+        folder = Path(configured).expanduser()
+        return (folder, "") if folder.is_dir() else (None, f"NAVTUI_OMP_THEMES={configured} is not a folder")
+    for parent in REPO_ROOT.parents:
+        folder = parent / "shared" / "reference" / "omp-themes"
+        if folder.is_dir():
+            return folder, ""
+    return None, "no shared/reference/omp-themes beside the checkout"
+
+
+OMP_THEMES_DIR, _ABSENT = _omp_themes_dir()
+OMP_THEME_FILES = sorted(OMP_THEMES_DIR.glob("*.json")) if OMP_THEMES_DIR else []
+OMP_THEMES_MISSING = f"omp's theme files are not here ({_ABSENT}): set NAVTUI_OMP_THEMES to their folder"
+
+
+def omp_theme_params(load: Callable[[Path], Any] = lambda path: path) -> list[Any]:
+    """pytest params, one for each of omp's theme files (passed through ``load``), or one skipped with the reason."""
+    if not OMP_THEME_FILES:
+        return [pytest.param(None, id="omp-themes-absent", marks=pytest.mark.skip(reason=OMP_THEMES_MISSING))]
+    return [pytest.param(load(path), id=f"omp-{path.name}") for path in OMP_THEME_FILES]
 
 
 def builtin_json(name: str = "dark") -> dict[str, Any]:

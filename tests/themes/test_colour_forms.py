@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from navtui.themes.loader import load_theme_file
 from navtui.themes.palette import blend
 from navtui.themes.resolve import build_theme
 from navtui.themes.schema import ThemeError
-from tests.themes.conftest import theme_json
-
-FIXTURES = Path(__file__).parent / "fixtures"
+from tests.themes.conftest import FIXTURES, theme_json
 
 
 def build(data: dict) -> object:

@@ -12,7 +12,7 @@ from navtui.themes.loader import load_theme_file
 from navtui.themes.resolve import build_theme
 from navtui.themes.schema import ThemeError
 from navtui.themes.tokens import REQUIRED_TOKENS
-from tests.themes.conftest import OMP_THEMES_DIR, theme_json, write_theme
+from tests.themes.conftest import FIXTURES, omp_theme_params, theme_json, write_theme
 
 
 def issues_of(data: Any) -> list[str]:
@@ -27,7 +27,7 @@ def test_there_are_66_required_tokens_as_in_omp() -> None:
     assert len(set(REQUIRED_TOKENS)) == 66
 
 
-@pytest.mark.parametrize("path", sorted(OMP_THEMES_DIR.glob("*.json")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", omp_theme_params())
 def test_omp_theme_files_load_as_they_are(path: Path) -> None:
     raw = json.loads(path.read_text())
     theme = load_theme_file(path)
@@ -39,15 +39,15 @@ def test_omp_theme_files_load_as_they_are(path: Path) -> None:
     assert all(value == "" or value.startswith("#") for value in theme.colors.values())
 
 
-def test_omp_dark_references_numbers_and_terminal_default_resolve() -> None:
-    theme = load_theme_file(OMP_THEMES_DIR / "dark.json")
-    assert theme.colors["border"] == "#178fb9"  # "blue" var
-    assert theme.colors["mdCodeBlock"] == "#9cdcfe"  # hex lower-cased
+def test_omp_format_references_numbers_and_terminal_default_resolve() -> None:
+    theme = load_theme_file(FIXTURES / "terminal-default.json")  # written from omp's documented format
+    assert theme.colors["border"] == "#3a9bdc"  # "sky" var
+    assert theme.colors["borderAccent"] == "#4fc1ff"  # hex lower-cased
     assert theme.colors["statusLineSep"] == "#808080"  # xterm 244
     assert theme.colors["statusLineStaged"] == "#5faf00"  # xterm 70
     assert theme.colors["text"] == ""  # terminal default
-    assert theme.export == {"pageBg": "#18181e", "cardBg": "#1e1e24", "infoBg": "#26262e"}
-    assert theme.background == "#18181e" and theme.dark
+    assert theme.export == {"pageBg": "#14161b", "cardBg": "#1a1d23", "infoBg": "#22262e"}  # vars resolve here too
+    assert theme.background == "#14161b" and theme.dark
     # "" text is painted with a readable colour for the page, not left to the terminal.
     assert theme.color("text") == theme.foreground and theme.foreground.startswith("#")
 

@@ -25,7 +25,7 @@ from navtui.themes.textual_theme import (
     variable_name,
 )
 from navtui.themes.tokens import REQUIRED_TOKENS
-from tests.themes.conftest import OMP_THEMES_DIR
+from tests.themes.conftest import FIXTURES, omp_theme_params
 
 
 def test_variable_names() -> None:
@@ -39,10 +39,13 @@ def test_variable_names() -> None:
     assert {"nav-syntax-keyword", "nav-status-model", "nav-diff-added", "nav-code-bg"} <= set(NAV_VARIABLES)
 
 
-THEMES = [*builtin_themes().values(), *(load_theme_file(p) for p in sorted(OMP_THEMES_DIR.glob("*.json")))]
+THEMES = [
+    *(pytest.param(theme, id=f"builtin-{theme.name}") for theme in builtin_themes().values()),
+    *omp_theme_params(load_theme_file),
+]
 
 
-@pytest.mark.parametrize("theme", THEMES, ids=lambda t: f"{t.source}-{t.name}")
+@pytest.mark.parametrize("theme", THEMES)
 def test_mapping_fills_every_nav_variable_with_a_colour(theme) -> None:
     textual = to_textual_theme(theme)
     assert set(NAV_VARIABLES) <= set(textual.variables)
@@ -72,7 +75,7 @@ def test_base_colours_come_from_the_closest_tokens() -> None:
 
 
 def test_terminal_default_tokens_are_painted_with_the_theme_colours() -> None:
-    theme = load_theme_file(OMP_THEMES_DIR / "dark.json")  # text, userMessageText, toolTitle are ""
+    theme = load_theme_file(FIXTURES / "terminal-default.json")  # text, userMessageText, toolTitle are ""
     values = nav_variables(theme)
     assert values["nav-text"] == values["nav-user-message-text"] == values["nav-tool-title"] == theme.foreground
 
