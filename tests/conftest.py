@@ -11,6 +11,13 @@ from tests.fakes.fixture import fake_server  # noqa: F401
 _KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "NAVTUI_API_KEY", "OPENROUTER_API_KEY", "OLLAMA_HOST")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """A skipped test says why in the summary (no omp theme files here, no real model), as ``-rs`` would."""
+    chars = config.option.reportchars
+    if not any(char in chars for char in "saAN"):  # asked for already, or for no summary at all
+        config.option.reportchars = chars + "s"
+
+
 @pytest.fixture(autouse=True)
 def navtui_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("navtui-home")

@@ -132,13 +132,17 @@ def test_a_call_the_model_garbled_shows_no_internal_markers(fake_server, workspa
 def test_at_path_attaches_the_file_headless_as_in_the_app(fake_server, workspace: Path, mode: str) -> None:
     (workspace / "a.py").write_text("ANSWER = 42\n")
     (workspace / "blob.bin").write_bytes(b"\0\1\2")
+    (workspace / "b.py").write_text("B = 2\n")
     fake_server.script(Text("It sets ANSWER."))
-    result = headless(fake_server, mode, "explain @a.py and @blob.bin", cwd=workspace)
+    result = headless(fake_server, mode, "explain @a.py and @blob.bin beside b.py", cwd=workspace)
     assert result.returncode == 0, result.stderr
     sent = fake_server.chat_requests[-1].json["messages"][-1]["content"]
-    assert sent.startswith('explain @a.py and @blob.bin\n\n<attached_file path="a.py">\nANSWER = 42\n</attached_file>')
+    assert sent == (
+        "explain @a.py and @blob.bin beside b.py\n\n"
+        '<attached_file path="a.py">\nANSWER = 42\n</attached_file>\n<attached_file path="b.py">\nB = 2\n</attached_file>\n'
+    )  # the file the prompt names without an @ goes too, as in the app
     told = result.stderr if mode == "--print" else result.stdout
-    assert "@blob.bin: a binary file, not attached" in told
+    assert "@blob.bin: a binary file, not attached" in told and "Attached b.py: named in the prompt." in told
 
 
 def test_read_edit_and_run_end_to_end(fake_server, workspace: Path) -> None:

@@ -275,6 +275,7 @@ class Runtime:
             yield self.pending_notices.pop(0)
         async for notice in self._mcp_before_run():
             yield notice
+        words = prompt  # what the user wrote: the index is asked about it, not about the files attached
         if prompt is not None:
             attached = await asyncio.to_thread(
                 attach_files,
@@ -293,7 +294,7 @@ class Runtime:
             record_model(self)  # a session is never named here: its title is its first prompt until /name
         sync = self.settings.advisor.sync_backlog
         if prompt and not any(isinstance(m, UserMessage) for m in self.agent.messages):
-            injected = await self._index_context(prompt)
+            injected = await self._index_context(words or prompt)
             if injected is not None:
                 yield injected
         async for event in self.agent.run(prompt):

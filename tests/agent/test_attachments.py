@@ -42,7 +42,6 @@ def test_protected_files_files_outside_and_already_attached_ones_are_not_attache
     assert result.paths == [] and result.text == prompt
 
 
-
 def test_at_paths_attach_text_files_and_say_what_they_cannot(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("A = 1\n")
     (tmp_path / "bin.dat").write_bytes(b"\0\1\2")
@@ -54,6 +53,7 @@ def test_at_paths_attach_text_files_and_say_what_they_cannot(tmp_path: Path) -> 
     )
     unchanged = attach_files("no refs", tmp_path)
     assert (unchanged.text, unchanged.paths, unchanged.problems) == ("no refs", [], [])
+
 
 def test_an_at_path_and_a_named_file_go_together_and_both_count_as_read(tmp_path: Path) -> None:
     make(tmp_path, {"a.py": "A = 1\n", "b.py": "B = 2\n"})

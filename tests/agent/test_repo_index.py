@@ -83,3 +83,16 @@ async def test_agent_edits_update_the_index(fake_server, tmp_path: Path) -> None
 def test_note_budget_scales_with_the_window() -> None:
     assert note_budget(4096) == 512 and note_budget(8192) == 1024
     assert note_budget(1_000_000) == 4096 and note_budget(1024) == 256 and note_budget(None) == 2048
+
+
+async def test_the_index_is_asked_about_the_users_words_not_the_files_attached(fake_server, tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    build_index(root)
+    (root / "notes.txt").write_text("compute_invoice_total format_currency invoice total currency\n")
+    rt = runtime_for(root, fake_server.url)
+    fake_server.script(Text("A list of names."))
+    events = [e async for e in rt.run("Summarise notes.txt")]
+    await rt.aclose()
+    assert not any(isinstance(e, ContextInjected) for e in events)  # nothing in the index matches these words
+    sent = fake_server.chat_requests[0].json["messages"]
+    assert len(sent) == 2 and '<attached_file path="notes.txt">' in sent[1]["content"]  # the file still went

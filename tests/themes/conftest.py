@@ -22,21 +22,23 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def _omp_themes_dir() -> tuple[Path | None, str]:
-    """The folder of omp's theme files, or None and where it was looked for."""
+def _omp_theme_files() -> tuple[list[Path], str]:
+    """omp's theme files, or none and why: where they were looked for."""
     configured = os.environ.get("NAVTUI_OMP_THEMES")
     if configured:
-        folder = Path(configured).expanduser()
-        return (folder, "") if folder.is_dir() else (None, f"NAVTUI_OMP_THEMES={configured} is not a folder")
-    for parent in REPO_ROOT.parents:
-        folder = parent / "shared" / "reference" / "omp-themes"
+        folders = [Path(configured).expanduser()]
+        where = f"NAVTUI_OMP_THEMES={configured}"
+    else:
+        folders = [parent / "shared" / "reference" / "omp-themes" for parent in REPO_ROOT.parents]
+        where = "no shared/reference/omp-themes beside the checkout"
+    for folder in folders:
         if folder.is_dir():
-            return folder, ""
-    return None, "no shared/reference/omp-themes beside the checkout"
+            files = sorted(folder.glob("*.json"))
+            return files, "" if files else f"{folder} holds no *.json"
+    return [], where if not configured else f"{where} is not a folder"
 
 
-OMP_THEMES_DIR, _ABSENT = _omp_themes_dir()
-OMP_THEME_FILES = sorted(OMP_THEMES_DIR.glob("*.json")) if OMP_THEMES_DIR else []
+OMP_THEME_FILES, _ABSENT = _omp_theme_files()
 OMP_THEMES_MISSING = f"omp's theme files are not here ({_ABSENT}): set NAVTUI_OMP_THEMES to their folder"
 
 
