@@ -9,9 +9,9 @@ from pydantic import BaseModel, Field
 
 from navtui.core.errors import ToolError
 from navtui.core.walk import RepoRules
-from navtui.tools.base import Tier, Tool, ToolContext, ToolResult
+from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.output import human_size
-from navtui.tools.pathtools import outside_reason, read_tier
+from navtui.tools.pathtools import ReadsPath
 
 MAX_ENTRIES = 500
 
@@ -73,7 +73,7 @@ class LsArgs(BaseModel):
     all: bool = Field(False, description="Also show entries hidden by .gitignore.")
 
 
-class LsTool(Tool[LsArgs]):
+class LsTool(ReadsPath, Tool[LsArgs]):
     name = "ls"
     description = (
         "List a directory: subdirectories end with '/', files show their size; .gitignore'd entries are hidden. "
@@ -84,12 +84,6 @@ class LsTool(Tool[LsArgs]):
 
     def summary(self, args: LsArgs) -> str:
         return args.path
-
-    def tier_for(self, args: LsArgs, ctx: ToolContext) -> Tier:
-        return read_tier(args.path, ctx)
-
-    def approval_reason(self, args: LsArgs, ctx: ToolContext) -> str | None:
-        return outside_reason(args.path, ctx)
 
     async def run(self, args: LsArgs, ctx: ToolContext) -> ToolResult:
         directory = ctx.workspace.resolve(args.path)

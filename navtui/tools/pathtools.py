@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
 from navtui.tools.base import Tier, ToolContext
 
@@ -29,3 +30,18 @@ def outside_reason(path: str, ctx: ToolContext) -> str | None:
 def read_tier(path: str, ctx: ToolContext) -> Tier:
     """A read outside the workspace is treated like a write: it asks in ``ask`` mode, runs in ``write``/``yolo``."""
     return "write" if outside_reason(path, ctx) else "read"
+
+
+class _PathArgs(Protocol):
+    @property
+    def path(self) -> str: ...
+
+
+class ReadsPath:
+    """Mixin for a tool that reads ``args.path`` (read, ls, find, grep): a read outside the workspace needs a look."""
+
+    def tier_for(self, args: _PathArgs, ctx: ToolContext) -> Tier:
+        return read_tier(args.path, ctx)
+
+    def approval_reason(self, args: _PathArgs, ctx: ToolContext) -> str | None:
+        return outside_reason(args.path, ctx)

@@ -12,10 +12,10 @@ from typing import BinaryIO
 from pydantic import BaseModel, Field
 
 from navtui.core.errors import ToolError
-from navtui.tools.base import Tier, Tool, ToolContext, ToolResult
+from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.listing import list_directory
 from navtui.tools.output import human_size
-from navtui.tools.pathtools import outside_reason, read_tier
+from navtui.tools.pathtools import ReadsPath
 from navtui.tools.textfile import (
     SNIFF_BYTES,
     UTF8_BOM,
@@ -104,7 +104,7 @@ class ReadArgs(BaseModel):
     limit: int | None = Field(None, ge=1, le=MAX_LINES, description=f"How many lines (at most {MAX_LINES}).")
 
 
-class ReadTool(Tool[ReadArgs]):
+class ReadTool(ReadsPath, Tool[ReadArgs]):
     name = "read"
     description = (
         f"Read a text file with numbered lines (up to {MAX_LINES} lines or 50 KB per call; the result says where to "
@@ -119,12 +119,6 @@ class ReadTool(Tool[ReadArgs]):
             start = args.offset or 1
             return f"{args.path}:{start}-{start + (args.limit or MAX_LINES) - 1}"
         return args.path
-
-    def tier_for(self, args: ReadArgs, ctx: ToolContext) -> Tier:
-        return read_tier(args.path, ctx)
-
-    def approval_reason(self, args: ReadArgs, ctx: ToolContext) -> str | None:
-        return outside_reason(args.path, ctx)
 
     async def run(self, args: ReadArgs, ctx: ToolContext) -> ToolResult:
         resolved = ctx.workspace.resolve(args.path)

@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field
 from navtui.core.errors import ToolError
 from navtui.core.walk import RepoRules, is_binary, walk_files
 from navtui.tools import ripgrep
-from navtui.tools.base import Tier, Tool, ToolContext, ToolResult
-from navtui.tools.pathtools import outside_reason, read_tier
+from navtui.tools.base import Tool, ToolContext, ToolResult
+from navtui.tools.pathtools import ReadsPath
 
 TIMEOUT = 30.0
 MAX_COLUMNS = 300
@@ -42,16 +42,6 @@ def _rg_target(root: Path) -> tuple[Path, str]:
     return (root.parent, root.name) if root.is_file() else (root, ".")
 
 
-class _ReadTool:
-    """Mixin: the approval tier depends on whether ``args.path`` is inside the workspace."""
-
-    def tier_for(self, args: FindArgs | GrepArgs, ctx: ToolContext) -> Tier:
-        return read_tier(args.path, ctx)
-
-    def approval_reason(self, args: FindArgs | GrepArgs, ctx: ToolContext) -> str | None:
-        return outside_reason(args.path, ctx)
-
-
 # ---------------------------------------------------------------------------------------------------- find
 class FindArgs(BaseModel):
     pattern: str = Field(min_length=1, description="Glob like '*.py', 'src/**/*.ts' or 'test_*'.")
@@ -59,7 +49,7 @@ class FindArgs(BaseModel):
     limit: int = Field(200, ge=1, le=1000, description="Most paths to return.")
 
 
-class FindTool(_ReadTool, Tool[FindArgs]):
+class FindTool(ReadsPath, Tool[FindArgs]):
     name = "find"
     description = (
         "Find files by name with a glob (gitignore rules apply; '*.py' matches at any depth). "
@@ -159,7 +149,7 @@ class _Hits:
 _RG_LINE = re.compile(rb"(\d+)([:-])(.*)", re.S)
 
 
-class GrepTool(_ReadTool, Tool[GrepArgs]):
+class GrepTool(ReadsPath, Tool[GrepArgs]):
     name = "grep"
     description = (
         "Search file contents with a regular expression; prints path:line:text for each match "
