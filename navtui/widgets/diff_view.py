@@ -19,17 +19,6 @@ class DiffStyles:
     context: Style
 
 
-def diff_stats(diff: str) -> tuple[int, int]:
-    """(added, removed) line counts."""
-    added = removed = 0
-    for line in diff.splitlines():
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-    return added, removed
-
-
 def render_diff(lines: list[str], styles: DiffStyles) -> Text:
     """Colour each line by its first character; file headers (---/+++) are dimmed, hunks highlighted."""
     text = Text(no_wrap=False, overflow="fold")

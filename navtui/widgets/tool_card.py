@@ -17,9 +17,10 @@ from textual import events
 from textual.widget import Widget
 
 from navtui.core.display import display_safe
+from navtui.tools.diff import diff_stats
 from navtui.widgets.card_styles import CardStyles, card_styles
 from navtui.widgets.coalesce import Coalescer
-from navtui.widgets.diff_view import diff_stats, render_diff
+from navtui.widgets.diff_view import render_diff
 from navtui.widgets.items import ToolItem
 from navtui.widgets.spinner import frame
 
