@@ -24,8 +24,6 @@ from navtui.providers.base import (
     PARSE_ERROR_KEY,
     RAW_CALL_KEY,
     ChatRequest,
-    ModelInfo,
-    Provider,
     ProviderStream,
 )
 from navtui.providers.callshapes import correction
@@ -33,7 +31,8 @@ from navtui.providers.textdecode import decode_call_body
 from navtui.providers.textproto import ToolCallScanner
 from navtui.providers.textprovider import to_text_messages
 from navtui.providers.textrender import render_tool_list
-from navtui.providers.toolargs import ArgumentsError, call_ids, error_arguments, loads_lenient
+from navtui.providers.toolargs import ArgumentsError, error_arguments, loads_lenient
+from navtui.providers.wrapped import WrappedProvider
 
 ANSWER_KEY = "final_answer"
 _ANSWER_START = re.compile(r'\s*\{\s*"final_answer"\s*:\s*"')
@@ -112,15 +111,10 @@ def render_step(message: AssistantMessage) -> AssistantMessage:
     return message.model_copy(update={"content": content})
 
 
-class ConstrainedProvider(Provider):
+class ConstrainedProvider(WrappedProvider):
     """Wraps an Ollama or OpenAI-compatible provider; each response is forced into one valid step."""
 
-    def __init__(self, inner: Provider) -> None:
-        super().__init__(inner.model, inner.base_url)
-        self.inner = inner
-        self.name = inner.name
-        self.protocol_reason = inner.protocol_reason
-        self.new_call_id = getattr(inner, "new_call_id", None) or call_ids()
+    tool_protocol = "constrained"
 
     async def stream(self, request: ChatRequest) -> ProviderStream:
         if not request.tools:  # a summary or a classifier question: plain text
@@ -154,18 +148,8 @@ class ConstrainedProvider(Provider):
             yield rest
         yield StopEvent(reason="tool_use" if reader.calls else (stop.reason if stop else "stop"))
 
-    async def model_info(self) -> ModelInfo:
-        info = await self.inner.model_info()
-        return replace(info, supports_tools=True, extra={**info.extra, "tool_protocol": "constrained"})
-
-    async def list_models(self) -> list[str]:
-        return await self.inner.list_models()
-
     async def count_tokens(self, text: str) -> int | None:
         return await self.inner.count_tokens(text)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 class StepReader:

@@ -13,21 +13,15 @@ from dataclasses import replace
 
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
 from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
-from navtui.providers.base import AnyMessage, ChatRequest, ModelInfo, Provider, ProviderStream
+from navtui.providers.base import AnyMessage, ChatRequest, ProviderStream
 from navtui.providers.textproto import ToolCallScanner, render_call, render_result, render_tool_instructions
-from navtui.providers.toolargs import call_ids
+from navtui.providers.wrapped import WrappedProvider
 
 
-class TextProtocolProvider(Provider):
+class TextProtocolProvider(WrappedProvider):
     """Wraps ``inner``; same name, model and endpoint, tool calls through the text protocol."""
 
-    def __init__(self, inner: Provider) -> None:
-        super().__init__(inner.model, inner.base_url)
-        self.inner = inner
-        self.name = inner.name
-        self.protocol_reason = inner.protocol_reason
-        # Share the inner provider's id counter: a session that switched protocols mid-way keeps unique ids.
-        self.new_call_id = getattr(inner, "new_call_id", None) or call_ids()
+    tool_protocol = "text"
 
     async def stream(self, request: ChatRequest) -> ProviderStream:
         system = request.system
@@ -61,16 +55,6 @@ class TextProtocolProvider(Provider):
             yield rest
         reason = "tool_use" if scanner.calls else (stop.reason if stop else "stop")
         yield StopEvent(reason=reason)
-
-    async def model_info(self) -> ModelInfo:
-        info = await self.inner.model_info()
-        return replace(info, supports_tools=True, extra={**info.extra, "tool_protocol": "text"})
-
-    async def list_models(self) -> list[str]:
-        return await self.inner.list_models()
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 AssistantRenderer = Callable[[AssistantMessage], AssistantMessage]
