@@ -148,9 +148,6 @@ class ConstrainedProvider(WrappedProvider):
             yield rest
         yield StopEvent(reason="tool_use" if reader.calls else (stop.reason if stop else "stop"))
 
-    async def count_tokens(self, text: str) -> int | None:
-        return await self.inner.count_tokens(text)
-
 
 class StepReader:
     """Reads one streamed step. A final answer streams as it comes (its JSON string decoded on the fly)."""

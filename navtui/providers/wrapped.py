@@ -2,14 +2,16 @@
 
 The wrapper keeps the inner provider's name, model, endpoint, the reason its protocol was chosen and its
 tool-call id counter (a session that switched protocols mid-way keeps unique ids); ``model_info`` says which
-protocol is in use. What is not about tool calls is the inner provider's.
+protocol is in use. What is not about tool calls is the inner provider's: the model list (Ollama's says what is
+loaded), downloads, the server's tokenizer.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import replace
 
-from navtui.providers.base import ModelInfo, Provider
+from navtui.providers.base import ListedModel, ModelInfo, Provider, PullProgress
 from navtui.providers.toolargs import call_ids
 
 
@@ -22,6 +24,7 @@ class WrappedProvider(Provider):
         self.name = inner.name
         self.protocol_reason = inner.protocol_reason
         self.new_call_id = getattr(inner, "new_call_id", None) or call_ids()
+        self.can_pull = inner.can_pull
 
     async def model_info(self) -> ModelInfo:
         info = await self.inner.model_info()
@@ -29,6 +32,15 @@ class WrappedProvider(Provider):
 
     async def list_models(self) -> list[str]:
         return await self.inner.list_models()
+
+    async def describe_models(self) -> list[ListedModel]:
+        return await self.inner.describe_models()
+
+    def pull(self, name: str) -> AsyncIterator[PullProgress]:
+        return self.inner.pull(name)
+
+    async def count_tokens(self, text: str) -> int | None:
+        return await self.inner.count_tokens(text)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
