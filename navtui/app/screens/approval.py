@@ -1,12 +1,13 @@
 """The approval modal: which tool, why it asks, the command or the diff; y / a / n.
 
 Keys pressed in the first ``GRACE`` seconds are ignored, so a keystroke typed into the prompt just before
-the modal appeared cannot answer it.
+the modal appeared cannot answer it (``AnswerModal``, the MCP server modal's base too).
 """
 
 from __future__ import annotations
 
 import time
+from typing import TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,13 +22,31 @@ from navtui.tools.approval import ApprovalRequest, ApprovalResponse
 from navtui.widgets.card_styles import card_styles
 from navtui.widgets.diff_view import render_diff
 
+AnswerT = TypeVar("AnswerT")
+
+
+class AnswerModal(ModalScreen[AnswerT]):
+    """A modal answered by single keys, deaf to them for its first ``GRACE`` seconds."""
+
+    GRACE = 0.3
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._opened = time.monotonic()
+
+    def on_mount(self) -> None:  # Textual calls each class's on_mount: a subclass's own runs as well
+        self._opened = time.monotonic()
+
+    def _too_soon(self) -> bool:
+        return time.monotonic() - self._opened < self.GRACE
+
 
 def _looks_like_diff(text: str) -> bool:
     lines = text.split("\n", 3)
     return any(line.startswith(("--- ", "+++ ", "@@")) for line in lines)
 
 
-class ApprovalScreen(ModalScreen[ApprovalResponse]):
+class ApprovalScreen(AnswerModal[ApprovalResponse]):
     # While the reason field has focus it takes the letters; Esc still reaches the screen.
     BINDINGS = [
         Binding("y", "allow(False)", "Allow once", show=False),
@@ -36,12 +55,10 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         Binding("escape", "deny", "Deny", show=False),
     ]
     CSS_PATH = stylesheet("approval")
-    GRACE = 0.3
 
     def __init__(self, request: ApprovalRequest) -> None:
         super().__init__()
         self.request = request
-        self._opened = time.monotonic()
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -64,11 +81,7 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         return render_diff(preview.rstrip("\n").split("\n"), styles)
 
     def on_mount(self) -> None:
-        self._opened = time.monotonic()
         self.query_one("#approval-why", Input).display = False
-
-    def _too_soon(self) -> bool:
-        return time.monotonic() - self._opened < self.GRACE
 
     def action_allow(self, always: bool) -> None:
         if not self._too_soon():

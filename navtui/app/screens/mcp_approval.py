@@ -1,21 +1,20 @@
 """Asking before a repository's MCP server runs: what it runs (or where it connects), from which file.
 
 a: allow, remembered for this repository · y: this session only · n: deny, remembered · esc: not now (asked
-again at the next start). Keys in the first ``GRACE`` seconds are ignored, like the tool approval modal's.
+again at the next start). Keys in the first ``GRACE`` seconds are ignored, as in the tool approval modal.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from navtui.app.screens.approval import AnswerModal
 from navtui.core.display import display_safe
 from navtui.mcp.config import ServerSpec
 from navtui.styles import stylesheet
@@ -23,7 +22,7 @@ from navtui.styles import stylesheet
 Answer = Literal["always", "once", "deny", "later"]
 
 
-class McpApprovalScreen(ModalScreen[Answer]):
+class McpApprovalScreen(AnswerModal[Answer]):
     BINDINGS = [
         Binding("a", "answer('always')", "Allow always", show=False),
         Binding("y", "answer('once')", "Allow this session", show=False),
@@ -31,12 +30,10 @@ class McpApprovalScreen(ModalScreen[Answer]):
         Binding("escape", "answer('later')", "Later", show=False),
     ]
     CSS_PATH = stylesheet("approval")
-    GRACE = 0.3
 
     def __init__(self, spec: ServerSpec) -> None:
         super().__init__()
         self.spec = spec
-        self._opened = time.monotonic()
 
     def compose(self) -> ComposeResult:
         spec = self.spec
@@ -60,9 +57,6 @@ class McpApprovalScreen(ModalScreen[Answer]):
         lines += [f"header {name}: {value}" for name, value in config.headers.items()]
         return "\n".join(lines)
 
-    def on_mount(self) -> None:
-        self._opened = time.monotonic()
-
     def action_answer(self, answer: Answer) -> None:
-        if time.monotonic() - self._opened >= self.GRACE:
+        if not self._too_soon():
             self.dismiss(answer)
