@@ -58,13 +58,17 @@ class OpenAIEncoder(Encoder):
         return _sse(json.dumps({"error": self._error(err)}))
 
     def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> bytes:
+        return self._frame([{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}])
+
+    def _frame(self, choices: list[dict[str, Any]], **extra: Any) -> bytes:
         obj = {
             "id": self._id,
             "object": "chat.completion.chunk",
             "created": self._created,
             "model": self.reply.model,
             "system_fingerprint": "fp_fake",
-            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+            "choices": choices,
+            **extra,
         }
         return _sse(json.dumps(obj))
 
@@ -120,16 +124,7 @@ class OpenAIEncoder(Encoder):
         out = [self._chunk({}, self._finish())]
         options = self.reply.body.get("stream_options")
         if isinstance(options, dict) and options.get("include_usage"):
-            obj = {
-                "id": self._id,
-                "object": "chat.completion.chunk",
-                "created": self._created,
-                "model": self.reply.model,
-                "system_fingerprint": "fp_fake",
-                "choices": [],
-                "usage": self._usage(),
-            }
-            out.append(_sse(json.dumps(obj)))
+            out.append(self._frame([], usage=self._usage()))
         out.append(_sse("[DONE]"))
         return b"".join(out)
 
