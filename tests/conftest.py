@@ -27,6 +27,18 @@ def navtui_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     return home
 
 
+@pytest.fixture(autouse=True)
+def _fresh_model_facts() -> None:
+    """Model facts are cached per (provider, endpoint, model) for the process. Each test's fake server has a new
+    port, but a port can come back: a later test on it must not get an earlier test's window (a 4k window
+    offers fewer tools)."""
+    from navtui.providers import registry
+    from navtui.providers.ollama_info import clear_model_cache
+
+    clear_model_cache()
+    registry.forget_model_info()
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """An empty git-less project directory."""
