@@ -25,6 +25,8 @@ from tests.fakes import (
     Garbage,
     HttpError,
     RawLine,
+    RawResponse,
+    Reset,
     Stall,
     Text,
     Thinking,
@@ -426,3 +428,67 @@ def test_context_manager_and_paced_stream() -> None:
         assert 0.04 <= elapsed < 1.0
     with contextlib.suppress(RuntimeError), pytest.raises(RuntimeError):
         _ = server.url
+
+
+# --- Fault-injection harness (tests/reliability) -----------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_reset_delivers_what_was_sent_then_resets(fake_server: FakeServer) -> None:
+    fake_server.script(Text("partial "), Reset())
+    got: list[str] = []
+    async with httpx.AsyncClient(base_url=fake_server.url) as client:
+        with pytest.raises(httpx.ReadError) as reset:
+            async with client.stream("POST", "/api/chat", json={"model": "m", "messages": USER}) as response:
+                async for line in response.aiter_lines():
+                    got.append(json.loads(line)["message"]["content"])
+    assert got == ["partial "]
+    chain: list[BaseException] = []
+    error: BaseException | None = reset.value
+    while error is not None and len(chain) < 10:
+        chain.append(error)
+        error = error.__cause__ or error.__context__
+    assert any(isinstance(e, ConnectionResetError) for e in chain), chain  # an RST, not a FIN
+
+
+def test_raw_response_sends_exactly_the_scripted_status_headers_and_parts(fake_server: FakeServer) -> None:
+    fake_server.script(RawResponse(502, b"<html>Bad Gateway</html>", content_type="text/html"))
+    fake_server.script(RawResponse(200, parts=(b"da", b"ta: x\n", b"\n"), content_type="text/event-stream"))
+    with httpx.Client(base_url=fake_server.url) as client:
+        page = client.post("/v1/chat/completions", json={"model": "m", "messages": USER, "stream": True})
+        assert (page.status_code, page.headers["content-type"], page.text) == (
+            502,
+            "text/html",
+            "<html>Bad Gateway</html>",
+        )
+        parts = client.post("/v1/chat/completions", json={"model": "m", "messages": USER, "stream": True})
+        assert (parts.status_code, parts.text) == (200, "data: x\n\n")
+
+
+def test_the_validator_finds_what_providers_reject() -> None:
+    from tests.fakes.validate import request_problems
+    from tests.fakes.wire_http import RecordedRequest
+
+    def problems(path: str, messages: list[Any]) -> list[str]:
+        return request_problems(RecordedRequest("POST", path, "", {}, b"", {"messages": messages}))
+
+    call = {"id": "c1", "function": {"name": "read", "arguments": {}}}
+    good = [{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"}, {"role": "assistant", "content": "done"}]  # fmt: skip
+    assert problems("/api/chat", good) == []
+    assert problems("/api/chat", good[:2] + good[3:]) != []  # a call without its result
+    twice = [*good, {"role": "user", "content": "again"}, *good[1:3]]
+    assert any("used twice" in p for p in problems("/v1/chat/completions", twice))
+    use = {"type": "tool_use", "id": "t1", "name": "read", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
+    anthropic_good = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [use]},
+                      {"role": "user", "content": [result]}]  # fmt: skip
+    assert problems("/v1/messages", anthropic_good) == []
+    after = [
+        anthropic_good[0],
+        {"role": "assistant", "content": [use, {"type": "text", "text": "x"}]},
+        anthropic_good[2],
+    ]
+    assert any("content after" in p for p in problems("/v1/messages", after))
+    empty = [{"role": "user", "content": [{"type": "text", "text": ""}]}]
+    assert any("empty text" in p for p in problems("/v1/messages", empty))

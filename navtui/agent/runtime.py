@@ -127,6 +127,7 @@ class Runtime:
     def create(cls, options: LaunchOptions, *, approver: Approver | None = None) -> Runtime:
         loaded = load_settings(options.cwd, options.overrides())
         warnings = list(loaded.warnings)
+        warnings.extend(_recover_interrupted_writes())
         warnings.extend(_housekeeping(loaded.settings))
         runtime = cls(options, loaded.settings, warnings, approver)
         if runtime.ctx.sandbox is not None and runtime.ctx.sandbox.warning:
@@ -644,6 +645,20 @@ def _housekeeping(settings: Settings) -> list[str]:
         max_bytes=settings.tools.artifacts_max_mb * 1024 * 1024,
     )
     return notes
+
+
+def _recover_interrupted_writes() -> list[str]:
+    """Remove the temp files an earlier run left when it died mid-write, and journal this run's."""
+    from navtui.config.paths import navtui_home
+    from navtui.core.fs import open_temp_journal, recover_temp_files
+
+    journal = navtui_home() / "journal"
+    removed = recover_temp_files(journal)
+    open_temp_journal(journal)
+    if not removed:
+        return []
+    shown = ", ".join(str(path) for path in removed[:3]) + (f" and {len(removed) - 3} more" if len(removed) > 3 else "")
+    return [f"Removed {len(removed)} temporary file(s) left by an interrupted write: {shown}"]
 
 
 def history_is_valid(messages: list[AnyMessage]) -> bool:

@@ -1,10 +1,22 @@
-"""Small filesystem helpers shared by every layer that writes files."""
+"""Small filesystem helpers shared by every layer that writes files.
+
+Whole-file writes go through a temp file beside the target, fsync and rename, so the target is always the old
+or the new version. A crash between the temp file and the rename would leave the temp file behind forever
+(``.name.x8a2.tmp`` in the user's repository); so every temp file is first noted in this process's journal,
+and the next start removes the ones whose process is gone (``recover_temp_files``).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import tempfile
 from pathlib import Path
+
+from navtui.core.crash import crash_point
+
+TEMP_SUFFIX = ".tmp"
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
@@ -18,15 +30,18 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
             mode = path.stat().st_mode & 0o7777
         except FileNotFoundError:
             mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = make_temp(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
+            crash_point("write:after_temp_write")
             os.fsync(handle.fileno())
+        crash_point("write:after_temp_fsync")
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
+        crash_point("write:after_rename")
     except BaseException:
         try:
             os.unlink(tmp)
@@ -38,6 +53,13 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
 
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def make_temp(target: Path) -> tuple[int, str]:
+    """A new temp file beside ``target`` (``.name.XXXX.tmp``), noted in the journal: (open fd, path)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent)
+    _journal.note(tmp)
+    return fd, tmp
 
 
 def fsync_dir(directory: Path) -> None:
@@ -52,3 +74,90 @@ def fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+class _TempJournal:
+    """This process's list of temp files, in ``<dir>/<pid>.tmps``, locked for as long as the process lives.
+
+    A journal whose lock can be taken belongs to a process that is gone: the temp files it lists that still
+    exist were never renamed into place, so they are debris. Appending a line costs one ``write``; the
+    journal is not fsynced (after a power cut the temp file's data is not durable either).
+    """
+
+    def __init__(self) -> None:
+        self._directory: Path | None = None
+        self._fd: int | None = None
+
+    def open(self, directory: Path) -> None:
+        if self._directory == directory and self._fd is not None:
+            return
+        self.close()
+        try:
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(directory / f"{os.getpid()}{TEMP_SUFFIX}s", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        except OSError:
+            return  # no journal: writes still work, only the clean-up after a crash is lost
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        self._directory, self._fd = directory, fd
+
+    def note(self, tmp: str) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.write(self._fd, os.fsencode(os.path.abspath(tmp)) + b"\n")
+
+    def close(self) -> None:
+        """Forget the journal (its temp files were all renamed or removed by now)."""
+        if self._fd is None or self._directory is None:
+            return
+        with contextlib.suppress(OSError):
+            os.unlink(self._directory / f"{os.getpid()}{TEMP_SUFFIX}s")
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+        self._fd = self._directory = None
+
+
+_journal = _TempJournal()
+
+
+def open_temp_journal(directory: Path) -> None:
+    """Note every temp file this process creates from now on in a journal under ``directory``."""
+    _journal.open(directory)
+
+
+def close_temp_journal() -> None:
+    _journal.close()
+
+
+def recover_temp_files(directory: Path) -> list[Path]:
+    """Remove the temp files left by navtui processes that died mid-write; returns the ones removed."""
+    removed: list[Path] = []
+    try:
+        journals = [p for p in directory.iterdir() if p.name.endswith(f"{TEMP_SUFFIX}s")]
+    except OSError:
+        return removed
+    for journal in journals:
+        try:
+            fd = os.open(journal, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # its process is still running
+            with open(fd, "rb", closefd=False) as handle:
+                listed = handle.read().split(b"\n")
+            for raw in listed:
+                tmp = Path(os.fsdecode(raw)) if raw else None
+                if tmp is None or not (tmp.name.startswith(".") and tmp.name.endswith(TEMP_SUFFIX)):
+                    continue
+                try:
+                    tmp.unlink()
+                except OSError:
+                    continue  # renamed into place (gone), or not ours to remove
+                removed.append(tmp)
+            with contextlib.suppress(OSError):
+                journal.unlink()
+        finally:
+            os.close(fd)
+    return removed

@@ -14,14 +14,14 @@ import fcntl
 import gc
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from navtui.core.crash import crash_point
 from navtui.core.errors import NavtuiError
-from navtui.core.fs import atomic_write_bytes, fsync_dir
+from navtui.core.fs import atomic_write_bytes, fsync_dir, make_temp
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -186,7 +186,7 @@ class SessionFile:
         """Write a new file holding ``data``; never replaces an existing file."""
         directory = self.path.parent
         directory.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=directory)
+        fd, tmp = make_temp(self.path)
         try:
             try:
                 _write_all(fd, data)
@@ -225,6 +225,7 @@ class SessionFile:
                 size = os.fstat(fd).st_size
                 if size and os.pread(fd, 1, size - 1) != b"\n":
                     data = b"\n" + data  # never fuse with a torn last line
+                crash_point("append:before_write")
                 try:
                     _write_all(fd, data)
                 except OSError:

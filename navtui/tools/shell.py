@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from navtui.core.crash import crash_point
 from navtui.core.errors import ToolError
 from navtui.tools.approval import ApprovalResponse
 from navtui.tools.base import Tool, ToolContext, ToolResult
@@ -178,6 +179,7 @@ class ShellTool(Tool[ShellArgs]):
         )
         follower = _Follower(job.output_path)
         deadline = time.monotonic() + wait_ms / 1000
+        crash_point("tool:after_spawn")
         try:
             while True:
                 left = deadline - time.monotonic()

@@ -91,6 +91,27 @@ class Drop(Step):
 
 
 @dataclass(frozen=True)
+class Reset(Step):
+    """Reset the connection now (RST): what was already sent is delivered first, the rest never comes."""
+
+
+@dataclass(frozen=True)
+class RawResponse(Step):
+    """A whole HTTP response exactly as given, instead of the wire format's (garbage pages, odd statuses).
+
+    With `parts`, the body goes out chunked, one HTTP chunk per part, each flushed on its own (and `gap`
+    seconds apart); otherwise `body` is sent with a Content-Length. Only as the first step of a reply.
+    """
+
+    status: int = 200
+    body: bytes = b""
+    content_type: str = "application/json"
+    headers: tuple[tuple[str, str], ...] = ()
+    parts: tuple[bytes, ...] | None = None
+    gap: float = 0.0
+
+
+@dataclass(frozen=True)
 class Stall(Step):
     """Stay silent for `seconds`, then close the socket (or carry on with the next steps if `resume`)."""
 

@@ -20,6 +20,7 @@ from typing import Self
 from . import wire_anthropic, wire_llamacpp, wire_ollama, wire_openai
 from .script import DEFAULT_REPLY, Step, Text, Usage, split_text
 from .stream import Reply
+from .validate import request_problems
 from .wire_http import BadRequest, ClientGone, Connection, RecordedRequest, read_request
 
 Handler = Callable[["FakeServer", RecordedRequest, Connection], Awaitable[bool]]
@@ -323,6 +324,15 @@ class FakeServer:
     def chat_requests(self) -> list[RecordedRequest]:
         with self._cond:
             return [r for r in self._requests if r.path in CHAT_PATHS]
+
+    def invalid_requests(self) -> list[str]:
+        """Invariant I2: every chat request whose history a real provider would reject, with the reasons."""
+        found: list[str] = []
+        for number, request in enumerate(self.chat_requests, 1):
+            problems = request_problems(request)
+            if problems:
+                found.append(f"chat request {number} ({request.path}): " + "; ".join(problems))
+        return found
 
     @property
     def disconnects(self) -> int:

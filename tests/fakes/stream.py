@@ -17,6 +17,8 @@ from .script import (
     HttpError,
     RawBytes,
     RawLine,
+    RawResponse,
+    Reset,
     Stall,
     Step,
     Usage,
@@ -121,6 +123,8 @@ async def send_error(conn: Connection, enc: Encoder, err: HttpError, keep_alive:
 async def play(conn: Connection, enc: Encoder, stream: bool, keep_alive: bool) -> bool:
     """Send the reply. Returns whether the connection may serve another request. Raises `ClientGone`."""
     steps = enc.reply.steps
+    if steps and isinstance(steps[0], RawResponse):
+        return await _play_raw(conn, steps[0], keep_alive)
     if not stream:
         return await _play_whole(conn, enc, steps, keep_alive)
     loop = asyncio.get_running_loop()
@@ -150,6 +154,9 @@ async def play(conn: Connection, enc: Encoder, stream: bool, keep_alive: bool) -
         if isinstance(step, Drop):
             conn.abort()
             return False
+        if isinstance(step, Reset):
+            await conn.reset()
+            return False
         if isinstance(step, Stall):
             await conn.sleep(step.seconds)
             if not step.resume:
@@ -176,6 +183,9 @@ async def _play_whole(conn: Connection, enc: Encoder, steps: tuple[Step, ...], k
         if isinstance(step, Drop):
             conn.abort()
             return False
+        if isinstance(step, Reset):
+            await conn.reset()
+            return False
         if isinstance(step, Stall):
             await conn.sleep(step.seconds)
             if not step.resume:
@@ -189,6 +199,14 @@ async def _play_whole(conn: Connection, enc: Encoder, steps: tuple[Step, ...], k
         await conn.send(200, body, headers=enc.headers, keep_alive=keep_alive)
     else:
         await conn.send_json(200, enc.complete(tuple(kept)), enc.headers, keep_alive)
+    return keep_alive
+
+
+async def _play_raw(conn: Connection, step: RawResponse, keep_alive: bool) -> bool:
+    if step.delay > 0:
+        await conn.sleep(step.delay)
+    headers = {"Content-Type": step.content_type, **dict(step.headers)}
+    await conn.send_raw(step.status, headers, step.body, step.parts, step.gap)
     return keep_alive
 
 

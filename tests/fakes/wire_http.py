@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import struct
 from dataclasses import dataclass, field
 from email.utils import formatdate
 from http import HTTPStatus
@@ -181,6 +183,29 @@ class Connection:
                 self.writer.close()
         except (ConnectionError, RuntimeError):
             pass
+
+    async def reset(self) -> None:
+        """Send an RST: the bytes already written reach the client first, then the connection is torn down."""
+        await asyncio.sleep(0.05)  # let the client read what was sent, as it would before a real reset
+        sock = self.writer.get_extra_info("socket")
+        if sock is not None:
+            # SO_LINGER on with a zero timeout makes close() send RST instead of FIN.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.abort(force=True)
+
+    async def send_raw(
+        self, status: int, headers: dict[str, str], body: bytes, parts: tuple[bytes, ...] | None, gap: float
+    ) -> None:
+        """A response with exactly this status, these headers and this body (chunked when `parts` are given)."""
+        if parts is None:
+            await self._write(_head(status, {**headers, "Content-Length": str(len(body))}, True) + body)
+            return
+        await self.start_stream(status, headers.pop("Content-Type", "application/octet-stream"), headers)
+        for index, part in enumerate(parts):
+            if index and gap:
+                await self.sleep(gap)
+            await self.write_chunk(part)
+        await self.end_stream()
 
 
 def _head(status: int, headers: dict[str, str], keep_alive: bool) -> bytes:

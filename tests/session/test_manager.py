@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from navtui.core.errors import NavtuiError
@@ -82,29 +80,6 @@ def test_tree_orders_children_oldest_first_and_resolves_labels(session: SessionM
     assert [child.entry.id for child in root.children] == [b, c]
     assert root.children[0].label == "first try" and root.children[1].label is None
     assert session.label_of(b) == "first try" and session.label_of(c) is None
-
-
-def test_tree_survives_orphans_and_cycles(tmp_path: Path) -> None:
-    path = tmp_path / "odd.jsonl"
-    lines = [
-        '{"type":"session","version":3,"id":"s","cwd":"/w"}',
-        '{"type":"custom","id":"aaaaaaaa","parentId":"bbbbbbbb","timestamp":"1","customType":"x"}',
-        '{"type":"custom","id":"bbbbbbbb","parentId":"aaaaaaaa","timestamp":"2","customType":"x"}',
-        '{"type":"custom","id":"cccccccc","parentId":"missing0","timestamp":"3","customType":"x"}',
-        '{"type":"custom","id":"cccccccc","parentId":null,"timestamp":"4","customType":"duplicate"}',
-    ]
-    path.write_text("\n".join(lines) + "\n")
-    manager = SessionManager.open(path)
-    roots = manager.get_tree()
-    seen = []
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        seen.append(node.entry.id)
-        stack.extend(node.children)
-    assert sorted(seen) == ["aaaaaaaa", "bbbbbbbb", "cccccccc"]
-    assert _ids(manager.get_branch("bbbbbbbb")) == ["aaaaaaaa", "bbbbbbbb"]
-    assert any("repeat an earlier id" in w for w in manager.warnings)
 
 
 def test_name_comes_from_the_latest_session_info(session: SessionManager) -> None:

@@ -1,7 +1,8 @@
-"""Property tests: random append/branch/label/reset/compact/handover/reload sequences.
+"""S11: random append/branch/label/reset/compact/handover/cancel/crash/reload sequences.
 
-After every step: reloading the file gives the same entries and the same tree as memory, and the context at
-every entry of the tree (each a possible leaf) is a valid conversation.
+After every step: reloading the file gives the same entries and the same tree as memory (I1: a crash loses
+only the record being written), and the context at every entry of the tree (each a possible leaf) is a valid
+conversation (I2).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class SessionMachine(RuleBasedStateMachine):
         self.directory = Path(tempfile.mkdtemp(prefix="navtui-session-prop-"))
         self.session = SessionManager.create(self.directory, root=self.directory / "sessions")
         self.calls: list[ToolCall] = []
+        self.torn = False  # a crash left a half-written record in the file
 
     def teardown(self) -> None:
         self.session.close()
@@ -107,6 +109,20 @@ class SessionMachine(RuleBasedStateMachine):
         self.session.branch_with_summary(target, summary)
 
     @precondition(lambda self: self.session.path.exists())
+    @rule(data=st.data())
+    def crash_mid_append(self, data: st.DataObject) -> None:
+        """The process dies while writing a record that was never acknowledged: a prefix of it stays on disk."""
+        self.session.close()
+        record = (
+            b'{"type":"message","id":"deadbeef","parentId":null,"message":{"role":"user","content":"lost \xc3\xa9"}}'
+        )
+        cut = data.draw(st.integers(1, len(record) - 1))
+        with open(self.session.path, "ab") as handle:
+            handle.write(record[:cut])
+        self.torn = True
+        self.session = SessionManager.open(self.session.path)
+
+    @precondition(lambda self: self.session.path.exists())
     @rule()
     def reload(self) -> None:
         self.session.close()
@@ -120,7 +136,7 @@ class SessionMachine(RuleBasedStateMachine):
             assert self.session.entries == []
             return
         reloaded = SessionManager.open(self.session.path)
-        assert reloaded.warnings == []
+        assert len(reloaded.warnings) == (1 if self.torn else 0)  # torn fragments: one warning, never fused
         assert [e.to_json() for e in reloaded.entries] == [e.to_json() for e in self.session.entries]
         assert _flatten(reloaded.get_tree()) == _flatten(self.session.get_tree())
         assert reloaded.name == self.session.name
@@ -135,7 +151,7 @@ class SessionMachine(RuleBasedStateMachine):
             assert self.session.display_items(entry_id) == path
 
 
-def test_random_session_histories() -> None:
+def test_s11_random_histories_with_crashes_keep_every_acknowledged_entry() -> None:
     run_state_machine_as_test(
         SessionMachine,
         settings=settings(

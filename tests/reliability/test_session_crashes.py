@@ -1,11 +1,20 @@
-"""Real processes: killed mid-write, out of disk, and two writers on one file. Nothing acknowledged is lost."""
+"""Session scenarios with real processes: killed mid-write or mid-rewrite, out of disk, two writers, a crash
+between a tool call and its result, secrets. Nothing acknowledged is lost (I1), history stays valid (I2)."""
 
 from __future__ import annotations
 
+import json
 import signal
+import subprocess
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from navtui.session.manager import SessionManager
+from tests.fakes import FakeServer, HttpError, Text, ToolCall
+from tests.fakes.crash import CRASHED, child_env, run_navtui
+from tests.reliability.conftest import CANARY, secrets_on_disk
 from tests.session.conftest import spawn
 from tests.session.helpers import user
 
@@ -93,13 +102,11 @@ def _started(session: SessionManager) -> Path:
     return session.path
 
 
-def test_a_process_killed_mid_write_loses_nothing_it_acknowledged(
-    session: SessionManager, child_env: dict[str, str]
-) -> None:
+def test_s01_a_writer_killed_at_random_loses_nothing_it_acknowledged(session: SessionManager) -> None:
     path = _started(session)
     acknowledged: list[str] = []
     for pad in ("50000", "300000", "7"):
-        child = spawn(APPEND_FOREVER, str(path), pad, env=child_env)
+        child = spawn(APPEND_FOREVER, str(path), pad, env=child_env())
         assert child.stdout is not None
         for _ in range(40):
             line = child.stdout.readline()
@@ -120,11 +127,9 @@ def test_a_process_killed_mid_write_loses_nothing_it_acknowledged(
     assert final.get_entry(last) is not None and set(acknowledged) <= {e.id for e in final.entries}
 
 
-def test_a_write_torn_by_a_kill_is_skipped_and_never_fused_with_the_next(
-    session: SessionManager, child_env: dict[str, str]
-) -> None:
+def test_s01_a_record_torn_by_a_kill_is_skipped_and_never_fused_with_the_next(session: SessionManager) -> None:
     path = _started(session)
-    child = spawn(DIE_HALFWAY_THROUGH_A_WRITE, str(path), env=child_env)
+    child = spawn(DIE_HALFWAY_THROUGH_A_WRITE, str(path), env=child_env())
     out, _ = child.communicate(timeout=60)
     assert child.returncode == -signal.SIGKILL
     acknowledged = out.split()
@@ -138,11 +143,9 @@ def test_a_write_torn_by_a_kill_is_skipped_and_never_fused_with_the_next(
     assert len(final.warnings) == 1
 
 
-def test_a_full_disk_keeps_every_acknowledged_entry_and_no_half_line(
-    session: SessionManager, child_env: dict[str, str]
-) -> None:
+def test_s07_a_full_disk_keeps_every_acknowledged_entry_and_no_half_line(session: SessionManager) -> None:
     path = _started(session)
-    child = spawn(FILL_THE_DISK, str(path), "40000", env=child_env)
+    child = spawn(FILL_THE_DISK, str(path), "40000", env=child_env())
     out, err = child.communicate(timeout=60)
     assert child.returncode == 0, err
     lines = out.splitlines()
@@ -157,12 +160,10 @@ def test_a_full_disk_keeps_every_acknowledged_entry_and_no_half_line(
     assert path.read_bytes().endswith(b"\n")
 
 
-def test_two_processes_appending_to_one_file_keep_each_others_entries(
-    session: SessionManager, child_env: dict[str, str]
-) -> None:
+def test_s08_two_processes_appending_to_one_file_keep_each_others_entries(session: SessionManager) -> None:
     path = _started(session)
     root_id = SessionManager.open(path).entries[0].id
-    children = [spawn(APPEND_N, str(path), name, "250", env=child_env) for name in ("alpha", "beta")]
+    children = [spawn(APPEND_N, str(path), name, "250", env=child_env()) for name in ("alpha", "beta")]
     for child in children:
         assert child.stdout is not None and child.stdout.readline() == "ready\n"
     for child in children:
@@ -182,3 +183,85 @@ def test_two_processes_appending_to_one_file_keep_each_others_entries(
         assert all(b.parent_id == a.id for a, b in zip(chain, chain[1:], strict=False))
     [root] = loaded.get_tree()
     assert len(root.children) == 2
+
+
+# ------------------------------------------------------------------------------------- through the real product
+MODEL = "qwen2.5-coder:7b"
+PI_V1 = [
+    {"type": "session", "id": "old-pi-session", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/p"},
+    {"type": "message", "timestamp": "2025-01-01T00:00:01.000Z", "message": {"role": "user", "content": "one"}},
+    {"type": "message", "timestamp": "2025-01-01T00:00:02.000Z",
+     "message": {"role": "assistant", "content": [{"type": "text", "text": "two"}], "stopReason": "stop"}},
+]  # fmt: skip
+
+
+def _headless(server: FakeServer, *args: str, cwd: Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return run_navtui("-p", "ollama", "-b", server.url, "-m", MODEL, *args, cwd=cwd, **kwargs)
+
+
+def _texts(path: Path) -> list[str]:
+    return [e.message.text for e in SessionManager.open(path).entries if e.type == "message"]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("label", ["write:after_temp_write", "write:after_temp_fsync", "write:after_rename"])
+def test_s06_a_crash_at_each_rewrite_step_leaves_the_old_or_the_new_file_and_no_debris(
+    fake_server: FakeServer, workspace: Path, tmp_path: Path, label: str
+) -> None:
+    path = tmp_path / "pi-v1.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in PI_V1))  # v1: rewritten as v3 on the first append
+    original = path.read_bytes()
+    crashed = _headless(fake_server, "--print", "three", "-r", str(path), cwd=workspace, crash_at=label)
+    assert crashed.returncode == CRASHED, crashed.stderr
+    debris = list(tmp_path.glob(".pi-v1.jsonl.*.tmp"))
+    if path.read_bytes() != original:  # the new file, whole: v3, every entry, nothing half-written
+        assert json.loads(path.read_bytes().split(b"\n")[0])["version"] == 3
+        assert SessionManager.open(path).warnings == [] and _texts(path) == ["one", "two"]
+    assert len(debris) == (0 if label == "write:after_rename" else 1)
+    again = _headless(fake_server, "--print", "three", "-r", str(path), cwd=workspace)
+    assert again.returncode == 0, again.stderr
+    if debris:
+        assert "Removed 1 temporary file(s) left by an interrupted write" in again.stderr
+    assert list(tmp_path.glob("*.tmp")) == [] and list(tmp_path.glob(".*.tmp")) == []
+    assert _texts(path) == ["one", "two", "three", "ok"]
+
+
+def test_s10_a_crash_between_a_tool_call_and_its_result_is_answered_on_resume(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    fake_server.script(ToolCall("shell", {"command": "echo started > started.txt"}))
+    crashed = _headless(
+        fake_server, "--print", "run it", "--approval", "yolo", cwd=workspace, crash_at="tool:after_spawn"
+    )
+    assert crashed.returncode == CRASHED, crashed.stderr
+    fake_server.script(Text("The command was interrupted; nothing was recorded."))
+    resumed = _headless(fake_server, "--print", "what happened?", "-c", cwd=workspace)
+    assert resumed.returncode == 0, resumed.stderr
+    messages = fake_server.chat_requests[-1].json["messages"]
+    [result] = [m for m in messages if m["role"] == "tool"]
+    assert "interrupted" in result["content"]  # the model is told the call never finished, not that it worked
+    assert [m["content"] for m in messages if m["role"] == "user"] == ["run it", "what happened?"]
+
+
+def test_s13_a_canary_secret_never_reaches_the_session_files(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    env_secret = "canary-env-value-7f3a9b1c"
+    (workspace / ".env").write_text(f"ANTHROPIC_API_KEY={CANARY}\nSERVICE={env_secret}\n")
+    fake_server.script(ToolCall("read", {"path": ".env"}))
+    fake_server.script(ToolCall("shell", {"command": "cat .env"}))
+    fake_server.script(HttpError(400, f"invalid request: key {CANARY} and {env_secret} rejected"))
+    run = _headless(
+        fake_server, "--print", f"use {CANARY}", "--approval", "yolo", cwd=workspace,
+        env={"MY_SERVICE_TOKEN": env_secret},
+    )  # fmt: skip
+    assert run.returncode == 1, run.stderr
+    sessions = list((navtui_home / "sessions").rglob("*.jsonl"))
+    assert len(sessions) == 1
+    text = sessions[0].read_text()
+    assert "sk-ant-****" in text and "rejected" in text  # the prompt, the read output and the error were recorded
+    for canary in (CANARY, env_secret):
+        leaked = [p for p in secrets_on_disk(navtui_home, canary) if "artifacts" not in p.parts]
+        assert leaked == [], canary
+    # A command's full output is kept raw, as a terminal's scrollback would be: readable by the user only.
+    for artifact in (navtui_home / "artifacts").rglob("*"):
+        assert artifact.stat().st_mode & 0o077 == 0, artifact
