@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import AsyncGenerator, Callable
 from typing import Any, Protocol
 
@@ -105,6 +106,7 @@ class Agent:
         self._steering: list[str] = []
         self._running = False
         self._unrecorded: AssistantMessage | None = None
+        self._call_ids: set[str] = set()  # every tool-call id in the history (see _with_unique_id)
         self.last_error: ErrorEvent | None = None  # the provider's last error, with its kind (e.g. "overflow")
 
     # ------------------------------------------------------------------ control
@@ -273,6 +275,7 @@ class Agent:
 
         task = asyncio.create_task(pump())
         abort_wait = asyncio.create_task(self._abort.wait())
+        self._call_ids = {c.id for m in self.messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
         try:
             while True:
                 if queue.empty():
@@ -318,7 +321,7 @@ class Agent:
                 )
             return [event] if event.text else []
         if isinstance(event, ToolCallEvent):
-            blocks.append(event.call)
+            blocks.append(self._with_unique_id(event.call))
             return []
         if isinstance(event, UsageEvent):
             assistant.usage = event.usage if assistant.usage is None else assistant.usage + event.usage
@@ -332,6 +335,21 @@ class Agent:
             assistant.error_message = event.message + (f" ({event.hint})" if event.hint else "")
             return []
         return [event]  # provider notices pass through
+
+    def _with_unique_id(self, call: ToolCall) -> ToolCall:
+        """The call with an id no other call in the history has (providers reject empty or repeated ids).
+
+        Models and servers send empty ids, repeat one id for two calls, or restart their numbering in a resumed
+        session; the call's result is made from the returned call, so the pairing holds.
+        """
+        if call.id and call.id not in self._call_ids:
+            self._call_ids.add(call.id)
+            return call
+        fresh = f"call_{secrets.token_hex(6)}"
+        while fresh in self._call_ids:
+            fresh = f"call_{secrets.token_hex(6)}"
+        self._call_ids.add(fresh)
+        return call.model_copy(update={"id": fresh})
 
     def _usage_update(self, usage: Usage) -> UsageUpdate:
         self.usage_total = self.usage_total + usage

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import stat
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from navtui.core.errors import ToolError
 
 # Larger files are compared by mtime and size only: hashing them on every read would cost more than it saves.
 MAX_HASHED_BYTES = 64 * 1024 * 1024
+# Some filesystems keep mtimes in whole (or even two) seconds: a file seen less than this long after its last
+# change may change again without its mtime moving, so it is compared by content ("racy" in git's words).
+MTIME_GRANULARITY_NS = 2_000_000_000
 
 
 @dataclass(frozen=True)
@@ -18,6 +22,12 @@ class FileStamp:
     mtime_ns: int
     size: int
     sha256: str  # "" when the file was too large to hash
+    seen_ns: int = field(default_factory=time.time_ns)
+
+    @property
+    def racy(self) -> bool:
+        """Seen so soon after a change that a same-size rewrite could have kept the same mtime."""
+        return self.seen_ns - self.mtime_ns < MTIME_GRANULARITY_NS
 
 
 def _digest(data: bytes) -> str:
@@ -58,7 +68,9 @@ class FileStateTracker:
         except FileNotFoundError:
             return True
         if st.st_mtime_ns == before.mtime_ns and st.st_size == before.size:
-            return False
+            if not (before.racy and before.sha256):
+                return False
+            return stamp(path).sha256 != before.sha256
         if st.st_size != before.size or not before.sha256 or st.st_size > MAX_HASHED_BYTES:
             return True
         # Same size, new mtime: a `touch` or a checkout of identical bytes is not a change.

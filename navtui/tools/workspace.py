@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from navtui.core.errors import ToolError
+
+# Linux's limits (PATH_MAX, NAME_MAX): a longer path fails in every system call, so it is refused up front.
+MAX_PATH_BYTES = 4095
+MAX_NAME_BYTES = 255
 
 
 @dataclass
@@ -30,9 +35,16 @@ class Workspace:
         if not candidate.is_absolute():
             candidate = self.cwd / candidate
         try:
-            return candidate.resolve()
+            resolved = candidate.resolve()
         except (OSError, RuntimeError) as exc:  # a symlink loop, a name too long
-            raise ToolError(f"Cannot resolve path {text}: {exc}") from exc
+            raise ToolError(f"Cannot resolve path {_clip(text)}: {exc}") from exc
+        longest = max((len(os.fsencode(part)) for part in resolved.parts), default=0)
+        if len(os.fsencode(str(resolved))) > MAX_PATH_BYTES or longest > MAX_NAME_BYTES:
+            raise ToolError(
+                f"Invalid path {_clip(text)}: too long (paths are limited to {MAX_PATH_BYTES} bytes and each "
+                f"name to {MAX_NAME_BYTES})"
+            )
+        return resolved
 
     def contains(self, resolved: Path) -> bool:
         return any(resolved == root or resolved.is_relative_to(root) for root in self.roots)
@@ -61,3 +73,7 @@ class Workspace:
         if resolved.is_relative_to(self.cwd):
             return str(resolved.relative_to(self.cwd))
         return str(resolved)
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"

@@ -31,16 +31,6 @@ async def test_a_prompt_streams_an_answer_into_markdown(make_app, fake_server) -
         assert fake_server.chat_requests[-1].json["messages"][-1]["content"] == "fix it"
 
 
-async def test_model_text_with_markup_is_shown_literally(make_app, fake_server) -> None:
-    fake_server.script(Text("[/bold] [red]not red[/red] [link=x]"))
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        main_screen(app).submit("go")
-        await settle(app, pilot)
-        shown = rendered_text(transcript(app).widgets_of(AssistantView)[0])
-        assert "[/bold] [red]not red[/red] [link=x]" in shown
-
-
 async def test_escape_interrupts_and_keeps_the_partial_answer(make_app, fake_server) -> None:
     fake_server.script(Text("partial answer "), Text("that never comes", delay=30))
     app = make_app()

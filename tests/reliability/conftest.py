@@ -16,6 +16,7 @@ import pytest
 from tests.app.conftest import make_app  # noqa: F401 - the full app on the fake server, for pilot scenarios
 from tests.fakes.orphans import MARKER, wait_for_no_orphans
 from tests.session.conftest import project, root, session  # noqa: F401 - a session in a temp sessions root
+from tests.tools.conftest import ctx, ws  # noqa: F401 - a workspace and a tool context around it
 
 CANARY = "sk-ant-api03-TESTCANARY" + "x" * 24
 

@@ -58,42 +58,12 @@ async def test_failure_is_an_error_with_the_code(ctx) -> None:
     assert missing.is_error and "[exit code 127" in missing.text and "not found" in missing.text
 
 
-async def test_stdin_is_empty_so_readers_do_not_hang(ctx) -> None:
-    result = await call(shell, ctx, command="cat; python3 -c 'input()' 2>&1 | tail -1; echo after", wait_ms=20_000)
-    assert result.details["status"] == "exited"
-    assert "EOFError" in result.text and "after" in result.text
-
-
 async def test_runs_in_workspace_and_cwd_is_confined(ws: Path, ctx) -> None:
     (ws / "sub").mkdir()
     result = await call(shell, ctx, command="pwd", cwd="sub")
     assert result.text.startswith(str(ws / "sub"))
     with pytest.raises(ToolError, match="outside the workspace"):
         await call(shell, ctx, command="pwd", cwd="..")
-
-
-async def test_timeout_kills_the_whole_tree(ws: Path, ctx) -> None:
-    pidfile = ws / "grandchild.pid"
-    result = await call(shell, ctx, command=f"sleep 300 & echo $! > {pidfile}; echo started; sleep 300", timeout=1)
-    assert result.is_error and result.details["status"] == "timed_out"
-    assert "started" in result.text and "[timed out after 1 s" in result.text
-    assert gone(int(pidfile.read_text()))
-
-
-async def test_escaped_processes_are_found_by_their_marker(ws: Path, ctx) -> None:
-    pidfile = ws / "escapee.pid"
-    command = f"setsid sleep 300 & echo $! > {pidfile}; nohup sleep 301 >/dev/null 2>&1 & sleep 300"
-    result = await call(shell, ctx, command=command, timeout=1)
-    assert result.details["status"] == "timed_out"
-    assert gone(int(pidfile.read_text()))
-
-
-async def test_leftover_background_processes_are_stopped(ws: Path, ctx) -> None:
-    pidfile = ws / "bg.pid"
-    result = await call(shell, ctx, command=f"sleep 300 & echo $! > {pidfile}; echo done")
-    assert not result.is_error and "done" in result.text
-    assert "stopped 1 background process" in result.text
-    assert gone(int(pidfile.read_text()))
 
 
 async def test_partial_output_streams(ws: Path, ctx) -> None:
@@ -172,25 +142,6 @@ async def test_kill_all_stops_every_job(ws: Path, ctx) -> None:
     await ctx.jobs.kill_all()
     assert all(gone(pid) for pid in children)
     assert [job.status for job in ctx.jobs.jobs.values()] == ["killed", "killed"]
-
-
-async def test_provider_keys_and_secrets_are_scrubbed(ctx, monkeypatch: pytest.MonkeyPatch) -> None:
-    canaries = {
-        "ANTHROPIC_API_KEY": "sk-ant-canary",
-        "OPENAI_API_KEY": "sk-canary-openai",
-        "NAVTUI_API_KEY": "canary-navtui",
-        "OPENROUTER_API_KEY": "canary-openrouter",
-        "NAVTUI_SECRET_TOKEN": "canary-navtui-secret",
-        "GITHUB_TOKEN": "canary-gh",
-        "DB_PASSWORD": "canary-db",
-    }
-    for name, value in canaries.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("NAVTUI_HARMLESS", "visible")
-    result = await call(shell, ctx, command="env")
-    assert not any(value in result.text for value in canaries.values())
-    assert "NAVTUI_HARMLESS=visible" in result.text and "NAVTUI_JOB_ID=" in result.text
-    assert "GIT_TERMINAL_PROMPT=0" in result.text and "PAGER=cat" in result.text
 
 
 async def test_passthrough_setting_keeps_a_named_secret_but_never_a_provider_key(ctx, monkeypatch) -> None:

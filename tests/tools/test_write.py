@@ -41,42 +41,10 @@ async def test_overwrite_keeps_mode_and_reports_the_change(ws: Path, ctx) -> Non
     assert "Replaced run.sh" in result.text and "+1 -1" in result.text
 
 
-async def test_blind_overwrite_is_refused(ws: Path, ctx) -> None:
-    (ws / "notes.md").write_text("precious\n")
-    with pytest.raises(ToolError, match="you have not read it"):
-        await call(write, ctx, path="notes.md", content="oops\n")
-    assert (ws / "notes.md").read_text() == "precious\n"
-
-
-async def test_stale_file_is_refused(ws: Path, ctx) -> None:
-    target = ws / "a.txt"
-    target.write_text("v1\n")
-    await call(read, ctx, path="a.txt")
-    target.write_text("v2 from the user's editor\n")
-    with pytest.raises(ToolError, match="Re-read it first"):
-        await call(write, ctx, path="a.txt", content="v3\n")
-    assert target.read_text() == "v2 from the user's editor\n"
-
-
 async def test_written_file_can_be_written_again(ws: Path, ctx) -> None:
     await call(write, ctx, path="a.txt", content="1\n")
     await call(write, ctx, path="a.txt", content="2\n")
     assert (ws / "a.txt").read_text() == "2\n"
-
-
-async def test_escape_via_dotdot_is_refused(ws: Path, tmp_path: Path, ctx) -> None:
-    with pytest.raises(ToolError, match="outside the workspace"):
-        await call(write, ctx, path="../evil.txt", content="x")
-    assert not (tmp_path / "evil.txt").exists()
-
-
-async def test_escape_via_symlink_is_refused(ws: Path, tmp_path: Path, ctx) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (ws / "link").symlink_to(outside)
-    with pytest.raises(ToolError, match=f"resolves to {outside}/x.txt, outside the workspace"):
-        await call(write, ctx, path="link/x.txt", content="x")
-    assert not (outside / "x.txt").exists()
 
 
 async def test_extra_roots_are_writable(ws: Path, tmp_path: Path, ctx) -> None:
@@ -85,21 +53,6 @@ async def test_extra_roots_are_writable(ws: Path, tmp_path: Path, ctx) -> None:
     ctx.workspace.extra_roots.append(extra)
     await call(write, ctx, path=str(extra / "x.txt"), content="ok\n")
     assert (extra / "x.txt").read_text() == "ok\n"
-
-
-async def test_crlf_and_bom_are_kept_on_overwrite(ws: Path, ctx) -> None:
-    target = ws / "win.txt"
-    target.write_bytes(b"\xef\xbb\xbfold\r\ntext\r\n")
-    await call(read, ctx, path="win.txt")
-    await call(write, ctx, path="win.txt", content="new\ntext\n")
-    assert target.read_bytes() == b"\xef\xbb\xbfnew\r\ntext\r\n"
-
-
-async def test_placeholder_comment_draws_a_warning(ws: Path, ctx) -> None:
-    (ws / "m.py").write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n")
-    await call(read, ctx, path="m.py")
-    result = await call(write, ctx, path="m.py", content="def a():\n    return 3\n\n# ... rest of the code unchanged\n")
-    assert "Warning: line 4 looks like a placeholder" in result.text
 
 
 async def test_directory_target_is_refused(ws: Path, ctx) -> None:

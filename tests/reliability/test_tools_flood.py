@@ -1,4 +1,7 @@
-"""200 MB of command output costs disk, not memory: the peak RSS of a process running it barely moves."""
+"""T05: 200 MB of command output costs disk, not memory: the peak RSS of a process running it barely moves.
+
+The whole output is kept in a private artifact file; the model and the screen get its head and tail.
+"""
 
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ async def main() -> None:
         "growth_kb": after - before,
         "text": result.text,
         "output_bytes": Path(result.details["output_path"]).stat().st_size,
+        "output_mode": Path(result.details["output_path"]).stat().st_mode & 0o777,
         "streamed": streamed,
     }))
 
@@ -37,7 +41,7 @@ asyncio.run(main())
 """
 
 
-def test_200_mb_of_output_stays_within_64_mb(tmp_path: Path) -> None:
+def test_t05_200_mb_of_output_stays_within_64_mb_and_is_kept_in_a_private_file(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run(
         [sys.executable, "-c", HOST, str(tmp_path)], cwd=root, capture_output=True, text=True, timeout=120, check=True
@@ -45,6 +49,7 @@ def test_200_mb_of_output_stays_within_64_mb(tmp_path: Path) -> None:
     report = json.loads(out.stdout)
     print(f"peak RSS growth for 200 MB of output: {report['growth_kb'] / 1024:.1f} MB")
     assert report["output_bytes"] == 200_000_000 + len("\nlast-line\n")
+    assert report["output_mode"] == 0o600
     assert report["growth_kb"] < 64 * 1024
     text = report["text"]
     assert text.startswith("navtui\nnavtui\n") and "last-line\n[exit code 0" in text
