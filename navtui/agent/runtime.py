@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from navtui.agent.attachments import attach_files
 from navtui.agent.loop import Agent
 from navtui.agent.prompt import build_system_prompt
+from navtui.config.context_files import context_file_warnings
 from navtui.config.launch import LaunchOptions
 from navtui.config.settings import Settings, load_settings
 from navtui.core.errors import NavtuiError
@@ -128,6 +129,7 @@ class Runtime:
         loaded = load_settings(options.cwd, options.overrides())
         warnings = list(loaded.warnings)
         warnings.extend(_recover_interrupted_writes())
+        warnings.extend(context_file_warnings(options.cwd))
         warnings.extend(_housekeeping(loaded.settings))
         runtime = cls(options, loaded.settings, warnings, approver)
         if runtime.ctx.sandbox is not None and runtime.ctx.sandbox.warning:

@@ -16,11 +16,18 @@ from navtui.themes.resolve import build_theme
 from navtui.themes.schema import ThemeError
 
 BUILTIN_DIR = Path(__file__).parent
+MAX_THEME_BYTES = 1024 * 1024  # a theme is a few KB; anything this big is a mistake, not worth reading whole
 
 
 def load_theme_file(path: Path, source: ThemeSource = "file") -> NavTheme:
     """Read, validate and resolve one theme file; raises :class:`ThemeError` naming the file and each problem."""
     try:
+        size = path.stat().st_size
+        if size > MAX_THEME_BYTES:
+            raise ThemeError(
+                f"{path}: {size // (1024 * 1024)} MB is too large for a theme file (the limit is 1 MB)",
+                hint="check that the right file is in the themes folder",
+            )
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ThemeError(f"{path}: no such theme file", hint="check the path") from None
