@@ -216,7 +216,6 @@ async def test_f07_paths_outside_the_workspace_or_invalid_are_clear_errors(
     assert list((tmp_path / "outside").iterdir()) == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14 in progress: protected paths do not ask yet")
 @pytest.mark.parametrize("path", [".git/config", ".navtui/settings.json", ".env"])
 async def test_f07_protected_paths_always_ask_outside_yolo(ws: Path, ctx, path: str) -> None:
     from navtui.tools.approval import ApprovalPolicy, DenyingApprover, authorize

@@ -172,7 +172,7 @@ async def test_t07_markup_in_model_text_file_names_and_contents_is_shown_literal
         screen_text = "\n".join(rendered_text(w) for w in view.children)
         assert f"answer {MARKUP}" in screen_text
         [card] = view.widgets_of(ToolCard)
-        assert card.entry.status == "success" and name in rendered_text(card)
+        assert card.item.status == "success" and name in rendered_text(card)
         assert f"file says {MARKUP}" in rendered_text(card)
         assert app.is_running  # [@click=app.quit] did nothing
 
