@@ -190,7 +190,9 @@ class SessionFile:
         try:
             try:
                 _write_all(fd, data)
+                crash_point("write:after_temp_write")
                 os.fsync(fd)
+                crash_point("write:after_temp_fsync")
             finally:
                 os.close(fd)
             os.chmod(tmp, FILE_MODE)
@@ -200,6 +202,7 @@ class SessionFile:
                 raise
             except OSError:  # a filesystem without hard links
                 self._create_exclusive(data)
+            crash_point("write:after_rename")
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
