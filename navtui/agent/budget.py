@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 # A reported prompt below half the estimate is a cache-hit count (Ollama), not the prompt's size.
 MIN_TRUSTED_RATIO = 0.5
 MAX_RATIO = 3.0
+# A prompt this close to the whole window was probably cut to fit: Ollama and llama.cpp drop the oldest
+# tokens silently instead of failing, so the model no longer sees the start of the conversation.
+FULL_WINDOW_RATIO = 0.97
 
 
 def estimate_text_tokens(text: str) -> int:
@@ -57,6 +60,16 @@ class ContextBudget:
             self.ratio = min(max(tokens / raw, MIN_TRUSTED_RATIO), MAX_RATIO)
         self._calibrated_tokens = tokens
         self._calibrated_count = len(agent.messages)
+
+    def truncation_warning(self, usage: Usage) -> str | None:
+        """A warning when the server reports a prompt that filled the whole window (it was likely cut)."""
+        if not self.window or usage.context_tokens < self.window * FULL_WINDOW_RATIO:
+            return None
+        return (
+            f"The prompt filled the model's whole window ({usage.context_tokens} of {self.window} tokens): the server "
+            "may have dropped the start of the conversation. Compact it (/compact) or use a larger window "
+            "(providers.num_ctx_cap)."
+        )
 
     def reset(self) -> None:
         self._calibrated_tokens = None

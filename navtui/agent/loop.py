@@ -2,7 +2,9 @@
 
 ``Agent.run(prompt)`` is an async generator of ``AgentEvent``s; the UI, ``--print`` and ``--json`` are three
 consumers of it. History stays valid whatever happens: every tool call gets a result (a synthetic one when
-aborted or skipped) and an interrupted answer is kept with stop reason ``aborted``.
+aborted or skipped) and an interrupted answer is kept with stop reason ``aborted``. An answer that broke off
+is kept with stop reason ``error``, never sent back to the model (``replay.py``), and asked for again when the
+provider's retry policy allows; a model stuck on failing calls is stopped (``guards.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from collections.abc import AsyncGenerator, Callable
 from typing import Any, Protocol
 
 from navtui.agent.budget import ContextBudget
+from navtui.agent.guards import RunawayGuard
 from navtui.agent.hooks import AgentHooks
+from navtui.agent.replay import replay_messages
 from navtui.agent.window import output_limit
 from navtui.core.errors import NavtuiError, ToolError
 from navtui.core.events import (
@@ -49,8 +53,8 @@ from navtui.core.messages import (
 from navtui.providers.base import PARSE_ERROR_KEY, AnyMessage, ChatRequest, Provider
 from navtui.tools.approval import ApprovalPolicy, Approver, DenyingApprover, authorize, denial_message
 from navtui.tools.base import ToolContext, ToolRegistry
+from navtui.tools.output import keep_long_result
 
-MAX_PARSE_FAILURES = 3
 ABORTED_RESULT = "Aborted by the user before this tool ran to completion."
 SKIPPED_RESULT = "Skipped: the turn was interrupted before this tool ran."
 
@@ -107,6 +111,8 @@ class Agent:
         self._running = False
         self._unrecorded: AssistantMessage | None = None
         self._call_ids: set[str] = set()  # every tool-call id in the history (see _with_unique_id)
+        self._invalid_calls: set[str] = set()  # calls of this turn that could not run at all (for the guard)
+        self._results: dict[str, ToolResultMessage] = {}  # this turn's results by call id
         self.last_error: ErrorEvent | None = None  # the provider's last error, with its kind (e.g. "overflow")
 
     # ------------------------------------------------------------------ control
@@ -131,7 +137,7 @@ class Agent:
         """The next request; its output limit is capped so the prompt and the answer fit the window."""
         return ChatRequest(
             system=self.hooks.system_prompt(self),
-            messages=list(self.messages),
+            messages=replay_messages(self.messages),
             tools=self.tools.specs(),
             max_tokens=output_limit(self.budget.window, self.budget.estimate(self), self.max_tokens),
             temperature=self.temperature,
@@ -149,7 +155,8 @@ class Agent:
         turn = 0
         stop_reason: StopReason = "stop"
         final_text = ""
-        parse_failures = 0
+        guard = RunawayGuard()
+        broken = 0  # answers that broke off in a row (asked again within the retry policy)
         try:
             if prompt is not None:
                 message = prompt if isinstance(prompt, UserMessage) else UserMessage(content=prompt)
@@ -158,7 +165,10 @@ class Agent:
             while True:
                 if turn >= self.max_turns:
                     stop_reason = "length"
-                    yield Notice(text=f"Stopped after {self.max_turns} turns (max_turns).", level="warning")
+                    yield AgentError(
+                        message=f"Stopped after {self.max_turns} turns (max_turns) with the task unfinished.",
+                        hint="send another prompt to go on, or raise max_turns in settings",
+                    )
                     break
                 try:
                     async for event in self.hooks.before_request(self):
@@ -179,6 +189,9 @@ class Agent:
                 self.add_message(assistant)
                 if assistant.usage is not None:
                     yield self._usage_update(assistant.usage)
+                    truncated = self.budget.truncation_warning(assistant.usage)
+                    if truncated is not None:
+                        yield Notice(text=truncated, level="warning")
                 final_text = assistant.text or final_text
                 calls = assistant.tool_calls if assistant.stop_reason not in ("error", "aborted") else []
                 if assistant.stop_reason in ("error", "aborted"):
@@ -188,10 +201,7 @@ class Agent:
                 if calls:
                     async for event in self._run_tools(calls):
                         yield event
-                    if all(self._is_parse_error(c) for c in calls):
-                        parse_failures += 1
-                    else:
-                        parse_failures = 0
+                stuck = guard.after_tools(calls, self._results, self._invalid_calls)
                 yield TurnFinished(turn=turn, stop_reason=assistant.stop_reason, message=assistant)
                 warning = self._sync_recorder()
                 if warning is not None:
@@ -202,15 +212,21 @@ class Agent:
                 if assistant.stop_reason == "error":
                     if await self.hooks.retry_after_error(self, assistant):
                         continue  # e.g. the context overflowed: the hook compacts, the request is tried again
+                    notice = self._retry_notice(broken)
+                    if notice is not None:
+                        broken += 1
+                        yield notice
+                        if await self._pause(self.provider.retry.delay(broken - 1)):
+                            continue
+                        stop_reason = "aborted"
+                        break
                     stop_reason = "error"
                     yield AgentError(message=assistant.error_message or "The model request failed")
                     break
-                if parse_failures >= MAX_PARSE_FAILURES:
+                broken = 0
+                if stuck is not None:
                     stop_reason = "error"
-                    yield AgentError(
-                        message=f"The model wrote {MAX_PARSE_FAILURES} malformed tool calls in a row; the turn ends.",
-                        hint="try a larger model, or set providers.tool_protocol to native/text",
-                    )
+                    yield stuck
                     break
                 if calls or self._steering:
                     continue
@@ -227,6 +243,28 @@ class Agent:
             self._repair_history()
             self._sync_recorder()
         yield RunFinished(stop_reason=stop_reason, turns=turn, text=final_text)
+
+    def _retry_notice(self, broken: int) -> Notice | None:
+        """After an answer that broke off: a notice when it is worth asking again, else None."""
+        error = self.last_error
+        if error is None or not error.retryable or broken >= self.provider.retry.retries_for(error.kind):
+            return None
+        return Notice(
+            text=f"The answer broke off ({error.message}); asking again (attempt {broken + 1}/"
+            f"{self.provider.retry.retries_for(error.kind)}). The partial answer stays on screen but is not sent back.",
+            level="warning",
+        )
+
+    async def _pause(self, seconds: float) -> bool:
+        """Wait before asking again; False when the user interrupted meanwhile."""
+        waiting = asyncio.ensure_future(self.provider.retry.sleep(seconds))
+        abort_wait = asyncio.create_task(self._abort.wait())
+        try:
+            await asyncio.wait({waiting, abort_wait}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+            abort_wait.cancel()
+        return not self._abort.is_set()
 
     def _sync_recorder(self) -> Notice | None:
         """fsync the session at a turn end. A failing disk is reported, never fatal: entries stay in memory."""
@@ -367,6 +405,8 @@ class Agent:
         return PARSE_ERROR_KEY in call.arguments
 
     async def _run_tools(self, calls: list[ToolCall]) -> AsyncGenerator[AgentEvent, None]:
+        self._results = {}
+        self._invalid_calls = set()
         for index, call in enumerate(calls):
             if self._abort.is_set() or self._steering:
                 text = ABORTED_RESULT if self._abort.is_set() else SKIPPED_RESULT
@@ -388,6 +428,7 @@ class Agent:
                         yield item
                 assert ran is not None, "_run_one always ends with the result"
                 result = ran
+            self._results[call.id] = result
             self.add_message(result)
             yield ToolCallFinished(call=call, result=result)
             async for event in self.hooks.after_tool(self, call, result):
@@ -396,16 +437,19 @@ class Agent:
     async def _run_one(self, call: ToolCall) -> AsyncGenerator[ToolOutput | ToolResultMessage, None]:
         """Yield ToolOutput events while the tool runs, then its ToolResultMessage."""
         if self._is_parse_error(call):
+            self._invalid_calls.add(call.id)
             yield ToolResultMessage.of(call, str(call.arguments[PARSE_ERROR_KEY]), is_error=True)
             return
         tool = self.tools.get(call.name)
         if tool is None:
+            self._invalid_calls.add(call.id)
             names = ", ".join(self.tools.names())
             yield ToolResultMessage.of(call, f"Unknown tool '{call.name}'. Available tools: {names}.", is_error=True)
             return
         try:
             args = tool.parse_args(call.arguments)
         except ToolError as exc:
+            self._invalid_calls.add(call.id)
             yield ToolResultMessage.of(call, exc.message, is_error=True)
             return
         denial = await self._authorize(tool, args, call)
@@ -447,7 +491,8 @@ class Agent:
         except Exception as exc:  # a tool bug becomes an error result, never a crashed loop
             yield ToolResultMessage.of(call, f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
             return
-        result = ToolResultMessage.of(call, outcome.text, is_error=outcome.is_error)
+        text = keep_long_result(outcome.text, self.ctx.artifacts_dir, call.id)
+        result = ToolResultMessage.of(call, text, is_error=outcome.is_error)
         result.content.extend(outcome.images)
         result.details = outcome.details
         yield result

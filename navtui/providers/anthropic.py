@@ -21,6 +21,7 @@ from navtui.providers.anthropic_convert import build_params
 from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice
 from navtui.providers.detect import detect_base_url
 from navtui.providers.pricing import with_cost
+from navtui.providers.retry import RetryPolicy, is_quota_error, retryable_status
 from navtui.providers.streaming import RetryableError, next_within, retry_after_seconds, with_retries
 from navtui.providers.toolargs import decode_arguments
 
@@ -30,7 +31,6 @@ _STOP: dict[str, StopReason] = {
     "max_tokens": "length",
     "model_context_window_exceeded": "length",
 }
-_QUOTA_WORDS = ("credit balance", "spend limit", "spending limit", "enforced_spend_limit", "billing")
 _RETRY_TYPES = ("overloaded_error", "rate_limit_error", "api_error", "timeout_error")
 _INFO_CACHE: dict[tuple[str, str], ModelInfo] = {}
 
@@ -51,6 +51,7 @@ class AnthropicProvider(Provider):
     ) -> None:
         super().__init__(model, (base_url or detect_base_url("anthropic")).rstrip("/"))
         self.settings = settings or ProviderSettings()
+        self.retry = RetryPolicy.from_settings(self.settings)
         # A missing key is reported when the provider is used, so the app can still open and say what to do.
         self._key = api_key or api_key_from_env()
         self._client: Any = None
@@ -128,7 +129,7 @@ class AnthropicProvider(Provider):
             if notice:
                 yield ProviderNotice(text=notice, level="warning")
         attempt = lambda: self._attempt(request)  # noqa: E731
-        async with contextlib.aclosing(with_retries(attempt, max_retries=self.settings.max_retries)) as events:
+        async with contextlib.aclosing(with_retries(attempt, policy=self.retry)) as events:
             async for event in events:
                 yield event
 
@@ -264,10 +265,11 @@ def _status_error(exc: Any, model: str) -> ProviderError:
     error = body.get("error", body) if isinstance(body, dict) else {}
     error_type = error.get("type") if isinstance(error, dict) else None
     message = (error.get("message") if isinstance(error, dict) else None) or getattr(exc, "message", str(exc))
+    message = str(message).strip()[:500]  # an HTML error page or megabytes of junk are not a message
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
-    lowered = f"{message} {body}".lower()
-    if any(word in lowered for word in _QUOTA_WORDS):
+    lowered = f"{message} {str(body)[:2000]}".lower()
+    if is_quota_error(lowered):
         return ProviderError(
             f"Anthropic refused the request: {message}",
             kind="quota",
@@ -282,7 +284,7 @@ def _status_error(exc: Any, model: str) -> ProviderError:
                              hint="check the model name, or choose another model")  # fmt: skip
     if status == 413 or "prompt is too long" in lowered:
         return ProviderError(f"The conversation is too long for {model}: {message}", kind="overflow", status=status)
-    if status in (429, 500, 502, 503, 504, 529) or error_type in _RETRY_TYPES:
+    if retryable_status(status) or error_type in _RETRY_TYPES:
         label = "overloaded" if status == 529 or error_type == "overloaded_error" else f"HTTP {status}"
         return RetryableError(
             f"Anthropic is {label}: {message}" if label == "overloaded" else f"Anthropic {label}: {message}",

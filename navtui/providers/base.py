@@ -13,6 +13,7 @@ from typing import Any
 from navtui.core.errors import ProviderError
 from navtui.core.events import ModelLoading, Notice, ProviderEvent
 from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, ToolSpec, UserMessage
+from navtui.providers.retry import RetryPolicy
 
 AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
 
@@ -118,6 +119,8 @@ class Provider:
         self.model = model
         self.base_url = base_url
         self.protocol_reason: str | None = None  # why auto chose this model's tool protocol (families.py)
+        # What is retried and how (providers/retry.py); the agent follows it too for answers that broke off.
+        self.retry = RetryPolicy()
 
     def stream(self, request: ChatRequest) -> ProviderStream:
         raise NotImplementedError

@@ -45,6 +45,7 @@ from navtui.providers.detect import detect_base_url, normalise_ollama_host
 from navtui.providers.ollama_convert import to_ollama_messages, to_ollama_tools
 from navtui.providers.ollama_info import ModelFacts, clear_model_cache, connection_error, fetch_facts
 from navtui.providers.ollama_models import all_models, loaded_models, pull, same_model
+from navtui.providers.retry import RetryPolicy, is_model_output_error, retryable_status
 from navtui.providers.streaming import RetryableError, error_event, next_within, retry_after_seconds, with_retries
 from navtui.providers.textproto import ToolCallScanner
 from navtui.providers.textprovider import TextProtocolProvider
@@ -68,6 +69,7 @@ class OllamaProvider(Provider):
     def __init__(self, model: str, base_url: str | None = None, settings: ProviderSettings | None = None) -> None:
         super().__init__(model, (base_url or detect_base_url("ollama")).rstrip("/"))
         self.settings = settings or ProviderSettings()
+        self.retry = RetryPolicy.from_settings(self.settings)
         self.new_call_id = call_ids()
         self._client: httpx.AsyncClient | None = None
         self._tools_rejected = False  # a 400 "does not support tools" switched this model to the text protocol
@@ -201,7 +203,7 @@ class OllamaProvider(Provider):
             return
         rejected: str | None = None
         attempt = lambda: self._attempt(request, facts)  # noqa: E731
-        async with contextlib.aclosing(with_retries(attempt, max_retries=self.settings.max_retries)) as events:
+        async with contextlib.aclosing(with_retries(attempt, policy=self.retry)) as events:
             async for event in events:
                 if isinstance(event, ErrorEvent) and event.kind == "unsupported":
                     rejected = event.message
@@ -341,9 +343,18 @@ class OllamaProvider(Provider):
     def _status_error(self, response: httpx.Response) -> ProviderError:
         status = response.status_code
         try:
-            message = str(response.json().get("error") or response.text)
+            body = response.json()
         except ValueError:
-            message = response.text.strip() or f"HTTP {status}"
+            body = None
+        error = body.get("error") if isinstance(body, dict) else None
+        message = str(error or response.text.strip()[:500] or f"HTTP {status}")
+        if status in (401, 403):
+            return ProviderError(
+                f"Ollama at {self.base_url} refused the request (HTTP {status}: {message})",
+                kind="auth",
+                status=status,
+                hint="set OLLAMA_API_KEY for a server that needs a key",
+            )
         if status == 404:
             return ProviderError(
                 f"Model '{self.model}' is not available on Ollama at {self.base_url} ({message})",
@@ -354,7 +365,14 @@ class OllamaProvider(Provider):
         if status == 400 and (NO_TOOLS in message or NO_THINKING in message):
             hint = "set providers.tool_protocol to auto or text" if NO_TOOLS in message else None
             return ProviderError(message, kind="unsupported", status=400, hint=hint)
-        if status in (429, 503) or "error parsing tool call" in message:
+        if is_model_output_error(message):
+            return ProviderError(
+                f"The model wrote a tool call Ollama could not parse (HTTP {status}: {message})",
+                kind="model_output",
+                status=status,
+                retryable=True,
+            )
+        if retryable_status(status):
             return RetryableError(
                 f"Ollama is busy or failed (HTTP {status}: {message})",
                 status=status,
@@ -390,5 +408,7 @@ def _parse_line(line: str) -> dict[str, Any] | None:
     if not isinstance(chunk, dict):
         raise ProviderError(f"Ollama sent an unexpected line: {line[:200]!r}", kind="stream")
     if chunk.get("error"):
-        raise ProviderError(f"Ollama reported an error mid-response: {chunk['error']}", kind="stream")
+        error = str(chunk["error"])
+        kind = "model_output" if is_model_output_error(error) else "stream"
+        raise ProviderError(f"Ollama reported an error mid-response: {error}", kind=kind, retryable=True)
     return chunk

@@ -23,6 +23,7 @@ from navtui.providers.detect import detect_base_url
 from navtui.providers.openai_convert import normalise_base_url, to_openai_messages, to_openai_tools
 from navtui.providers.openai_stream import ChunkAccumulator
 from navtui.providers.pricing import with_cost
+from navtui.providers.retry import RetryPolicy, is_model_output_error, is_quota_error, retryable_status
 from navtui.providers.streaming import RetryableError, next_within, retry_after_seconds, with_retries
 from navtui.providers.textproto import ToolCallScanner
 from navtui.providers.textprovider import TextProtocolProvider
@@ -54,6 +55,7 @@ class OpenAIProvider(Provider):
         super().__init__(model, normalise_base_url(base_url or detect_base_url("openai")))
         self.extra_body = dict(extra_body or {})
         self.settings = settings or ProviderSettings()
+        self.retry = RetryPolicy.from_settings(self.settings)
         self.new_call_id = call_ids()
         self._key = api_key or api_key_from_env()
         self._client: httpx.AsyncClient | None = None
@@ -151,7 +153,7 @@ class OpenAIProvider(Provider):
             return
         switch = False
         attempt = lambda: self._attempt(request)  # noqa: E731
-        async with contextlib.aclosing(with_retries(attempt, max_retries=self.settings.max_retries)) as events:
+        async with contextlib.aclosing(with_retries(attempt, policy=self.retry)) as events:
             async for event in events:
                 if (
                     isinstance(event, ErrorEvent)
@@ -376,7 +378,7 @@ def _status_error(response: httpx.Response, model: str, base_url: str, *, tools:
     except ValueError:
         body = response.text
     error = body.get("error", body) if isinstance(body, dict) else body
-    message = str(error.get("message", error) if isinstance(error, dict) else error).strip() or f"HTTP {status}"
+    message = str(error.get("message", error) if isinstance(error, dict) else error).strip()[:500] or f"HTTP {status}"
     code = str(error.get("code") or error.get("type") or "") if isinstance(error, dict) else ""
     lowered = f"{message} {code}".lower()
     if status in (401, 403):
@@ -385,14 +387,17 @@ def _status_error(response: httpx.Response, model: str, base_url: str, *, tools:
     if status == 404:
         return ProviderError(f"{base_url}: model '{model}' or the endpoint was not found: {message}", kind="not_found",
                              status=404, hint="check the model name and that -b points at the API root (…/v1)")  # fmt: skip
-    if "insufficient_quota" in lowered or ("quota" in lowered and status == 429):
+    if is_quota_error(lowered) or ("quota" in lowered and status == 429):
         return ProviderError(f"Quota exhausted at {base_url}: {message}", kind="quota", status=status,
                              hint="check the account's billing and limits")  # fmt: skip
     if "context" in lowered and ("exceed" in lowered or "maximum" in lowered or "length" in lowered):
         return ProviderError(f"The conversation is too long for {model}: {message}", kind="overflow", status=status)
     if status == 400 and tools and "tool" in lowered and ("support" in lowered or "jinja" in lowered):
         return ProviderError(message, kind="unsupported", status=400, hint="set providers.tool_protocol to text")
-    if status in (408, 409, 429) or status >= 500:
+    if is_model_output_error(message):
+        return ProviderError(f"The model wrote a tool call {base_url} could not parse (HTTP {status}: {message})",
+                             kind="model_output", status=status, retryable=True)  # fmt: skip
+    if retryable_status(status):
         return RetryableError(f"{base_url} answered HTTP {status}: {message}", status=status,
                               retry_after=retry_after_seconds(response.headers))  # fmt: skip
     return ProviderError(f"{base_url} answered HTTP {status}: {message}", status=status)

@@ -53,7 +53,7 @@ class ChunkAccumulator:
         error = chunk.get("error")
         if error:
             message = error.get("message", error) if isinstance(error, dict) else error
-            raise ProviderError(f"The server reported an error mid-response: {message}", kind="stream")
+            raise ProviderError(f"The server reported an error mid-response: {message}", kind="stream", retryable=True)
         if isinstance(chunk.get("usage"), dict):
             self.usage = _usage(chunk["usage"])
         choices = chunk.get("choices") or []

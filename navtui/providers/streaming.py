@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, TypeVar
 
 from navtui.core.errors import ProviderError
-from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, UsageEvent
-from navtui.providers.base import ProviderNotice
+from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ToolCallEvent, UsageEvent
+from navtui.core.messages import ToolCall
+from navtui.providers.base import PARSE_ERROR_KEY, ProviderNotice
+from navtui.providers.retry import RetryPolicy
+
+INVALID_CALL_NAME = "invalid_tool_call"  # the name a call the server could not parse is recorded under
 
 T = TypeVar("T")
-
-RETRY_BASE_DELAY = 1.0
-RETRY_MAX_DELAY = 30.0
-RETRY_AFTER_LIMIT = 120.0  # a server asking for a longer pause gets an error that says so, not a frozen turn
 
 
 class RetryableError(ProviderError):
@@ -52,14 +51,6 @@ def retry_after_seconds(headers: Any) -> float | None:
     return None
 
 
-def backoff_delay(attempt: int, retry_after: float | None) -> float:
-    """The wait before retry ``attempt`` (0-based): the server's retry-after, else exponential with jitter."""
-    if retry_after is not None:
-        return retry_after
-    base = min(RETRY_MAX_DELAY, RETRY_BASE_DELAY * 2**attempt)
-    return base * random.uniform(0.5, 1.0)  # noqa: S311 - jitter, not security
-
-
 async def next_within(iterator: AsyncIterator[T], seconds: float, on_timeout: Callable[[], ProviderError]) -> T:
     """The next item, or ``on_timeout()`` raised after ``seconds`` of silence. StopAsyncIteration passes."""
     try:
@@ -72,10 +63,14 @@ async def next_within(iterator: AsyncIterator[T], seconds: float, on_timeout: Ca
 async def with_retries(
     attempt: Callable[[], AsyncGenerator[ProviderEvent | ProviderNotice, None]],
     *,
-    max_retries: int,
+    policy: RetryPolicy,
 ) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:
-    """Run ``attempt`` until it succeeds, fails for good, or yielded content and then failed."""
-    tries = 0
+    """Run ``attempt`` until it succeeds, fails for good, or yielded content and then failed.
+
+    The final error is marked not retryable when the tries ran out, so the agent does not ask again; an error
+    after content keeps its flag (the agent may ask again, the partial answer kept aside).
+    """
+    tries: dict[str, int] = {}
     while True:
         produced = False
         try:
@@ -86,18 +81,38 @@ async def with_retries(
                     yield event
             return
         except ProviderError as exc:
+            if produced or not exc.retryable:
+                yield error_event(exc)
+                return
+            used = tries.get(exc.kind, 0)
+            if used >= policy.retries_for(exc.kind):
+                if exc.kind == "model_output":
+                    for event in model_output_call(exc):  # the model gets its mistake back, as a malformed call
+                        yield event
+                    return
+                exc.retryable = False
+                yield error_event(exc)
+                return
             retry_after = exc.retry_after if isinstance(exc, RetryableError) else None
-            if produced or not exc.retryable or tries >= max_retries:
-                yield error_event(exc)
-                return
-            if retry_after is not None and retry_after > RETRY_AFTER_LIMIT:
+            if retry_after is not None and retry_after > policy.longest_wait:
                 exc.hint = exc.hint or f"the server asks to wait {retry_after:.0f} s; try again later"
+                exc.retryable = False
                 yield error_event(exc)
                 return
-            delay = backoff_delay(tries, retry_after)
-            tries += 1
+            delay = policy.delay(used, retry_after)
+            tries[exc.kind] = used + 1
             yield ProviderNotice(
-                text=f"{exc.message}; retrying in {delay:.1f} s (attempt {tries}/{max_retries})",
+                text=f"{exc.message}; retrying in {delay:.1f} s (attempt {used + 1}/{policy.retries_for(exc.kind)})",
                 level="warning",
             )
-            await asyncio.sleep(delay)
+            await policy.sleep(delay)
+
+
+def model_output_call(exc: ProviderError) -> list[ProviderEvent]:
+    """A tool call the server could not parse, as a malformed call: the agent answers it with the error."""
+    reason = (
+        f"The server could not parse your tool call ({exc.message}). Call the tool again with a valid JSON "
+        "object of arguments, or answer without a tool."
+    )
+    call = ToolCall(id="", name=INVALID_CALL_NAME, arguments={PARSE_ERROR_KEY: reason})
+    return [ToolCallEvent(call=call), StopEvent(reason="tool_use")]

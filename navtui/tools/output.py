@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,11 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|
 # C0 controls except tab and newline, DEL and C1 controls: never useful to a model, harmful on a terminal.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
+# A tool result longer than this (any tool: an MCP server can return megabytes) is cut to its head and tail for
+# the model and the session; the whole text is kept in a private artifact file the model is pointed at.
+MAX_RESULT_CHARS = 100_000
+RESULT_HEAD_CHARS = 20_000
+RESULT_TAIL_CHARS = 60_000
 HEAD_BYTES = 8 * 1024
 HEAD_LINES = 80
 TAIL_BYTES = 24 * 1024
@@ -146,3 +152,22 @@ def read_tail(path: Path, max_bytes: int, max_lines: int) -> str:
     if size > max_bytes and b"\n" in data[:-1]:
         data = data[data.find(b"\n") + 1 :]
     return sanitize(_last_lines(data, max_lines).decode("utf-8", "replace"))
+
+
+def keep_long_result(text: str, artifacts_dir: Path, call_id: str) -> str:
+    """``text`` if it is short enough, else its head and tail with the whole text saved to a file beside it."""
+    if len(text) <= MAX_RESULT_CHARS:
+        return text
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", call_id)[:64] or "call"
+    path = artifacts_dir / f"tool-result-{safe}.txt"
+    try:
+        artifacts_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as handle:
+            handle.write(text)
+        where = f" The whole result is in {path}."
+    except OSError as exc:
+        where = f" (The whole result could not be kept: {exc.strerror or exc}.)"
+    omitted = len(text) - RESULT_HEAD_CHARS - RESULT_TAIL_CHARS
+    note = f"\n[... {omitted} characters of {len(text)} omitted.{where} ...]\n"
+    return text[:RESULT_HEAD_CHARS] + note + text[-RESULT_TAIL_CHARS:]

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from navtui.agent.loop import ABORTED_RESULT, PARSE_ERROR_KEY, SKIPPED_RESULT, Agent
+from navtui.agent.loop import ABORTED_RESULT, SKIPPED_RESULT, Agent
 from navtui.agent.runtime import history_is_valid
 from navtui.core.events import (
     AgentError,
@@ -153,18 +153,6 @@ async def test_bad_arguments_and_unknown_tool_go_back_to_the_model(tmp_path: Pat
     results = [e.result for e in events if isinstance(e, ToolCallFinished)]
     assert results[0].is_error and "value" in results[0].text and "Field required" in results[0].text
     assert results[1].is_error and "Unknown tool 'nope'" in results[1].text and "echo" in results[1].text
-
-
-async def test_three_malformed_calls_in_a_row_end_the_turn(tmp_path: Path) -> None:
-    bad = calls(("echo", {PARSE_ERROR_KEY: "Could not decode the JSON: expected ','"}))
-    provider = ScriptedProvider(bad, bad, bad, text("never"))
-    agent = make_agent(provider, tmp_path)
-    events = await collect(agent, "go")
-    errors = [e for e in events if isinstance(e, AgentError)]
-    assert errors and "3 malformed tool calls" in errors[0].message
-    assert events[-1].stop_reason == "error"
-    assert len(provider.requests) == 3
-    assert "expected ','" in agent.messages[2].text
 
 
 async def test_max_turns_stops_the_loop(tmp_path: Path) -> None:

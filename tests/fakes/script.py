@@ -76,13 +76,15 @@ class Done(Step):
 class HttpError(Step):
     """An error. First step: that HTTP status with the provider's error body. Later: an in-stream error frame.
 
-    `retry_after` defaults to 0 for 429/503/529 (plus `retry-after-ms: 1` so the SDKs' own retries are fast).
+    `retry_after` defaults to 0 for 429/503/529 (plus `retry-after-ms: 1` so the SDKs' own retries are fast);
+    `retry_headers=False` sends none, so the client's own backoff schedule applies.
     """
 
     status: int
     message: str = "error"
     error_type: str | None = None
     retry_after: float | None = None
+    retry_headers: bool = True
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,8 @@ class Encoder:
 
 
 def error_headers(err: HttpError) -> dict[str, str]:
+    if not err.retry_headers:
+        return {}
     retry = err.retry_after
     if retry is None and err.status in _RETRY_STATUSES:
         retry = 0.0

@@ -189,10 +189,10 @@ async def test_think_rejection_retries_without_think(fake_server: FakeServer) ->
 
 
 async def test_http_error_is_one_clear_error(fake_server: FakeServer) -> None:
-    fake_server.script(HttpError(500, "llama runner process has terminated"))
+    fake_server.script(HttpError(400, "invalid option: num_ctx must be positive"))  # a 4xx is never retried
     events = await collect(make(fake_server), ask())
     assert kinds(events) == ["error"]
-    assert events[0].status == 500 and "llama runner process has terminated" in events[0].message
+    assert events[0].status == 400 and "num_ctx must be positive" in events[0].message
 
 
 async def test_busy_server_is_retried(fake_server: FakeServer) -> None:
