@@ -5,8 +5,9 @@ one comparison with ``None``. The process dies with ``os._exit(137)``, the statu
 no ``atexit``, no buffered write flushed, exactly what a power cut or ``kill -9`` leaves behind.
 
 Labels in use (docs/reliability.md lists them): ``write:after_temp_write``, ``write:after_temp_fsync``,
-``write:after_rename`` (every atomic file write: edits, session rewrites, settings), ``tool:after_spawn``
-(a shell command has started).
+``write:after_rename`` (every whole-file write: edits, writes, settings, blobs); ``session:after_temp_write``,
+``session:after_temp_fsync``, ``session:after_link`` (a new session file); ``append:before_write`` (a session
+line); ``tool:after_spawn`` (a shell command has started).
 """
 
 from __future__ import annotations

@@ -190,9 +190,9 @@ class SessionFile:
         try:
             try:
                 _write_all(fd, data)
-                crash_point("write:after_temp_write")
+                crash_point("session:after_temp_write")
                 os.fsync(fd)
-                crash_point("write:after_temp_fsync")
+                crash_point("session:after_temp_fsync")
             finally:
                 os.close(fd)
             os.chmod(tmp, FILE_MODE)
@@ -202,7 +202,7 @@ class SessionFile:
                 raise
             except OSError:  # a filesystem without hard links
                 self._create_exclusive(data)
-            crash_point("write:after_rename")
+            crash_point("session:after_link")
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)

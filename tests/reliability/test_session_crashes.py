@@ -203,7 +203,7 @@ def _texts(path: Path) -> list[str]:
     return [e.message.text for e in SessionManager.open(path).entries if e.type == "message"]  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("label", ["write:after_temp_write", "write:after_temp_fsync", "write:after_rename"])
+@pytest.mark.parametrize("label", ["session:after_temp_write", "session:after_temp_fsync", "session:after_link"])
 def test_s06_a_crash_at_each_step_of_writing_a_session_file_leaves_nothing_half_written(
     fake_server: FakeServer, workspace: Path, tmp_path: Path, label: str
 ) -> None:
@@ -217,7 +217,7 @@ def test_s06_a_crash_at_each_step_of_writing_a_session_file_leaves_nothing_half_
     written = [p for p in tmp_path.glob("*.jsonl") if p != path]
     for new in written:  # the new file is whole, or absent
         assert SessionManager.open(new).warnings == [] and _texts(new)[:2] == ["one", "two"]
-    assert len(written) == (1 if label == "write:after_rename" else 0)
+    assert len(written) == (1 if label == "session:after_link" else 0)
     debris = list(tmp_path.glob(".*.tmp"))
     assert len(debris) == 1
     again = _headless(fake_server, "--print", "three", "-r", str(written[0] if written else path), cwd=workspace)
