@@ -33,7 +33,7 @@ from tests.agent.context_fixtures import (
     settings_with,
 )
 from tests.agent.scripted import ScriptedProvider, text
-from tests.fakes.script import HttpError, Text
+from tests.fakes.script import Text
 from tests.fakes.script import ToolCall as ScriptCall
 
 # ---------------------------------------------------------------- building conversations
@@ -264,27 +264,6 @@ async def test_threshold_compaction_runs_after_pruning_before_the_request(tmp_pa
         assert history_is_valid(agent.messages)
 
 
-async def test_overflow_is_compacted_and_retried_once(tmp_path: Path) -> None:
-    with RoutingServer() as server:
-        server.set_model("coder", context_length=32768)
-        agent, _ = build_agent(
-            ollama_provider(server, "coder"), tmp_path, read_size=800, settings=settings_with(compaction={})
-        )
-        agent.budget.window = 32768
-        _scripted_reads(server, 12)  # enough history that a summary frees room
-        server.script(HttpError(400, "the input length exceeds the context length"))
-        server.script(Text("Finished after the retry."))
-        events = await collect(agent, "read four files")
-        kinds = [e.type for e in events]
-        assert "error" not in kinds
-        started = next(e for e in events if e.type == "compaction_started")
-        assert started.reason == "overflow"
-        assert events[-1].stop_reason == "stop" and events[-1].text == "Finished after the retry."
-        retry = server.chat_requests[-1].json["messages"]
-        assert "compacted into the following summary" in retry[1]["content"]
-        assert not any(m.role == "assistant" and m.stop_reason == "error" for m in agent.messages)
-
-
 async def test_an_overflow_teaches_the_budget_that_tokens_were_undercounted(tmp_path: Path) -> None:
     agent, _ = build_agent(ScriptedProvider(), tmp_path)
     agent.budget.window = 32768
@@ -295,20 +274,6 @@ async def test_an_overflow_teaches_the_budget_that_tokens_were_undercounted(tmp_
     assert not await agent.hooks.retry_after_error(agent, failed)  # once per overflow
     other = AssistantMessage(stop_reason="error", error_message="Ollama returned HTTP 500: out of memory")
     assert not await agent.hooks.retry_after_error(agent, other)
-
-
-async def test_a_second_overflow_is_an_error(tmp_path: Path) -> None:
-    with RoutingServer() as server:
-        server.set_model("coder", context_length=32768)
-        agent, _ = build_agent(ollama_provider(server, "coder"), tmp_path, read_size=800)
-        agent.budget.window = 32768
-        _scripted_reads(server, 12)  # enough history that the compaction shrinks it, so the retry is sent
-        server.script(HttpError(400, "the input length exceeds the context length"))
-        server.script(HttpError(400, "the input length exceeds the context length"))
-        events = await collect(agent, "go")
-        assert [e.type for e in events].count("compaction_started") == 1
-        assert events[-1].stop_reason == "error"
-        assert any(e.type == "error" and "context length" in e.message for e in events)
 
 
 async def test_strategy_off_only_prunes(tmp_path: Path) -> None:

@@ -105,7 +105,7 @@ def test_importing_the_app_stays_light() -> None:
 async def test_a_turn_that_fails_shows_an_error_card(make_app, fake_server) -> None:
     from tests.fakes import HttpError
 
-    fake_server.script(HttpError(500, "model exploded"))
+    fake_server.script(HttpError(400, "model exploded"))  # a 4xx is not retried
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         main_screen(app).submit("hello")

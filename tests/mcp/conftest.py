@@ -56,6 +56,8 @@ def http_server(traces: Path) -> Iterator[str]:
     finally:
         process.kill()
         process.wait(5)
+        if process.stdout is not None:
+            process.stdout.close()  # an open pipe left to the garbage collector is a ResourceWarning (an error here)
 
 
 def make_manager(

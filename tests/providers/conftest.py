@@ -1,10 +1,14 @@
-"""Fixtures shared by the provider tests: clean per-process caches."""
+"""Fixtures shared by the provider tests: clean per-process caches, and every provider closed after its test."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
+import pytest_asyncio
+
+from navtui.providers.base import Provider
 
 
 @pytest.fixture(autouse=True)
@@ -19,3 +23,20 @@ def _fresh_caches() -> Iterator[None]:
     openai_info._CACHE.clear()
     openai._NO_STREAM_OPTIONS.clear()
     yield
+
+
+@pytest_asyncio.fixture(autouse=True)
+async def _close_providers(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
+    """Close every provider a test made, as the app does on exit: an open keep-alive socket left to the garbage
+    collector is a ResourceWarning (an error in this suite)."""
+    made: list[Provider] = []
+    original = Provider.__init__
+
+    def recording_init(self: Provider, *args: Any, **kwargs: Any) -> None:
+        made.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Provider, "__init__", recording_init)
+    yield
+    for provider in made:
+        await provider.aclose()

@@ -50,8 +50,12 @@ TOOLS = (READ, WRITE, MULTI)
 
 
 async def collect(provider: Provider, request: ChatRequest) -> list[Any]:
-    async with contextlib.aclosing(provider.stream(request)) as stream:
-        return [event async for event in stream]
+    """Every event of one streamed request; the provider's connections are closed after (it reopens them on use)."""
+    try:
+        async with contextlib.aclosing(provider.stream(request)) as stream:
+            return [event async for event in stream]
+    finally:
+        await provider.aclose()
 
 
 def kinds(events: list[Any]) -> list[str]:

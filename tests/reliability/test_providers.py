@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from navtui.agent.replay import INTERRUPTED_NOTE
 from navtui.agent.runtime import LaunchOptions, Runtime
@@ -77,8 +78,8 @@ class Harness:
         return [e.message for e in session.entries if e.type == "message" and isinstance(e.message, AssistantMessage)]  # type: ignore[union-attr]
 
 
-@pytest.fixture
-def harness(kind: str, fake_server: FakeServer, workspace: Path, navtui_home: Path, settings: dict[str, Any]):
+@pytest_asyncio.fixture
+async def harness(kind: str, fake_server: FakeServer, workspace: Path, navtui_home: Path, settings: dict[str, Any]):
     made: list[Harness] = []
 
     def build() -> Harness:
@@ -86,6 +87,8 @@ def harness(kind: str, fake_server: FakeServer, workspace: Path, navtui_home: Pa
         return made[-1]
 
     yield build
+    for each in made:  # also when the test failed half-way: no connection is left to the garbage collector
+        await each.runtime.aclose()
 
 
 def _errors(events: list[Any]) -> list[AgentError]:
@@ -114,7 +117,6 @@ async def test_p01_stream_fin_mid_text_is_asked_again_and_the_fragment_never_rep
     ]
     await h.run("and then?")
     assert [line for line in h.replayed() if line.startswith("assistant")] == ["assistant: Here is the whole answer."]
-    await h.runtime.aclose()
 
 
 async def test_p01_an_interrupted_answer_is_followed_by_a_note_that_it_was_cut_off(harness, fake_server) -> None:
@@ -125,7 +127,6 @@ async def test_p01_an_interrupted_answer_is_followed_by_a_note_that_it_was_cut_o
     assert events[-1].stop_reason == "aborted"
     await h.run("next")
     assert h.replayed() == ["user: count", "assistant: tok191 t", f"user: {INTERRUPTED_NOTE} next"]
-    await h.runtime.aclose()
 
 
 # ---------------------------------------------------------------------------------------------------- P02
@@ -138,7 +139,6 @@ async def test_p02_a_reset_mid_tool_call_runs_nothing_and_asks_again(harness, fa
     assert not [e for e in events if isinstance(e, ToolCallFinished)]
     assert len(fake_server.chat_requests) == 2
     assert all(not m.tool_calls for m in h.saved())  # no executable call persisted
-    await h.runtime.aclose()
 
 
 # ---------------------------------------------------------------------------------------------------- P03
@@ -150,7 +150,6 @@ async def test_p03_a_stall_mid_stream_times_out_and_is_asked_again_once(harness,
     events = await h.run("go")
     assert events[-1].text == "answer" and len(fake_server.chat_requests) == 2
     assert any("0.3 s" in n for n in _notices(events))
-    await h.runtime.aclose()
 
 
 async def test_p03_a_slow_but_steady_stream_is_never_cut(harness, fake_server, settings) -> None:
@@ -160,7 +159,6 @@ async def test_p03_a_slow_but_steady_stream_is_never_cut(harness, fake_server, s
     events = await h.run("go")
     assert events[-1].stop_reason == "stop" and events[-1].text == "0 1 2 3 4 5 6 7 "
     assert len(fake_server.chat_requests) == 1
-    await h.runtime.aclose()
 
 
 async def test_p03_a_server_that_never_answers_is_tried_twice_then_reported(harness, fake_server, settings) -> None:
@@ -173,7 +171,6 @@ async def test_p03_a_server_that_never_answers_is_tried_twice_then_reported(harn
     [error] = _errors(events)
     assert "0 s" in error.message or "0.3 s" in error.message
     assert events[-1].stop_reason == "error"
-    await h.runtime.aclose()
 
 
 # ---------------------------------------------------------------------------------------------------- P04-P07
@@ -184,7 +181,6 @@ async def test_p04_a_429_with_retry_after_waits_that_long_once(harness, fake_ser
     events = await h.run("go")
     assert h.clock.sleeps == [7.0] and events[-1].text == "ok now"
     assert any("retrying in 7.0 s" in n for n in _notices(events))
-    await h.runtime.aclose()
 
 
 @pytest.mark.parametrize("status", [529, 503])
@@ -198,7 +194,6 @@ async def test_p05_overload_backs_off_exponentially_then_succeeds(harness, fake_
     for attempt, delay in enumerate(h.clock.sleeps):
         assert 0.5 * 2**attempt <= delay < 1.5 * 2**attempt, h.clock.sleeps
     assert len(h.clock.sleeps) == 3
-    await h.runtime.aclose()
 
 
 async def test_p05_endless_overload_stops_at_the_limit_and_the_session_stays_usable(harness, fake_server) -> None:
@@ -212,7 +207,6 @@ async def test_p05_endless_overload_stops_at_the_limit_and_the_session_stays_usa
     assert "529" in error.message or "verloaded" in error.message
     events = await h.run(None)  # the prompt was kept: continue where it stopped
     assert events[-1].text == "finally" and h.replayed()[-1] == "user: go"
-    await h.runtime.aclose()
 
 
 QUOTA = {
@@ -231,7 +225,6 @@ async def test_p06_a_quota_refusal_is_not_retried_and_says_so(harness, fake_serv
     assert len(fake_server.chat_requests) == 1 and h.clock.sleeps == []
     [error] = _errors(events)
     assert "quota" in error.message.lower() or "spend limit" in error.message.lower()
-    await h.runtime.aclose()
 
 
 async def test_p07_a_rejected_key_is_not_retried_names_the_variable_and_is_not_saved(
@@ -244,7 +237,6 @@ async def test_p07_a_rejected_key_is_not_retried_names_the_variable_and_is_not_s
     [error] = _errors(events)
     variable = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY", "ollama": "OLLAMA_API_KEY"}[kind]
     assert variable in (error.hint or error.message)
-    await h.runtime.aclose()
     assert secrets_on_disk(navtui_home) == []
 
 
@@ -254,7 +246,6 @@ async def test_p07_a_key_quoted_by_the_server_is_not_shown(harness, fake_server)
     h = harness()
     events = await h.run("go")
     assert CANARY not in json.dumps([e.to_json() for e in events])
-    await h.runtime.aclose()
 
 
 # ---------------------------------------------------------------------------------------------------- P08
@@ -265,7 +256,6 @@ async def test_p08_an_error_inside_a_200_stream_is_a_failure_never_an_answer(har
     events = await h.run("go")
     assert events[-1].text == "Recovered." and len(fake_server.chat_requests) == 2
     assert [m.stop_reason for m in h.saved()] == ["error", "stop"]
-    await h.runtime.aclose()
 
 
 # ---------------------------------------------------------------------------------------------------- P12
@@ -287,7 +277,6 @@ async def test_p12_a_garbage_body_is_a_clear_error_not_a_crash(harness, fake_ser
     assert isinstance(events[-1], RunFinished) and events[-1].stop_reason == "error"
     [error] = _errors(events)
     assert 0 < len(error.message) < 1000 and "Traceback" not in error.message
-    await h.runtime.aclose()
 
 
 # ---------------------------------------------------------------------------------------------------- P14
@@ -301,4 +290,4 @@ async def test_p14_duplicate_empty_and_reused_tool_call_ids_are_made_unique(harn
     assert events[-1].text == "read it three times"
     ids = [c.id for m in h.runtime.agent.messages if isinstance(m, AssistantMessage) for c in m.tool_calls]
     assert len(ids) == 3 and len(set(ids)) == 3 and all(ids)
-    await h.runtime.aclose()  # and every request the server got had a valid pairing (I2, conftest)
+    # and every request the server got had a valid pairing (I2, conftest)

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import base64
 import errno
 import json
 import os
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
+from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.core.errors import NavtuiError
+from navtui.core.messages import ImageBlock, TextBlock, UserMessage
 from navtui.session import store
 from navtui.session.manager import SessionManager
 from navtui.session.store import encode_line
+from navtui.tools.base import Tool, ToolContext, ToolResult
+from tests.fakes import FakeServer, Text, ToolCall
 from tests.session.helpers import assistant, user
 
 SEPARATORS = "a\u2028b\u2029c\x85d\x0ce\x1cf\r\ng"
@@ -20,6 +26,13 @@ LAST = json.dumps(
     {"type": "message", "id": "torn0001", "parentId": None, "message": {"role": "user", "content": "né 🦀 ü"}},
     ensure_ascii=False,
 ).encode()
+
+
+MODEL = "qwen2.5-coder:7b"
+
+
+class _FloodArgs(BaseModel):
+    pass
 
 
 def _ids(manager: SessionManager) -> list[str]:
@@ -175,3 +188,40 @@ def test_s09_entries_another_process_appended_survive_a_compaction(session: Sess
     assert reloaded.warnings == []
     assert reloaded.get_entry(theirs) is not None and reloaded.get_entry(compaction) is not None
     assert len(reloaded.entries) == 4
+
+
+# ---------------------------------------------------------------------------------------------------- S12 huge
+class _Flood(Tool[_FloodArgs]):
+    name = "flood"
+    description = "Return a lot of text."
+    Args = _FloodArgs
+
+    async def run(self, args: _FloodArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult("start " + "y" * (50 * 1024 * 1024) + " end")
+
+
+async def test_s12_a_50_mb_tool_result_and_a_20_mb_image_keep_every_session_line_small(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    fake_server.script(ToolCall("flood", {}))
+    fake_server.script(Text("got it"))
+    runtime = Runtime.create(LaunchOptions(cwd=workspace, provider="ollama", base_url=fake_server.url, model=MODEL))
+    runtime.tools.add(_Flood())
+    events = [event async for event in runtime.run("flood me")]
+    image = base64.b64encode(os.urandom(15 * 1024 * 1024)).decode()  # 20 MB of base64
+    runtime.session.append_message(UserMessage(content=[TextBlock(text="look"), ImageBlock(data=image)]))
+    await runtime.aclose()
+    assert events[-1].text == "got it"
+    lines = runtime.session.path.read_bytes().split(b"\n")
+    assert max(len(line) for line in lines) < 1024 * 1024
+    sent = [m["content"] for m in fake_server.chat_requests[-1].json["messages"] if m["role"] == "tool"][0]
+    assert sent.startswith("start ") and sent.endswith(" end") and "characters of" in sent
+    kept = os.stat(sent.split("The whole result is in ", 1)[1].split(" ...]", 1)[0].rstrip("."))
+    assert kept.st_size == 50 * 1024 * 1024 + len("start  end") and kept.st_mode & 0o077 == 0
+    reopened = SessionManager.open(runtime.session.path)
+    [message] = [
+        e.message
+        for e in reopened.entries
+        if e.type == "message" and e.message.role == "user" and not isinstance(e.message.content, str)
+    ]  # type: ignore[union-attr]
+    assert message.content[1].data.startswith("blob:sha256:")  # type: ignore[union-attr]

@@ -1,0 +1,91 @@
+"""Model misbehaviour P13, P15, P16: malformed calls, a tool call the server cannot parse, a model stuck in a loop.
+
+Run through ``navtui --print`` on the fake Ollama server: the exit code is part of the contract (1 when the run
+was stopped, docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import FakeServer, HttpError, Text, ToolCall
+from tests.fakes.crash import run_navtui
+
+MODEL = "qwen2.5-coder:7b"
+
+
+def _headless(server: FakeServer, *args: str, cwd: Path, openai: bool = False):
+    provider = (
+        ("-p", "openai", "-b", server.url, "-m", "qwen2.5-coder-7b")
+        if openai
+        else ("-p", "ollama", "-b", server.url, "-m", MODEL)
+    )
+    return run_navtui(*provider, "--approval", "yolo", *args, cwd=cwd)  # fmt: skip
+
+
+def _results(server: FakeServer) -> list[str]:
+    return [m["content"] for m in server.chat_requests[-1].json["messages"] if m["role"] == "tool"]
+
+
+def test_p13_malformed_calls_never_run_and_three_invalid_responses_in_a_row_stop_the_run(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    fake_server.script(
+        ToolCall("write", raw_arguments='{"path": "a.txt", "content": "hal'),  # truncated JSON
+        ToolCall("write", raw_arguments="[1, 2]"),  # not an object
+    )
+    fake_server.script(ToolCall("write", {"path": "b\x00.txt", "content": "x"}))  # NUL in a path: runs, is refused
+    fake_server.script(
+        ToolCall("write", {"path": "c.txt"}),  # a required field missing
+        ToolCall("read", {"path": "c.txt", "offset": "ten"}),  # a wrong type
+    )
+    fake_server.script(ToolCall("frobnicate", {"x": 1}))  # an unknown tool
+    fake_server.script(ToolCall("write", raw_arguments='{"path": "d.txt", "content": '))
+    fake_server.script(Text("never requested"))
+    run = _headless(fake_server, "--print", "write files", cwd=workspace)
+    assert run.returncode == 1, run.stderr
+    assert "invalid tool calls 3 times in a row" in run.stderr and "Traceback" not in run.stderr
+    assert len(fake_server.chat_requests) == 5
+    assert sorted(p.name for p in workspace.iterdir()) == []  # nothing was written
+    results = _results(fake_server)
+    assert "not valid JSON" in results[0] and "must be a JSON object" in results[1]
+    assert "NUL" in results[2] and "content" in results[3] and "offset" in results[4]
+    assert "Unknown tool 'frobnicate'" in results[5]
+
+
+@pytest.mark.parametrize("openai", [False, True], ids=["ollama", "llama.cpp"])
+def test_p15_a_500_error_parsing_tool_call_is_retried_once_then_handed_to_the_model(
+    fake_server: FakeServer, workspace: Path, openai: bool
+) -> None:
+    message = "Failed to parse tool call arguments as JSON" if openai else "error parsing tool call: raw='{\"path\":'"
+    fake_server.script(HttpError(500, message))
+    fake_server.script(HttpError(500, message))
+    fake_server.script(Text("I answer without the tool."))
+    run = _headless(fake_server, "--print", "read it", cwd=workspace, openai=openai)
+    assert run.returncode == 0 and run.stdout.strip() == "I answer without the tool.", run.stderr
+    assert "could not parse" in run.stderr and "busy" not in run.stderr  # a model mistake, not a server outage
+    assert len(fake_server.chat_requests) == 3  # the first try, one retry, then the model with the error
+    [result] = _results(fake_server)
+    assert "could not parse your tool call" in result and message.split(":")[0] in result
+
+
+def test_p16_the_same_failing_call_repeated_stops_after_three(fake_server: FakeServer, workspace: Path) -> None:
+    for _ in range(50):
+        fake_server.script(ToolCall("read", {"path": "missing.py"}))
+    run = _headless(fake_server, "--print", "read it", cwd=workspace)
+    assert run.returncode == 1, run.stderr
+    assert "repeated the same failing read call 3 times" in run.stderr and "File not found" in run.stderr
+    assert len(fake_server.chat_requests) == 3
+
+
+def test_p16_running_out_of_max_turns_exits_1(fake_server: FakeServer, workspace: Path, navtui_home: Path) -> None:
+    (navtui_home / "settings.json").write_text(json.dumps({"max_turns": 2}))
+    (workspace / "a.txt").write_text("a\n")
+    for offset in range(1, 10):
+        fake_server.script(ToolCall("read", {"path": "a.txt", "offset": 1, "limit": offset}))
+    run = _headless(fake_server, "--print", "read forever", cwd=workspace)
+    assert run.returncode == 1 and "Stopped after 2 turns (max_turns)" in run.stderr, run.stderr
+    assert len(fake_server.chat_requests) == 2
