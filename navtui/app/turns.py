@@ -2,11 +2,14 @@
 
 A turn is an async worker that iterates ``Runtime.run`` and hands each event to the ``EventRouter``. While
 it runs, new messages queue (sent after the turn); Esc interrupts (the partial answer stays, queued messages
-come back to the prompt). The spinner timer and the periodic GC freeze exist only while a turn runs.
+come back to the prompt). The spinner timer and the periodic GC freeze exist only while a turn runs. While the
+model has not sent its first token the status line counts the seconds: a local model reading a long prompt
+can be silent for minutes, and the user decides whether to wait or press Esc.
 """
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -24,6 +27,10 @@ if TYPE_CHECKING:
     from navtui.app.screens.main import MainScreen
 
 RECLAIM_DELAY = 3.0  # idle seconds before a full garbage collection
+WAIT_SHOWN_AFTER = 2  # seconds of silence from the model before the status line counts them
+_FIRST_OUTPUT = frozenset(
+    {"text_delta", "thinking_delta", "tool_call_started", "turn_finished", "run_finished", "error"}
+)
 
 
 class TurnRunner:
@@ -36,6 +43,8 @@ class TurnRunner:
         self._spinner_timer: Any = None
         self._spinner_index = 0
         self._reclaim_timer: Any = None
+        self._wait_timer: Any = None
+        self._waiting_since: float | None = None  # a request went out and nothing came back yet
         self._pastes: list[str] = []  # long pastes of prompts sent, until their user message shows
 
     def remember_pastes(self, pasted: list[str]) -> None:
@@ -105,12 +114,14 @@ class TurnRunner:
         router = self.router
         try:
             async for event in runtime.run(text):
+                self._track_wait(getattr(event, "type", ""))
                 router.handle(event)
         except NavtuiError as exc:
             screen.error(exc.message, exc.hint)
         except Exception as exc:  # a bug in one turn must not take the app down; show it and carry on
             screen.error(f"Unexpected error: {type(exc).__name__}: {exc}", "this is a bug in navtui; please report it")
         finally:
+            self._track_wait("run_finished")
             router.finish_streams()
             self.running = False
             self.set_working(False)
@@ -151,6 +162,27 @@ class TurnRunner:
         if self.running:
             label = "waiting for approval" if waiting else "working"
             self.screen.query_one(StatusLine).set_working(True, label)
+
+    def _track_wait(self, kind: str) -> None:
+        """Count the seconds from a request to the model's first output (see the module docstring)."""
+        if kind == "turn_started":
+            self._waiting_since = time.monotonic()
+            if self._wait_timer is None:
+                self._wait_timer = self.screen.set_interval(1.0, self._show_wait, name="model-wait")
+        elif kind in _FIRST_OUTPUT and self._waiting_since is not None:
+            self._waiting_since = None
+            if self._wait_timer is not None:
+                self._wait_timer.stop()
+                self._wait_timer = None
+            if self.running and kind != "run_finished":
+                self.screen.query_one(StatusLine).set_working(True, "working")
+
+    def _show_wait(self) -> None:
+        if self._waiting_since is None or not self.running or self.interrupted:
+            return
+        seconds = int(time.monotonic() - self._waiting_since)
+        if seconds >= WAIT_SHOWN_AFTER:
+            self.screen.query_one(StatusLine).set_working(True, f"waiting for the model · {seconds} s (Esc stops)")
 
     def _spin(self) -> None:
         self._spinner_index += 1

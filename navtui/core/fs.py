@@ -9,6 +9,7 @@ and the next start removes the ones whose process is gone (``recover_temp_files`
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import tempfile
@@ -60,6 +61,18 @@ def make_temp(target: Path) -> tuple[int, str]:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent)
     _journal.note(tmp)
     return fd, tmp
+
+
+_FULL = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EFBIG: "the file would be larger than this system allows (a file size limit, or a full disk)",
+}
+
+
+def write_error_text(exc: OSError) -> str:
+    """Why a write failed, in words that say what to do about a full disk."""
+    return _FULL.get(exc.errno or 0) or exc.strerror or str(exc)
 
 
 def fsync_dir(directory: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from navtui.core.errors import NavtuiError
+from navtui.core.fs import write_error_text
 from navtui.core.secrets import env_secrets, might_hold_secret
 from navtui.session.blobs import externalize
 from navtui.session.entries import CURRENT_VERSION, Entry, SessionHeader, now_iso
@@ -213,7 +214,7 @@ class EntryWriter:
         return encode_line(self.header.to_json())
 
     def _latch(self, exc: Exception) -> None:
-        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+        reason = write_error_text(exc) if isinstance(exc, OSError) else str(exc)
         self.error_is_new = self.error is None
         self.error = NavtuiError(
             f"Could not save the session to {self.path}: {reason}",

@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, model_validator
 
 from navtui.core.errors import ToolError
-from navtui.core.fs import atomic_write_bytes
+from navtui.core.fs import atomic_write_bytes, write_error_text
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.diff import clip_diff, diff_stats, unified_diff
 from navtui.tools.editmatch import Applied, apply_edit
@@ -131,7 +131,7 @@ class EditTool(Tool[EditArgs]):
         try:
             atomic_write_bytes(plan.path, data)
         except OSError as exc:
-            raise ToolError(f"Could not write {plan.shown}: {exc.strerror or exc}; the file is unchanged") from exc
+            raise ToolError(f"Could not write {plan.shown}: {write_error_text(exc)}; the file is unchanged") from exc
         ctx.file_state.record(plan.path, data)
         added, removed = diff_stats(plan.diff)
         replacements = sum(a.count for a in plan.applied)

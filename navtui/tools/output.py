@@ -32,6 +32,24 @@ def sanitize(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+LOW_DISK_BYTES = 64 * 1024
+
+
+def disk_full_note(directory: Path) -> str | None:
+    """A line for the model and the user when the disk holding ``directory`` has (almost) no room left."""
+    try:
+        st = os.statvfs(directory)
+    except OSError:
+        return None
+    free = st.f_bavail * st.f_frsize
+    if free >= LOW_DISK_BYTES:
+        return None
+    return (
+        f"[the disk holding {directory} is full ({human_size(free)} free): the command's output could not be kept, "
+        "and the command may have failed for that reason; free some space, or set NAVTUI_HOME to another disk]"
+    )
+
+
 def human_size(size: int) -> str:
     value = float(size)
     for unit in ("B", "KB", "MB", "GB"):

@@ -17,7 +17,7 @@ from navtui.tools.approval import ApprovalResponse
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.env import scrubbed_env
 from navtui.tools.jobs import GRACE_SECONDS, Job, exit_text
-from navtui.tools.output import excerpt_file, human_size, read_tail, sanitize
+from navtui.tools.output import disk_full_note, excerpt_file, human_size, read_tail, sanitize
 from navtui.tools.sandbox_blocked import approve_unsandboxed, diagnose
 
 if TYPE_CHECKING:
@@ -93,7 +93,10 @@ def finished_result(job: Job) -> ToolResult:
     excerpt = excerpt_file(job.output_path)
     body = excerpt.render(full_output=str(job.output_path)) if excerpt.total_bytes else "(no output)"
     text = f"{body.rstrip()}\n{_job_footer(job)}"
-    failed = job.status != "exited" or job.exit_code != 0
+    full = disk_full_note(job.output_path.parent)
+    if full is not None:
+        text += f"\n{full}"
+    failed = job.status != "exited" or job.exit_code != 0 or full is not None
     details = _job_details(job, excerpt.truncated)
     blocked = diagnose(job) if failed else None
     if blocked:

@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from navtui.core.errors import ToolError
-from navtui.core.fs import atomic_write_bytes
+from navtui.core.fs import atomic_write_bytes, write_error_text
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.diff import diff_stats, unified_diff
 from navtui.tools.output import human_size
@@ -102,7 +102,7 @@ class WriteTool(Tool[WriteArgs]):
         try:
             atomic_write_bytes(path, data, mode=None if exists else _new_file_mode())
         except OSError as exc:
-            raise ToolError(f"Could not write {shown}: {exc.strerror or exc}") from exc
+            raise ToolError(f"Could not write {shown}: {write_error_text(exc)}") from exc
         ctx.file_state.record(path, data)
         after = content.replace("\r\n", "\n")
         diff = unified_diff(before, after, shown)

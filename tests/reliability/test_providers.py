@@ -291,3 +291,17 @@ async def test_p14_duplicate_empty_and_reused_tool_call_ids_are_made_unique(harn
     ids = [c.id for m in h.runtime.agent.messages if isinstance(m, AssistantMessage) for c in m.tool_calls]
     assert len(ids) == 3 and len(set(ids)) == 3 and all(ids)
     # and every request the server got had a valid pairing (I2, conftest)
+
+
+async def test_p03_the_app_counts_the_seconds_a_silent_model_takes(make_app, fake_server) -> None:
+    from navtui.widgets.status_line import StatusLine
+    from tests.app.conftest import main_screen, settle, wait_for
+
+    fake_server.script(Stall(3.5, resume=True), Text("slow but alive"))  # a long prompt read on a CPU: no bytes yet
+    app = make_app()
+    async with app.run_test(size=(120, 32)) as pilot:
+        main_screen(app).submit("go")
+        status = app.screen.query_one(StatusLine)
+        await wait_for(pilot, lambda: "waiting for the model · 2 s" in status.activity, seconds=10)
+        await settle(app, pilot)
+        assert not status.working and app.runtime.last_answer() == "slow but alive"

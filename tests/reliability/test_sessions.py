@@ -164,7 +164,7 @@ def test_s07_a_failed_append_is_rolled_back_kept_in_memory_and_written_when_spac
     second = session.append_message(user("not yet saved"))
     assert session.path.stat().st_size == size  # the half line was cut off again
     assert session.unsaved_count == 1 and session.get_entry(second) is not None
-    assert "No space left on device" in session.warnings[-1]
+    assert "the disk is full" in session.warnings[-1]
     with pytest.raises(NavtuiError, match="Could not save the session"):
         session.sync()
     monkeypatch.setattr(store, "_write_all", real_write_all)

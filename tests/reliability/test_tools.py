@@ -5,6 +5,7 @@ Every test here also checks I3 (conftest): no process carrying the test's marker
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
@@ -340,3 +341,39 @@ def test_t13_a_missing_sandbox_is_said_at_start_never_silently_full_access(
     runtime = Runtime.create(LaunchOptions(cwd=workspace, provider="ollama", model=MODEL, sandbox="workspace-write"))
     assert any("Landlock" in warning and "not available" in warning for warning in runtime.warnings)
     assert runtime.ctx.sandbox.label == "off!"  # shown in the status line, not passed off as a sandbox
+
+
+# ---------------------------------------------------------------------------------------------------- X4
+def _private_tmpfs_works(directory: Path) -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs '{directory}'"],
+        capture_output=True,
+        timeout=10,
+    )
+    return probe.returncode == 0
+
+
+def test_x4_a_command_run_while_navtui_home_is_full_says_the_disk_is_full(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    if not _private_tmpfs_works(navtui_home):
+        pytest.skip("needs unshare -rm and a tmpfs mount (user namespaces) to fill a disk safely")
+    fake_server.script(ToolCall("shell", {"command": "echo hello"}))
+    fake_server.script(Text("noted"))
+    navtui = [sys.executable, "-m", "navtui", "-p", "ollama", "-b", fake_server.url, "-m", MODEL, "--approval",
+              "yolo", "--print", "say hello"]  # fmt: skip
+    fill = (
+        'mount -t tmpfs -o size=256k tmpfs "$NAVTUI_HOME" && mkdir -p "$NAVTUI_HOME/artifacts" && '
+        '(dd if=/dev/zero of="$NAVTUI_HOME/fill" bs=4096 2>/dev/null; true) && exec "$@"'
+    )
+    run = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", fill, "sh", *navtui],
+        cwd=workspace, env=child_env(), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    [result] = _tool_results(fake_server)
+    assert "is full" in result and "free some space" in result
+    # The answer is delivered, and losing the session is not silent: it is said, and the exit code is 1.
+    assert run.stdout.strip() == "noted" and run.returncode == 1
+    assert "The session could not be saved" in run.stderr and "the disk is full" in run.stderr
