@@ -240,7 +240,6 @@ async def test_p07_a_rejected_key_is_not_retried_names_the_variable_and_is_not_s
     assert secrets_on_disk(navtui_home) == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14 in progress: secrets in provider errors are not masked on screen yet")
 async def test_p07_a_key_quoted_by_the_server_is_not_shown(harness, fake_server) -> None:
     fake_server.script(HttpError(401, f"invalid x-api-key {CANARY}", error_type="authentication_error"))
     h = harness()
