@@ -269,6 +269,7 @@ def test_a_reader_that_stops_early_gets_no_traceback(workspace: Path, args: list
     assert child.stdout is not None and child.stderr is not None
     child.stdout.close()  # as `| head -0` would: every write now hits a closed pipe
     err = child.stderr.read().decode()
+    child.stderr.close()  # a pipe left to the garbage collector is a ResourceWarning (an error in this suite)
     assert child.wait(timeout=60) in (0, 141)
     assert "Traceback" not in err and "BrokenPipeError" not in err
 
