@@ -102,20 +102,26 @@ def _started(session: SessionManager) -> Path:
     return session.path
 
 
+def kill_a_writer(path: Path, pad: int, acknowledgements: int) -> list[str]:
+    """Start a process appending to ``path``, SIGKILL it after that many acknowledged entries; their ids."""
+    child = spawn(APPEND_FOREVER, str(path), str(pad), env=child_env())
+    assert child.stdout is not None
+    acknowledged = []
+    for _ in range(acknowledgements):
+        line = child.stdout.readline()
+        assert line, child.stderr.read() if child.stderr else ""
+        acknowledged.append(line.strip())
+    child.send_signal(signal.SIGKILL)
+    rest, _ = child.communicate()
+    assert child.returncode == -signal.SIGKILL
+    return acknowledged + rest.split()
+
+
 def test_s01_a_writer_killed_at_random_loses_nothing_it_acknowledged(session: SessionManager) -> None:
     path = _started(session)
     acknowledged: list[str] = []
-    for pad in ("50000", "300000", "7"):
-        child = spawn(APPEND_FOREVER, str(path), pad, env=child_env())
-        assert child.stdout is not None
-        for _ in range(40):
-            line = child.stdout.readline()
-            assert line, child.stderr.read() if child.stderr else ""
-            acknowledged.append(line.strip())
-        child.send_signal(signal.SIGKILL)
-        rest, _ = child.communicate()
-        acknowledged.extend(rest.split())
-        assert child.returncode == -signal.SIGKILL
+    for pad in (50000, 300000, 7):
+        acknowledged.extend(kill_a_writer(path, pad, 40))
         loaded = SessionManager.open(path)
         ids = {entry.id for entry in loaded.entries}
         assert set(acknowledged) <= ids

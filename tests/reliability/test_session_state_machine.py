@@ -151,13 +151,18 @@ class SessionMachine(RuleBasedStateMachine):
             assert self.session.display_items(entry_id) == path
 
 
-def test_s11_random_histories_with_crashes_keep_every_acknowledged_entry() -> None:
+def run_histories(examples: int, steps: int) -> None:
+    """Run ``examples`` random histories of up to ``steps`` steps (the soak profile runs many more)."""
     run_state_machine_as_test(
         SessionMachine,
         settings=settings(
-            max_examples=40,
-            stateful_step_count=25,
+            max_examples=examples,
+            stateful_step_count=steps,
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
         ),
     )
+
+
+def test_s11_random_histories_with_crashes_keep_every_acknowledged_entry() -> None:
+    run_histories(40, 25)
