@@ -181,6 +181,16 @@ class Terminal:
                 condition.event.set()  # the program is gone: wake every waiter
 
     def _take(self, data: bytes, now: float) -> None:
+        # On a busy machine one read can hold the end of a frame and the start of the next: the conditions are
+        # checked at each frame's end, on the screen as that frame left it, as a terminal would have shown it.
+        start = 0
+        while (end := data.find(SYNC_END, start)) >= 0:
+            self._take_part(data[start : end + len(SYNC_END)], now)
+            start = end + len(SYNC_END)
+        if start < len(data):
+            self._take_part(data[start:], now)
+
+    def _take_part(self, data: bytes, now: float) -> None:
         traffic = self.traffic
         joined = self._tail + data
         starts, ends = joined.count(SYNC_START), joined.count(SYNC_END)
