@@ -25,9 +25,11 @@ from navtui.widgets.status_line import StatusLine
 if TYPE_CHECKING:
     from navtui.app.events import EventRouter
     from navtui.app.screens.main import MainScreen
+    from navtui.core.events import AgentEvent  # pydantic models: imported with the runtime, after the first frame
 
 RECLAIM_DELAY = 3.0  # idle seconds before a full garbage collection
 WAIT_SHOWN_AFTER = 2  # seconds of silence from the model before the status line counts them
+WAITING = "waiting for the model"
 _FIRST_OUTPUT = frozenset(
     {"text_delta", "thinking_delta", "tool_call_started", "turn_finished", "run_finished", "error"}
 )
@@ -45,6 +47,7 @@ class TurnRunner:
         self._reclaim_timer: Any = None
         self._wait_timer: Any = None
         self._waiting_since: float | None = None  # a request went out and nothing came back yet
+        self._waiting_for = WAITING  # what the status line says is being waited for
         self._pastes: list[str] = []  # long pastes of prompts sent, until their user message shows
 
     def remember_pastes(self, pasted: list[str]) -> None:
@@ -114,14 +117,14 @@ class TurnRunner:
         router = self.router
         try:
             async for event in runtime.run(text):
-                self._track_wait(getattr(event, "type", ""))
+                self._track_wait(event)
                 router.handle(event)
         except NavtuiError as exc:
             screen.error(exc.message, exc.hint)
         except Exception as exc:  # a bug in one turn must not take the app down; show it and carry on
             screen.error(f"Unexpected error: {type(exc).__name__}: {exc}", "this is a bug in navtui; please report it")
         finally:
-            self._track_wait("run_finished")
+            self._track_wait(None)
             router.finish_streams()
             self.running = False
             self.set_working(False)
@@ -163,12 +166,19 @@ class TurnRunner:
             label = "waiting for approval" if waiting else "working"
             self.screen.query_one(StatusLine).set_working(True, label)
 
-    def _track_wait(self, kind: str) -> None:
-        """Count the seconds from a request to the model's first output (see the module docstring)."""
+    def _track_wait(self, event: AgentEvent | None) -> None:
+        """Count the seconds from a request to the model's first output (see the module docstring).
+
+        ``None`` is the end of the run. A model being loaded into memory is named while it loads.
+        """
+        kind = event.type if event is not None else "run_finished"
         if kind == "turn_started":
             self._waiting_since = time.monotonic()
+            self._waiting_for = WAITING
             if self._wait_timer is None:
                 self._wait_timer = self.screen.set_interval(1.0, self._show_wait, name="model-wait")
+        elif event is not None and event.type == "model_loading":
+            self._waiting_for = WAITING if event.done else f"loading {event.model}"
         elif kind in _FIRST_OUTPUT and self._waiting_since is not None:
             self._waiting_since = None
             if self._wait_timer is not None:
@@ -182,7 +192,7 @@ class TurnRunner:
             return
         seconds = int(time.monotonic() - self._waiting_since)
         if seconds >= WAIT_SHOWN_AFTER:
-            self.screen.query_one(StatusLine).set_working(True, f"waiting for the model · {seconds} s (Esc stops)")
+            self.screen.query_one(StatusLine).set_working(True, f"{self._waiting_for} · {seconds} s (Esc stops)")
 
     def _spin(self) -> None:
         self._spinner_index += 1

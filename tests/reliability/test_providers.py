@@ -296,11 +296,15 @@ async def test_p03_the_app_counts_the_seconds_a_silent_model_takes(make_app, fak
     from navtui.widgets.status_line import StatusLine
     from tests.app.conftest import main_screen, settle, wait_for
 
-    fake_server.script(Stall(3.5, resume=True), Text("slow but alive"))  # a long prompt read on a CPU: no bytes yet
+    model = "qwen2.5-coder:7b"  # make_app's model, out of memory: Ollama loads it first, then reads the prompt
+    fake_server.set_model(model, loaded=False)
+    fake_server.load_delay = 2.5
+    fake_server.script(Stall(2.5, resume=True), Text("slow but alive"))  # a long prompt read on a CPU: no bytes yet
     app = make_app()
     async with app.run_test(size=(120, 32)) as pilot:
         main_screen(app).submit("go")
         status = app.screen.query_one(StatusLine)
-        await wait_for(pilot, lambda: "waiting for the model · 2 s" in status.activity, seconds=10)
+        await wait_for(pilot, lambda: f"loading {model} · 2 s (Esc stops)" in status.activity, seconds=10)
+        await wait_for(pilot, lambda: "waiting for the model · 4 s (Esc stops)" in status.activity, seconds=10)
         await settle(app, pilot)
         assert not status.working and app.runtime.last_answer() == "slow but alive"
