@@ -251,7 +251,8 @@ class Agent:
             return None
         return Notice(
             text=f"The answer broke off ({error.message}); asking again (attempt {broken + 1}/"
-            f"{self.provider.retry.retries_for(error.kind)}). The partial answer stays on screen but is not sent back.",
+            f"{self.provider.retry.retries_for(error.kind)}). The partial answer is kept in the session but not "
+            "sent back to the model.",
             level="warning",
         )
 
