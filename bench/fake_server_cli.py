@@ -6,7 +6,10 @@
 Each prompt takes the next reply: a long streamed Markdown answer, a tool call that reads a file then an
 answer, an edit of ``demo.py`` (create it first) then an answer; after that every prompt streams the long
 answer again. ``--scenario sandbox`` instead runs a command the sandbox blocks (a write to ``~``), then a
-background job (``sleep``) to try ``kill -9`` on navtui with. ``--cold 5`` starts the model out of memory
+background job (``sleep``) to try ``kill -9`` on navtui with. ``--scenario faults`` shows what navtui does when
+the model or the server misbehaves, one prompt each: an answer that breaks off (asked again), a model silent for
+8 s (the status line counts), a model calling a tool that does not exist (the run stops after 3), a tool call
+the server could not parse (HTTP 500, asked again then handed to the model). ``--cold 5`` starts the model out of memory
 (loading it takes 5 s); ``/models pull smollm2:135m`` downloads a model with progress. Ctrl+C stops the server.
 """
 
@@ -21,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import make_markdown  # noqa: E402
-from tests.fakes import FakeServer, Text, ToolCall, Usage  # noqa: E402
+from tests.fakes import Drop, FakeServer, HttpError, Stall, Text, ToolCall, Usage  # noqa: E402
 from tests.fakes.script import split_text  # noqa: E402
 
 MODEL = "qwen2.5-coder:7b"
@@ -59,12 +62,23 @@ def sandbox_script(server: FakeServer) -> None:
     server.script(Text("It keeps running in the background."))
 
 
+def faults_script(server: FakeServer) -> None:
+    server.script(Text("The answer starts, "), Text("goes on for a while "), Text("and then"), Drop())
+    server.script(Text("Asked again, the whole answer arrives this time."))
+    server.script(Stall(8, resume=True), Text("Sorry for the wait: the prompt was long."))
+    for _ in range(3):
+        server.script(Text("Let me frobnicate."), ToolCall("frobnicate", {"level": 11}))
+    for _ in range(2):
+        server.script(HttpError(500, "error parsing tool call: raw='{\"path\":'"))
+    server.script(Text("My call was broken; here is the answer without it."))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tokens", type=int, default=3000, help="length of the long answer (4-char tokens)")
     parser.add_argument("--rate", type=float, default=300, help="tokens per second")
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--scenario", choices=["default", "sandbox"], default="default")
+    parser.add_argument("--scenario", choices=["default", "sandbox", "faults"], default="default")
     parser.add_argument(
         "--cold", type=float, metavar="SECONDS", help="the model starts out of memory; loading takes this long"
     )
@@ -76,6 +90,8 @@ def main() -> None:
     server.set_pullable("smollm2:135m", size=270_000_000, steps=40, delay=0.1)  # /models pull smollm2:135m
     if args.scenario == "sandbox":
         sandbox_script(server)
+    elif args.scenario == "faults":
+        faults_script(server)
     else:
         script(server, args.tokens, args.rate)
     print(server.url, flush=True)
