@@ -48,8 +48,9 @@ def gone(pid: int) -> bool:
 
 
 def marker_of(pid: int) -> str:
+    """The process's job marker; "" until it has one (between fork and exec it still has its parent's environment)."""
     environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    return next(v.split(b"=", 1)[1].decode() for v in environ if v.startswith(JOB_MARKER.encode() + b"="))
+    return next((v.split(b"=", 1)[1].decode() for v in environ if v.startswith(JOB_MARKER.encode() + b"=")), "")
 
 
 def test_a_child_forked_by_a_thread_that_ends_is_killed_with_it() -> None:
@@ -89,7 +90,7 @@ async def test_a_job_started_from_a_short_lived_thread_outlives_it(ws: Path, ctx
 
 async def test_the_sweep_leaves_the_jobs_of_a_running_navtui_alone(ws: Path, ctx) -> None:
     job = ctx.jobs.start("sleep 30", cwd=ws, env=dict(os.environ), output_dir=ctx.artifacts_dir, timeout=60)
-    assert owner_alive(owner_token()) and marker_of(job.pid).startswith(owner_token() + "-")
+    assert owner_alive(owner_token()) and eventually(lambda: marker_of(job.pid).startswith(owner_token() + "-"))
     await asyncio.to_thread(sweep_leftovers, 0.2)
     assert job.running and procs.is_alive(job.pid)
     scratch = ctx.jobs.scratch()
@@ -111,8 +112,9 @@ def test_the_sweep_stops_a_dead_owners_processes_of_this_home_only() -> None:
         assert ours.wait(10) == -signal.SIGTERM
         assert theirs.poll() is None  # another navtui home's leftover: that home's next start stops it
     finally:
-        theirs.kill()
-        theirs.wait()
+        for child in (ours, theirs):
+            child.kill()
+            child.wait()
 
 
 def test_kill_9_leaves_nothing_running_after_the_next_start(fake_server, workspace: Path) -> None:
