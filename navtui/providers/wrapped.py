@@ -1,9 +1,10 @@
 """A provider around another that changes only how tool calls travel (the text protocol, constrained decoding).
 
-The wrapper keeps the inner provider's name, model, endpoint, the reason its protocol was chosen and its
-tool-call id counter (a session that switched protocols mid-way keeps unique ids); ``model_info`` says which
-protocol is in use. What is not about tool calls is the inner provider's: the model list (Ollama's says what is
-loaded), downloads, the server's tokenizer.
+The wrapper keeps the inner provider's name, model, endpoint, the reason its protocol was chosen, its retry
+policy (the agent asks again by it after an answer that broke off) and its tool-call id counter (a session that
+switched protocols mid-way keeps unique ids); ``model_info`` says which protocol is in use. What is not about
+tool calls is the inner provider's: the model list (Ollama's says what is loaded), downloads, the server's
+tokenizer.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class WrappedProvider(Provider):
         self.inner = inner
         self.name = inner.name
         self.protocol_reason = inner.protocol_reason
+        self.retry = inner.retry  # the same object: a fake clock injected into either is the one both wait on
         self.new_call_id = getattr(inner, "new_call_id", None) or call_ids()
         self.can_pull = inner.can_pull
 

@@ -4,12 +4,17 @@ inner provider's (qwen2.5-coder:1.5b on Ollama is wrapped by default, and /model
 from __future__ import annotations
 
 from navtui.config.settings import ProviderSettings, Settings
-from navtui.providers.base import ListedModel
+from navtui.core.messages import UserMessage
+from navtui.providers.base import ChatRequest, ListedModel
 from navtui.providers.constrained import ConstrainedProvider
+from navtui.providers.ollama import OllamaProvider
 from navtui.providers.openai import OpenAIProvider
 from navtui.providers.registry import build_provider
 from navtui.providers.textprovider import TextProtocolProvider
+from tests.fakes import HttpError, Text
+from tests.fakes.clock import FakeClock
 from tests.fakes.server import FakeServer
+from tests.providers.support import collect, text_of
 
 SMALL = "qwen2.5-coder:1.5b"  # auto picks constrained decoding for it (providers/families.py)
 
@@ -38,3 +43,18 @@ async def test_a_text_protocol_model_counts_tokens_with_the_servers_tokenizer(fa
         assert await provider.count_tokens("x" * 30) == 10  # the fake tokenizer: 3 characters a token
     finally:
         await provider.aclose()
+
+
+async def test_a_wrapped_model_retries_by_the_inner_providers_policy(fake_server: FakeServer) -> None:
+    # The agent asks again after an answer that broke off by ``provider.retry``: for a wrapped model that must be
+    # the policy the inner provider retries by (the user's max_retries, the test's fake clock), not a default.
+    fake_server.set_model(SMALL, context_length=8192)
+    for _ in range(2):
+        fake_server.script(HttpError(503, retry_headers=False))
+    fake_server.script(Text("too late"))
+    provider = TextProtocolProvider(OllamaProvider(SMALL, fake_server.url, ProviderSettings(max_retries=1)))
+    clock = FakeClock()
+    provider.retry.sleep = clock.sleep
+    events = await collect(provider, ChatRequest(system="", messages=[UserMessage(content="hi")]))
+    assert provider.retry.max_retries == 1 and len(clock.sleeps) == 1  # one retry, waited on the fake clock
+    assert text_of(events) == "" and len(fake_server.chat_requests) == 2
