@@ -15,7 +15,8 @@ or a burst of writes for a program that does not use synchronized output. ``--re
 5,000-entry session, against its fresh start in the same run.
 
 Apps: ``navtui`` (this checkout), ``before`` (navtui from another checkout, ``--baseline DIR``: before/after
-figures in one run), ``textual`` (a minimal stock Textual app: start-up and idle only), and peers given as
+figures in one run), ``textual`` (a minimal stock Textual app: start-up and idle only), ``floor`` (a raw-mode
+program that echoes a key at once: what the pty and this terminal cost every app), and peers given as
 executables: ``--vibe2 PATH`` (Mistral Vibe 2.x, run with its Python/Textual UI) and ``--vibe3 PATH``
 (Mistral Vibe 3.x, its Rust UI), each with a throwaway ``VIBE_HOME`` per run pointed at the fake server.
 Runs are interleaved (run 1 of every app, then run 2 ...); the report gives medians over runs, and the load
@@ -70,6 +71,16 @@ class Minimal(App):
         yield Footer()
 
 Minimal().run()
+"""
+# The floor: a raw-mode program that writes each probe back at once. What it measures is the pty, the
+# scheduler and this terminal's own reading, the part of every app's figure that no app can take out.
+FLOOR_APP = """
+import os, tty
+tty.setraw(0)
+os.write(1, b"\\x1b[2J\\x1b[1;1Hfloor ready")
+while True:
+    key = os.read(0, 16)
+    os.write(1, b"\\x1b[2;1H" + (b"Z" if key == b"Z" else b" "))
 """
 VIBE_CONFIG = """active_model = "fake"
 
@@ -127,7 +138,7 @@ def navtui_argv(url: str) -> list[str]:
     return [sys.executable, "-m", "navtui", "-p", "ollama", "-b", url, "-m", MODEL]
 
 
-def build_apps(args: argparse.Namespace, stock_script: str) -> list[App]:
+def build_apps(args: argparse.Namespace, stock_script: str, floor_script: str) -> list[App]:
     python = sys.executable
     known: dict[str, App] = {
         "navtui": App("navtui", navtui_argv, lambda url, home: {}, navtui_ready),
@@ -138,6 +149,7 @@ def build_apps(args: argparse.Namespace, stock_script: str) -> list[App]:
             _has("NavBenchTitle", "prompt", "palette"),
             streams=False,
         ),
+        "floor": App("floor", lambda url: [python, floor_script], lambda url, home: {}, _has("floor ready"), False),
     }
     if args.baseline:
         known["before"] = App(
@@ -548,7 +560,9 @@ def main() -> None:
     rates = [float(r) for r in args.rates.split(",") if r]
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
         handle.write(STOCK_APP)
-    apps = build_apps(args, handle.name)
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as floor:
+        floor.write(FLOOR_APP)
+    apps = build_apps(args, handle.name, floor.name)
     results: dict[str, list[dict[str, Any]]] = {app.name: [] for app in apps}
     load = {"before": list(os.getloadavg())}
     try:
@@ -569,6 +583,7 @@ def main() -> None:
         resumes = resume_runs(args.runs, navtuis) if args.resume else {}
     finally:
         os.unlink(handle.name)
+        os.unlink(floor.name)
         for app in apps:
             if app.home is not None:
                 shutil.rmtree(app.home, ignore_errors=True)
