@@ -141,6 +141,9 @@ def _main(argv: list[str]) -> int:
         if options.resume == "":  # no picker without a screen: take the latest session
             options.resume, options.continue_session = None, True
         return run_headless(options, prompt, json_mode=args.json_mode)
+    from navtui.app import gc_policy
+
+    gc_policy.hold_until_first_frame()
     from navtui.app.app import run_app
 
     return run_app(options)

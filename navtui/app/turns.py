@@ -19,6 +19,7 @@ from navtui.app import gc_policy
 from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
 from navtui.widgets import spinner
+from navtui.widgets.pacing import pacer_of
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusLine
 
@@ -44,6 +45,7 @@ class TurnRunner:
         self._router: EventRouter | None = None
         self._spinner_timer: Any = None
         self._spinner_index = 0
+        self._collected_at = 0  # the spinner tick of the last gc_policy.tick()
         self._reclaim_timer: Any = None
         self._wait_timer: Any = None
         self._waiting_since: float | None = None  # a request went out and nothing came back yet
@@ -200,8 +202,13 @@ class TurnRunner:
         self.screen.query_one(StatusLine).tick(index)
         for card in self.router.pending_cards:
             card.tick(index)
-        if index % 10 == 0:
-            gc_policy.tick()  # see gc_policy: keeps full collections from stalling frames while streaming
+        # See gc_policy: a collection a second keeps full ones from stalling frames while streaming. It is put
+        # off while the user types (it stalls the loop for a few ms, and a key behind it waits), 5 s at most.
+        since = index - self._collected_at
+        pacer = pacer_of(self.screen.app)
+        if since >= 10 and (since >= 50 or pacer is None or not pacer.typing):
+            self._collected_at = index
+            gc_policy.tick()
 
     def _reclaim(self) -> None:
         self._reclaim_timer = None

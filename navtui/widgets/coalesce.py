@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.message_pump import MessagePump
 
-from navtui.widgets.pacing import InputPacer
+from navtui.widgets.pacing import pacer_of
 
 
 class Coalescer:
@@ -50,8 +50,8 @@ class Coalescer:
         self._timer = None
         if not self._pending:
             return
-        pacer = getattr(self._owner.app, "pacer", None) if paced else None
-        if isinstance(pacer, InputPacer):
+        pacer = pacer_of(self._owner.app) if paced else None
+        if pacer is not None:
             wait = pacer.delay(self._last)
             if wait > 0:
                 self._arm(wait)

@@ -9,9 +9,12 @@ next heavy frame. So, while the user types:
   waits (a few ms at a time, ``ECHO_WAIT`` at most): the echo goes out in a frame of its own, a few lines;
 * streamed text is flushed at most every ``TYPING_INTERVAL`` (20 Hz) until ``TYPING`` seconds after the last
   key, so fewer heavy frames stand between a key and its echo;
-* the periodic garbage collection of a working turn is skipped (``gc_policy``).
+* the periodic garbage collection of a working turn is skipped (``gc_policy``);
+* the frame that shows a key goes out as soon as the key is handled (``MainScreen``), not at the next tick of
+  Textual's 60 Hz update timer, which a running stream keeps going: half a period (~8 ms) on average.
 
 The app calls ``key()`` for every key event and ``frame()`` after every frame; coalescers ask ``delay()``.
+Widgets find the app's pacer with ``pacer_of(app)`` (``None`` in an app without one, as in widget tests).
 """
 
 from __future__ import annotations
@@ -38,6 +41,11 @@ class InputPacer:
         self.frame_at = time.monotonic()
 
     @property
+    def echo_pending(self) -> bool:
+        """A key arrived after the last frame: the next frame carries its echo."""
+        return self.key_at > self.frame_at
+
+    @property
     def typing(self) -> bool:
         return time.monotonic() - self.key_at < TYPING
 
@@ -47,6 +55,11 @@ class InputPacer:
         since_key = now - self.key_at
         if since_key >= TYPING:
             return 0.0
-        if self.key_at > self.frame_at and since_key < ECHO_WAIT:
+        if self.echo_pending and since_key < ECHO_WAIT:
             return RETRY  # the key's echo is not on screen yet: its frame goes first
         return max(0.0, last_flush + TYPING_INTERVAL - now)
+
+
+def pacer_of(app: object) -> InputPacer | None:
+    pacer = getattr(app, "pacer", None)
+    return pacer if isinstance(pacer, InputPacer) else None

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -29,11 +29,13 @@ from navtui.app.completion import (
     complete_command,
     complete_path,
 )
+from navtui.app.compositor import CroppedCompositor
 from navtui.app.history import PromptHistory
 from navtui.app.turns import TurnRunner
 from navtui.config.launch import THINKING_LEVELS
 from navtui.widgets.completion_menu import CompletionMenu
 from navtui.widgets.items import ErrorItem, Level, NoticeItem, ProviderHelpItem, ToolItem, WelcomeItem
+from navtui.widgets.pacing import pacer_of
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusData, StatusLine
 from navtui.widgets.transcript import Transcript
@@ -109,6 +111,7 @@ class MainScreen(Screen[None]):
         """``runtime`` may be ``None`` while it is still being built (``runtime_ready`` hands it over);
         ``options`` and ``settings`` then describe the start until it arrives."""
         super().__init__()
+        self._compositor = CroppedCompositor()  # a partial update renders only the rows it sends
         self._runtime = runtime
         if runtime is not None:
             options, settings = runtime.options, runtime.settings
@@ -197,6 +200,20 @@ class MainScreen(Screen[None]):
             self.refresh()
             return
         super()._compositor_refresh()
+
+    async def _on_idle(self, event: events.Idle) -> None:
+        # A key's echo goes out now, not at the next tick of Textual's 60 Hz update timer (a running stream
+        # keeps it ticking, and the key waited half a period on average): see widgets/pacing.py.
+        pacer = pacer_of(self.app)
+        if (
+            pacer is not None
+            and pacer.echo_pending
+            and (self._dirty_widgets or self._layout_required or self._repaint_required)
+            and self.is_current
+            and not self.app._batch_count
+        ):
+            self._on_timer_update()
+        await super()._on_idle(event)
 
     async def on_mount(self) -> None:
         prompt = self.query_one(PromptEditor)
