@@ -14,13 +14,17 @@ compare start-up costs on a busy box (wall-clock figures need a quiet one).
 A first start in an empty NAVTUI_HOME (no theme cache yet: the themes are loaded before the first frame) is
 measured too, in the same alternation.
 
-Usage: ``python bench/bench_startup.py [--reps 5] [--instructions]``
+``--mcp N`` configures N stdio MCP servers (the tests' server) in the user file: they start in the background
+after the first frame and must not move it or the key echo.
+
+Usage: ``python bench/bench_startup.py [--reps 5] [--instructions] [--mcp N]``
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import json
 import os
 import shutil
 import statistics
@@ -86,6 +90,15 @@ def _dumped(directory: Path) -> int:
     raise SystemExit("callgrind wrote no dump (is valgrind installed?)")
 
 
+def write_mcp_servers(home: Path, count: int) -> None:
+    """``count`` stdio MCP servers (the tests' server) in the user file of ``home``."""
+    if not count:
+        return
+    entry = {"command": sys.executable, "args": [str(ROOT / "tests" / "mcp" / "mcp_server.py")]}
+    servers = {f"s{n}": {**entry, "env": {"MCP_TEST_DIR": str(home)}} for n in range(count)}
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+
 def stats(values: list[float]) -> str:
     return f"min {min(values):6.0f}  p50 {statistics.median(values):6.0f}  max {max(values):6.0f} ms"
 
@@ -94,6 +107,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind")
+    parser.add_argument("--mcp", type=int, default=0, metavar="N", help="configure N stdio MCP servers")
     args = parser.parse_args()
     if args.instructions and not shutil.which("callgrind_control"):
         raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
@@ -111,6 +125,7 @@ def main() -> None:
         help_ms = [] if args.instructions else time_help(args.reps)
         # One NAVTUI_HOME for all runs, as for a user: the warm-up run leaves the theme cache and history behind.
         with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as stock_home:
+            write_mcp_servers(Path(home), args.mcp)
             run(navtui, home, navtui_ready, settle=True)
             run(stock, stock_home, stock_ready)
             ours, theirs, first_ever = [], [], []
@@ -118,6 +133,7 @@ def main() -> None:
                 ours.append(run(navtui, home, navtui_ready, instructions=args.instructions))
                 theirs.append(run(stock, stock_home, stock_ready, instructions=args.instructions))
                 with tempfile.TemporaryDirectory() as empty:  # a first start: no theme cache yet
+                    write_mcp_servers(Path(empty), args.mcp)
                     first_ever.append(run(navtui, empty, navtui_ready, instructions=args.instructions))
     finally:
         server.stop()
