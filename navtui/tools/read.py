@@ -100,7 +100,9 @@ def _not_found(resolved: Path, shown: str) -> ToolError:
 
 class ReadArgs(BaseModel):
     path: str = Field(min_length=1, description="File (or directory) path, relative to the workspace.")
-    offset: int | None = Field(None, ge=1, description="First line to show (1-based).")
+    offset: int | None = Field(
+        None, ge=0, description="First line to show (1-based; 0, which models often send, means the first)."
+    )
     limit: int | None = Field(None, ge=1, le=MAX_LINES, description=f"How many lines (at most {MAX_LINES}).")
 
 

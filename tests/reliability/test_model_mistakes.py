@@ -68,8 +68,14 @@ def test_p15_a_500_error_parsing_tool_call_is_retried_once_then_handed_to_the_mo
     assert run.returncode == 0 and run.stdout.strip() == "I answer without the tool.", run.stderr
     assert "could not parse" in run.stderr and "busy" not in run.stderr  # a model mistake, not a server outage
     assert len(fake_server.chat_requests) == 3  # the first try, one retry, then the model with the error
-    [result] = _results(fake_server)
-    assert "could not parse your tool call" in result and message.split(":")[0] in result
+    messages = fake_server.chat_requests[-1].json["messages"]
+    # The made-up name of an unreadable call is never shown to the model (a small one copies it): the answer says
+    # the call could not be read and the correction follows as the user's.
+    assert "invalid_tool_call" not in json.dumps(messages) and _results(fake_server) == []
+    said, correction = messages[-2:]
+    assert said["role"] == "assistant" and "could not read" in said["content"] and not said.get("tool_calls")
+    assert correction["role"] == "user" and "could not parse your tool call" in correction["content"]
+    assert message.split(":")[0] in correction["content"]
 
 
 def test_p16_the_same_failing_call_repeated_stops_after_three(fake_server: FakeServer, workspace: Path) -> None:

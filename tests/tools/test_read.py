@@ -32,6 +32,16 @@ async def test_offset_and_limit_say_where_to_continue(ws: Path, ctx) -> None:
     assert "end of file" in tail.text and "   100\tline 100" in tail.text
 
 
+async def test_offset_zero_means_the_first_line(ws: Path, ctx) -> None:
+    # Small models often count from 0; refusing it cost the 0.5B eval model whole turns of invalid calls.
+    (ws / "n.txt").write_text("".join(f"line {i}\n" for i in range(1, 6)))
+    result = await call(read, ctx, path="n.txt", offset=0, limit=2)
+    assert not result.is_error
+    assert result.text.splitlines()[:2] == ["     1\tline 1", "     2\tline 2"]
+    with pytest.raises(ToolError, match="offset"):
+        await call(read, ctx, path="n.txt", offset=-1)
+
+
 async def test_huge_file_is_paged_at_2000_lines(ws: Path, ctx) -> None:
     (ws / "big.txt").write_text("".join(f"{i}\n" for i in range(1, 5001)))
     result = await call(read, ctx, path="big.txt")
