@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from navtui.agent.advice import ADVISOR_PREFIX
 from navtui.agent.hooks import AgentHooks
 from navtui.config.watchdog import load_watchdog_blocks
 from navtui.core.events import AdvisorNote, AgentEvent, Notice, RunFinished
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from navtui.agent.loop import Agent
     from navtui.providers.base import Provider
 
-ADVISOR_PREFIX = "Advisor (a senior reviewer watching your work — weigh it, don't blindly obey):"
 ADVISOR_TOOLS = ("read", "grep", "find")
 MAX_FAILURES = 3
 RETRY_DELAY = 1.0

@@ -14,9 +14,13 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from navtui.core.messages import UserMessage, now_ms
+if TYPE_CHECKING:
+    from navtui.core.messages import UserMessage
+
+# navtui.core.messages (pydantic) is imported where a message is made: the prompt's border asks prompt_mode on
+# the first key typed, often before the runtime (and pydantic) has loaded, and must not wait ~70 ms for it.
 
 MAX_OUTPUT = 100_000  # characters kept (the tail, like a terminal's scrollback)
 TIMEOUT = 600.0
@@ -53,6 +57,8 @@ def prompt_mode(text: str) -> Literal["bash", "python"] | None:
 
 async def run_user_command(command: UserCommand, cwd: Path) -> dict[str, Any]:
     """Run it and return the session message (pi's/omp's shape). Cancelling kills the process."""
+    from navtui.core.messages import now_ms
+
     if command.kind == "bash":
         argv = ["bash", "-c", command.code]
     else:  # the project's Python (the one on PATH), not the one navtui runs in
@@ -97,4 +103,6 @@ def context_message(message: dict[str, Any]) -> UserMessage | None:
 
     if message.get("excludeFromContext"):
         return None
+    from navtui.core.messages import UserMessage, now_ms
+
     return UserMessage(content=execution_text(message), timestamp=message.get("timestamp") or now_ms())

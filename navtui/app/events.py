@@ -12,7 +12,7 @@ from collections.abc import Callable
 from rich.text import Text
 from textual.widget import Widget
 
-from navtui.agent.advisor import ADVISOR_PREFIX
+from navtui.agent.advice import ADVISOR_PREFIX
 from navtui.app.session_view import Describe, tool_item
 from navtui.core.display import display_safe
 from navtui.core.events import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from navtui.agent.advisor import ADVISOR_PREFIX
+from navtui.agent.advice import ADVISOR_PREFIX
 from navtui.core.messages import (
     AssistantMessage,
     Message,

@@ -71,14 +71,13 @@ def peek_settings(cwd: Path, overrides: dict[str, Any]) -> FirstFrameSettings:
     return settings
 
 
-TAIL_ENTRIES = 60  # a resumed session's first frame shows the end of its path, read from the file's tail
-
-
-def peek_session_tail(cwd: Path, resume: str | None, continue_session: bool) -> list[Any]:
+def peek_session_tail(cwd: Path, resume: str | None, continue_session: bool, rows: int) -> list[Any]:
     """The transcript items at the end of the session being resumed, read from the file's tail.
 
     The runtime parses the whole file after the first frame; until then a resumed session shows its last
     entries (``SessionManager.read_tail``: milliseconds, however long the file) instead of a welcome card.
+    A screen of ``rows`` lines shows at most ``rows // 2`` of them (an entry takes a line and its margin at
+    least): no more are read and rendered (30 Markdown answers cost the first frame ~60 ms).
     Nothing when no session is resumed or it cannot be found (the runtime then says why).
     """
     if not resume and not continue_session:
@@ -96,7 +95,7 @@ def peek_session_tail(cwd: Path, resume: str | None, continue_session: bool) -> 
             if not files:
                 return []
             path = files[0]
-        tail = SessionManager.read_tail(path, TAIL_ENTRIES)
+        tail = SessionManager.read_tail(path, max(10, rows // 2))
     except (NavtuiError, OSError, ValueError):
         return []
     return transcript_items(tail.leaf_path)

@@ -89,9 +89,11 @@ async def test_new_entries_prune_the_oldest_widgets_while_following(make_app, fa
 
 def test_importing_the_app_stays_light() -> None:
     # Everything the first frame needs; the provider SDKs, the index, .gitignore matching, and even pydantic (settings, tools, session
-    # models) load after it, with the runtime.
+    # models) load after it, with the runtime. The first key typed asks user_commands for the prompt's mode: it must
+    # not wait for pydantic either (it did: ~70 ms before the first echo).
     code = (
         "import sys, json; import navtui.app.app, navtui.app.approver, navtui.app.startup, navtui.app.screens.main; "
+        "import navtui.agent.user_commands, navtui.agent.advice; "
         "print(json.dumps([m for m in ('anthropic', 'httpx_sse', 'navtui.index', 'ollama', 'pydantic', 'markdown_it', 'mcp', 'navtui.mcp', 'pathspec')"
         " if m in sys.modules]))"
     )

@@ -237,7 +237,7 @@ class MainScreen(Screen[None]):
         model = options.model or settings.model or ""
         from navtui.app.startup import peek_session_tail
 
-        tail = peek_session_tail(options.cwd, options.resume, options.continue_session)
+        tail = peek_session_tail(options.cwd, options.resume, options.continue_session, self.app.size.height)
         if tail:  # a resumed session: its end, as the runtime will show it once the whole file is read
             self._transcript.load(tail)
         else:
