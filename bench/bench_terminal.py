@@ -8,7 +8,7 @@ in its own process streaming the same 20,000-token Markdown reply. Per run (a fr
   the previous echo);
 * streaming at each ``--rates`` value: the same probes, echo latency p50/p95/p99/max, bytes to the terminal
   per second and per frame, frames per second, CPU seconds; "behind at the end" from the server's last chunk
-  to the reply's last line on screen; RSS once the reply is shown.
+  to the reply's last line on screen; RSS once the reply is shown, and 4 s later (idle).
 
 A frame is one synchronized update (the terminal answers that it supports mode 2026, as modern terminals do),
 or a burst of writes for a program that does not use synchronized output. ``--resume`` adds navtui resuming a
@@ -357,6 +357,8 @@ def stream(term: Terminal, server: Server, rate: float, tokens: int) -> dict[str
     wall = end - t0
     time.sleep(0.5)
     rss, rss_tree = term.rss_mb()
+    time.sleep(4.0)  # idle now: navtui's full collection runs 3 s after a turn ends (app/gc_policy.py)
+    rss_settled = term.rss_mb()[0]
     return {
         "rate": rate,
         "echo_ms": summary(probe.latencies),
@@ -372,6 +374,7 @@ def stream(term: Terminal, server: Server, rate: float, tokens: int) -> dict[str
         "cpu_share": cpu / wall,
         "rss_mb": rss,
         "rss_tree_mb": rss_tree,
+        "rss_settled_mb": rss_settled,
     }
 
 
@@ -468,6 +471,10 @@ def report(results: dict[str, list[dict[str, Any]]], rates: list[float]) -> None
                 ),
             ),
             (f"{tag}: CPU (share of a core)", lambda rs, p=pick: fmt(med([s["cpu_share"] * 100 for s in p(rs)]), " %")),
+            (
+                f"{tag}: RSS 4 s later, idle",
+                lambda rs, p=pick: fmt(med([s.get("rss_settled_mb") for s in p(rs)]), " MB"),
+            ),
             (
                 f"{tag}: RSS at the end (with children)",
                 lambda rs, p=pick: (

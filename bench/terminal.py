@@ -31,6 +31,8 @@ from pathlib import Path
 
 import pyte
 
+from navtui.tools.procs import is_alive
+
 SYNC_START = b"\x1b[?2026h"
 SYNC_END = b"\x1b[?2026l"
 # DECRQM (is mode N supported?): 2026 yes (reset, 2), anything else "not recognised" (0).
@@ -314,7 +316,7 @@ class Terminal:
                     pass
             try:
                 self.proc.wait(timeout=3)
-                if sig == signal.SIGTERM and any(_alive(pid) for pid in pids[1:]):
+                if sig == signal.SIGTERM and any(is_alive(pid) for pid in pids[1:]):
                     time.sleep(0.5)
                     continue
                 break
@@ -323,11 +325,3 @@ class Terminal:
         self._reader.join(timeout=3)
         self._drawer.join(timeout=30)
         os.close(self.master)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
