@@ -185,6 +185,17 @@ async def test_t07_markup_in_model_text_file_names_and_contents_is_shown_literal
 JOB = "python3 -c \"import time; print('Serving on 8000', flush=True); time.sleep(300)\""
 
 
+def _as_started_from_a_terminal() -> None:
+    """Default SIGHUP/SIGTERM in the child, as a shell in a terminal starts it.
+
+    A suite run under ``nohup`` (or by a daemon that ignores SIGHUP) passes the ignored hang-up on to every child,
+    and navtui rightly keeps it ignored then (nohup's contract), so the hang-up under test would never arrive.
+    """
+    for signum in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP, signal.SIGTERM})
+
+
 @pytest.mark.parametrize("ending", ["normal-exit", "SIGTERM", "SIGHUP"])
 def test_t08_a_background_job_is_reported_and_dies_with_navtui(
     fake_server: FakeServer, workspace: Path, ending: str
@@ -201,6 +212,7 @@ def test_t08_a_background_job_is_reported_and_dies_with_navtui(
             [sys.executable, "-m", "navtui", "-p", "ollama", "-b", fake_server.url, "-m", MODEL, "--approval", "yolo",
              "--print", "start a server"],
             cwd=workspace, env=child_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            preexec_fn=_as_started_from_a_terminal,
         )  # fmt: skip
         deadline = time.monotonic() + 30
         while len(fake_server.chat_requests) < 3 and time.monotonic() < deadline:
