@@ -17,12 +17,15 @@ from textual.binding import Binding
 
 from navtui.app import gc_policy
 from navtui.app.commands import COMMANDS
+from navtui.app.compositor import DiffingCompositor
+from navtui.app.screen_image import ScreenImage
 from navtui.app.theme_defaults import nav_defaults
 from navtui.app.theming import AppThemes
 from navtui.styles import stylesheet
 from navtui.widgets.pacing import InputPacer
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from textual.screen import Screen
 
     from navtui.agent.runtime import LaunchOptions, Runtime
@@ -77,6 +80,7 @@ class NavtuiApp(App[int]):
         self.check_provider = check_provider
         self.watch_theme_files = watch_themes
         self.pacer = InputPacer()  # typing first: streamed output waits for the echo (widgets/pacing.py)
+        self.screen_image = ScreenImage(self.console)  # what the terminal shows: frames write only what changed
         if runtime is not None:
             COMMANDS.load()
         self.themes = AppThemes(self, Path(self.options.cwd), self.settings.ui.theme)
@@ -103,6 +107,18 @@ class NavtuiApp(App[int]):
             self.pacer.key()
         await super().on_event(event)
 
+    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        # Only the main screen's compositor keeps the terminal's image up to date; another screen's frame
+        # (a dialog, a picker) changes cells it does not know of.
+        if renderable is not None and not isinstance(screen._compositor, DiffingCompositor):
+            self.screen_image.invalidate()
+        super()._display(screen, renderable)
+
+    def _terminal_resumed(self, app: App[int]) -> None:
+        # Back from a suspend ($EDITOR, ctrl+z): the terminal showed something else meanwhile.
+        self.screen_image.invalidate()
+        self.screen.refresh()
+
     def post_display_hook(self) -> None:
         self.pacer.frame()
 
@@ -124,6 +140,7 @@ class NavtuiApp(App[int]):
     async def on_mount(self) -> None:
         # One complete first frame, in one write: nothing is painted until the welcome card, prompt box and
         # status line are all in place (Textual paints widgets as they arrive: three writes, ~60 ms apart).
+        self.app_resume_signal.subscribe(self, self._terminal_resumed)
         screen = self.main_screen
         with self.batch_update():
             try:

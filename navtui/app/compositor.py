@@ -15,10 +15,17 @@ until then it is a subclass, checked against the version pinned in pyproject.tom
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from textual._compositor import Compositor
+from rich.console import RenderableType
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 from textual.geometry import Region
 from textual.strip import Strip
+
+from navtui.app.screen_image import DiffUpdate, Row, ScreenImage
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 
 class CroppedCompositor(Compositor):
@@ -39,3 +46,47 @@ class CroppedCompositor(Compositor):
             height = min(visible.bottom, bottom) - y
             strips = widget.render_lines(Region(visible.x - region.x, y - region.y, visible.width, height))
             yield region, Region(visible.x, y, visible.width, height), strips
+
+
+class DiffingCompositor(CroppedCompositor):
+    """A compositor whose frames write only the cells that changed (``screen_image``), when given the
+    terminal's ``image``; screenshots and frames without an image are Textual's own."""
+
+    image: ScreenImage | None = None
+
+    def render_update(
+        self, full: bool = False, screen_stack: list[Screen] | None = None, simplify: bool = False
+    ) -> RenderableType | None:
+        update = super().render_update(full, screen_stack, simplify)
+        image = self.image
+        if image is None or full or simplify or update is None:  # a screenshot (full=True) prints the update
+            return update
+        image.begin(self.size.width, self.size.height)
+        if isinstance(update, LayoutUpdate):
+            rows = {
+                y: image.row_of([(update.region.x, Strip.join(line))])
+                for y, line in enumerate(update.strips, update.region.y)
+            }
+            return DiffUpdate(image, rows)
+        if isinstance(update, ChopsUpdate):
+            return _chops_to_diff(image, update) or update
+        return update
+
+
+def _chops_to_diff(image: ScreenImage, update: ChopsUpdate) -> DiffUpdate | None:
+    """The rows a partial update paints, over what the terminal shows; ``None`` when a row it touches is not
+    known and the update does not cover it whole (then Textual's update is written and the rows stay unknown)."""
+    covered: dict[int, int] = {}
+    for y, x1, x2 in update.spans:
+        covered[y] = covered.get(y, 0) + (x2 - x1)
+    rows: dict[int, Row] = {}
+    for y in covered:
+        base = image.rows[y] if y < len(image.rows) else None
+        if base is None and covered[y] < image.width:
+            for unknown in covered:
+                if unknown < len(image.rows):
+                    image.rows[unknown] = None
+            return None
+        strips = [(x, strip) for x, strip in update.chops[y].items() if strip is not None]
+        rows[y] = image.row_of(strips, base)
+    return DiffUpdate(image, rows)

@@ -29,7 +29,7 @@ from navtui.app.completion import (
     complete_command,
     complete_path,
 )
-from navtui.app.compositor import CroppedCompositor
+from navtui.app.compositor import DiffingCompositor
 from navtui.app.history import PromptHistory
 from navtui.app.turns import TurnRunner
 from navtui.config.launch import THINKING_LEVELS
@@ -111,7 +111,9 @@ class MainScreen(Screen[None]):
         """``runtime`` may be ``None`` while it is still being built (``runtime_ready`` hands it over);
         ``options`` and ``settings`` then describe the start until it arrives."""
         super().__init__()
-        self._compositor = CroppedCompositor()  # a partial update renders only the rows it sends
+        # A partial update renders only the rows it sends; a frame writes only the cells that changed.
+        self._diffing = DiffingCompositor()
+        self._compositor = self._diffing
         self._runtime = runtime
         if runtime is not None:
             options, settings = runtime.options, runtime.settings
@@ -215,7 +217,12 @@ class MainScreen(Screen[None]):
             self._on_timer_update()
         await super()._on_idle(event)
 
+    def on_screen_resume(self) -> None:
+        # Back from a dialog: its frames changed cells the terminal's image does not know, so repaint whole.
+        self.refresh()
+
     async def on_mount(self) -> None:
+        self._diffing.image = getattr(self.app, "screen_image", None)
         prompt = self.query_one(PromptEditor)
         prompt.completer = self._complete
         prompt.menu = self.query_one(CompletionMenu)

@@ -1,0 +1,264 @@
+"""What the terminal shows now, so that a frame writes only the cells that changed.
+
+Textual writes every line an update covers, whole: a streamed answer that grows by a word repaints the lines of
+the transcript it touches, and a transcript that follows its end repaints every visible line as it scrolls
+(~2.2 KB a frame at 120x40). ``ScreenImage`` remembers the cells the terminal holds; ``DiffUpdate`` compares a
+frame's rows with them and writes
+
+- a scroll of the band of rows whose content moved up or down (the terminal moves them: a scroll region and
+  line feeds, a few bytes), when that saves rows;
+- for each row that still differs, only the runs of cells that differ (a cursor move and the new cells).
+
+The image is exact only while every byte that changes cells goes through it: any other update (another
+screen's compositor, a resize, a suspend and resume) calls ``invalidate`` and the next frame writes its rows
+whole. Nothing here changes what a frame shows, only how many bytes it takes (tests/app/test_screen_image.py
+replays the bytes in a terminal emulator and compares the screen with a whole repaint's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from rich.cells import get_character_cell_size
+from rich.color import ColorSystem
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.control import Control
+from rich.segment import Segment
+from rich.style import Style
+from textual._compositor import CompositorUpdate
+from textual.strip import Strip
+
+_PAD = "\x00"  # the second cell of a wide character (never a character of its own: display text has no NUL)
+_MAX_STYLES = 4096  # distinct styles remembered; past that the image starts again (one whole repaint)
+_GAP = 6  # unchanged cells between two changed runs cheaper to rewrite than to skip with a cursor move
+_MAX_SCROLL = 12  # rows a frame may scroll by (a streamed answer moves one or two)
+
+
+@dataclass(slots=True)
+class Row:
+    """One row of cells: the text of each cell ("" never occurs: a wide character's second cell is ``_PAD``)
+    and the id of its look (``ScreenImage`` maps looks to styles)."""
+
+    cells: list[str]
+    looks: list[int]
+
+    def same(self, other: Row | None) -> bool:
+        return other is not None and self.cells == other.cells and self.looks == other.looks
+
+
+class ScreenImage:
+    """The terminal's cells as the last frames left them (``None``: a row whose content is not known)."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console
+        self.width = 0
+        self.height = 0
+        self.rows: list[Row | None] = []
+        self._look_of: dict[Style | None, int] = {}
+        self._look_ids: dict[tuple[str, str | None], int] = {}
+        self.styles: list[Style | None] = []
+        self.color_system = ColorSystem.TRUECOLOR
+
+    def invalidate(self) -> None:
+        """Forget what the terminal shows: the next frame writes every row it covers whole."""
+        self.rows = [None] * self.height
+
+    def begin(self, width: int, height: int) -> None:
+        """Start building a frame for a ``width`` x ``height`` screen (a new size: nothing is known)."""
+        if self.console is not None:  # the colours Textual renders with (it caches a style's codes)
+            self.color_system = self.console._color_system or ColorSystem.TRUECOLOR
+        if (width, height) != (self.width, self.height):
+            self.width, self.height = width, height
+            self.invalidate()
+        if len(self._look_of) >= _MAX_STYLES:  # styles with per-line meta come and go: start again
+            self._look_of.clear()
+            self._look_ids.clear()
+            self.styles.clear()
+            self.invalidate()
+
+    # ------------------------------------------------------------------ cells
+    def look(self, style: Style | None) -> int:
+        """A small id for what ``style`` looks like on the terminal (its SGR codes and link; meta ignored)."""
+        found = self._look_of.get(style)
+        if found is not None:
+            return found
+        if style is None:
+            key: tuple[str, str | None] = ("", None)
+        else:
+            ansi = style._ansi if style._ansi is not None else Strip.render_ansi(style, self.color_system)
+            key = (ansi, style._link)
+        look = self._look_ids.get(key)
+        if look is None:
+            look = self._look_ids[key] = len(self.styles)
+            self.styles.append(style)
+        self._look_of[style] = look
+        return look
+
+    def row_of(self, strips: Iterable[tuple[int, Strip]], base: Row | None = None) -> Row:
+        """The row that ``strips`` (each at a column) paint over ``base`` (blank where neither covers)."""
+        if base is not None:
+            cells, looks = list(base.cells), list(base.looks)
+        else:
+            cells, looks = [" "] * self.width, [self.look(None)] * self.width
+        for x, strip in strips:
+            line_cells: list[str] = []
+            line_looks: list[int] = []
+            for segment in strip:
+                text, style = segment.text, segment.style
+                if not text or segment.control:
+                    continue
+                look = self.look(style)
+                if text.isascii():
+                    line_cells.extend(text)
+                    line_looks.extend([look] * len(text))
+                    continue
+                for char in text:
+                    size = get_character_cell_size(char)
+                    if size == 0 and line_cells:
+                        line_cells[-1] += char  # a combining mark rides on the cell before it
+                    elif size == 2:
+                        line_cells.extend((char, _PAD))
+                        line_looks.extend((look, look))
+                    elif size == 1:
+                        line_cells.append(char)
+                        line_looks.append(look)
+            end = min(x + len(line_cells), self.width)
+            if end > x:
+                cells[x:end] = line_cells[: end - x]
+                looks[x:end] = line_looks[: end - x]
+        return Row(cells, looks)
+
+
+class DiffUpdate(CompositorUpdate):
+    """A frame as the rows it changes; written as the difference from what the terminal shows."""
+
+    def __init__(self, image: ScreenImage, rows: Mapping[int, Row]) -> None:
+        self.image = image
+        self.rows = rows
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        # The rows whole (what the frame shows), for a console that prints the update instead of writing it.
+        for y in sorted(self.rows):
+            row = self.rows[y]
+            yield Control.move_to(0, y).segment
+            x = 0
+            while x < len(row.looks):
+                end = x
+                while end < len(row.looks) and row.looks[end] == row.looks[x]:
+                    end += 1
+                text = "".join(cell for cell in row.cells[x:end] if cell != _PAD)
+                yield Segment(text, self.image.styles[row.looks[x]])
+                x = end
+
+    def render_segments(self, console: Console) -> str:
+        image = self.image
+        out: list[str] = []
+        old = image.rows
+        scrolled = _scroll(old, self.rows, image.height)
+        if scrolled is not None:
+            top, bottom, by = scrolled
+            out.append(_scroll_sequence(top, bottom, by))
+            old = _shifted(old, top, bottom, by)
+        for y in sorted(self.rows):
+            row = self.rows[y]
+            before = old[y] if y < len(old) else None
+            if row.same(before):
+                continue
+            for start, end in _changed_runs(before, row):
+                out.append(f"\x1b[{y + 1};{start + 1}H")
+                out.append(_render_cells(image, row, start, end))
+        new_rows = list(old)
+        for y, row in self.rows.items():
+            if y < len(new_rows):
+                new_rows[y] = row
+        image.rows = new_rows
+        return "".join(out)
+
+
+def _scroll(old: Sequence[Row | None], new: Mapping[int, Row], height: int) -> tuple[int, int, int] | None:
+    """The band ``[top, bottom)`` of rows to scroll and by how many rows (>0: content moves up), when that
+    leaves fewer rows to write than not scrolling; ``None`` otherwise."""
+    changed = [y for y, row in new.items() if y < len(old) and not row.same(old[y])]
+    if len(changed) < 4:
+        return None
+    top, bottom = min(changed), max(changed) + 1
+    # The band must be covered by the frame whole: rows outside it but inside the scroll would move unseen.
+    if any(y not in new for y in range(top, bottom)):
+        return None
+    best, best_saved = None, 0
+    limit = min(_MAX_SCROLL, (bottom - top) // 2)
+    for by in (*range(1, limit + 1), *range(-1, -limit - 1, -1)):
+        saved = 0
+        for y in range(top, bottom):
+            source = y + by
+            if top <= source < bottom and new[y].same(old[source]):
+                saved += 1
+        if saved > best_saved:
+            best, best_saved = by, saved
+    if best is None or best_saved < 3:
+        return None
+    return top, bottom, best
+
+
+def _scroll_sequence(top: int, bottom: int, by: int) -> str:
+    # DECSTBM limits the scroll to the band; line feeds at its bottom (reverse index at its top) move it.
+    # Resetting the margins homes the cursor; every write after this moves the cursor itself.
+    if by > 0:
+        return f"\x1b[{top + 1};{bottom}r\x1b[{bottom};1H" + "\n" * by + "\x1b[r"
+    return f"\x1b[{top + 1};{bottom}r\x1b[{top + 1};1H" + "\x1bM" * -by + "\x1b[r"
+
+
+def _shifted(rows: Sequence[Row | None], top: int, bottom: int, by: int) -> list[Row | None]:
+    """``rows`` as the terminal holds them after scrolling the band (rows scrolled in: not known)."""
+    shifted = list(rows)
+    for y in range(top, bottom):
+        source = y + by
+        shifted[y] = rows[source] if top <= source < bottom else None
+    return shifted
+
+
+def _changed_runs(before: Row | None, after: Row) -> list[tuple[int, int]]:
+    """Column ranges ``[start, end)`` to write so that ``before`` becomes ``after`` (whole row if unknown)."""
+    width = len(after.cells)
+    if before is None or len(before.cells) != width:
+        return [(0, width)]
+    runs: list[tuple[int, int]] = []
+    a_cells, a_looks, b_cells, b_looks = after.cells, after.looks, before.cells, before.looks
+    x = 0
+    while x < width:
+        if a_cells[x] == b_cells[x] and a_looks[x] == b_looks[x]:
+            x += 1
+            continue
+        start = x
+        while x < width and (a_cells[x] != b_cells[x] or a_looks[x] != b_looks[x]):
+            x += 1
+        if runs and start - runs[-1][1] <= _GAP:
+            runs[-1] = (runs[-1][0], x)
+        else:
+            runs.append((start, x))
+    # Never start or end inside a wide character: its two cells are written together.
+    fixed = []
+    for start, end in runs:
+        while start > 0 and a_cells[start] == _PAD:
+            start -= 1
+        while end < width and a_cells[end] == _PAD:
+            end += 1
+        fixed.append((start, end))
+    return fixed
+
+
+def _render_cells(image: ScreenImage, row: Row, start: int, end: int) -> str:
+    parts: list[str] = []
+    cells, looks, styles = row.cells, row.looks, image.styles
+    x = start
+    while x < end:
+        look = looks[x]
+        run_end = x
+        while run_end < end and looks[run_end] == look:
+            run_end += 1
+        text = "".join(cell for cell in cells[x:run_end] if cell != _PAD)
+        style = styles[look]
+        parts.append(text if style is None else Strip.render_style(style, text, image.color_system))
+        x = run_end
+    return "".join(parts)

@@ -1,0 +1,159 @@
+"""Frames that write only what changed (app/screen_image.py) leave the terminal as a whole repaint would.
+
+A terminal emulator (pyte) replays the bytes: after every frame its cells must be the frame's cells, whatever
+scrolled, changed or was unknown before. The app on a pty: a streamed answer's screen equals the screen after
+a dialog forced every row to be written whole.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pyte
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+from navtui.app.screen_image import DiffUpdate, Row, ScreenImage
+from tests.fakes import FakeServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from terminal import Terminal  # noqa: E402
+
+WIDTH, HEIGHT = 12, 8
+STYLES = [Style(color="#ff0000", bgcolor="#000000"), Style(color="#00ff00", bold=True), Style(bgcolor="#0000ff")]
+CHARS = "ab x─│界"  # box drawing, a space and a wide character among them
+
+
+CONSOLE = Console(force_terminal=True, color_system="truecolor", width=WIDTH)
+
+
+def _line(items: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """``items`` cut or padded to WIDTH cells (a wide character that would straddle the edge becomes a space)."""
+    out: list[tuple[str, int]] = []
+    for char, style in items:
+        size = 2 if char == "界" else 1
+        if len(out) + size > WIDTH:
+            break
+        out.append((char, style))
+        if size == 2:
+            out.append(("", style))
+    while len(out) < WIDTH:
+        out.append((" ", 0))
+    return out
+
+
+def _strip(cells: list[tuple[str, int]]) -> Strip:
+    return Strip([Segment(char, STYLES[style]) for char, style in cells if char])
+
+
+lines = st.lists(st.tuples(st.sampled_from(CHARS), st.integers(0, len(STYLES) - 1)), max_size=WIDTH).map(_line)
+screens = st.lists(lines, min_size=HEIGHT, max_size=HEIGHT)
+
+
+@st.composite
+def frames(draw: st.DrawFn) -> list[dict[int, list[tuple[str, int]]]]:
+    """A first whole screen, then frames made as a streaming transcript makes them: a band scrolled by a few
+    rows with new rows at its end, cells changed here and there, some frames covering only some rows."""
+    screen = draw(screens)
+    out = [dict(enumerate(screen))]
+    for _ in range(draw(st.integers(1, 6))):
+        top = draw(st.integers(0, HEIGHT - 2))
+        bottom = draw(st.integers(top + 2, HEIGHT))
+        by = draw(st.integers(-2, 3))
+        band = screen[top:bottom]
+        if by > 0:
+            band = band[by:] + [draw(lines) for _ in range(min(by, len(band)))]
+        elif by < 0:
+            band = [draw(lines) for _ in range(min(-by, len(band)))] + band[:by]
+        screen = screen[:top] + band[: bottom - top] + screen[bottom:]
+        for _ in range(draw(st.integers(0, 3))):
+            y, x = draw(st.integers(0, HEIGHT - 1)), draw(st.integers(0, WIDTH - 1))
+            row = [(c, s) for c, s in screen[y] if c]
+            row[min(x, len(row) - 1)] = (draw(st.sampled_from(CHARS)), draw(st.integers(0, len(STYLES) - 1)))
+            screen[y] = _line(row)
+        covered = draw(st.sets(st.integers(0, HEIGHT - 1), min_size=1)) if draw(st.booleans()) else range(HEIGHT)
+        out.append({y: screen[y] for y in covered})
+        screen = [out[-1].get(y, screen[y]) for y in range(HEIGHT)]
+    return out
+
+
+def _shown(term: pyte.Screen) -> list[list[tuple[str, str, str]]]:
+    return [
+        [(term.buffer[y][x].data, term.buffer[y][x].fg, term.buffer[y][x].bg) for x in range(WIDTH)]
+        for y in range(HEIGHT)
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(frames())
+def test_every_frame_leaves_the_cells_a_whole_repaint_leaves(sequence: list[dict[int, list[tuple[str, int]]]]) -> None:
+    image = ScreenImage(CONSOLE)
+    diffed, whole = pyte.Screen(WIDTH, HEIGHT), pyte.Screen(WIDTH, HEIGHT)
+    diffed_stream, whole_stream = pyte.Stream(diffed), pyte.Stream(whole)
+    for frame in sequence:
+        image.begin(WIDTH, HEIGHT)
+        rows: dict[int, Row] = {y: image.row_of([(0, _strip(cells))]) for y, cells in frame.items()}
+        diffed_stream.feed(DiffUpdate(image, rows).render_segments(CONSOLE))
+        # What Textual writes: every row of the frame whole
+        whole_stream.feed("".join(f"\x1b[{y + 1};1H" + _strip(cells).render(CONSOLE) for y, cells in frame.items()))
+        assert _shown(diffed) == _shown(whole)
+
+
+def test_a_scrolled_band_is_moved_by_the_terminal_not_rewritten() -> None:
+    image = ScreenImage(CONSOLE)
+    image.begin(WIDTH, HEIGHT)
+    text = [f"line {n:02d}".ljust(WIDTH) for n in range(HEIGHT + 1)]
+    first = {y: image.row_of([(0, Strip([Segment(text[y])]))]) for y in range(HEIGHT)}
+    whole = DiffUpdate(image, first).render_segments(CONSOLE)
+    assert all(line.strip() in whole for line in text[:HEIGHT])
+    image.begin(WIDTH, HEIGHT)
+    moved = {y: image.row_of([(0, Strip([Segment(text[y + 1])]))]) for y in range(HEIGHT)}
+    written = DiffUpdate(image, moved).render_segments(CONSOLE)
+    assert written.startswith(f"\x1b[1;{HEIGHT}r")  # a scroll region over the band, then one line feed
+    assert "line 08" in written and "line 05" not in written
+    # the new last line only, plus the scroll: far less than the rows it shows
+    assert len(written) < len(whole) // 3
+
+
+def test_a_changed_word_writes_only_its_cells() -> None:
+    image = ScreenImage(CONSOLE)
+    image.begin(40, 2)
+    before = {0: image.row_of([(0, Strip([Segment("the answer grows by a word".ljust(40))]))])}
+    DiffUpdate(image, before).render_segments(CONSOLE)
+    after = {0: image.row_of([(0, Strip([Segment("the answer grows by a word more".ljust(40))]))])}
+    written = DiffUpdate(image, after).render_segments(CONSOLE)
+    assert written == "\x1b[1;28Hmore"  # the space before it was there already
+
+
+# ---------------------------------------------------------------------- the app on a pty
+MODEL = "qwen2.5-coder:7b"
+
+
+def test_a_streamed_answer_looks_as_a_whole_repaint_of_it(workspace: Path, tmp_path: Path) -> None:
+    paragraphs = [f"Paragraph {n}: " + " ".join(f"word{n}x{m}" for m in range(30)) for n in range(40)]
+    answer = "\n\n".join(paragraphs) + "\n\nTHE END"
+    with FakeServer() as server:
+        server.set_model(MODEL, context_length=32768)
+        server.script_stream(answer, tokens_per_second=4000, chunk_chars=4)
+        env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", NAVTUI_HOME=str(tmp_path / "home"))
+        argv = [sys.executable, "-m", "navtui", "-p", "ollama", "-b", server.url, "-m", MODEL]
+        term = Terminal(argv, env=env, cwd=str(workspace), columns=90, lines=30)
+        try:
+            assert term.wait(lambda lines: MODEL in lines[-1], timeout=60) is not None
+            term.write(b"tell me\r")
+            assert term.wait(lambda lines: any("THE END" in line for line in lines), timeout=60) is not None
+            assert term.wait(lambda lines: "working" not in lines[-1], timeout=30) is not None
+            shown = term.display()
+            term.write(b"\x10")  # ctrl+p: the palette's frames are not the main screen's, so ...
+            assert term.wait(lambda lines: "Search for commands" in "\n".join(lines), timeout=30) is not None
+            term.write(b"\x1b")  # ... closing it repaints every row whole
+            assert term.wait(lambda lines: "Search for commands" not in "\n".join(lines), timeout=30) is not None
+            assert term.wait(lambda lines: lines == shown, timeout=10) is not None, "\n".join(term.display())
+        finally:
+            term.close()
