@@ -6,6 +6,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from navtui.core.gitsafe import run_git
+
 
 @dataclass(frozen=True)
 class GitStatus:
@@ -39,16 +41,10 @@ def parse_porcelain(output: str) -> GitStatus:
 
 
 def git_status(cwd: Path) -> GitStatus:
-    """Runs git (call it off the UI loop); an empty status outside a repository or when git fails."""
+    """Runs git (call it off the UI loop; no repository-configured program runs: core/gitsafe.py); an empty
+    status outside a repository or when git fails."""
     try:
-        out = subprocess.run(
-            ["git", "status", "--porcelain=v1", "--branch"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=2,
-            stdin=subprocess.DEVNULL,
-        )
+        out = run_git(["status", "--porcelain=v1", "--branch"], cwd, timeout=2)
     except (OSError, subprocess.TimeoutExpired):
         return GitStatus()
-    return parse_porcelain(out.stdout) if out.returncode == 0 else GitStatus()
+    return parse_porcelain(out.stdout.decode("utf-8", "replace")) if out.returncode == 0 else GitStatus()

@@ -100,3 +100,16 @@ def test_peek_settings_layers_files_and_flags(workspace: Path) -> None:
     assert peek_settings(workspace, {"model": "b", "ui": {"theme": "dark"}}).model == "b"
     user_settings_path().write_text("{not json")
     assert peek_settings(workspace, {}).ui.theme == "nord"
+
+
+async def test_opening_the_app_in_a_hostile_clone_runs_none_of_its_programs(fake_server, workspace: Path) -> None:
+    from tests.hostile_git import hostile_repo, ran
+
+    markers = workspace.parent / "markers"
+    hostile_repo(workspace, markers)  # core.fsmonitor, hooks, filters, pager... each would write a marker
+    app = deferred_app(fake_server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: main_screen(app)._git[0] == "main")  # the status line ran git status
+        await settle(app, pilot)
+        assert main_screen(app)._git[3] == 1  # a.txt changed: git really read the work tree
+    assert ran(markers) == []
