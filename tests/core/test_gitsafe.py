@@ -27,6 +27,14 @@ WORKFLOW = (
 )
 
 
+@pytest.fixture(autouse=True)
+def identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commits need a name; an unprivileged user has no global git config (kept: identity passes through)."""
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "navtui test")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
+
+
 @pytest.fixture
 def hostile(tmp_path: Path) -> tuple[Path, Path]:
     markers = tmp_path / "markers"
