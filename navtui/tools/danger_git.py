@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from navtui.tools.shellparse import Script
 
 # Config keys whose value git runs as a program (or that point git at programs to run).
 _RUNS_PROGRAM = re.compile(
@@ -34,8 +38,18 @@ def git_reason(args: list[str]) -> str | None:
         return _push_reason(flags, operands)
     if command == "reset" and "--hard" in flags:
         return "discards uncommitted changes (git reset --hard)"
-    if command == "clean" and _short(flags, "f", "--force") and not _short(flags, "n", "--dry-run"):
-        return f"deletes untracked files (git clean {' '.join(flags)})"
+    # Any clean but a dry run: with clean.requireForce=false (or -c), `git clean -d` deletes without -f.
+    if command == "clean" and not (_short(flags, "n", "--dry-run") or _short(flags, "i", "--interactive")):
+        return f"deletes untracked files (git clean {' '.join(flags)})".replace(" )", ")")
+    if command == "stash" and operands[:1] == ["clear"]:
+        return "deletes every stash (git stash clear): stashed work is lost"
+    if command == "branch" and (
+        _short(flags, "D", "") or (_short(flags, "d", "--delete") and _short(flags, "f", "--force"))
+    ):
+        return "force-deletes a branch, even with commits not merged anywhere (git branch -D)"
+    whole = any(path in (".", ":/", "*", "./", ":") for path in operands)
+    if command == "rm" and whole and "--cached" not in flags and _short(flags, "r", "-r"):
+        return f"deletes every tracked file from the work tree (git rm {' '.join(rest)})"
     if command in ("checkout", "restore") and _whole_tree(command, flags, operands, rest):
         return f"discards uncommitted changes to every file (git {command} {' '.join(rest)})"
     if command == "config" and operands:
@@ -79,4 +93,36 @@ def _config_reason(key: str, value: str) -> str | None:
     key = key.lower()
     if _RUNS_PROGRAM.match(key) or (key.startswith("alias.") and value.startswith("!")):
         return f"sets git's {key}, which makes git run a program"
+    return None
+
+
+_CONFIG_KEY_VAR = re.compile(r"^GIT_CONFIG_KEY_\d+$")
+_PARAMETER_KEY = re.compile(r"'([^'=]+)'(?:=|\s|$)")
+
+
+def git_env_reason(script: Script) -> str | None:
+    """``git -c`` smuggled through the environment: ``GIT_CONFIG_COUNT``/``KEY_n``/``VALUE_n`` or
+    ``GIT_CONFIG_PARAMETERS``, set as a prefix, with ``export`` or through ``env``."""
+    assigned: dict[str, list[str] | None] = dict(script.variables)
+    for command in script.commands:
+        for word in command.words:
+            for value in word.values or ():
+                name, sep, text = value.partition("=")
+                if sep and (_CONFIG_KEY_VAR.match(name) or name == "GIT_CONFIG_PARAMETERS"):
+                    assigned.setdefault(name, [])
+                    known = assigned[name]
+                    if known is not None:
+                        known.append(text)
+    for name, values in assigned.items():
+        if _CONFIG_KEY_VAR.match(name):
+            if values is None:
+                return f"sets {name} to a key computed at run time: git would take it as a -c setting"
+            for key in values:
+                if _config_reason(key, ""):
+                    return f"sets git's {key.lower()} through {name}, which makes git run a program"
+        elif name == "GIT_CONFIG_PARAMETERS":
+            for text in values or ["?"]:
+                keys = _PARAMETER_KEY.findall(text) if values is not None else ["?"]
+                if values is None or any(_config_reason(key, "") for key in keys):
+                    return "sets git settings through GIT_CONFIG_PARAMETERS, which can make git run a program"
     return None

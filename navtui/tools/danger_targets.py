@@ -46,6 +46,8 @@ def _home() -> str:
 
 def absolute(value: str, scope: Scope) -> str | None:
     """The normalised absolute path ``value`` names (``~`` expanded, ``..`` collapsed); ``None`` when unknown."""
+    if value.startswith("~+") and value[2:3] in ("", "/"):  # bash's $PWD
+        return absolute("." + value[2:], scope)
     if value.startswith("~"):
         user, sep, rest = value[1:].partition("/")
         base = _home() if not user else ("/root" if user == "root" else f"/home/{user}")

@@ -63,6 +63,7 @@ class Script:
     writes: list[Word]  # targets of >, >>, &> ... anywhere
     self_piping_functions: list[str]
     error: str | None  # the first text tree-sitter could not parse
+    variables: dict[str, list[str] | None] = field(default_factory=dict)  # assigned anywhere (prefix, export)
 
 
 @cache
@@ -155,7 +156,10 @@ class _Builder:
     def values(self, node: Any) -> list[str] | None:
         kind = node.type
         if kind == "word":
-            return _expand_braces(_unescape_word(_text(node)))
+            text = _text(node)
+            if text.startswith("~-") and text[2:3] in ("", "/"):
+                return None  # $OLDPWD: wherever the shell was before
+            return _expand_braces(_unescape_word(text))
         if kind == "raw_string":
             return [_text(node)[1:-1]]
         if kind == "ansi_c_string":
@@ -266,7 +270,7 @@ def parse(command: str) -> Script:
             error = _text(node) or kind
     for node in order:
         _link_pipe(node, commands)
-    return Script([commands[node.id] for node in order], writes, self_piping, error)
+    return Script([commands[node.id] for node in order], writes, self_piping, error, builder.variables)
 
 
 _NOT_WORDS = {"variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect", "comment"}
@@ -295,9 +299,12 @@ def _link_pipe(node: Any, commands: dict[int, Command]) -> None:
 
 
 def _pipes_into_itself(name: str, body: Any) -> bool:
-    for node in _walk(body):
-        if node.type == "pipeline":
-            called = [n for n in _commands_in(node) if _text(n.child_by_field_name("name") or n) == name]
-            if len(called) >= 2:
-                return True
+    """A fork bomb: the function pipes into itself, calls itself twice, or calls itself in the background."""
+    calls = [n for n in _commands_in(body) if _text(n.child_by_field_name("name") or n) == name]
+    if len(calls) >= 2:
+        return True
+    for call in calls:
+        following = call.next_sibling
+        if following is not None and following.type == "&":
+            return True
     return False
