@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from navtui.tools.jobs import JobRegistry  # noqa: E402
-from navtui.tools.sandbox import build_policy  # noqa: E402
+from navtui.tools.sandbox.policy import build_policy  # noqa: E402
+from navtui.tools.shell.jobs import JobRegistry  # noqa: E402
 
 
 def _bare(cwd: Path) -> float:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pyte
 
-from navtui.tools.procs import is_alive
+from navtui.tools.shell.procs import is_alive
 
 SYNC_START = b"\x1b[?2026h"
 SYNC_END = b"\x1b[?2026l"

@@ -19,7 +19,7 @@ SUBCOMMANDS = {
     "index": ("navtui.index.cli", "index_main", "build the repository index (.navtui/index.sqlite)"),
     "search": ("navtui.index.cli", "search_main", "search the repository index"),
     "mcp": ("navtui.mcp.cli", "mcp_main", "list, add or remove MCP servers"),
-    "sandbox": ("navtui.tools.sandbox_cli", "sandbox_main", "show the shell sandbox, or run a command in it"),
+    "sandbox": ("navtui.tools.sandbox.cli", "sandbox_main", "show the shell sandbox, or run a command in it"),
 }
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from navtui.tools.sandbox_exec import kernel_abi
+from navtui.tools.sandbox.exec import kernel_abi
 from tests.fakes import Text
 
 MODEL = "qwen2.5-coder:7b"

@@ -54,3 +54,48 @@ def test_headless_runtime_does_not_import_textual_or_anthropic() -> None:
     tops = {m.split(".")[0] for m in modules}
     assert "textual" not in tops and "anthropic" not in tops and "httpx_sse" not in tops
     assert "mcp" not in tops  # the MCP SDK loads only when a configured server starts
+
+
+# Which tools sub-package may import which (run-time or type-only): ``tools`` is the framework (base, schema,
+# approval, registry). The registry assembles the standard tool set, so it may import every sub-package; base and
+# approval name a few of their types (jobs, sandbox policy) and ask the danger rules. Anything new here is a
+# design decision: change docs/architecture.md with it.
+TOOLS_ALLOWED = {
+    "files": {"tools", "shell.output"},
+    "shell": {"tools", "sandbox"},
+    "sandbox": {"tools", "danger", "shell"},
+    "danger": {"files.protected"},
+}
+TOOLS_SANDBOX_TO_SHELL = {"blocked.py", "cli.py"}  # the rest of the sandbox never reaches back into the shell
+
+
+def _tools_part(module: str) -> str | None:
+    """``navtui.tools.files.read`` -> ``files.read``; framework modules -> ``tools``; other packages -> None."""
+    parts = module.split(".")
+    if parts[:2] != ["navtui", "tools"] or len(parts) < 3:
+        return None
+    if parts[2] in TOOLS_ALLOWED:
+        return ".".join(parts[2:])
+    return "tools"
+
+
+def test_tools_sub_packages_import_only_what_their_docstring_allows() -> None:
+    offenders = []
+    for package, allowed in TOOLS_ALLOWED.items():
+        for path in (ROOT / "tools" / package).glob("*.py"):
+            for module in _imported_modules(path):
+                part = _tools_part(module)
+                if part is None or part.split(".")[0] == package:
+                    continue
+                ok = any(part == a or part.startswith(a + ".") for a in allowed)
+                if package == "sandbox" and part.startswith("shell") and path.name not in TOOLS_SANDBOX_TO_SHELL:
+                    ok = False
+                if not ok:
+                    offenders.append(f"{path.relative_to(ROOT.parent)}: {module}")
+    assert offenders == []
+
+
+def test_the_sandbox_launcher_imports_nothing_of_navtui() -> None:
+    # It runs as a script under `python -E -s -S`, between fork and exec: stdlib only.
+    modules = _imported_modules(ROOT / "tools" / "sandbox" / "exec.py")
+    assert modules <= {"ctypes", "os", "sys", "_signal", "__future__"}

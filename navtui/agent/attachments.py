@@ -25,7 +25,7 @@ from pathlib import Path
 
 from navtui.core.events import Notice
 from navtui.core.walk import is_binary
-from navtui.tools.protected import protected_reason
+from navtui.tools.files.protected import protected_reason
 
 ATTACH_LIMIT = 100_000  # bytes of one attached file
 MAX_NAMED = 4  # files attached because the prompt names them

@@ -53,7 +53,7 @@ from navtui.core.messages import (
 from navtui.providers.base import PARSE_ERROR_KEY, AnyMessage, ChatRequest, Provider
 from navtui.tools.approval import ApprovalPolicy, Approver, DenyingApprover, authorize, denial_message
 from navtui.tools.base import ToolContext, ToolRegistry
-from navtui.tools.output import keep_long_result
+from navtui.tools.shell.output import keep_long_result
 
 ABORTED_RESULT = "Aborted by the user before this tool ran to completion."
 SKIPPED_RESULT = "Skipped: the turn was interrupted before this tool ran."

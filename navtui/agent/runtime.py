@@ -556,7 +556,7 @@ class Runtime:
 
     def set_sandbox(self, mode: str) -> str:
         """``/sandbox MODE`` for the rest of this session (settings are not changed). Returns what to show."""
-        from navtui.tools.sandbox import MODES, policy_from_settings
+        from navtui.tools.sandbox.policy import MODES, policy_from_settings
 
         if mode not in MODES:
             raise NavtuiError(f"Unknown sandbox mode '{mode}'", hint="use " + ", ".join(MODES))
@@ -632,8 +632,8 @@ class Runtime:
 
 def _housekeeping(settings: Settings) -> list[str]:
     """At start: stop what an earlier run left running, prune old shell output. Returns what to tell the user."""
-    from navtui.tools.artifacts import prune_artifacts
-    from navtui.tools.lifetime import sweep_leftovers
+    from navtui.tools.shell.artifacts import prune_artifacts
+    from navtui.tools.shell.lifetime import sweep_leftovers
 
     notes = []
     stopped = sweep_leftovers()

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 from navtui.core.errors import ConfigError, ToolError
 from navtui.mcp import process
 from navtui.mcp.config import ResolvedServer, ServerSpec, resolve
-from navtui.tools import lifetime
-from navtui.tools.output import read_tail
+from navtui.tools.shell import lifetime
+from navtui.tools.shell.output import read_tail
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -230,7 +230,7 @@ class ServerConnection:
         if self._stderr is None:
             directory = self.options.artifacts_dir
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            # mcp-<date>-<time>-<owner>-...: the shape artifacts pruning reads the owner from (tools/artifacts.py).
+            # mcp-<date>-<time>-<owner>-...: the shape artifacts pruning reads the owner from (tools/shell/artifacts.py).
             self.stderr_path = directory / f"mcp-{time.strftime('%Y%m%d-%H%M%S')}-{self.marker}.log"
             fd = os.open(self.stderr_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
             self._stderr = open(fd, "w", encoding="utf-8")  # noqa: SIM115 - kept open while the server runs

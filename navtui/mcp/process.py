@@ -2,7 +2,7 @@
 
 The SDK spawns a stdio server itself (its own session, pipes, a spec-following shutdown), so navtui cannot
 hand it a ``preexec_fn``. Instead the server's command line goes through the shell jobs' launcher
-(``tools/sandbox_exec.py``, unconfined here): it asks for ``PR_SET_PDEATHSIG`` (SIGKILL when navtui dies) and
+(``tools/sandbox/exec.py``, unconfined here): it asks for ``PR_SET_PDEATHSIG`` (SIGKILL when navtui dies) and
 ``exec``s the server, which keeps the setting. The signal is tied to the thread that forked: the SDK forks on
 the event loop's thread, which lives as long as navtui. The environment carries the shell jobs' marker
 (``NAVTUI_JOB_ID=<owner>-...``), so what a server spawned (which does not inherit the death signal) is found
@@ -18,7 +18,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 
-from navtui.tools import lifetime, procs
+from navtui.tools.shell import lifetime, procs
 
 LINUX = sys.platform.startswith("linux")
 

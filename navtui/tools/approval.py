@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from navtui.core.errors import ToolError
 from navtui.tools.base import Tier
-from navtui.tools.protected import protected_reason
+from navtui.tools.files.protected import protected_reason
 
 if TYPE_CHECKING:
     from navtui.tools.base import Tool, ToolContext
@@ -134,7 +134,7 @@ def forced_reason(tool: Tool[Any], args: Any, ctx: ToolContext) -> str | None:
     """
     command = getattr(args, "command", None)
     if isinstance(command, str):
-        from navtui.tools.danger import destructive_reason
+        from navtui.tools.danger.rules import destructive_reason
 
         where = getattr(args, "cwd", None)
         try:

@@ -19,10 +19,10 @@ from navtui.tools.schema import plain_schema
 
 if TYPE_CHECKING:
     from navtui.tools.approval import ApprovalPolicy, Approver
-    from navtui.tools.filestate import FileStateTracker
-    from navtui.tools.jobs import JobRegistry
-    from navtui.tools.sandbox import SandboxPolicy
-    from navtui.tools.workspace import Workspace
+    from navtui.tools.files.filestate import FileStateTracker
+    from navtui.tools.files.workspace import Workspace
+    from navtui.tools.sandbox.policy import SandboxPolicy
+    from navtui.tools.shell.jobs import JobRegistry
 
 Tier = Literal["read", "write", "exec"]
 ArgsT = TypeVar("ArgsT", bound=BaseModel)

@@ -7,16 +7,16 @@ from typing import Any
 
 from navtui.tools.approval import ApprovalPolicy, Approver
 from navtui.tools.base import Tool, ToolContext, ToolRegistry
-from navtui.tools.edit import EditTool
-from navtui.tools.filestate import FileStateTracker
-from navtui.tools.jobs import JobRegistry
-from navtui.tools.listing import LsTool
-from navtui.tools.read import ReadTool
-from navtui.tools.sandbox import SandboxPolicy, policy_from_settings
-from navtui.tools.search import FindTool, GrepTool
-from navtui.tools.shell import ShellStatusTool, ShellTool
-from navtui.tools.workspace import Workspace
-from navtui.tools.write import WriteTool
+from navtui.tools.files.edit import EditTool
+from navtui.tools.files.filestate import FileStateTracker
+from navtui.tools.files.listing import LsTool
+from navtui.tools.files.read import ReadTool
+from navtui.tools.files.search import FindTool, GrepTool
+from navtui.tools.files.workspace import Workspace
+from navtui.tools.files.write import WriteTool
+from navtui.tools.sandbox.policy import SandboxPolicy, policy_from_settings
+from navtui.tools.shell.jobs import JobRegistry
+from navtui.tools.shell.shell import ShellStatusTool, ShellTool
 
 CORE_TOOLS = ("read", "write", "edit", "shell", "ls")  # what a 2k-4k window can afford (docs/providers.md)
 
@@ -29,7 +29,7 @@ def index_tools(cwd: Path | None) -> list[Tool[Any]]:
 
     if not index_path(index_root(cwd)).is_file():
         return []
-    from navtui.tools.code_search import CodeSearchTool, SymbolsTool
+    from navtui.tools.files.code_search import CodeSearchTool, SymbolsTool
 
     return [CodeSearchTool(), SymbolsTool()]
 

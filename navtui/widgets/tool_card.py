@@ -17,7 +17,7 @@ from textual import events
 from textual.widget import Widget
 
 from navtui.core.display import display_safe
-from navtui.tools.diff import diff_stats
+from navtui.tools.files.diff import diff_stats
 from navtui.widgets.card_styles import CardStyles, card_styles
 from navtui.widgets.coalesce import Coalescer
 from navtui.widgets.diff_view import render_diff

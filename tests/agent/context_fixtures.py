@@ -15,9 +15,9 @@ from navtui.config.settings import Settings
 from navtui.providers.base import Provider
 from navtui.tools.approval import ApprovalPolicy
 from navtui.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
-from navtui.tools.filestate import FileStateTracker
-from navtui.tools.jobs import JobRegistry
-from navtui.tools.workspace import Workspace
+from navtui.tools.files.filestate import FileStateTracker
+from navtui.tools.files.workspace import Workspace
+from navtui.tools.shell.jobs import JobRegistry
 from tests.fakes.script import Text
 from tests.fakes.server import FakeServer
 from tests.fakes.stream import Reply

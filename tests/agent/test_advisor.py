@@ -12,9 +12,9 @@ from navtui.config.watchdog import expand_imports, load_watchdog_blocks
 from navtui.core.events import AdvisorNote, ErrorEvent, Notice, ToolCallFinished
 from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
 from navtui.tools.base import ToolContext, ToolRegistry
-from navtui.tools.filestate import FileStateTracker
-from navtui.tools.jobs import JobRegistry
-from navtui.tools.workspace import Workspace
+from navtui.tools.files.filestate import FileStateTracker
+from navtui.tools.files.workspace import Workspace
+from navtui.tools.shell.jobs import JobRegistry
 from tests.agent.scripted import ScriptedProvider, calls, text
 from tests.agent.test_loop import EchoTool, make_agent
 

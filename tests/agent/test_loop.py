@@ -28,9 +28,9 @@ from navtui.core.events import (
 from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from navtui.tools.approval import ApprovalPolicy, ApprovalRequest, ApprovalResponse
 from navtui.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
-from navtui.tools.filestate import FileStateTracker
-from navtui.tools.jobs import JobRegistry
-from navtui.tools.workspace import Workspace
+from navtui.tools.files.filestate import FileStateTracker
+from navtui.tools.files.workspace import Workspace
+from navtui.tools.shell.jobs import JobRegistry
 from tests.agent.scripted import Pause, ScriptedProvider, calls, text
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.core.errors import NavtuiError
-from navtui.tools.sandbox_exec import kernel_abi
+from navtui.tools.sandbox.exec import kernel_abi
 
 MODEL = "qwen2.5-coder:7b"
 needs_landlock = pytest.mark.skipif(kernel_abi()[0] < 1, reason="the kernel has no Landlock")

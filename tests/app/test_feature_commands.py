@@ -8,9 +8,9 @@ from typing import Any
 from navtui.agent.advisor import Advisor
 from navtui.core.events import AdvisorNote, ContextInjected, TextDelta
 from navtui.tools.base import ToolContext, ToolRegistry
-from navtui.tools.filestate import FileStateTracker
-from navtui.tools.jobs import JobRegistry
-from navtui.tools.workspace import Workspace
+from navtui.tools.files.filestate import FileStateTracker
+from navtui.tools.files.workspace import Workspace
+from navtui.tools.shell.jobs import JobRegistry
 from navtui.widgets.cards import AdvisorCard, ContextCard
 from navtui.widgets.items import AdvisorItem, ContextItem, DividerItem, NoticeItem, UserItem
 from navtui.widgets.status_line import StatusLine

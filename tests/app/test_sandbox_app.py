@@ -7,12 +7,12 @@ import pytest
 
 from navtui.app.screens.approval import ApprovalScreen
 from navtui.app.screens.main import MainScreen
-from navtui.tools.sandbox_exec import kernel_abi
+from navtui.tools.sandbox.exec import kernel_abi
 from navtui.widgets.items import NoticeItem, ToolItem
 from navtui.widgets.status_line import StatusLine
 from tests.app.conftest import main_screen, rendered_text, settle, transcript, wait_for
 from tests.fakes import Text, ToolCall
-from tests.tools.sandbox_support import Canary
+from tests.tools.sandbox.support import Canary
 
 SIZE = (120, 32)
 

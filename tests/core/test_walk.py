@@ -10,8 +10,8 @@ import pytest
 from navtui.app.completion import complete_path
 from navtui.core.walk import RepoRules, is_binary, walk_files
 from navtui.index.walker import walk_files as index_files
-from navtui.tools import ripgrep
-from navtui.tools.listing import list_directory
+from navtui.tools.files import ripgrep
+from navtui.tools.files.listing import list_directory
 from navtui.tools.registry import default_tools, make_context
 
 VISIBLE = {".gitignore", ".ignore", "src/app.py", "src/gen/.gitignore", "src/gen/keep.py", "docs/notes.md"}

@@ -12,10 +12,10 @@ from navtui.index import build_index
 from navtui.providers.ollama import OllamaProvider
 from navtui.tools.approval import ApprovalPolicy
 from navtui.tools.base import ToolContext, ToolRegistry
-from navtui.tools.code_search import CodeSearchArgs, CodeSearchTool, SymbolsArgs, SymbolsTool
-from navtui.tools.filestate import FileStateTracker
-from navtui.tools.jobs import JobRegistry
-from navtui.tools.workspace import Workspace
+from navtui.tools.files.code_search import CodeSearchArgs, CodeSearchTool, SymbolsArgs, SymbolsTool
+from navtui.tools.files.filestate import FileStateTracker
+from navtui.tools.files.workspace import Workspace
+from navtui.tools.shell.jobs import JobRegistry
 from tests.fakes import FakeServer, Text, ToolCall
 
 

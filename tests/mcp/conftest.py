@@ -17,7 +17,7 @@ from navtui.mcp.config import load_config, user_config_path
 from navtui.mcp.connection import ConnectionOptions
 from navtui.mcp.manager import McpManager
 from navtui.tools.base import ToolRegistry
-from navtui.tools.procs import is_alive
+from navtui.tools.shell.procs import is_alive
 
 SERVER = Path(__file__).with_name("mcp_server.py")
 

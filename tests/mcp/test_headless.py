@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from navtui.config.paths import sessions_dir, user_settings_path
-from navtui.tools.lifetime import sweep_leftovers
+from navtui.tools.shell.lifetime import sweep_leftovers
 from tests.fakes import Text, ToolCall
 from tests.mcp.conftest import eventually, gone, server_pid, stdio_entry, write_servers
 from tests.mcp.test_servers import pytestmark  # noqa: F401  (Linux process handling)

@@ -140,8 +140,8 @@ async def test_images_links_and_large_results(stdio: Running) -> None:
 
 
 def test_mcp_files_are_pruned_like_shell_output_but_never_a_running_navtui_s(workspace: Path) -> None:
-    from navtui.tools.artifacts import prune_artifacts
-    from navtui.tools.lifetime import owner_token
+    from navtui.tools.shell.artifacts import prune_artifacts
+    from navtui.tools.shell.lifetime import owner_token
 
     folder = workspace / ".artifacts"
     folder.mkdir()

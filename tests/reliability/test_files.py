@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from navtui.core.errors import ToolError
-from navtui.tools.edit import EditTool
-from navtui.tools.read import ReadTool
-from navtui.tools.write import WriteTool
+from navtui.tools.files.edit import EditTool
+from navtui.tools.files.read import ReadTool
+from navtui.tools.files.write import WriteTool
 from tests.fakes import FakeServer, Text, ToolCall
 from tests.fakes.crash import CRASHED, run_navtui
 from tests.tools.conftest import call, content, put

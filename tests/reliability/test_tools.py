@@ -19,7 +19,7 @@ import pytest
 
 from navtui.core.messages import ToolResultMessage
 from navtui.session.manager import SessionManager
-from navtui.tools.shell import ShellTool
+from navtui.tools.shell.shell import ShellTool
 from navtui.widgets.tool_card import ToolCard
 from tests.app.conftest import (
     foreign_controls,

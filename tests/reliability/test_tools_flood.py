@@ -14,7 +14,7 @@ HOST = r"""
 import asyncio, json, resource, sys
 from pathlib import Path
 from navtui.tools.registry import make_context
-from navtui.tools.shell import ShellTool
+from navtui.tools.shell.shell import ShellTool
 
 async def main() -> None:
     root = Path(sys.argv[1])

@@ -10,7 +10,7 @@ import pytest
 
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.registry import default_tools, make_context
-from tests.tools.sandbox_support import Canary
+from tests.tools.sandbox.support import Canary
 
 
 @pytest.fixture

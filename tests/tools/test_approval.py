@@ -17,10 +17,10 @@ from navtui.tools.approval import (
     authorize,
     denial_message,
 )
-from navtui.tools.edit import EditTool
-from navtui.tools.read import ReadTool
-from navtui.tools.shell import ShellTool
-from navtui.tools.write import WriteTool
+from navtui.tools.files.edit import EditTool
+from navtui.tools.files.read import ReadTool
+from navtui.tools.files.write import WriteTool
+from navtui.tools.shell.shell import ShellTool
 
 
 @dataclass

@@ -1,0 +1,122 @@
+"""write: create or replace a whole file, atomically, keeping its mode, BOM and line endings."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from navtui.core.errors import ToolError
+from navtui.core.fs import atomic_write_bytes, write_error_text
+from navtui.tools.base import Tool, ToolContext, ToolResult
+from navtui.tools.files.diff import diff_stats, unified_diff
+from navtui.tools.files.textfile import UTF8_BOM, decode_for_edit, require_regular
+from navtui.tools.shell.output import human_size
+
+# "// ... rest of the code unchanged": a model that elides code in a full-file write deletes it.
+_PLACEHOLDER = re.compile(
+    r"(?://|#|/\*|<!--|--|\*)\s*(?:\.\.\.|…)?\s*\(?\s*(?:rest of (?:the )?(?:code|file|implementation|function|class|"
+    r"module|content)|existing (?:code|content|implementation)|(?:code|content|everything) (?:remains |stays )?"
+    r"(?:unchanged|the same)|unchanged (?:code|content)|same as (?:before|above))",
+    re.IGNORECASE,
+)
+
+
+@functools.cache
+def _new_file_mode() -> int:
+    """0o666 minus the umask, read without changing it (``os.umask`` is process-wide and racy)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _placeholder_line(content: str) -> tuple[int, str] | None:
+    for number, line in enumerate(content.split("\n"), start=1):
+        if _PLACEHOLDER.search(line):
+            return number, line.strip()
+    return None
+
+
+class WriteArgs(BaseModel):
+    path: str = Field(min_length=1, description="File to create or replace, relative to the workspace.")
+    content: str = Field(description="The complete new content of the file.")
+
+
+class WriteTool(Tool[WriteArgs]):
+    name = "write"
+    description = (
+        "Create a file, or replace an existing file's whole content (read it first). Parent directories are "
+        "created. To change part of a file use edit instead. content is the whole new file, exactly as it "
+        "should be saved."
+    )
+    Args = WriteArgs
+    tier = "write"
+
+    def summary(self, args: WriteArgs) -> str:
+        return f"{args.path} ({len(args.content.splitlines())} lines)"
+
+    def changes(self, args: WriteArgs, ctx: ToolContext) -> list[str]:
+        return [args.path]
+
+    def preview(self, args: WriteArgs, ctx: ToolContext) -> str | None:
+        lines = args.content.splitlines()
+        head = "\n".join(lines[:40])
+        return head + (f"\n[... {len(lines) - 40} more lines]" if len(lines) > 40 else "")
+
+    async def run(self, args: WriteArgs, ctx: ToolContext) -> ToolResult:
+        return await asyncio.to_thread(self._write, args, ctx)
+
+    def _write(self, args: WriteArgs, ctx: ToolContext) -> ToolResult:
+        path = ctx.workspace.confine(args.path, action="write")
+        shown = ctx.workspace.display(path)
+        if path.is_dir():
+            raise ToolError(f"{shown} is a directory; give a file path")
+        exists = path.exists()
+        before = ""
+        content = args.content
+        bom = b""
+        if exists:
+            require_regular(path, shown)
+            ctx.file_state.ensure_fresh(path, shown, require_seen=True)
+            try:
+                old = decode_for_edit(path.read_bytes(), shown)
+            except ToolError:
+                old = None  # a binary or non-UTF-8 file is simply replaced
+            if old is not None:
+                before = old.text
+                if old.crlf and "\r" not in content:
+                    content = content.replace("\n", "\r\n")
+                if old.bom and not content.startswith("\ufeff"):
+                    bom = UTF8_BOM
+        data = bom + content.encode("utf-8")
+        try:
+            atomic_write_bytes(path, data, mode=None if exists else _new_file_mode())
+        except OSError as exc:
+            raise ToolError(f"Could not write {shown}: {write_error_text(exc)}") from exc
+        ctx.file_state.record(path, data)
+        after = content.replace("\r\n", "\n")
+        diff = unified_diff(before, after, shown)
+        added, removed = diff_stats(diff)
+        line_count = len(after.splitlines())
+        if exists:
+            text = f"Replaced {shown}: {line_count} lines ({human_size(len(data))}), +{added} -{removed} lines."
+        else:
+            text = f"Created {shown}: {line_count} lines ({human_size(len(data))})."
+        placeholder = _placeholder_line(after) if exists else None
+        if placeholder:
+            text += (
+                f"\nWarning: line {placeholder[0]} looks like a placeholder ({placeholder[1][:80]!r}). write replaces "
+                "the whole file, so any code it stands for is now gone; restore it if that was not intended."
+            )
+        details = {"path": str(path), "diff": diff, "created": not exists, "added": added, "removed": removed}
+        return ToolResult(text, details=details)

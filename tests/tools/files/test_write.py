@@ -1,0 +1,67 @@
+"""write: atomic creation and replacement, modes, stale files, confinement, formats kept."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from navtui.core.errors import ToolError
+from navtui.tools.files.read import ReadTool
+from navtui.tools.files.write import WriteTool
+from tests.tools.conftest import call
+
+write = WriteTool()
+read = ReadTool()
+
+
+async def test_creates_file_and_parents(ws: Path, ctx) -> None:
+    result = await call(write, ctx, path="pkg/sub/mod.py", content="x = 1\ny = 2\n")
+    target = ws / "pkg" / "sub" / "mod.py"
+    assert target.read_text() == "x = 1\ny = 2\n"
+    assert "Created pkg/sub/mod.py: 2 lines" in result.text
+    assert result.details["created"] is True and "+y = 2" in result.details["diff"]
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
+    assert [p.name for p in target.parent.iterdir()] == ["mod.py"]  # no temp file left behind
+
+
+async def test_overwrite_keeps_mode_and_reports_the_change(ws: Path, ctx) -> None:
+    script = ws / "run.sh"
+    script.write_text("echo one\n")
+    script.chmod(0o755)
+    await call(read, ctx, path="run.sh")
+    result = await call(write, ctx, path="run.sh", content="echo two\n")
+    assert script.read_text() == "echo two\n"
+    assert stat.S_IMODE(script.stat().st_mode) == 0o755
+    assert "Replaced run.sh" in result.text and "+1 -1" in result.text
+
+
+async def test_written_file_can_be_written_again(ws: Path, ctx) -> None:
+    await call(write, ctx, path="a.txt", content="1\n")
+    await call(write, ctx, path="a.txt", content="2\n")
+    assert (ws / "a.txt").read_text() == "2\n"
+
+
+async def test_extra_roots_are_writable(ws: Path, tmp_path: Path, ctx) -> None:
+    extra = tmp_path / "shared"
+    extra.mkdir()
+    ctx.workspace.extra_roots.append(extra)
+    await call(write, ctx, path=str(extra / "x.txt"), content="ok\n")
+    assert (extra / "x.txt").read_text() == "ok\n"
+
+
+async def test_directory_target_is_refused(ws: Path, ctx) -> None:
+    (ws / "d").mkdir()
+    with pytest.raises(ToolError, match="is a directory"):
+        await call(write, ctx, path="d", content="x")
+
+
+async def test_fifo_target_is_refused(ws: Path, ctx) -> None:
+    os.mkfifo(ws / "pipe")
+    with pytest.raises(ToolError, match="FIFO"):
+        await asyncio.wait_for(call(write, ctx, path="pipe", content="x"), 5)
