@@ -15,14 +15,19 @@ at what is new.
 * Frozen objects are still freed by reference counting; only cycles among them wait (widgets pruned from the
   transcript, for instance). ``reclaim_if_grown()`` unfreezes and collects everything once the frozen set has
   grown by half since the last time, and only when the app has been idle for a few seconds.
+* ``give_back()`` (idle after a turn, after a session is loaded) returns the heap's free pages to the system.
+  What a turn or a load freed stays in the process otherwise (glibc keeps it for later allocations): after
+  loading a 5,000-entry session, 3 MB of the 23 MB it added were free pages (bench/bench_memory.py).
 """
 
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 _GROWTH = 1.5
 _last_reclaim = 0
+_malloc_trim: Any = None  # libc's malloc_trim once looked up; False where there is none
 
 
 def hold_until_first_frame() -> None:
@@ -40,6 +45,21 @@ def settle() -> None:
 def tick() -> None:
     gc.collect()
     gc.freeze()
+
+
+def give_back() -> None:
+    """Return free heap pages to the system (glibc's ``malloc_trim``; nothing where there is no glibc)."""
+    global _malloc_trim
+    if _malloc_trim is None:
+        import ctypes
+        import ctypes.util
+
+        try:
+            _malloc_trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _malloc_trim = False
+    if _malloc_trim:
+        _malloc_trim(0)
 
 
 def reclaim_if_grown() -> bool:

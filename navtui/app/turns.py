@@ -214,3 +214,4 @@ class TurnRunner:
         self._reclaim_timer = None
         if not self.running:
             gc_policy.reclaim_if_grown()
+            gc_policy.give_back()

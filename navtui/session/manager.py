@@ -161,6 +161,7 @@ class SessionManager:
             del lines.records[0]  # omp 17+: the title slot comes before the header
         records = [record for _, record in lines.records]
         first_line = lines.records[0][0] if lines.records else None
+        lines.records.clear()  # each decoded line is freed once its entry is built (the load's peak memory)
         header_ok = (
             records
             and records[0].get("type") == "session"
@@ -189,6 +190,11 @@ class SessionManager:
         if not header_ok:
             manager.read_only_reason = "its first line is not a readable session header"
             manager.warnings.append(f"{path}: {manager.read_only_reason}; opened read-only")
+        if migration is None:  # (a migration writes the decoded lines back: they stay)
+            records.clear()
+            body.reverse()
+            while body:  # in file order, each decoded line dropped once its entry is built
+                manager._index.add(parse_entry(body.pop()))
         for record in body:
             manager._index.add(parse_entry(record))
         if manager._index.duplicate_ids:

@@ -262,6 +262,7 @@ class MainScreen(Screen[None]):
         self._transcript.clear()  # the provisional welcome; the real one (or the resumed session) follows
         self._show_runtime()
         gc_policy.settle()  # the runtime's objects are long-lived: out of every later collection
+        gc_policy.give_back()  # what loading a session freed
         for text in self.turns.take_queue():
             self.submit(text)
 

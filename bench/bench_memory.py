@@ -1,0 +1,111 @@
+"""Memory over a long session, from outside: navtui on a pty (bench/terminal.py) streams ``--replies`` answers of
+``--tokens`` tokens each from the fake server, one prompt after another, and the RSS of its process is read
+once each answer is shown and the app is idle again (after the collection a turn's end schedules). Then the
+same home resumes a 5,000-entry session, and its RSS is read the same way.
+
+Usage: ``python bench/bench_memory.py [--replies 10] [--tokens 20000] [--rate 5000] [--resume-entries 5000]``
+
+It prints one row per reply (RSS, growth since the first reply) and the load average; it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_terminal import (  # noqa: E402
+    MODEL,
+    Server,
+    build_apps,
+    child_env_for,
+    navtui_argv,
+    start,
+    write_resume_session,
+)
+from terminal import Terminal  # noqa: E402
+
+SETTLE_S = 4.0  # navtui's full collection runs 3 s after a turn ends (app/gc_policy.py)
+
+
+def _working(lines: list[str]) -> bool:
+    return "working" in lines[-1]
+
+
+def run(replies: int, tokens: int, rate: float) -> list[float]:
+    args = argparse.Namespace(baseline=None, vibe2=None, vibe3=None, apps="navtui")
+    (app,) = build_apps(args, "", "")
+    server = Server(rate, tokens, replies)
+    scratch = tempfile.mkdtemp(prefix="bench-memory-")
+    cwd = os.path.join(scratch, "work")
+    os.mkdir(cwd)
+    term: Terminal | None = None
+    rss: list[float] = []
+    try:
+        term, _ = start(app, server.url, cwd)
+        time.sleep(SETTLE_S)
+        print(f"idle before the first prompt: {term.rss_mb()[0]:.1f} MB", flush=True)
+        for n in range(replies):
+            term.write(b"write it\r")
+            if term.wait(_working, timeout=30) is None:
+                raise SystemExit(f"reply {n + 1}: the turn did not start")
+            if term.wait(lambda lines: not _working(lines), timeout=tokens / rate * 6 + 120) is None:
+                raise SystemExit(f"reply {n + 1}: the turn did not end")
+            time.sleep(SETTLE_S)
+            rss.append(term.rss_mb()[0])
+            print(f"reply {n + 1:2d}: RSS {rss[-1]:6.1f} MB  (+{rss[-1] - rss[0]:5.1f} MB since reply 1)", flush=True)
+    finally:
+        if term is not None:
+            term.close()
+        server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+        if app.home is not None:
+            shutil.rmtree(app.home, ignore_errors=True)
+    return rss
+
+
+def resume(entries: int) -> float:
+    scratch = Path(tempfile.mkdtemp(prefix="bench-memory-resume-"))
+    home = str(scratch / "home")
+    cwd = scratch / "work"
+    cwd.mkdir()
+    try:
+        session = write_resume_session(cwd, home, entries)
+        term = Terminal(navtui_argv("http://127.0.0.1:9") + ["-r", session], env=child_env_for(home), cwd=str(cwd))
+        try:
+            if term.wait(lambda lines: any("last entry of the session" in line for line in lines), 60) is None:
+                raise SystemExit("resume: the session's last entry never showed")
+            time.sleep(SETTLE_S)
+            return term.rss_mb()[0]
+        finally:
+            term.close()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--replies", type=int, default=10)
+    parser.add_argument("--tokens", type=int, default=20000)
+    parser.add_argument("--rate", type=float, default=5000)
+    parser.add_argument("--resume-entries", type=int, default=5000)
+    args = parser.parse_args()
+    before = os.getloadavg()
+    rss = run(args.replies, args.tokens, args.rate)
+    if args.resume_entries:
+        resumed = resume(args.resume_entries)
+        print(f"resuming a {args.resume_entries:,}-entry session: RSS {resumed:.1f} MB", flush=True)
+    after = os.getloadavg()
+    print(f"model {MODEL}; {args.replies} replies of {args.tokens:,} tokens at {args.rate:,.0f} tok/s")
+    print(f"RSS after reply 1: {rss[0]:.1f} MB; after reply {len(rss)}: {rss[-1]:.1f} MB; growth {rss[-1] - rss[0]:.1f} MB")
+    print(f"load average (1, 5, 15 min): before {before[0]:.2f} {before[1]:.2f} {before[2]:.2f}; "
+          f"after {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
