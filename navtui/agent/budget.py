@@ -42,7 +42,8 @@ class ContextBudget:
         self.ratio = 1.0
 
     def observe(self, usage: Usage, agent: Agent) -> None:
-        prompt_tokens = usage.context_tokens
+        # The files in play (edits protocol) are chosen afresh for each request: counted apart, never calibrated.
+        prompt_tokens = usage.context_tokens - _files(agent)
         if prompt_tokens > 0:
             raw = self.raw_estimate(agent, agent.messages[:-1])
             if raw and prompt_tokens < raw * MIN_TRUSTED_RATIO:
@@ -79,12 +80,15 @@ class ContextBudget:
         messages = agent.messages
         if self._calibrated_tokens is not None and self._calibrated_count <= len(messages):
             tail = messages[self._calibrated_count :]
-            return self._calibrated_tokens + int(self.ratio * sum(estimate_message_tokens(m) for m in tail))
-        return int(self.ratio * self.raw_estimate(agent, messages))
+            return (
+                self._calibrated_tokens + int(self.ratio * sum(estimate_message_tokens(m) for m in tail)) + _files(agent)
+            )
+        return int(self.ratio * self.raw_estimate(agent, messages)) + _files(agent)
 
     def raw_estimate(self, agent: Agent, messages: Any) -> int:
-        """bytes/4 of the system prompt, the tool specs and ``messages``, uncalibrated."""
-        tools = json.dumps([t.model_dump() for t in agent.tools.specs()])
+        """bytes/4 of the system prompt, the tool specs (when they are sent) and ``messages``, uncalibrated."""
+        offered = getattr(getattr(agent, "provider", None), "offers_tools", True)
+        tools = json.dumps([t.model_dump() for t in agent.tools.specs()]) if offered else ""
         return (
             estimate_text_tokens(agent.hooks.system_prompt(agent))
             + estimate_text_tokens(tools)
@@ -95,6 +99,11 @@ class ContextBudget:
         if not self.window:
             return None
         return self.estimate(agent) / self.window
+
+
+def _files(agent: Any) -> int:
+    files = getattr(agent, "files_tokens", 0)
+    return files if isinstance(files, int) else 0
 
 
 LARGE_WINDOW = 65536

@@ -15,6 +15,7 @@ from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage
 if TYPE_CHECKING:
     from navtui.agent.loop import Agent
     from navtui.core.events import AgentEvent
+    from navtui.providers.base import FileInPlay
 
 
 @dataclass
@@ -38,6 +39,10 @@ class AgentHooks:
 
     def before_request(self, agent: Agent) -> AsyncGenerator[AgentEvent, None]:
         return _nothing()
+
+    def files_in_play(self, agent: Agent) -> list[FileInPlay]:
+        """The files the next request shows whole (for a provider that ``wants_files``)."""
+        return []
 
     async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
         return None
@@ -66,6 +71,9 @@ class CompositeHooks(AgentHooks):
         for part in self.parts:
             async for event in part.before_request(agent):
                 yield event
+
+    def files_in_play(self, agent: Agent) -> list[FileInPlay]:
+        return [file for part in self.parts for file in part.files_in_play(agent)]
 
     async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
         for part in self.parts:

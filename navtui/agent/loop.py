@@ -104,6 +104,7 @@ class Agent:
         self.think = think
         self.budget = ContextBudget(context_window)
         self.compact = False  # small window: core tools, short prompts (agent/window.py)
+        self.files_tokens = 0  # the files in play the latest request showed whole (the edits protocol)
         self.hooks = hooks or AgentHooks()
         self.usage_total = Usage()
         self._abort = asyncio.Event()
@@ -135,6 +136,9 @@ class Agent:
 
     def request(self) -> ChatRequest:
         """The next request; its output limit is capped so the prompt and the answer fit the window."""
+        files = self.hooks.files_in_play(self)
+        if not files:
+            self.files_tokens = 0
         return ChatRequest(
             system=self.hooks.system_prompt(self),
             messages=replay_messages(self.messages),
@@ -143,6 +147,7 @@ class Agent:
             temperature=self.temperature,
             think=self.think,
             compact=self.compact,
+            files=files,
         )
 
     # ------------------------------------------------------------------ the loop

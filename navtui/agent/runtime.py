@@ -261,9 +261,12 @@ class Runtime:
             context: AgentHooks = AgentHooks()
         else:
             context = ContextHooks(self, handover_notes=handover_notes)
+        from navtui.agent.files_in_play import FilesInPlayHooks
         from navtui.agent.repo_index import IndexHooks
 
-        return CompositeHooks([context, AdvisorHooks(lambda: self.advisor), IndexHooks(self.cwd)])
+        # The files in play are chosen after context management has made its room (edits protocol only).
+        files = FilesInPlayHooks(self.cwd)
+        return CompositeHooks([context, files, AdvisorHooks(lambda: self.advisor), IndexHooks(self.cwd)])
 
     # ------------------------------------------------------------------ running
     @property

@@ -30,7 +30,7 @@ class ProviderSettings(_Section):
     num_ctx_cap: int = Field(32768, ge=512, description="Upper bound for Ollama's num_ctx")
     keep_alive: str | None = "10m"
     think: bool | Literal["low", "medium", "high"] | None = None
-    tool_protocol: Literal["auto", "native", "text", "constrained"] = "auto"
+    tool_protocol: Literal["auto", "native", "text", "constrained", "edits"] = "auto"
     context_window: int | None = Field(None, ge=512, description="Window for endpoints that do not report one")
     request_timeout: float = Field(300.0, gt=0, description="Seconds to wait for the first byte of a response")
     stall_timeout: float = Field(120.0, gt=0, description="Seconds of silence mid-stream before giving up")

@@ -98,6 +98,15 @@ class ModelInfo:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class FileInPlay:
+    """A file shown whole to a protocol that edits files in the prompt (``edits``): its path and current text."""
+
+    path: str  # as the model should write it: relative to the workspace
+    text: str | None  # None: not shown (``note`` says why)
+    note: str = ""
+
+
 @dataclass
 class ChatRequest:
     system: str
@@ -108,12 +117,15 @@ class ChatRequest:
     think: bool | str | None = None
     compact: bool = False  # a small window: protocol instructions without prose
     response_schema: dict[str, Any] | None = None  # constrained decoding: the reply must match this JSON schema
+    files: Sequence[FileInPlay] = ()  # the files in play, for a provider that ``wants_files`` (the edits protocol)
 
 
 class Provider:
     """Base class; subclasses implement ``stream`` (an async generator) and usually ``model_info``."""
 
     name: str = "provider"
+    wants_files: bool = False  # the request should carry the files in play, whole (the edits protocol)
+    offers_tools: bool = True  # tool specs go to the model (natively or as prompt text); False: they never do
 
     def __init__(self, model: str, base_url: str | None = None) -> None:
         self.model = model

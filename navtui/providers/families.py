@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Protocol = Literal["native", "text", "constrained"]
+Protocol = Literal["native", "text", "constrained", "edits"]
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,10 @@ def build_provider(
         from navtui.providers.constrained import ConstrainedProvider
 
         built = ConstrainedProvider(built)
+    elif protocol == "edits":
+        from navtui.providers.edits import EditsProvider
+
+        built = EditsProvider(built)
     return built
 
 

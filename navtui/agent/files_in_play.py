@@ -1,0 +1,208 @@
+"""The files in play, shown whole in each request of a protocol that wants them (``edits``).
+
+Before each request the hook picks, in this order and within the room the window leaves:
+
+1. files attached to a prompt (``@path``, or named in it: ``<attached_file>`` blocks);
+2. files the run touched (``write``/``edit``/``read`` calls), newest first;
+3. the files of the repository index's note for the first prompt;
+4. workspace files that mention a name the prompt uses (``compute_total``, ``parse_header``, ``TIMEOUT``).
+
+Each is read afresh (so the model edits what is on disk now) and, shown whole, counts as read. A file the room
+cannot hold is shown as the lines that mention the prompt's names, with a few lines around them (enough for a
+search/replace block; it does not count as read, so it cannot be overwritten wholesale), or by name only. Never a protected file (``.env``, ``.git/config``) unless the user
+attached it, never a binary. The room is what the window has left after the system prompt, the history and
+a reserve for the answer: the request never outgrows the window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncGenerator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from navtui.agent.budget import estimate_text_tokens
+from navtui.agent.hooks import AgentHooks
+from navtui.core.messages import AssistantMessage, UserMessage
+from navtui.core.walk import is_binary, walk_files
+from navtui.providers.base import FileInPlay
+
+if TYPE_CHECKING:
+    from navtui.agent.loop import Agent
+    from navtui.core.events import AgentEvent
+
+FILE_LIMIT = 200_000  # bytes: a larger file is never shown whole
+MAX_FILES = 8
+MAX_SCANNED = 2000  # workspace files looked at for the prompt's names
+DEFAULT_ROOM = 8000  # tokens for the files when the window is unknown
+ANSWER_SHARE = 4  # a quarter of the window stays free for the answer (whole files are long answers)
+MIN_ANSWER = 512
+EXCERPT_CONTEXT = 3  # lines shown around a line that mentions a prompt's name in a file too long to show
+
+_ATTACHED = re.compile(r'<attached_file path="([^"]+)"')
+_NOTE_FILE = re.compile(r"^### (\S+?):\d+-\d+", re.MULTILINE)
+_WORD = re.compile(r"`([^`\s]{3,})`|\b([A-Za-z_][A-Za-z0-9_]*[_0-9A-Z][A-Za-z0-9_]*)\b")
+_COMMON = {"README", "TODO", "OK", "JSON", "HTTP", "URL", "API", "CSV", "UTF", "ID"}
+TOUCHING_TOOLS = ("write", "edit", "read")
+
+
+def prompt_names(text: str) -> list[str]:
+    """Code names a prompt uses: ``snake_case``, ``camelCase``, ``UPPER_CASE``, digits, or anything in backticks."""
+    names: list[str] = []
+    for match in _WORD.finditer(text.split("<attached_file", 1)[0]):
+        word = match.group(1) or match.group(2)
+        if "." in word or "/" in word or word in _COMMON or len(word) < 4 or word in names:
+            continue  # a file name is attached by name; short words match everywhere
+        if match.group(2) and word[1:].islower() and not any(c.isdigit() for c in word) and "_" not in word:
+            continue
+        names.append(word)
+    return names[:6]
+
+
+class FilesInPlayHooks(AgentHooks):
+    """Chooses the files before each request of a provider that ``wants_files``; the request carries them."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd.resolve()
+        self.files: list[FileInPlay] = []
+        self._mentions: dict[str, list[str]] = {}  # prompt text -> files that mention its names (one scan each)
+
+    def files_in_play(self, agent: Agent) -> list[FileInPlay]:
+        return self.files if getattr(agent.provider, "wants_files", False) else []
+
+    async def before_request(self, agent: Agent) -> AsyncGenerator[AgentEvent, None]:
+        if not getattr(agent.provider, "wants_files", False):
+            self.files = []
+            return
+        room = self._room(agent)
+        self.files = await asyncio.to_thread(self._choose, agent, room)
+        agent.files_tokens = sum(_tokens(file) for file in self.files)
+        return
+        yield  # pragma: no cover
+
+    # ------------------------------------------------------------------ choosing
+    def _room(self, agent: Agent) -> int:
+        window = agent.budget.window
+        rest = max(0, agent.budget.estimate(agent) - agent.files_tokens)
+        if not window:
+            return DEFAULT_ROOM
+        answer = max(MIN_ANSWER, window // ANSWER_SHARE)
+        return max(0, window - rest - answer)
+
+    def _choose(self, agent: Agent, room: int) -> list[FileInPlay]:
+        prompts = [m.content for m in agent.messages if isinstance(m, UserMessage) and isinstance(m.content, str)]
+        candidates: list[tuple[str, bool]] = []  # (path as written, attached by the user)
+        for text in reversed(prompts):
+            candidates.extend((path, True) for path in _ATTACHED.findall(text))
+        for message in reversed(agent.messages):
+            if isinstance(message, AssistantMessage):
+                for call in reversed(message.tool_calls):
+                    path = call.arguments.get("path")
+                    if call.name in TOUCHING_TOOLS and isinstance(path, str):
+                        candidates.append((path, False))
+        for text in prompts:
+            if "<repository_context>" in text:
+                candidates.extend((path, False) for path in _NOTE_FILE.findall(text))
+        names = [name for text in prompts for name in prompt_names(text)]
+        if names:
+            key = "\0".join(names)
+            if key not in self._mentions:
+                self._mentions[key] = self._mentioning(names)
+            candidates.extend((path, False) for path in self._mentions[key])
+        chosen: list[FileInPlay] = []
+        seen: set[Path] = set()
+        for shown, attached in candidates:
+            if len(chosen) >= MAX_FILES:
+                break
+            file = self._read(agent, shown, attached, seen, names, room)
+            if file is not None:
+                chosen.append(file)
+                room -= _tokens(file)
+        return chosen
+
+    def _read(
+        self, agent: Agent, shown: str, attached: bool, seen: set[Path], names: list[str], room: int
+    ) -> FileInPlay | None:
+        from navtui.tools.protected import protected_reason
+
+        try:
+            path = agent.ctx.workspace.resolve(shown)
+        except Exception:
+            return None
+        if path in seen or not agent.ctx.workspace.contains(path) or not path.is_file():
+            return None
+        seen.add(path)
+        if not attached and protected_reason(path) is not None:
+            return None
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(FILE_LIMIT + 1)
+        except OSError:
+            return None
+        if is_binary(data):
+            return None
+        rel = agent.ctx.workspace.display(path)
+        text = data.decode("utf-8", errors="replace")
+        if len(data) <= FILE_LIMIT and estimate_text_tokens(text) + 16 <= room:
+            agent.ctx.file_state.record(path, data)
+            return FileInPlay(rel, text)
+        lines = len(text.splitlines())
+        excerpt = _excerpt(text, names, room)
+        if excerpt:
+            note = (
+                f"{lines} lines, too long to show whole; the lines that mention {', '.join(names)}, with their line "
+                f"numbers (do not copy the numbers into a SEARCH section):\n{excerpt}"
+            )
+        else:
+            note = f"{lines} lines, too long to show; look into it with a command (grep -n, sed -n)"
+        return FileInPlay(rel, None, note=note) if estimate_text_tokens(note) + 16 <= room else None
+
+    def _mentioning(self, names: list[str]) -> list[str]:
+        """Workspace text files that use one of ``names``, those using the most first."""
+        found: list[tuple[int, str]] = []
+        for count, walked in enumerate(walk_files(self.cwd)):
+            if count >= MAX_SCANNED:
+                break
+            if walked.size > FILE_LIMIT:
+                continue
+            try:
+                data = walked.path.read_bytes()
+            except OSError:
+                continue
+            if is_binary(data):
+                continue
+            text = data.decode("utf-8", errors="replace")
+            hits = sum(text.count(name) for name in names)
+            if hits:
+                found.append((hits, walked.rel))
+        found.sort(key=lambda item: -item[0])
+        return [rel for _, rel in found[:MAX_FILES]]
+
+
+def _excerpt(text: str, names: list[str], room: int) -> str:
+    """The lines of ``text`` that mention ``names``, with context and line numbers, within ``room`` tokens."""
+    if not names:
+        return ""
+    lines = text.splitlines()
+    keep: set[int] = set()
+    for number, line in enumerate(lines):
+        if any(name in line for name in names):
+            keep.update(range(max(0, number - EXCERPT_CONTEXT), min(len(lines), number + EXCERPT_CONTEXT + 1)))
+    out: list[str] = []
+    previous = -2
+    used = 0
+    for number in sorted(keep):
+        if number != previous + 1 and out:
+            out.append("...")
+        entry = f"{number + 1}: {lines[number]}"
+        used += estimate_text_tokens(entry) + 1
+        if used > room * 0.8:
+            break
+        out.append(entry)
+        previous = number
+    return "\n".join(out)
+
+
+def _tokens(file: FileInPlay) -> int:
+    return estimate_text_tokens(file.path + (file.text if file.text is not None else file.note)) + 12

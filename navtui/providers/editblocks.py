@@ -1,0 +1,491 @@
+"""Reading the edit blocks of a Markdown reply (``providers.tool_protocol: edits``), leniently.
+
+A reply is prose with fenced blocks. A block is one of:
+
+- a whole file: the path, then the file's complete new content in a fence;
+- search/replace: the path, then ``<<<<<<< SEARCH`` / ``=======`` / ``>>>>>>> REPLACE`` sections (in a fence or not);
+- a command: a ``bash``/``sh`` fence, or a fence whose lines are all command lines (``python3 app.py``);
+- anything else is a code sample and stays text.
+
+Small models write the shapes loosely, and every shape seen is read: the path on the line before the fence (bare,
+``**bold**``, in backticks, after ``###`` or ``File:``, ending in a colon, at the end of a short sentence), in the
+info string (```` ```python hello.py ````, ```` ```hello.py ````, ```` ```python:hello.py ````), or as the first line
+inside (``# hello.py``, ``// app.js``); a wrong or missing info string; markers with 5 to 9 characters and another
+word (``<<<<<<< ORIGINAL``, ``>>>>>>> UPDATED``); no path at all when one file is in play (or the block is plainly
+one of the files in play). The reader works line by line as text streams, so prose goes out at once and a block is
+held only until its fence closes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+_FENCE = re.compile(r"^(?P<indent>[ \t]{0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
+_SEARCH = re.compile(r"^\s*<{5,9}\s*(?:SEARCH|ORIGINAL|OLD|FIND|HEAD)?\s*:?\s*$", re.IGNORECASE)
+_DIVIDER = re.compile(r"^\s*={5,9}\s*$")
+_REPLACE = re.compile(r"^\s*>{5,9}\s*(?:REPLACE|UPDATED|NEW|UPDATE)?\s*:?\s*\S*\s*$", re.IGNORECASE)
+_SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh", "terminal", "cmd", "shell-session", "shellsession"}
+# A file name: letters, digits, ``._-/``, and an extension or a slash (``Makefile`` and friends listed apart).
+_PATH = re.compile(r"^(?:\./)?[\w.-]+(?:/[\w.-]+)*$")
+_BARE_NAMES = {"Makefile", "Dockerfile", "LICENSE", "Procfile", "Gemfile", "Rakefile", "Justfile"}
+_LABEL = re.compile(r"^(?:#{1,6}\s*)?(?:(?:file(?:name)?|path|updated|new|create|created)\s*:?\s+)?", re.IGNORECASE)
+_COMMENT_PATH = re.compile(r"^\s*(?:#|//|--|;|/\*|<!--)\s*(?:file(?:name)?\s*:\s*)?(?P<path>\S+?)\s*(?:\*/|-->)?\s*$")
+_COMMAND_WORDS = {
+    "python", "python3", "pytest", "pip", "pip3", "ls", "cat", "grep", "rg", "find", "echo", "rm", "mv", "cp",
+    "mkdir", "touch", "cd", "git", "make", "npm", "npx", "node", "go", "cargo", "sh", "bash", "chmod", "sed",
+    "wc", "head", "tail", "sort", "uniq", "diff", "tree", "pwd", "printf", "test", "ruff", "mypy",
+}  # fmt: skip
+_ELISION = re.compile(
+    r"^\s*(?:#|//|/\*|<!--|--)?\s*(?:\.\.\.|…)?\s*(?:\(?\s*(?:rest|remainder) of (?:the )?(?:code|file|content)"
+    r"|(?:existing|other|previous|unchanged|same) (?:code|content|lines|functions|methods)"
+    r"|\.\.\.\s*$|…\s*$)",
+    re.IGNORECASE,
+)
+MAX_PATH_LINE = 100  # a longer line before a fence is prose, not a file name
+
+
+@dataclass
+class Prose:
+    text: str
+
+
+@dataclass
+class WholeFile:
+    path: str
+    content: str
+    raw: str = ""
+
+
+@dataclass
+class SearchReplace:
+    path: str
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    raw: str = ""
+
+
+@dataclass
+class Command:
+    command: str
+    raw: str = ""
+
+
+@dataclass
+class BadBlock:
+    """A block that plainly meant to change a file but cannot be applied as written; ``why`` tells the model."""
+
+    why: str
+    raw: str
+    path: str | None = None
+    kind: str = "edit"  # the tool it meant: "edit" (search/replace) or "write" (a whole file)
+
+
+Segment = Prose | WholeFile | SearchReplace | Command | BadBlock
+
+
+def lang_of(info: str) -> str:
+    word = info.strip().split(maxsplit=1)[0] if info.strip() else ""
+    return word.split(":", 1)[0].lower().lstrip("{.")
+
+
+def clean_path(text: str) -> str | None:
+    """``text`` as a file path when it is one (``./`` dropped), else None."""
+    text = text.strip().strip("*`'\"").rstrip(":").strip("*`'\"").strip()
+    text = text.removeprefix("./")
+    if not text or len(text) > 200 or "://" in text or text.startswith(("-", "$")):
+        return None
+    if not _PATH.match(text):
+        return None
+    name = PurePosixPath(text).name
+    if "." in name.strip(".") or name in _BARE_NAMES or (name.startswith(".") and len(name) > 1) or "/" in text:
+        return text if not text.endswith(".") else None
+    return None
+
+
+def path_in_line(line: str, *, strict: bool) -> str | None:
+    """The path a line before a fence names: the whole line (``strict``), or the last word of a short sentence."""
+    text = line.strip()
+    if not text or len(text) > MAX_PATH_LINE:
+        return None
+    bare = _LABEL.sub("", text.strip("*_ ")).strip()
+    found = clean_path(bare)
+    if found is not None or strict:
+        return found
+    if not text.rstrip("*_ `").endswith(":"):
+        return None
+    words = text.rstrip(":").replace("`", " ").replace("*", " ").split()
+    for word in reversed(words):
+        found = clean_path(word.rstrip(",.;"))
+        if found is not None:
+            return found
+    return None
+
+
+def path_in_info(info: str) -> str | None:
+    """A path written in the fence's info string: ```` ```hello.py ````, ```` ```python hello.py ````, ``python:a.py``."""
+    text = info.strip()
+    if not text:
+        return None
+    for candidate in re.split(r"[\s:]+|(?:title|file|path|filename)=", text):
+        found = clean_path(candidate.strip("\"'"))
+        if found is not None and found.lower() not in _SHELL_LANGS:
+            return found
+    return None
+
+
+def is_elided(content: str, original: str | None) -> str | None:
+    """The line of a whole-file block that stands for left-out code (``# ... rest of the code``), else None."""
+    before = set(original.splitlines()) if original else set()
+    for line in content.splitlines():
+        if _ELISION.match(line) and line not in before and line.strip() not in {"...", "…"} | _DOCS:
+            return line.strip()
+    return None
+
+
+_DOCS = {'"""...', "'''..."}
+
+
+def command_lines(body: str) -> str | None:
+    """The command a langless block holds when every line is a command (``$ `` prompts dropped), else None."""
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    if not lines or len(lines) > 6:
+        return None
+    out = []
+    for line in lines:
+        line = line.removeprefix("$ ").strip()
+        if line.startswith("#"):
+            continue
+        word = line.split(maxsplit=1)[0] if line else ""
+        if word.startswith("./") or word in _COMMAND_WORDS:
+            out.append(line)
+        else:
+            return None
+    return "\n".join(out) or None
+
+
+def shell_command(body: str) -> str | None:
+    """A ``bash`` fence's command: prompts (``$ ``) dropped; output lines after a prompt dropped too."""
+    lines = body.splitlines()
+    prompted = [line for line in lines if line.lstrip().startswith("$ ")]
+    if prompted:
+        lines = [line.lstrip()[2:] for line in prompted]
+    text = "\n".join(line.rstrip() for line in lines).strip("\n")
+    if not any(line.strip() and not line.strip().startswith("#") for line in text.splitlines()):
+        return None
+    return text
+
+
+def split_search_replace(lines: list[str]) -> tuple[list[tuple[str, str]], str | None]:
+    """The (search, replace) pairs of the marker lines in ``lines``; an error when the markers are broken."""
+    pairs: list[tuple[str, str]] = []
+    state = "out"
+    search: list[str] = []
+    replace: list[str] = []
+    for line in lines:
+        if state == "out":
+            if _SEARCH.match(line):
+                state, search, replace = "search", [], []
+            elif line.strip():
+                continue  # prose or a stray line between blocks
+        elif state == "search":
+            if _DIVIDER.match(line):
+                state = "replace"
+            elif _SEARCH.match(line):
+                search = []  # a doubled marker
+            else:
+                search.append(line)
+        elif state == "replace":
+            if _REPLACE.match(line):
+                pairs.append((_joined(search), _joined(replace)))
+                state = "out"
+            elif _SEARCH.match(line):  # the end marker was left out and the next block began
+                pairs.append((_joined(search), _joined(replace)))
+                state, search, replace = "search", [], []
+            else:
+                replace.append(line)
+    if state == "replace":
+        pairs.append((_joined(search), _joined(replace)))  # the block's end is the replace's end
+    elif state == "search":
+        return pairs, "the SEARCH section has no ======= line after it, so the block has no replacement"
+    return pairs, None
+
+
+def _joined(lines: list[str]) -> str:
+    return "".join(line + "\n" for line in lines)
+
+
+def has_markers(lines: list[str]) -> bool:
+    """A SEARCH marker makes a block search/replace (a file is never meant to hold one)."""
+    return any(_SEARCH.match(line) and "<<<<<<<" in line for line in lines)
+
+
+class BlockReader:
+    """Reads a reply as it streams: ``feed`` returns the segments complete so far, ``finish`` the rest.
+
+    ``files`` maps the paths in play to their current text (None for a file not shown): it resolves a block
+    without a path, a path with a bogus directory in front, and a whole file equal to what is on disk.
+    """
+
+    def __init__(self, files: Mapping[str, str | None]) -> None:
+        self.files = dict(files)
+        self._partial = ""  # an unfinished line
+        self._held: list[str] = []  # complete lines outside a block that may still turn out to name a path
+        self._fence: str | None = None  # the open fence's marker while inside a fenced block
+        self._info = ""
+        self._before: list[str] = []  # the held lines before the open block
+        self._body: list[str] = []
+        self._raw_markers = False  # inside a search/replace block written without a fence
+        self.blocks = 0  # blocks that became edits or commands
+
+    # ------------------------------------------------------------------ streaming
+    def feed(self, text: str) -> list[Segment]:
+        self._partial += text
+        *lines, self._partial = self._partial.split("\n")
+        out: list[Segment] = []
+        for line in lines:
+            out.extend(self._line(line))
+        if self._fence is None and not self._raw_markers and self._partial and not self._could_start(self._partial):
+            # An unfinished line that can be nothing but prose goes out now (the answer streams).
+            out.extend(self._release())
+            out.append(Prose(self._partial))
+            self._partial_shown = True
+            self._partial = ""
+        return _merged(out)
+
+    def finish(self, *, cut_off: bool = False) -> list[Segment]:
+        """The rest. ``cut_off``: the reply stopped at the output limit, so an open block is incomplete."""
+        out: list[Segment] = []
+        if self._partial:
+            out.extend(self._line(self._partial, last=True))
+            self._partial = ""
+        if self._fence is not None or self._raw_markers:
+            raw = "\n".join([*self._before, self._fence_line(), *self._body])
+            if cut_off:
+                path = self._path()
+                why = "the reply was cut off at the output limit in the middle of this block"
+                out.append(BadBlock(why, raw, path, kind="edit" if has_markers(self._body) else "write"))
+                self.blocks += 1
+            else:
+                out.extend(self._close_block())  # a missing closing fence at the very end
+            self._fence = None
+            self._raw_markers = False
+        out.extend(self._release())
+        return _merged(out)
+
+    _partial_shown = False
+
+    def _could_start(self, partial: str) -> bool:
+        """An unfinished line that may still become a path, a fence or a marker: held until it ends."""
+        stripped = partial.strip()
+        if not stripped:
+            return True
+        if stripped[0] in "`~<=>#*/-;" or len(stripped) <= MAX_PATH_LINE and " " not in stripped.strip("*` "):
+            return True
+        return len(stripped) <= MAX_PATH_LINE and stripped.rstrip("*` ").endswith(":")
+
+    def _line(self, line: str, *, last: bool = False) -> list[Segment]:
+        if self._partial_shown:
+            # The start of this line already went out as prose: the rest is prose too.
+            self._partial_shown = False
+            return [Prose(line + ("" if last else "\n"))]
+        if self._fence is not None:
+            if line.strip() == self._fence or (
+                line.strip().startswith(self._fence[0] * 3) and line.strip().strip(self._fence[0]) == ""
+            ):
+                out = self._close_block()
+                self._fence = None
+                return out
+            self._body.append(line)
+            return []
+        if self._raw_markers:
+            self._body.append(line)
+            if _REPLACE.match(line):
+                out = self._close_block()
+                self._raw_markers = False
+                return out
+            return []
+        fence = _FENCE.match(line)
+        if fence is not None:
+            self._fence = fence.group("fence")
+            self._info = fence.group("info").strip()
+            self._before, self._held = self._held, []
+            self._body = []
+            return []
+        if _SEARCH.match(line):
+            self._raw_markers = True
+            self._fence = None
+            self._info = ""
+            self._before, self._held = self._held, []
+            self._body = [line]
+            return []
+        if line.strip() and path_in_line(line, strict=False) is None and not _COMMENT_PATH.match(line):
+            return [*self._release(), Prose(line + ("" if last else "\n"))]
+        self._held.append(line + ("" if last else "\n"))
+        if len(self._held) > 2:
+            return [Prose(self._held.pop(0))]
+        return []
+
+    def _release(self) -> list[Segment]:
+        held, self._held = self._held, []
+        return [Prose("".join(held))] if held else []
+
+    def _fence_line(self) -> str:
+        return f"{self._fence}{self._info}" if self._fence is not None else ""
+
+    # ------------------------------------------------------------------ one block
+    def _path(self) -> str | None:
+        """The path the block names: info string, else the line before (blank lines skipped)."""
+        found = path_in_info(self._info) if self._fence is not None else None
+        if found is None:
+            for line in reversed(self._before):
+                if line.strip():
+                    found = path_in_line(line, strict=False)
+                    break
+        return self._known(found) if found else None
+
+    def _known(self, path: str) -> str:
+        """A path as the files in play spell it: ``path/to/calc.py`` for ``calc.py`` when only that one matches."""
+        if path in self.files:
+            return path
+        name = PurePosixPath(path).name
+        matches = [known for known in self.files if PurePosixPath(known).name == name]
+        return matches[0] if len(matches) == 1 else path
+
+    def _close_block(self) -> list[Segment]:
+        before = "".join(self._before)
+        fenced = self._fence is not None
+        raw = "\n".join([self._fence_line(), *self._body, self._fence or ""]) if fenced else "\n".join(self._body)
+        raw_with_path = before + raw
+        lang = lang_of(self._info) if fenced else ""
+        path_from_info = path_in_info(self._info) if fenced else None
+        body = list(self._body)
+        text = "\n".join(body)
+        prose_path = None
+        for line in reversed(self._before):
+            if line.strip():
+                prose_path = path_in_line(line, strict=lang in _SHELL_LANGS)
+                break
+        path = path_from_info or prose_path
+        loose = path_from_info is None and not any(
+            line.strip() and path_in_line(line, strict=True) for line in self._before[-2:]
+        )  # the path came from a sentence ("Here is calc.py:"), not from a line of its own
+        if path is None and body and fenced:
+            comment = _COMMENT_PATH.match(body[0])
+            if comment is not None and clean_path(comment.group("path")) is not None:
+                path = clean_path(comment.group("path"))
+                loose = False
+                if not has_markers(body):
+                    body = body[1:]  # the ``# hello.py`` line names the file; it is not part of it
+        if path is not None:
+            path = self._known(path)
+        if has_markers(body) or not fenced:
+            return self._search_replace(path, body, raw_with_path)
+        if lang in _SHELL_LANGS and (path is None or path == prose_path and not _is_script(path)):
+            command = shell_command(text)
+            if command is None:
+                return [Prose(raw_with_path + "\n")]
+            self.blocks += 1
+            return [Command(command, raw=raw_with_path)]
+        if path is None and not lang:
+            command = command_lines(text)
+            if command is not None:
+                self.blocks += 1
+                return [Command(command, raw=raw_with_path)]
+        content = _joined(body)
+        if path is None:
+            path = self._guess_file(content)
+            if path is None:
+                return [Prose(raw_with_path + "\n")]
+            loose = True
+        original = self.files.get(path)
+        if loose and original and _snippet_of(content, original):
+            return [Prose(raw_with_path + "\n")]  # a quote from the file (an explanation), not a new version of it
+        elided = is_elided(content, original) if original else None
+        self.blocks += 1
+        if elided is not None:
+            why = (
+                f"the block for {path} leaves part of the file out ({elided!r}), so writing it would delete that "
+                "code. Send the whole file, or change only the lines that differ with a SEARCH/REPLACE block."
+            )
+            return [BadBlock(why, raw_with_path, path, kind="write")]
+        if original is not None and original == content:
+            self.blocks -= 1  # the file already reads so: nothing to do, and no reason to go on
+            return [Prose(raw_with_path + "\n")] if loose else []
+        return [WholeFile(path, content, raw=raw_with_path)]
+
+    def _search_replace(self, path: str | None, body: list[str], raw: str) -> list[Segment]:
+        pairs, error = split_search_replace(body)
+        self.blocks += 1
+        if path is None:
+            known = [p for p in self.files]
+            if len(known) == 1:
+                path = known[0]
+            else:
+                found = self._file_with(pairs)
+                if found is None:
+                    why = "the SEARCH/REPLACE block names no file: write the file's path on the line before it"
+                    return [BadBlock(why, raw)]
+                path = found
+        if error is not None:
+            return [BadBlock(f"in the block for {path}, {error}", raw, path)]
+        if not pairs:
+            return [BadBlock(f"the block for {path} has no SEARCH/REPLACE section", raw, path)]
+        return [SearchReplace(path, pairs, raw=raw)]
+
+    def _file_with(self, pairs: list[tuple[str, str]]) -> str | None:
+        """The one file in play whose text holds every search section."""
+        holders = [
+            path for path, text in self.files.items() if text is not None and all(s.strip() in text for s, _ in pairs)
+        ]
+        return holders[0] if len(holders) == 1 else None
+
+    def _guess_file(self, content: str) -> str | None:
+        """A block without a path: the one file in play, or the file it plainly is (most of its text in common)."""
+        shown = {path: text for path, text in self.files.items() if text is not None}
+        scores = sorted(((_likeness(content, text), path) for path, text in shown.items()), reverse=True)
+        if not scores:
+            return None
+        best, path = scores[0]
+        runner_up = scores[1][0] if len(scores) > 1 else 0.0
+        if len(shown) == 1:
+            return path if best >= 0.5 or not shown[path].strip() else None
+        long_enough = shown[path].count("\n") >= 5  # two- and three-line files look alike: no guessing among them
+        return path if long_enough and best >= 0.7 and best - runner_up >= 0.2 else None
+
+
+def _likeness(new: str, old: str) -> float:
+    if not old.strip() or len(old) > 20_000 or len(new) > 20_000:
+        return 0.0
+    return difflib.SequenceMatcher(None, old, new, autojunk=False).ratio()
+
+
+def _snippet_of(content: str, original: str) -> bool:
+    """A block much shorter than a file of some length: a quote from it rather than the file."""
+    old = len(original.splitlines())
+    return old >= 8 and len(content.splitlines()) < old // 2
+
+
+def _is_script(path: str) -> bool:
+    return path.endswith((".sh", ".bash", ".zsh")) or "." not in PurePosixPath(path).name
+
+
+def _merged(segments: list[Segment]) -> list[Segment]:
+    out: list[Segment] = []
+    for segment in segments:
+        if isinstance(segment, Prose):
+            if not segment.text:
+                continue
+            if out and isinstance(out[-1], Prose):
+                out[-1] = Prose(out[-1].text + segment.text)
+                continue
+        out.append(segment)
+    return out
+
+
+def parse_reply(text: str, files: Mapping[str, str | None], *, cut_off: bool = False) -> list[Segment]:
+    """Every segment of a whole reply (the streaming reader fed at once)."""
+    reader = BlockReader(files)
+    return _merged([*reader.feed(text), *reader.finish(cut_off=cut_off)])

@@ -1,0 +1,307 @@
+"""The edit-block protocol (``providers.tool_protocol: edits``): files in the prompt, Markdown blocks back.
+
+A small model does best at what it was trained on: it sees the files whole and answers with the new file (or a
+search/replace block) in a fenced block, and with commands in a ``bash`` fence. No call has to be formed and no
+file read first. This wrapper turns that into tool calls of the existing tools, so the blocks go through the same
+path as any call (approval, sandbox, cards, diffs, checkpoints, ``--json``):
+
+- the request: a short system prompt of its own (the environment and the project's instructions kept), the
+  files in play (``ChatRequest.files``, chosen by ``agent/files_in_play.py``) shown whole before the newest user
+  text, history written back as the blocks the model would have written, tool results as plain user text;
+- the reply: read by ``editblocks.BlockReader`` as it streams. A whole file becomes ``write``, search/replace
+  ``edit`` (its whitespace-tolerant matching included), a command ``shell``; a block that cannot be applied
+  becomes a call whose result says why. Prose streams as the answer. A reply without a block ends the turn.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
+from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
+from navtui.providers.base import PARSE_ERROR_KEY, RAW_CALL_KEY, AnyMessage, ChatRequest, FileInPlay, ProviderStream
+from navtui.providers.editblocks import BadBlock, BlockReader, Command, Prose, SearchReplace, Segment, WholeFile
+from navtui.providers.toolargs import error_arguments
+from navtui.providers.wrapped import WrappedProvider
+
+LONG_FILE_LINES = 150  # a file this long is better changed by search/replace than written out again
+
+INSTRUCTIONS = """\
+You are navtui, a coding assistant working in the user's repository. The files that matter for the request \
+are shown in full: each one is its path on a line of its own, then its content in a fenced block.
+
+To change or create a file, reply in the same form: the file's path on a line of its own, then a fenced block \
+with the complete new content of the file. Write every line; never leave code out or write "rest unchanged".
+To change a few lines of a long file, write its path on a line of its own, then a fenced block holding: a line \
+<<<<<<< SEARCH, the lines to change copied exactly from the file, a line =======, the new lines, and a line \
+>>>>>>> REPLACE.
+To run a command (a script, the tests, ls, grep), write it in a ```bash block.
+
+navtui saves your files and runs your commands, then tells you what happened. Code elsewhere in your reply \
+changes nothing. Answer questions in plain words. When the task is done, say so in a sentence, with no block."""
+
+RESULTS_END = "If the task is done, say so in one sentence with no block; otherwise send the blocks that finish it."
+
+
+def render_files(files: Sequence[FileInPlay]) -> str:
+    """The files in play as the model sees them: the path on a line, the text in a fence."""
+    parts: list[str] = []
+    for file in files:
+        if file.text is None:
+            parts.append(f"{file.path}\n({file.note or 'not shown'})")
+            continue
+        fence = _fence_for(file.text)
+        body = file.text if file.text.endswith("\n") or not file.text else file.text + "\n"
+        lines = file.text.count("\n") + (0 if file.text.endswith("\n") else 1)
+        note = f"({lines} lines: change it with SEARCH/REPLACE blocks)\n" if lines >= LONG_FILE_LINES else ""
+        parts.append(f"{file.path}\n{note}{fence}\n{body}{fence}")
+    return "\n\n".join(parts)
+
+
+def _fence_for(text: str) -> str:
+    longest = 0
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            longest = max(longest, len(stripped) - len(stripped.lstrip("`")))
+    return "`" * max(3, longest + 1)
+
+
+def render_call(call: ToolCall) -> str:
+    """A call written back as the block the model would have written."""
+    args = call.arguments
+    raw = args.get(RAW_CALL_KEY)
+    if PARSE_ERROR_KEY in args and isinstance(raw, str):
+        return raw
+    path = args.get("path")
+    if call.name == "write" and isinstance(path, str) and isinstance(args.get("content"), str):
+        content = args["content"]
+        fence = _fence_for(content)
+        return f"{path}\n{fence}\n{content if content.endswith(chr(10)) else content + chr(10)}{fence}"
+    if call.name == "edit" and isinstance(path, str):
+        pairs = _edit_pairs(args)
+        sections = []
+        for old, new in pairs:
+            sections.append(f"<<<<<<< SEARCH\n{_line_end(old)}=======\n{_line_end(new)}>>>>>>> REPLACE")
+        return f"{path}\n```\n" + "\n".join(sections) + "\n```"
+    if call.name == "shell" and isinstance(args.get("command"), str):
+        return f"```bash\n{args['command'].rstrip()}\n```"
+    return f"[{call.name} {args}]"
+
+
+def _line_end(text: str) -> str:
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+def _edit_pairs(args: dict[str, Any]) -> list[tuple[str, str]]:
+    items = args.get("edits")
+    if isinstance(items, list):
+        return [(str(i.get("old_text") or ""), str(i.get("new_text") or "")) for i in items if isinstance(i, dict)]
+    return [(str(args.get("old_text") or ""), str(args.get("new_text") or ""))]
+
+
+def render_assistant(message: AssistantMessage) -> AssistantMessage:
+    """Prose and blocks in the order written."""
+    if not message.tool_calls:
+        return message
+    thinking = [b for b in message.content if isinstance(b, ThinkingBlock)]
+    parts: list[str] = []
+    for block in message.content:
+        if isinstance(block, ToolCall):
+            parts.append(render_call(block))
+        elif isinstance(block, TextBlock) and block.text.strip():
+            parts.append(block.text.strip("\n"))
+    content: list[TextBlock | ThinkingBlock | ToolCall] = [*thinking, TextBlock(text="\n\n".join(parts))]
+    return message.model_copy(update={"content": content})
+
+
+def render_result(call: ToolCall | None, result: ToolResultMessage) -> str:
+    """What happened to one block, in a line or two (the files themselves are shown afresh anyway)."""
+    text = result.text.strip()
+    name = call.name if call is not None else result.tool_name
+    args = call.arguments if call is not None else {}
+    if name == "shell":
+        command = str(args.get("command", "")).strip()
+        head = f"$ {command}" if "\n" not in command else f"$ {command.splitlines()[0]} ..."
+        return f"{head}\n{text}"
+    path = args.get("path") or ""
+    if name in ("write", "edit"):
+        if result.is_error:
+            hint = (
+                " Copy the SEARCH lines exactly from the file as shown above, or send the whole file."
+                if name == "edit"
+                else ""
+            )
+            return f"{path}: not changed. {text}{hint}"
+        return text.splitlines()[0] if text else f"{path}: done"
+    return f"{name}: {text}"
+
+
+def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]) -> list[AnyMessage]:
+    """History as plain chat: blocks for calls, results as user text; the files shown before the newest user text."""
+    out: list[AnyMessage] = []
+    calls: dict[str, ToolCall] = {}
+    shown = {file.path for file in files if file.text is not None}
+    pending: list[str] = []  # results of one reply, sent as one user message
+    for message in messages:
+        if isinstance(message, ToolResultMessage):
+            pending.append(render_result(calls.get(message.tool_call_id), message))
+            continue
+        if pending:
+            _append_user(out, _results_text(pending))
+            pending = []
+        if isinstance(message, AssistantMessage):
+            out.append(render_assistant(message))
+            calls.update({call.id: call for call in message.tool_calls})
+        elif isinstance(message.content, str):
+            _append_user(out, _without_shown_attachments(message.content, shown))
+        else:
+            out.append(message)
+    if pending:
+        _append_user(out, _results_text(pending))
+    if files:
+        section = "Files:\n\n" + render_files(files)
+        last = max((i for i, m in enumerate(out) if isinstance(m, UserMessage)), default=None)
+        if last is None:
+            out.append(UserMessage(content=section))
+        else:
+            message = out[last]
+            text = message.content if isinstance(message.content, str) else message.text
+            out[last] = UserMessage(content=f"{section}\n\n{text}")
+    return out
+
+
+def _results_text(results: list[str]) -> str:
+    return "What happened:\n\n" + "\n\n".join(results) + "\n\n" + RESULTS_END
+
+
+def _without_shown_attachments(text: str, shown: set[str]) -> str:
+    """``<attached_file>`` blocks of files shown afresh in the files section are left out (no stale copy)."""
+    import re
+
+    def keep(match: re.Match[str]) -> str:
+        return "" if match.group(1) in shown else match.group(0)
+
+    return re.sub(r'\n*<attached_file path="([^"]+)"[^>]*>\n.*?</attached_file>\n?', keep, text, flags=re.DOTALL)
+
+
+def _append_user(out: list[AnyMessage], text: str) -> None:
+    """Merge into a preceding user text message: strict chat templates want roles to alternate."""
+    last = out[-1] if out else None
+    if isinstance(last, UserMessage) and isinstance(last.content, str):
+        out[-1] = last.model_copy(update={"content": f"{last.content}\n\n{text}"})
+    else:
+        out.append(UserMessage(content=text))
+
+
+def edits_system(system: str) -> str:
+    """The protocol's instructions, then what of the agent's system prompt is not about tools.
+
+    The agent's prompt starts with its base instructions (tools, calls); from ``Environment:`` on it holds the
+    working directory, the project's instruction files and handover notes, which stay.
+    """
+    marker = "\nEnvironment:\n"
+    at = system.find(marker)
+    rest = system[at + 1 :] if at >= 0 else ""
+    return f"{INSTRUCTIONS}\n\n{rest}".rstrip() + "\n"
+
+
+class EditsProvider(WrappedProvider):
+    """Wraps an Ollama, OpenAI-compatible or Anthropic provider; tool calls travel as Markdown edit blocks."""
+
+    tool_protocol = "edits"
+    wants_files = True
+    offers_tools = False
+
+    async def stream(self, request: ChatRequest) -> ProviderStream:
+        if not request.tools:  # a summary or a classifier question: plain text
+            async with contextlib.aclosing(self.inner.stream(request)) as events:
+                async for event in events:
+                    yield event
+            return
+        names = {tool.name for tool in request.tools}
+        inner_request = replace(
+            request,
+            system=edits_system(request.system),
+            messages=to_edit_messages(request.messages, request.files),
+            tools=(),
+            files=(),
+        )
+        shown = {file.path: file.text for file in request.files}
+        reader = BlockReader(shown)
+        calls: list[ToolCall] = []
+        held: list[ProviderEvent] = []  # from the first block on, everything waits for the end of the reply
+        stop: StopEvent | None = None
+        async with contextlib.aclosing(self.inner.stream(inner_request)) as events:
+            async for event in events:
+                if isinstance(event, TextDelta):
+                    for out in self._events(reader.feed(event.text), names, calls, shown):
+                        if held or isinstance(out, ToolCallEvent):
+                            held.append(out)
+                        else:
+                            yield out
+                elif isinstance(event, StopEvent):
+                    stop = event
+                elif isinstance(event, ErrorEvent):
+                    yield event  # the blocks of a broken reply are never applied
+                    return
+                else:
+                    yield event
+        cut_off = stop is not None and stop.reason == "length"
+        for out in [*held, *self._events(reader.finish(cut_off=cut_off), names, calls, shown)]:
+            yield out
+        yield StopEvent(reason="tool_use" if calls else (stop.reason if stop else "stop"))
+
+    def _events(
+        self, segments: list[Segment], names: set[str], calls: list[ToolCall], shown: dict[str, str | None]
+    ) -> list[ProviderEvent]:
+        out: list[ProviderEvent] = []
+        for segment in segments:
+            call = self._call(segment, names, shown)
+            if call is None:
+                if isinstance(segment, Prose):
+                    out.append(TextDelta(text=segment.text))
+                continue
+            calls.append(call)
+            out.append(ToolCallEvent(call=call))
+        return out
+
+    def _call(self, segment: Segment, names: set[str], shown: dict[str, str | None]) -> ToolCall | None:
+        args: dict[str, Any]
+        match segment:
+            case WholeFile(path=path, content=content):
+                name, args = "write", {"path": path, "content": content}
+            case SearchReplace(path=path, pairs=pairs):
+                if len(pairs) == 1:
+                    args = {"path": path, "old_text": pairs[0][0], "new_text": pairs[0][1]}
+                else:
+                    args = {"path": path, "edits": [{"old_text": old, "new_text": new} for old, new in pairs]}
+                name = "edit"
+                if any(not old.strip() for old, _ in pairs):
+                    name, args = _empty_search(path, pairs, segment.raw, shown.get(path))
+            case Command(command=command):
+                name, args = "shell", {"command": command}
+            case BadBlock(why=why, raw=raw, kind=kind):
+                name, args = kind, error_arguments(f"Block not applied: {why}", raw)
+            case _:
+                return None
+        if name not in names:
+            args = error_arguments(
+                f"Block not applied: {name} is not allowed in this session (tools on offer: {', '.join(sorted(names))})",
+                getattr(segment, "raw", ""),
+            )
+        return ToolCall(id=self.new_call_id(), name=name, arguments=args)
+
+
+def _empty_search(path: str, pairs: list[tuple[str, str]], raw: str, current: str | None) -> tuple[str, dict[str, Any]]:
+    """An empty SEARCH: the whole text of a new (or empty) file; for a file with content, a mistake to explain."""
+    if len(pairs) == 1 and not (current or "").strip():
+        return "write", {"path": path, "content": pairs[0][1]}
+    return "edit", error_arguments(
+        f"Block not applied: a SEARCH section for {path} is empty. Copy the lines to change into it exactly, "
+        "or send the whole file.",
+        raw,
+    )

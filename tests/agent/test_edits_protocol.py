@@ -1,0 +1,160 @@
+"""The edit-block protocol end to end: a Runtime on the fake OpenAI-compatible server, files on disk, yolo.
+
+Replies are real Qwen2.5-Coder output (or its exact shapes) for the eval's tasks; what is checked is what lands
+on disk, what the next request tells the model, and that every block went through the tools (cards, diffs).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from navtui.agent.runtime import LaunchOptions, Runtime, history_is_valid
+from navtui.core.events import RunFinished, ToolCallFinished
+from tests.fakes import Text
+from tests.fakes.server import FakeServer
+
+MODEL = "qwen2.5-coder-1.5b"
+
+
+def make_runtime(workspace: Path, server: FakeServer, home: Path, approval: str = "yolo", **extra: object) -> Runtime:
+    settings = {"providers": {"tool_protocol": "edits", "context_window": 4096}, **extra}
+    (home / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    options = LaunchOptions(
+        cwd=workspace,
+        provider="openai",
+        base_url=server.url + "/v1",
+        model=MODEL,
+        approval=approval,  # type: ignore[arg-type]
+    )
+    return Runtime.create(options)
+
+
+async def run(rt: Runtime, prompt: str | None) -> list[object]:
+    return [event async for event in rt.run(prompt)]
+
+
+def user_text(request: dict[str, object]) -> str:
+    messages = request["messages"]
+    assert isinstance(messages, list)
+    return "\n".join(str(m["content"]) for m in messages if m["role"] == "user")
+
+
+async def test_a_whole_file_block_fixes_the_file_and_a_bash_block_runs_the_test(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    (workspace / "test_calc.py").write_text(
+        "from calc import add\n\nassert add(2, 3) == 5\nprint('passed')\n", encoding="utf-8"
+    )
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.script(
+        Text("The bug is in `add`: it subtracts.\n\ncalc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"),
+        Text("\nRun the test:\n\n```bash\npython3 test_calc.py\n```\n"),
+    )
+    fake_server.script(Text("The test passes now."))
+    events = await run(rt, "python3 test_calc.py fails. Fix the bug in calc.py and run the test again.")
+    try:
+        assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+        finished = [e for e in events if isinstance(e, ToolCallFinished)]
+        assert [e.call.name for e in finished] == ["write", "shell"]
+        assert "passed" in finished[1].result.text and not finished[1].result.is_error
+        assert finished[0].result.details and "+    return a + b" in finished[0].result.details["diff"]
+        first, second = (r.json for r in fake_server.chat_requests)
+        assert "tools" not in first
+        system = first["messages"][0]["content"]
+        assert "<<<<<<< SEARCH" in system and "Environment:" in system and "tool call" not in system
+        # The files in play, whole, before the request.
+        assert "calc.py\n```\ndef add(a, b):\n    return a - b\n```" in user_text(first)
+        assert "test_calc.py\n```\nfrom calc import add" in user_text(first)
+        # The next request: the file as it is now, the blocks as written, what happened.
+        later = user_text(second)
+        assert "calc.py\n```\ndef add(a, b):\n    return a + b\n```" in later and "return a - b" not in later
+        assert "$ python3 test_calc.py\npassed" in later
+        assistant = [m for m in second["messages"] if m["role"] == "assistant"][0]["content"]
+        assert "calc.py\n```\ndef add(a, b):\n    return a + b\n```" in assistant and "```bash" in assistant
+        assert isinstance(events[-1], RunFinished) and events[-1].text == "The test passes now."
+        assert history_is_valid(rt.agent.messages)
+    finally:
+        await rt.aclose()
+
+
+async def test_search_replace_goes_through_edit_with_its_tolerance_and_a_miss_is_explained(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    config = "".join(f"OPTION_{i} = {i}\n" for i in range(20)) + "TIMEOUT = 30\n"
+    (workspace / "config.py").write_text(config, encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    # The search line has a trailing space the file does not have; the second block's search is not in the file.
+    fake_server.script(
+        Text("config.py\n```python\n<<<<<<< SEARCH\nTIMEOUT = 30 \n=======\nTIMEOUT = 45\n>>>>>>> REPLACE\n```\n")
+    )
+    fake_server.script(
+        Text("config.py\n```\n<<<<<<< SEARCH\nRETRIES = 3\n=======\nRETRIES = 4\n>>>>>>> REPLACE\n```\n")
+    )
+    fake_server.script(Text("Done."))
+    try:
+        await run(rt, "In config.py, change TIMEOUT from 30 to 45.")
+        assert (workspace / "config.py").read_text() == config.replace("TIMEOUT = 30", "TIMEOUT = 45")
+        second, third = (r.json for r in fake_server.chat_requests[1:])
+        assert "Edited config.py: 1 replacement(s), +1 -1 lines." in user_text(second)
+        failed = user_text(third)
+        assert "config.py: not changed." in failed and "Copy the SEARCH lines exactly" in failed
+    finally:
+        await rt.aclose()
+
+
+async def test_blocks_ask_for_approval_like_tool_calls(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    (workspace / "notes.txt").write_text("old\n", encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home, approval="ask")  # no approver: everything is declined
+    fake_server.script(Text("notes.txt\n```\nnew\n```\n\n```bash\nrm notes.txt\n```"))
+    fake_server.script(Text("I could not change it."))
+    try:
+        events = await run(rt, "Replace the text of notes.txt with new.")
+        assert (workspace / "notes.txt").read_text() == "old\n"
+        finished = [e for e in events if isinstance(e, ToolCallFinished)]
+        assert [(e.call.name, e.result.is_error) for e in finished] == [("write", True), ("shell", True)]
+        assert "notes.txt: not changed." in user_text(fake_server.chat_requests[-1].json)
+    finally:
+        await rt.aclose()
+
+
+async def test_files_the_run_touched_and_files_that_use_the_prompts_names_are_shown(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    (workspace / "billing.py").write_text("def compute_total(items):\n    return sum(items)\n", encoding="utf-8")
+    (workspace / "main.py").write_text("from billing import compute_total\nprint(compute_total([1]))\n")
+    (workspace / "other.py").write_text("print('unrelated')\n", encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.script(Text("new.py\n```python\nprint('new')\n```"))
+    fake_server.script(Text("Done."))
+    try:
+        await run(rt, "Rename compute_total to sum_prices everywhere.")
+        first, second = (user_text(r.json) for r in fake_server.chat_requests)
+        assert "billing.py\n```\ndef compute_total" in first and "main.py\n```\nfrom billing" in first
+        assert "other.py" not in first
+        assert "new.py\n```\nprint('new')\n```" in second  # written by the previous step: in play now
+    finally:
+        await rt.aclose()
+
+
+async def test_a_file_the_window_cannot_hold_is_shown_as_the_lines_that_matter(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    lines = [f"SETTING_{i} = 'value number {i} with some padding text'\n" for i in range(300)]
+    lines[150] = "TIMEOUT = 30\n"
+    (workspace / "config.py").write_text("".join(lines), encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.script(Text("Done."))
+    try:
+        await run(rt, "In config.py, change TIMEOUT from 30 to 45.")
+        request = fake_server.chat_requests[0].json
+        text = user_text(request)
+        assert "300 lines, too long to show whole" in text and "151: TIMEOUT = 30" in text
+        assert "SETTING_10 " not in text  # far from the line that matters
+        size = sum(len(str(m["content"])) for m in request["messages"]) // 4
+        assert size + request["max_tokens"] <= 4096
+    finally:
+        await rt.aclose()

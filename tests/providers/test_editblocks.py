@@ -1,0 +1,176 @@
+"""Reading edit blocks leniently: every shape small models write, and what must stay text."""
+
+from __future__ import annotations
+
+import pytest
+
+from navtui.providers.editblocks import (
+    BadBlock,
+    BlockReader,
+    Command,
+    Prose,
+    SearchReplace,
+    Segment,
+    WholeFile,
+    parse_reply,
+)
+
+CALC = "def add(a, b):\n    return a - b\n"
+FILES: dict[str, str | None] = {"calc.py": CALC, "test_calc.py": "from calc import add\nassert add(2, 3) == 5\n"}
+FIXED = "def add(a, b):\n    return a + b\n"
+
+
+def edits(segments: list[Segment]) -> list[Segment]:
+    return [s for s in segments if not isinstance(s, Prose)]
+
+
+def prose(segments: list[Segment]) -> str:
+    return "".join(s.text for s in segments if isinstance(s, Prose))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "calc.py\n```python\n" + FIXED + "```\n",  # the protocol's own form
+        "Here is the fix.\n\ncalc.py\n```\n" + FIXED + "```",  # no info string, prose before
+        "**calc.py**\n```python\n" + FIXED + "```",
+        "`calc.py`:\n```py\n" + FIXED + "```",
+        "### calc.py\n```python\n" + FIXED + "```",
+        "File: calc.py\n\n```python\n" + FIXED + "```",  # a blank line between the path and the fence
+        "Here is the updated `calc.py`:\n```python\n" + FIXED + "```",  # the path at the end of a sentence
+        "```python calc.py\n" + FIXED + "```",  # the path in the info string
+        "```calc.py\n" + FIXED + "```",
+        "```python:calc.py\n" + FIXED + "```",
+        "```python\n# calc.py\n" + FIXED + "```",  # a comment naming the file: not part of it
+        "./calc.py\n```python\n" + FIXED + "```",
+        "src/app/calc.py\n```python\n" + FIXED + "```",  # a bogus directory in front of the one file of that name
+        "calc.py\n```python\n" + FIXED,  # the closing fence never came (the reply ended)
+    ],
+)
+def test_whole_file_shapes(reply: str) -> None:
+    assert edits(parse_reply(reply, FILES)) == [
+        WholeFile("calc.py", FIXED, raw=edits(parse_reply(reply, FILES))[0].raw)
+    ]  # type: ignore[union-attr]
+
+
+def test_a_block_without_a_path_is_the_one_file_in_play() -> None:
+    reply = "The fix:\n```python\n" + FIXED + "```\n"
+    (block,) = edits(parse_reply(reply, {"calc.py": CALC}))
+    assert isinstance(block, WholeFile) and block.path == "calc.py" and block.content == FIXED
+
+
+def test_a_block_without_a_path_among_several_files_is_the_file_it_plainly_is() -> None:
+    long = "".join(f"def f{i}():\n    return {i}\n" for i in range(10))
+    files: dict[str, str | None] = {"a.py": long, "b.py": "print('b')\n" * 10}
+    (block,) = edits(parse_reply("```python\n" + long.replace("return 3", "return 33") + "```", files))
+    assert isinstance(block, WholeFile) and block.path == "a.py"
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("```bash\npython3 test_calc.py\n```", "python3 test_calc.py"),
+        ("```sh\n$ python3 test_calc.py\n```", "python3 test_calc.py"),
+        ("```console\n$ ls\ncalc.py\n$ python3 test_calc.py\n```", "ls\npython3 test_calc.py"),  # output lines dropped
+        ("Run it:\n```\npython3 hello.py\n```", "python3 hello.py"),  # no info string, a command line
+        ("Run it with python3 test_calc.py:\n```bash\npython3 test_calc.py\n```", "python3 test_calc.py"),
+        ("```bash\n# count the rows\nwc -l data.csv\n```", "# count the rows\nwc -l data.csv"),
+    ],
+)
+def test_commands(reply: str, expected: str) -> None:
+    (block,) = edits(parse_reply(reply, FILES))
+    assert isinstance(block, Command) and block.command == expected
+
+
+def test_a_script_named_before_a_bash_fence_is_a_file() -> None:
+    (block,) = edits(parse_reply("run.sh\n```bash\necho hi\n```", FILES))
+    assert isinstance(block, WholeFile) and block.path == "run.sh" and block.content == "echo hi\n"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "calc.py\n```python\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n```",
+        "calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n",  # no fence
+        "calc.py\n```\n<<<<<<<SEARCH\n    return a - b\n=====\n    return a + b\n>>>>>>>REPLACE\n```",  # tight markers
+        "calc.py\n```\n<<<<<<< ORIGINAL\n    return a - b\n=======\n    return a + b\n>>>>>>> UPDATED\n```",
+        "calc.py\n```\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n```",  # no end marker
+        "```\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n```",  # no path: found
+    ],
+)
+def test_search_replace_shapes(reply: str) -> None:
+    (block,) = edits(parse_reply(reply, FILES))
+    assert isinstance(block, SearchReplace)
+    assert block.path == "calc.py" and block.pairs == [("    return a - b\n", "    return a + b\n")]
+
+
+def test_several_sections_in_one_fence() -> None:
+    reply = "calc.py\n```\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nc\n=======\nd\n>>>>>>> REPLACE\n```"
+    (block,) = edits(parse_reply(reply, FILES))
+    assert isinstance(block, SearchReplace) and block.pairs == [("a\n", "b\n"), ("c\n", "d\n")]
+
+
+def test_a_search_without_a_divider_is_a_bad_block_that_says_why() -> None:
+    (block,) = edits(parse_reply("calc.py\n```\n<<<<<<< SEARCH\n    return a - b\n```", FILES))
+    assert isinstance(block, BadBlock) and block.path == "calc.py" and "=======" in block.why
+
+
+def test_a_whole_file_that_leaves_code_out_is_refused() -> None:
+    original = "".join(f"def f{i}():\n    return {i}\n" for i in range(10))
+    reply = "a.py\n```python\ndef f0():\n    return 100\n# ... rest of the code unchanged ...\n```"
+    (block,) = edits(parse_reply(reply, {"a.py": original}))
+    assert isinstance(block, BadBlock) and "rest of the code" in block.why
+
+
+def test_a_file_that_already_reads_so_is_no_edit() -> None:
+    # A small model that repeats its file after "Replaced calc.py" must not loop: nothing to apply, the turn ends.
+    assert edits(parse_reply("calc.py\n```python\n" + CALC + "```\nDone.", FILES)) == []
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "The function is:\n```python\ndef add(a, b):\n    return a - b\n```\nIt subtracts.",  # a quote, no path
+        "Use it like this:\n```python\nfrom calc import add\nprint(add(1, 2))\n```",  # a sample, two files in play
+        '```json\n{"name": "x"}\n```',
+        "Output:\n```\nhello world\n```",  # not a command, no path
+    ],
+)
+def test_samples_and_quotes_stay_text(reply: str) -> None:
+    segments = parse_reply(reply, FILES)
+    assert edits(segments) == [] and "```" in prose(segments)
+
+
+def test_a_quote_from_a_long_file_named_in_a_sentence_stays_text() -> None:
+    original = "".join(f"line {i}\n" for i in range(40))
+    reply = "In notes.txt:\n```\nline 3\nline 4\n```\nthese two lines matter."
+    assert edits(parse_reply(reply, {"notes.txt": original})) == []
+
+
+def test_a_reply_cut_off_inside_a_block_is_not_applied() -> None:
+    (block,) = edits(parse_reply("calc.py\n```python\ndef add(a, b):\n", FILES, cut_off=True))
+    assert isinstance(block, BadBlock) and "cut off" in block.why
+
+
+def test_prose_streams_before_the_reply_ends_and_a_block_is_held_until_it_closes() -> None:
+    reader = BlockReader(FILES)
+    first = reader.feed("I will fix the subtraction in add. ")
+    assert prose(first) == "I will fix the subtraction in add. "
+    assert reader.feed("\n\ncalc.py\n```python\ndef add(a, b):\n") == [Prose("\n")]  # the line's end
+    (block,) = reader.feed("    return a + b\n```\n")
+    assert isinstance(block, WholeFile) and block.content == FIXED
+    assert reader.finish() == []
+
+
+def test_any_chunking_gives_the_same_segments() -> None:
+    reply = (
+        "Fixing it.\n\ncalc.py\n```python\n" + FIXED + "```\n\nThen:\n```bash\npython3 test_calc.py\n```\nDone soon."
+    )
+    whole = parse_reply(reply, FILES)
+    for size in (1, 2, 3, 7, 16):
+        reader = BlockReader(FILES)
+        pieces: list[Segment] = []
+        for start in range(0, len(reply), size):
+            pieces.extend(reader.feed(reply[start : start + size]))
+        pieces.extend(reader.finish())
+        assert edits(pieces) == edits(whole) and prose(pieces) == prose(whole)

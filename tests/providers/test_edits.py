@@ -1,0 +1,127 @@
+"""The edits protocol's provider: what the server is sent, and which calls a reply becomes."""
+
+from __future__ import annotations
+
+from navtui.config.settings import ProviderSettings, Settings
+from navtui.core.events import StopEvent, ToolCallEvent
+from navtui.core.messages import AssistantMessage, TextBlock, ToolCall, ToolResultMessage, ToolSpec, UserMessage
+from navtui.providers.base import PARSE_ERROR_KEY, ChatRequest, FileInPlay
+from navtui.providers.edits import EditsProvider
+from navtui.providers.openai import OpenAIProvider
+from navtui.providers.registry import build_provider
+from tests.fakes import Done, Drop, Text
+from tests.fakes.server import FakeServer
+from tests.providers.support import collect, text_of
+
+
+def _tool(name: str) -> ToolSpec:
+    return ToolSpec(name=name, description=name, parameters={"type": "object", "properties": {}})
+
+
+TOOLS = tuple(_tool(name) for name in ("read", "write", "edit", "shell", "ls"))
+SYSTEM = (
+    "You are navtui, a coding agent. Use the tools.\n\nEnvironment:\n- working directory: /w\n\nProject rules: tabs."
+)
+CALC = FileInPlay("calc.py", "def add(a, b):\n    return a - b\n")
+
+
+def provider(server: FakeServer) -> EditsProvider:
+    return EditsProvider(OpenAIProvider("qwen2.5-coder-1.5b", server.url, ProviderSettings()))
+
+
+def ask(*messages: object, files: tuple[FileInPlay, ...] = (CALC,), tools: tuple[ToolSpec, ...] = TOOLS) -> ChatRequest:
+    history = list(messages) or [UserMessage(content="Fix add in calc.py.")]
+    return ChatRequest(system=SYSTEM, messages=history, tools=tools, files=files)  # type: ignore[arg-type]
+
+
+def calls(events: list[object]) -> list[tuple[str, dict[str, object]]]:
+    return [(e.call.name, e.call.arguments) for e in events if isinstance(e, ToolCallEvent)]
+
+
+def test_registry_builds_it_for_any_provider() -> None:
+    settings = Settings(providers=ProviderSettings(tool_protocol="edits"))
+    built = build_provider(settings, model="qwen2.5-coder-1.5b", provider="openai", base_url="http://127.0.0.1:1")
+    assert isinstance(built, EditsProvider) and built.wants_files and not built.offers_tools
+
+
+async def test_the_server_gets_no_tools_a_short_prompt_and_the_files_before_the_request(
+    fake_server: FakeServer,
+) -> None:
+    fake_server.script(Text("calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"))
+    events = await collect(provider(fake_server), ask())
+    body = fake_server.chat_requests[-1].json
+    assert "tools" not in body
+    system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+    assert system.startswith("You are navtui, a coding assistant") and "Use the tools" not in system
+    assert system.endswith("Environment:\n- working directory: /w\n\nProject rules: tabs.\n")
+    assert len(system) < 1600  # ~400 tokens: small windows
+    assert user == "Files:\n\ncalc.py\n```\ndef add(a, b):\n    return a - b\n```\n\nFix add in calc.py."
+    assert calls(events) == [("write", {"path": "calc.py", "content": "def add(a, b):\n    return a + b\n"})]
+    assert events[-1] == StopEvent(reason="tool_use") and text_of(events) == ""
+
+
+async def test_history_goes_back_as_blocks_and_results_as_what_happened(fake_server: FakeServer) -> None:
+    write = ToolCall(id="c1", name="write", arguments={"path": "calc.py", "content": "x = 1\n"})
+    shell = ToolCall(id="c2", name="shell", arguments={"command": "python3 calc.py"})
+    edit = ToolCall(id="c3", name="edit", arguments={"path": "calc.py", "old_text": "x = 1", "new_text": "x = 2"})
+    history = [
+        UserMessage(content='Fix it.\n\n<attached_file path="calc.py">\nstale\n</attached_file>\n'),
+        AssistantMessage(content=[TextBlock(text="Fixing."), write, shell, edit]),
+        ToolResultMessage.of(write, "Replaced calc.py: 1 lines (6 B), +1 -2 lines.\n--- diff ..."),
+        ToolResultMessage.of(shell, "Traceback...\n[exit code 1 · 0.1 s]", is_error=True),
+        ToolResultMessage.of(edit, "old_text not found in calc.py.", is_error=True),
+    ]
+    fake_server.script(Text("It works now."))
+    events = await collect(provider(fake_server), ask(*history))
+    messages = fake_server.chat_requests[-1].json["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert "stale" not in messages[1]["content"]  # the attached copy: the file is shown afresh instead
+    assert messages[2]["content"] == (
+        "Fixing.\n\ncalc.py\n```\nx = 1\n```\n\n```bash\npython3 calc.py\n```\n\n"
+        "calc.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```"
+    )
+    results = messages[3]["content"]
+    assert results.startswith("Files:\n\ncalc.py\n```\ndef add")
+    assert "Replaced calc.py: 1 lines (6 B), +1 -2 lines.\n\n$ python3 calc.py\nTraceback...\n[exit code 1" in results
+    assert "calc.py: not changed. old_text not found in calc.py. Copy the SEARCH lines exactly" in results
+    assert "--- diff" not in results  # the file itself is shown: no diff needed
+    assert text_of(events) == "It works now." and calls(events) == []
+
+
+async def test_a_block_that_cannot_be_applied_comes_back_to_the_model_as_an_error(fake_server: FakeServer) -> None:
+    fake_server.script(Text("calc.py\n```\n<<<<<<< SEARCH\n    return a - b\n```\n"))
+    events = await collect(provider(fake_server), ask())
+    ((name, args),) = calls(events)
+    assert name == "edit" and "=======" in str(args[PARSE_ERROR_KEY])
+
+
+async def test_an_empty_search_creates_a_new_file_but_never_overwrites_one(fake_server: FakeServer) -> None:
+    block = "{path}\n```\n<<<<<<< SEARCH\n=======\nprint('hi')\n>>>>>>> REPLACE\n```\n"
+    fake_server.script(Text(block.format(path="hello.py") + block.format(path="calc.py")))
+    events = await collect(provider(fake_server), ask())
+    (new, existing) = calls(events)
+    assert new == ("write", {"path": "hello.py", "content": "print('hi')\n"})
+    assert existing[0] == "edit" and "SEARCH section for calc.py is empty" in str(existing[1][PARSE_ERROR_KEY])
+
+
+async def test_a_block_for_a_tool_not_on_offer_says_so(fake_server: FakeServer) -> None:
+    fake_server.script(Text("```bash\nrm -rf build\n```\n"))
+    events = await collect(provider(fake_server), ask(tools=(_tool("read"), _tool("write"), _tool("edit"))))
+    ((name, args),) = calls(events)
+    assert name == "shell" and "shell is not allowed" in str(args[PARSE_ERROR_KEY])
+
+
+async def test_a_reply_cut_off_or_broken_inside_a_block_applies_nothing(fake_server: FakeServer) -> None:
+    fake_server.script(Text("calc.py\n```python\ndef add(a, b):\n"), Done("length"))
+    ((_, args),) = calls(await collect(provider(fake_server), ask()))
+    assert "cut off" in str(args[PARSE_ERROR_KEY])
+    fake_server.script(Text("calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"), Drop())
+    events = await collect(provider(fake_server), ask())
+    assert calls(events) == []
+
+
+async def test_a_request_without_tools_passes_through(fake_server: FakeServer) -> None:
+    fake_server.script(Text("A summary."))
+    events = await collect(provider(fake_server), ChatRequest(system="Summarise.", messages=[UserMessage(content="x")]))
+    assert text_of(events) == "A summary."
+    assert fake_server.chat_requests[-1].json["messages"][0]["content"] == "Summarise."
