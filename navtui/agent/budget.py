@@ -81,7 +81,9 @@ class ContextBudget:
         if self._calibrated_tokens is not None and self._calibrated_count <= len(messages):
             tail = messages[self._calibrated_count :]
             return (
-                self._calibrated_tokens + int(self.ratio * sum(estimate_message_tokens(m) for m in tail)) + _files(agent)
+                self._calibrated_tokens
+                + int(self.ratio * sum(estimate_message_tokens(m) for m in tail))
+                + _files(agent)
             )
         return int(self.ratio * self.raw_estimate(agent, messages)) + _files(agent)
 

@@ -26,7 +26,7 @@ class Nudge:
     notice: str
 
 
-async def _nothing() -> AsyncGenerator[AgentEvent, None]:
+async def _nothing() -> AsyncGenerator[Any, None]:
     return
     yield  # pragma: no cover
 
@@ -43,6 +43,13 @@ class AgentHooks:
     def files_in_play(self, agent: Agent) -> list[FileInPlay]:
         """The files the next request shows whole (for a provider that ``wants_files``)."""
         return []
+
+    def start_run(self, agent: Agent, prompt: str | None) -> None:
+        """A run begins with ``prompt`` (None: it continues from the history)."""
+
+    def verify(self, agent: Agent, message: AssistantMessage) -> AsyncGenerator[AgentEvent | Nudge, None]:
+        """After a final answer no nudge asked to go on: events while checking the work, then a Nudge if it failed."""
+        return _nothing()
 
     async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
         return None
@@ -74,6 +81,19 @@ class CompositeHooks(AgentHooks):
 
     def files_in_play(self, agent: Agent) -> list[FileInPlay]:
         return [file for part in self.parts for file in part.files_in_play(agent)]
+
+    def start_run(self, agent: Agent, prompt: str | None) -> None:
+        for part in self.parts:
+            part.start_run(agent, prompt)
+
+    async def verify(self, agent: Agent, message: AssistantMessage) -> AsyncGenerator[AgentEvent | Nudge, None]:
+        for part in self.parts:
+            nudged = False
+            async for item in part.verify(agent, message):
+                nudged = nudged or isinstance(item, Nudge)
+                yield item
+            if nudged:
+                return
 
     async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
         for part in self.parts:

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from navtui.agent.budget import ContextBudget
 from navtui.agent.guards import RunawayGuard
-from navtui.agent.hooks import AgentHooks
+from navtui.agent.hooks import AgentHooks, Nudge
 from navtui.agent.replay import replay_messages
 from navtui.agent.window import output_limit
 from navtui.core.errors import NavtuiError, ToolError
@@ -105,6 +105,7 @@ class Agent:
         self.budget = ContextBudget(context_window)
         self.compact = False  # small window: core tools, short prompts (agent/window.py)
         self.files_tokens = 0  # the files in play the latest request showed whole (the edits protocol)
+        self.check_note: str | None = None  # how this run's check ended (agent/check.py), said after the answer
         self.hooks = hooks or AgentHooks()
         self.usage_total = Usage()
         self._abort = asyncio.Event()
@@ -162,11 +163,13 @@ class Agent:
         final_text = ""
         guard = RunawayGuard()
         broken = 0  # answers that broke off in a row (asked again within the retry policy)
+        self.check_note = None
         try:
             if prompt is not None:
                 message = prompt if isinstance(prompt, UserMessage) else UserMessage(content=prompt)
                 self.add_message(message)
                 yield UserMessageEvent(text=message.text)
+            self.hooks.start_run(self, None if prompt is None else message.text)
             while True:
                 if turn >= self.max_turns:
                     stop_reason = "length"
@@ -236,6 +239,15 @@ class Agent:
                 if calls or self._steering:
                     continue
                 nudge = await self.hooks.after_final_answer(self, assistant)
+                if nudge is None:  # the work is checked (agent/check.py): a failure asks the model again
+                    async for item in self.hooks.verify(self, assistant):
+                        if isinstance(item, Nudge):
+                            nudge = item
+                        else:
+                            yield item
+                    if self._abort.is_set():
+                        stop_reason = "aborted"
+                        break
                 if nudge is not None:
                     yield Notice(text=nudge.notice, level="info")
                     self.add_message(UserMessage(content=nudge.message))
@@ -247,6 +259,8 @@ class Agent:
             self._running = False
             self._repair_history()
             self._sync_recorder()
+        if self.check_note and stop_reason != "aborted":
+            final_text = f"{final_text.rstrip()}\n\n{self.check_note}" if final_text.strip() else self.check_note
         yield RunFinished(stop_reason=stop_reason, turns=turn, text=final_text)
 
     def _retry_notice(self, broken: int) -> Notice | None:
@@ -439,6 +453,10 @@ class Agent:
             yield ToolCallFinished(call=call, result=result)
             async for event in self.hooks.after_tool(self, call, result):
                 yield event
+
+    def run_tool(self, call: ToolCall) -> AsyncGenerator[ToolOutput | ToolResultMessage, None]:
+        """Run one call outside the model's turn (the check): approval and sandbox as always; output, then result."""
+        return self._run_one(call)
 
     async def _run_one(self, call: ToolCall) -> AsyncGenerator[ToolOutput | ToolResultMessage, None]:
         """Yield ToolOutput events while the tool runs, then its ToolResultMessage."""

@@ -266,7 +266,11 @@ class Runtime:
 
         # The files in play are chosen after context management has made its room (edits protocol only).
         files = FilesInPlayHooks(self.cwd)
-        return CompositeHooks([context, files, AdvisorHooks(lambda: self.advisor), IndexHooks(self.cwd)])
+        from navtui.agent.check import CheckHooks
+
+        agent = self.settings.agent
+        check = CheckHooks(self.cwd, agent.check_command, agent.check_rounds)
+        return CompositeHooks([context, files, AdvisorHooks(lambda: self.advisor), IndexHooks(self.cwd), check])
 
     # ------------------------------------------------------------------ running
     @property

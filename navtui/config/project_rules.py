@@ -110,6 +110,10 @@ PROJECT_RULES: dict[str, Rule] = {
     "mcp.call_timeout": Free(),
     # A repository's own servers are in its .mcp.json, behind the user's approval (navtui/mcp/trust.py).
     "mcp.tools": UserOnly("change which tools of your MCP servers are offered"),
+    # The check runs as a shell call through approval and the sandbox, like any command the model runs: a
+    # repository's command is asked about in ask/write mode and confined as usual, so it grants nothing.
+    "agent.check_command": Free(),
+    "agent.check_rounds": Free(),
     "ui.theme": Free(),
     "ui.double_escape_action": Free(),
     "ui.branch_summary": Free(),

@@ -106,6 +106,13 @@ class McpSettings(_Section):
     tools: dict[str, McpToolFilter] = Field(default_factory=dict, description="Per server: which tools to offer")
 
 
+class AgentSettings(_Section):
+    check_command: str | None = Field(
+        None, description="Run after the model's edits; while it fails the model is asked again (agent/check.py)"
+    )
+    check_rounds: int = Field(3, ge=0, le=20, description="How many times a failing check asks the model again")
+
+
 class UISettings(_Section):
     theme: str = "dark"
     double_escape_action: Literal["tree", "branch", "none"] = "tree"
@@ -130,6 +137,7 @@ class Settings(BaseModel):
     advisor: AdvisorSettings = Field(default_factory=AdvisorSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
     ui: UISettings = Field(default_factory=UISettings)
 
 

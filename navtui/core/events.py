@@ -167,6 +167,18 @@ class ContextInjected(_Event):
     tokens: int = 0
 
 
+class CheckFinished(_Event):
+    """The check ran after the model's edits (``agent.check_command``, or a test the prompt named)."""
+
+    type: Literal["check_finished"] = "check_finished"
+    command: str
+    passed: bool
+    exit_code: int | None = None
+    round: int = 0  # how many times the model was asked again before this run of the check
+    final: bool = False  # the run ends with this result (it passed, or the rounds are used up)
+    output: Masked = ""  # the end of its output
+
+
 class ModelLoading(_Event):
     """A local model is being loaded into memory before it can answer (Ollama, on first use or after it was
     unloaded); ``done`` once it is in, with how long that took."""
@@ -214,6 +226,7 @@ AgentEvent = Annotated[
     | ContextPruned
     | AdvisorNote
     | ContextInjected
+    | CheckFinished
     | ModelLoading
     | Notice
     | AgentError,

@@ -1,0 +1,176 @@
+"""The check loop: after the model's final answer, run the check; on failure give it the output and ask again.
+
+Small models claim a fix they never tested, or test it once and stop at the first failure. When a check is in
+force, navtui runs it itself after the model's edits and, while it fails, shows the model the output and asks
+again, up to ``agent.check_rounds`` times (3); the run ends saying whether it passed. Every protocol gets it.
+
+A check is in force when ``agent.check_command`` is set, or when the prompt names one: a test command
+(``python3 test_calc.py``, ``pytest -q tests/``, ``python -m unittest``, ``npm test``, ``go test ./...``, ``cargo
+test``, ``make test``), a script it says fails ("python3 app.py fails with ...", "run python3 build.py ... until
+it succeeds"), or "make the test(s) pass" with one test file in the repository. It runs as a ``shell``
+call through the agent (approval, sandbox, a card with its output, ``--json``): a repository's setting cannot make
+navtui run anything the user would not be asked about. It runs when the run changed a file since the last check,
+or once when the prompt named it (a model that changed nothing is told the check still fails).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from navtui.agent.hooks import AgentHooks, Nudge
+from navtui.core.events import CheckFinished, Notice, ToolCallFinished, ToolCallStarted
+from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage
+
+if TYPE_CHECKING:
+    from navtui.agent.loop import Agent
+    from navtui.core.events import AgentEvent
+
+EDITING_TOOLS = ("write", "edit")
+OUTPUT_TAIL = 3000  # characters of a failing check's output the model sees (the end: where the error is)
+
+# A flag, or a path-like argument (never a plain word: "fails." is not one).
+_ARG = r"\s+(?:-{1,2}[\w=-]+|[\w-]*(?:/|:|\.(?=[\w/.]))[\w./:=-]*)"
+_TEST_COMMAND = re.compile(
+    r"(?:^|(?<=[\s`'\"(]))("
+    rf"(?:python3?|py)\s+(?:-m\s+(?:pytest|unittest)(?:{_ARG})*|[\w./-]*test[\w./-]*\.py(?:{_ARG})*)"
+    rf"|pytest(?:{_ARG})*"
+    r"|(?:npm|pnpm|yarn)\s+(?:run\s+)?test"
+    rf"|go\s+test(?:{_ARG})*"
+    r"|cargo\s+test"
+    r"|make\s+(?:test|check)"
+    r")(?=$|[\s`'\".,;:)!?])",
+    re.IGNORECASE | re.MULTILINE,
+)
+_PASS_WISH = re.compile(
+    r"\b(?:tests?|checks?)\b[^.\n]{0,40}\bpass(?:es)?\b|\bpass(?:ing)?\b[^.\n]{0,20}\btests?\b", re.I
+)
+_FAILING_RUN = re.compile(
+    r"((?:python3?|node|bash|sh)\s+[\w./-]+\.(?:py|js|sh))`?[^.\n]{0,40}?\b(?:fails|failing|crashes|errors|raises)\b"
+    r"|((?:python3?|node|bash|sh)\s+[\w./-]+\.(?:py|js|sh))`?[^\n]{0,60}?\buntil it (?:succeeds|passes|works|runs)\b",
+    re.IGNORECASE,
+)
+_TEST_FILE = re.compile(r"^(?:test_[\w-]+|[\w-]+_test)\.py$")
+
+
+def check_in_prompt(prompt: str, cwd: Path) -> str | None:
+    """The check a prompt names: a test command it writes, or "make the test pass" with one test file here."""
+    words = prompt.split("<attached_file", 1)[0]
+    match = _TEST_COMMAND.search(words)
+    if match is not None:
+        command = match.group(1).strip()
+        return command if command.endswith("...") else command.rstrip(".")
+    failing = _FAILING_RUN.search(
+        words
+    )  # "python3 app.py fails with ...", "Run python3 build.py ... until it succeeds"
+    if failing is not None:
+        return (failing.group(1) or failing.group(2)).strip()
+    if _PASS_WISH.search(words):
+        tests = sorted(p.name for p in cwd.glob("*.py") if _TEST_FILE.match(p.name))
+        if len(tests) == 1:
+            return f"python3 {tests[0]}"
+    return None
+
+
+@dataclass
+class CheckState:
+    """One run's check: its command, rounds used, whether files changed since it last ran, the last outcome."""
+
+    command: str | None = None
+    rounds: int = 0
+    named: bool = False  # the prompt named it: it runs even when nothing was changed
+    ran: bool = False
+    changed: bool = False
+    passed: bool | None = None
+    seen_calls: set[str] = field(default_factory=set)
+
+
+class CheckHooks(AgentHooks):
+    """Runs the check after a final answer (``verify``); a failure becomes a nudge with the output."""
+
+    def __init__(self, cwd: Path, command: str | None = None, rounds: int = 3) -> None:
+        self.cwd = cwd
+        self.command = command.strip() if command and command.strip() else None
+        self.max_rounds = rounds
+        self.state = CheckState()
+
+    def start_run(self, agent: Agent, prompt: str | None) -> None:
+        named = check_in_prompt(prompt, self.cwd) if prompt else None
+        if prompt is None and self.state.command is not None:
+            return  # a continued run keeps its check
+        self.state = CheckState(command=self.command or named, named=named is not None and not self.command)
+        # Calls of earlier runs are no change of this one.
+        self.state.seen_calls = {c.id for m in agent.messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
+
+    async def verify(self, agent: Agent, message: AssistantMessage) -> AsyncGenerator[AgentEvent | Nudge, None]:
+        state = self.state
+        if state.command is None or self.max_rounds <= 0:
+            return
+        self._note_changes(agent)
+        if not state.changed and (state.ran or not state.named):
+            if state.ran and state.passed is False:
+                yield self._final(agent, state.command)
+            return
+        state.ran, state.changed = True, False
+        call = ToolCall(id=f"check_{secrets.token_hex(4)}", name="shell", arguments={"command": state.command})
+        yield ToolCallStarted(call=call)
+        result: ToolResultMessage | None = None
+        async for item in agent.run_tool(call):
+            if isinstance(item, ToolResultMessage):
+                result = item
+            else:
+                yield item
+        assert result is not None
+        yield ToolCallFinished(call=call, result=result)
+        exit_code = (result.details or {}).get("exit_code")
+        if result.is_error and "status" not in (result.details or {}):  # declined, or it could not start
+            state.command, state.passed = None, None
+            agent.check_note = f"Check `{call.arguments['command']}` not run: {result.text.strip()[:200]}"
+            yield Notice(text=agent.check_note, level="warning")
+            return
+        state.passed = not result.is_error
+        last = state.passed or state.rounds >= self.max_rounds
+        yield CheckFinished(
+            command=state.command,
+            passed=state.passed,
+            exit_code=exit_code if isinstance(exit_code, int) else None,
+            round=state.rounds,
+            final=last,
+            output=result.text[-OUTPUT_TAIL:],
+        )
+        if last:
+            yield self._final(agent, state.command)
+            return
+        state.rounds += 1
+        output = result.text if len(result.text) <= OUTPUT_TAIL else "..." + result.text[-OUTPUT_TAIL:]
+        yield Nudge(
+            message=f"I ran the check `{state.command}` and it fails:\n\n{output}\n\nFix the code so that the check "
+            "passes (do not change the check itself).",
+            notice=f"The check `{state.command}` fails; asking the model to fix it "
+            f"(round {state.rounds} of {self.max_rounds}).",
+        )
+
+    def _final(self, agent: Agent, command: str) -> Notice:
+        passed = self.state.passed
+        text = f"Check `{command}` passed." if passed else f"Check `{command}` still fails."
+        agent.check_note = text
+        return Notice(text=text, level="info" if passed else "warning")
+
+    def _note_changes(self, agent: Agent) -> None:
+        """Whether a write or edit succeeded since the check last looked."""
+        state = self.state
+        answered = {m.tool_call_id: m for m in agent.messages if isinstance(m, ToolResultMessage)}
+        for message in agent.messages:
+            if not isinstance(message, AssistantMessage):
+                continue
+            for call in message.tool_calls:
+                if call.id in state.seen_calls:
+                    continue
+                state.seen_calls.add(call.id)
+                result = answered.get(call.id)
+                if call.name in EDITING_TOOLS and result is not None and not result.is_error:
+                    state.changed = True
