@@ -10,7 +10,8 @@ test``, ``make test``), a script it says fails ("python3 app.py fails with ...",
 it succeeds"), or "make the test(s) pass" with one test file in the repository. It runs as a ``shell``
 call through the agent (approval, sandbox, a card with its output, ``--json``): a repository's setting cannot make
 navtui run anything the user would not be asked about. It runs when the run changed a file since the last check,
-or once when the prompt named it (a model that changed nothing is told the check still fails).
+or once when the prompt named it (a model that changed nothing is told the check still fails); when the model ran
+the check itself after its last change, that run's result counts and it is not run again.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ class CheckState:
     ran: bool = False
     changed: bool = False
     passed: bool | None = None
+    model_ran: ToolResultMessage | None = None  # the model's own run of the check, after its last change
     seen_calls: set[str] = field(default_factory=set)
 
 
@@ -111,21 +113,22 @@ class CheckHooks(AgentHooks):
         if state.command is None or self.max_rounds <= 0:
             return
         self._note_changes(agent)
-        if not state.changed and (state.ran or not state.named):
+        result = state.model_ran  # the model ran the check itself after its last change: no need to run it again
+        if result is None and not state.changed and (state.ran or not state.named):
             if state.ran and state.passed is False:
                 yield self._final(agent, state.command)
             return
-        state.ran, state.changed = True, False
+        state.ran, state.changed, state.model_ran = True, False, None
         call = ToolCall(id=f"check_{secrets.token_hex(4)}", name="shell", arguments={"command": state.command})
-        yield ToolCallStarted(call=call)
-        result: ToolResultMessage | None = None
-        async for item in agent.run_tool(call):
-            if isinstance(item, ToolResultMessage):
-                result = item
-            else:
-                yield item
-        assert result is not None
-        yield ToolCallFinished(call=call, result=result)
+        if result is None:
+            yield ToolCallStarted(call=call)
+            async for item in agent.run_tool(call):
+                if isinstance(item, ToolResultMessage):
+                    result = item
+                else:
+                    yield item
+            assert result is not None
+            yield ToolCallFinished(call=call, result=result)
         exit_code = (result.details or {}).get("exit_code")
         if result.is_error and "status" not in (result.details or {}):  # declined, or it could not start
             state.command, state.passed = None, None
@@ -172,5 +175,14 @@ class CheckHooks(AgentHooks):
                     continue
                 state.seen_calls.add(call.id)
                 result = answered.get(call.id)
-                if call.name in EDITING_TOOLS and result is not None and not result.is_error:
-                    state.changed = True
+                if result is None:
+                    continue
+                if call.name in EDITING_TOOLS and not result.is_error:
+                    state.changed, state.model_ran = True, None
+                elif call.name == "shell" and _same(call.arguments.get("command"), state.command):
+                    if "status" in (result.details or {}):  # it ran (not declined)
+                        state.changed, state.model_ran = False, result
+
+
+def _same(command: object, check: str | None) -> bool:
+    return isinstance(command, str) and check is not None and command.split() == check.split()

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from navtui.agent.runtime import LaunchOptions, Runtime, history_is_valid
-from navtui.core.events import RunFinished, ToolCallFinished
+from navtui.core.events import CheckFinished, RunFinished, ToolCallFinished
 from tests.fakes import Text
 from tests.fakes.server import FakeServer
 
@@ -73,7 +73,12 @@ async def test_a_whole_file_block_fixes_the_file_and_a_bash_block_runs_the_test(
         assert "$ python3 test_calc.py\npassed" in later
         assistant = [m for m in second["messages"] if m["role"] == "assistant"][0]["content"]
         assert "calc.py\n```\ndef add(a, b):\n    return a + b\n```" in assistant and "```bash" in assistant
-        assert isinstance(events[-1], RunFinished) and events[-1].text == "The test passes now."
+        # The model ran the check the prompt named after its edit: that run counts, it is not run again.
+        (check,) = [e for e in events if isinstance(e, CheckFinished)]
+        assert check.passed and check.final and check.command == "python3 test_calc.py"
+        final = events[-1]
+        assert isinstance(final, RunFinished)
+        assert final.text == "The test passes now.\n\nCheck `python3 test_calc.py` passed."
         assert history_is_valid(rt.agent.messages)
     finally:
         await rt.aclose()
