@@ -9,7 +9,8 @@ answer again. ``--scenario sandbox`` instead runs a command the sandbox blocks (
 background job (``sleep``) to try ``kill -9`` on navtui with. ``--scenario faults`` shows what navtui does when
 the model or the server misbehaves, one prompt each: an answer that breaks off (asked again), a model silent for
 8 s (the status line counts), a model calling a tool that does not exist (the run stops after 3), a tool call
-the server could not parse (HTTP 500, asked again then handed to the model). ``--cold 5`` starts the model out of memory
+the server could not parse (HTTP 500, asked again then handed to the model). ``--scenario edits`` answers in
+the edit-block protocol (``providers.tool_protocol: edits``): a whole ``demo.py`` and a ``bash`` block. ``--cold 5`` starts the model out of memory
 (loading it takes 5 s); ``/models pull smollm2:135m`` downloads a model with progress. Ctrl+C stops the server.
 """
 
@@ -73,12 +74,22 @@ def faults_script(server: FakeServer) -> None:
     server.script(Text("My call was broken; here is the answer without it."))
 
 
+def edits_script(server: FakeServer, rate: float) -> None:
+    """Replies in the edit-block protocol (set providers.tool_protocol to edits): as Qwen2.5-Coder 1.5B writes them."""
+    reply = (
+        "The bug is in `add`: it subtracts instead of adding.\n\ndemo.py\n```python\ndef add(a, b):\n"
+        "    return a + b\n\n\nprint(add(2, 3))\n```\n\nRun it:\n\n```bash\npython3 demo.py\n```\n"
+    )
+    server.script(*(Text(chunk, delay=1 / rate) for chunk in split_text(reply, 4)), Usage(input=420, output=60))
+    server.script(Text("Fixed: `add` now returns `a + b`, and `python3 demo.py` prints 5."), Usage(input=520, output=20))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tokens", type=int, default=3000, help="length of the long answer (4-char tokens)")
     parser.add_argument("--rate", type=float, default=300, help="tokens per second")
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--scenario", choices=["default", "sandbox", "faults"], default="default")
+    parser.add_argument("--scenario", choices=["default", "sandbox", "faults", "edits"], default="default")
     parser.add_argument(
         "--cold", type=float, metavar="SECONDS", help="the model starts out of memory; loading takes this long"
     )
@@ -92,6 +103,8 @@ def main() -> None:
         sandbox_script(server)
     elif args.scenario == "faults":
         faults_script(server)
+    elif args.scenario == "edits":
+        edits_script(server, args.rate)
     else:
         script(server, args.tokens, args.rate)
     print(server.url, flush=True)

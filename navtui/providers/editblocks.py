@@ -400,6 +400,9 @@ class BlockReader:
             if path is None:
                 return [Prose(raw_with_path + "\n")]
             loose = True
+            known = self.files.get(path) or ""
+            if len(content.splitlines()) < 0.6 * len(known.splitlines()):
+                return [Prose(raw_with_path + "\n")]  # no path and much shorter than the file: a quote from it
         original = self.files.get(path)
         if loose and original and _snippet_of(content, original):
             return [Prose(raw_with_path + "\n")]  # a quote from the file (an explanation), not a new version of it

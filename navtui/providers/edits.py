@@ -223,6 +223,13 @@ class EditsProvider(WrappedProvider):
                     yield event
             return
         names = {tool.name for tool in request.tools}
+        if not names & {"write", "edit"}:  # an agent that cannot edit (the advisor): blocks would be no use to it
+            from navtui.providers.textprovider import TextProtocolProvider
+
+            async with contextlib.aclosing(TextProtocolProvider(self.inner).stream(request)) as events:
+                async for event in events:
+                    yield event
+            return
         inner_request = replace(
             request,
             system=edits_system(request.system),

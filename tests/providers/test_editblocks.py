@@ -141,6 +141,12 @@ def test_samples_and_quotes_stay_text(reply: str) -> None:
     assert edits(segments) == [] and "```" in prose(segments)
 
 
+def test_a_quote_without_a_path_from_the_one_file_in_play_stays_text() -> None:
+    original = "import sys\n\n\ndef main():\n    print(sys.argv)\n\n\nmain()\n"
+    reply = "It prints its arguments:\n```python\ndef main():\n    print(sys.argv)\n```"
+    assert edits(parse_reply(reply, {"app.py": original})) == []
+
+
 def test_a_quote_from_a_long_file_named_in_a_sentence_stays_text() -> None:
     original = "".join(f"line {i}\n" for i in range(40))
     reply = "In notes.txt:\n```\nline 3\nline 4\n```\nthese two lines matter."

@@ -125,3 +125,11 @@ async def test_a_request_without_tools_passes_through(fake_server: FakeServer) -
     events = await collect(provider(fake_server), ChatRequest(system="Summarise.", messages=[UserMessage(content="x")]))
     assert text_of(events) == "A summary."
     assert fake_server.chat_requests[-1].json["messages"][0]["content"] == "Summarise."
+
+
+async def test_an_agent_that_cannot_edit_gets_the_text_protocol(fake_server: FakeServer) -> None:
+    # The advisor has read-only tools and its own "advise": blocks would give it nothing to call.
+    fake_server.script(Text('<tool_call>\n{"name": "read", "arguments": {"path": "calc.py"}}\n</tool_call>'))
+    events = await collect(provider(fake_server), ask(tools=(_tool("read"), _tool("advise"))))
+    assert calls(events) == [("read", {"path": "calc.py"})]
+    assert "<tool_call>" in fake_server.chat_requests[-1].json["messages"][0]["content"]
