@@ -130,7 +130,7 @@ class CheckHooks(AgentHooks):
             assert result is not None
             yield ToolCallFinished(call=call, result=result)
         exit_code = (result.details or {}).get("exit_code")
-        if result.is_error and "status" not in (result.details or {}):  # declined, or it could not start
+        if result.is_error and not _ran(result):  # declined, or it could not start
             state.command, state.passed = None, None
             agent.check_note = f"Check `{call.arguments['command']}` not run: {result.text.strip()[:200]}"
             yield Notice(text=agent.check_note, level="warning")
@@ -179,9 +179,13 @@ class CheckHooks(AgentHooks):
                     continue
                 if call.name in EDITING_TOOLS and not result.is_error:
                     state.changed, state.model_ran = True, None
-                elif call.name == "shell" and _same(call.arguments.get("command"), state.command):
-                    if "status" in (result.details or {}):  # it ran (not declined)
-                        state.changed, state.model_ran = False, result
+                elif call.name == "shell" and _same(call.arguments.get("command"), state.command) and _ran(result):
+                    state.changed, state.model_ran = False, result
+
+
+def _ran(result: ToolResultMessage) -> bool:
+    """The command ran (it was not declined and did start): its result has a job status."""
+    return "status" in (result.details or {})
 
 
 def _same(command: object, check: str | None) -> bool:

@@ -124,7 +124,7 @@ class FilesInPlayHooks(AgentHooks):
     def _read(
         self, agent: Agent, shown: str, attached: bool, seen: set[Path], names: list[str], room: int
     ) -> FileInPlay | None:
-        from navtui.tools.protected import protected_reason
+        from navtui.tools.files.protected import protected_reason
 
         try:
             path = agent.ctx.workspace.resolve(shown)
