@@ -3,7 +3,8 @@
 Before each request the hook picks, in this order and within the room the window leaves:
 
 1. files attached to a prompt (``@path``, or named in it: ``<attached_file>`` blocks);
-2. files the run touched (``write``/``edit``/``read`` calls), newest first;
+2. files the run touched (``write``/``edit``/``read`` calls), newest first, then files its commands named
+   (``python3 test_calc.py``, ``cat data.csv``);
 3. the files of the repository index's note for the first prompt;
 4. workspace files that mention a name the prompt uses (``compute_total``, ``parse_header``, ``TIMEOUT``).
 
@@ -95,12 +96,17 @@ class FilesInPlayHooks(AgentHooks):
         candidates: list[tuple[str, bool]] = []  # (path as written, attached by the user)
         for text in reversed(prompts):
             candidates.extend((path, True) for path in _ATTACHED.findall(text))
+        commands: list[str] = []  # files a command used (``cat x.py``, ``python3 test_x.py``): after those touched
         for message in reversed(agent.messages):
             if isinstance(message, AssistantMessage):
                 for call in reversed(message.tool_calls):
                     path = call.arguments.get("path")
                     if call.name in TOUCHING_TOOLS and isinstance(path, str):
                         candidates.append((path, False))
+                    command = call.arguments.get("command")
+                    if call.name == "shell" and isinstance(command, str):
+                        commands.extend(_command_files(command))
+        candidates.extend((path, False) for path in commands)
         for text in prompts:
             if "<repository_context>" in text:
                 candidates.extend((path, False) for path in _NOTE_FILE.findall(text))
@@ -178,6 +184,12 @@ class FilesInPlayHooks(AgentHooks):
                 found.append((hits, walked.rel))
         found.sort(key=lambda item: -item[0])
         return [rel for _, rel in found[:MAX_FILES]]
+
+
+def _command_files(command: str) -> list[str]:
+    """The words of a command that name a file by its extension (``test_calc.py``, ``data.csv``)."""
+    words = re.findall(r"[\w./-]+\.[A-Za-z0-9]{1,8}\b", command)
+    return [word for word in words if not word.startswith(("-", "/")) and ".." not in word]
 
 
 def _excerpt(text: str, names: list[str], room: int) -> str:

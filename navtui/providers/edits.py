@@ -130,14 +130,34 @@ def render_result(call: ToolCall | None, result: ToolResultMessage) -> str:
     path = args.get("path") or ""
     if name in ("write", "edit"):
         if result.is_error:
-            hint = (
-                " Copy the SEARCH lines exactly from the file as shown above, or send the whole file."
-                if name == "edit"
-                else ""
-            )
-            return f"{path}: not changed. {text}{hint}"
+            hint = " Send a corrected block, or the whole file." if name == "edit" else ""
+            return f"{path}: not changed. {in_block_terms(text)}{hint}"
         return text.splitlines()[0] if text else f"{path}: done"
     return f"{name}: {text}"
+
+
+# The tools' messages speak of tool calls; the model of this protocol writes blocks.
+_IN_BLOCK_TERMS = (
+    ("To create a new file use write.", "To create a new file, send its path and its whole content."),
+    ("; to create or overwrite a file use write.", "; to create a file, send its path and its whole content."),
+    ("re-read the file to see its current content.", "the file's current text is shown above."),
+    ("Copy old_text exactly from the current file, without the line-number prefix.",
+     "Copy the SEARCH lines exactly from the file, without line numbers."),
+    (", or set replace_all to true to change every occurrence.", "."),
+    ("Re-read it first with read, then make your change against the current content.",
+     "Its current text is shown above: make your change against it."),
+    ("Read it first, or use edit to change part of it.",
+     "It was not shown to you whole: change it with a SEARCH/REPLACE block."),
+    ("change it with shell", "change it with a command"),
+    ("old_text", "the SEARCH text"),
+    ("new_text", "the REPLACE text"),
+)  # fmt: skip
+
+
+def in_block_terms(text: str) -> str:
+    for tool_words, block_words in _IN_BLOCK_TERMS:
+        text = text.replace(tool_words, block_words)
+    return text
 
 
 def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]) -> list[AnyMessage]:

@@ -104,7 +104,8 @@ async def test_search_replace_goes_through_edit_with_its_tolerance_and_a_miss_is
         second, third = (r.json for r in fake_server.chat_requests[1:])
         assert "Edited config.py: 1 replacement(s), +1 -1 lines." in user_text(second)
         failed = user_text(third)
-        assert "config.py: not changed." in failed and "Copy the SEARCH lines exactly" in failed
+        assert "config.py: not changed. the SEARCH text was not found in config.py." in failed
+        assert "old_text" not in failed and "Send a corrected block" in failed
     finally:
         await rt.aclose()
 
@@ -133,7 +134,7 @@ async def test_files_the_run_touched_and_files_that_use_the_prompts_names_are_sh
     (workspace / "main.py").write_text("from billing import compute_total\nprint(compute_total([1]))\n")
     (workspace / "other.py").write_text("print('unrelated')\n", encoding="utf-8")
     rt = make_runtime(workspace, fake_server, navtui_home)
-    fake_server.script(Text("new.py\n```python\nprint('new')\n```"))
+    fake_server.script(Text("new.py\n```python\nprint('new')\n```\n```bash\npython3 other.py\n```"))
     fake_server.script(Text("Done."))
     try:
         await run(rt, "Rename compute_total to sum_prices everywhere.")
@@ -141,6 +142,7 @@ async def test_files_the_run_touched_and_files_that_use_the_prompts_names_are_sh
         assert "billing.py\n```\ndef compute_total" in first and "main.py\n```\nfrom billing" in first
         assert "other.py" not in first
         assert "new.py\n```\nprint('new')\n```" in second  # written by the previous step: in play now
+        assert "other.py\n```\nprint('unrelated')\n```" in second  # a command ran it
     finally:
         await rt.aclose()
 

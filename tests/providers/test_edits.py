@@ -83,7 +83,7 @@ async def test_history_goes_back_as_blocks_and_results_as_what_happened(fake_ser
     results = messages[3]["content"]
     assert results.startswith("Files:\n\ncalc.py\n```\ndef add")
     assert "Replaced calc.py: 1 lines (6 B), +1 -2 lines.\n\n$ python3 calc.py\nTraceback...\n[exit code 1" in results
-    assert "calc.py: not changed. old_text not found in calc.py. Copy the SEARCH lines exactly" in results
+    assert "calc.py: not changed. the SEARCH text not found in calc.py. Send a corrected block" in results
     assert "--- diff" not in results  # the file itself is shown: no diff needed
     assert text_of(events) == "It works now." and calls(events) == []
 
