@@ -80,6 +80,12 @@ def attached_paths(text: str) -> list[str]:
     return seen
 
 
+def named_paths(prompt: str) -> list[str]:
+    """Every file name the prompt's words write (``hello.py``, ``src/util/strings.py``), existing or not."""
+    words = prompt.split("<attached_file", 1)[0]
+    return [match.group(1).rstrip(".") for match in _NAMED.finditer(words)]
+
+
 def named_files(prompt: str, cwd: Path) -> list[str]:
     """Workspace files the prompt names without an ``@``, in order, as the step would attach them."""
     return [ref.shown for ref in _references(prompt, cwd, named=True) if not ref.explicit]

@@ -46,6 +46,7 @@ _NOTE_FILE = re.compile(r"^### (\S+?):\d+-\d+", re.MULTILINE)
 _WORD = re.compile(r"`([^`\s]{3,})`|\b([A-Za-z_][A-Za-z0-9_]*[_0-9A-Z][A-Za-z0-9_]*)\b")
 _COMMON = {"README", "TODO", "OK", "JSON", "HTTP", "URL", "API", "CSV", "UTF", "ID"}
 TOUCHING_TOOLS = ("write", "edit", "read")
+NEW_FILE = "a new file: it does not exist yet"
 
 
 def prompt_names(text: str) -> list[str]:
@@ -125,6 +126,9 @@ class FilesInPlayHooks(AgentHooks):
             if file is not None:
                 chosen.append(file)
                 room -= _tokens(file)
+        for shown in _new_files(prompts[-1:], agent):  # "Create hello.py ...": a block without a path is that file
+            if len(chosen) < MAX_FILES and room > 32:
+                chosen.append(FileInPlay(shown, "", note=NEW_FILE))
         return chosen
 
     def _read(
@@ -184,6 +188,25 @@ class FilesInPlayHooks(AgentHooks):
                 found.append((hits, walked.rel))
         found.sort(key=lambda item: -item[0])
         return [rel for _, rel in found[:MAX_FILES]]
+
+
+def _new_files(prompts: list[str], agent: Agent) -> list[str]:
+    """Files the prompt names that do not exist yet, in the workspace (never a protected path)."""
+    from navtui.agent.attachments import named_paths
+    from navtui.tools.files.protected import protected_reason
+
+    out: list[str] = []
+    for text in prompts:
+        for shown in named_paths(text):
+            try:
+                path = agent.ctx.workspace.resolve(shown)
+            except Exception:
+                continue
+            if path.exists() or not agent.ctx.workspace.contains(path) or protected_reason(path) is not None:
+                continue
+            if shown not in out:
+                out.append(shown)
+    return out[:2]
 
 
 def _command_files(command: str) -> list[str]:

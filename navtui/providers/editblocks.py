@@ -453,6 +453,9 @@ class BlockReader:
             return None
         best, path = scores[0]
         runner_up = scores[1][0] if len(scores) > 1 else 0.0
+        empty = [known for known, text in shown.items() if not text.strip()]
+        if len(empty) == 1 and best < 0.5:
+            return empty[0]  # the one new (or empty) file the request names
         if len(shown) == 1:
             return path if best >= 0.5 or not shown[path].strip() else None
         long_enough = shown[path].count("\n") >= 5  # two- and three-line files look alike: no guessing among them

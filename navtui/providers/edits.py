@@ -50,7 +50,7 @@ def render_files(files: Sequence[FileInPlay]) -> str:
     """The files in play as the model sees them: the path on a line, the text in a fence."""
     parts: list[str] = []
     for file in files:
-        if file.text is None:
+        if file.text is None or (not file.text and file.note):
             parts.append(f"{file.path}\n({file.note or 'not shown'})")
             continue
         fence = _fence_for(file.text)

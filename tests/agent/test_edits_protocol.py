@@ -165,3 +165,21 @@ async def test_a_file_the_window_cannot_hold_is_shown_as_the_lines_that_matter(
         assert size + request["max_tokens"] <= 4096
     finally:
         await rt.aclose()
+
+
+async def test_a_block_without_a_path_is_the_new_file_the_prompt_names(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    (workspace / "notes.txt").write_text("nothing here\n", encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    # Qwen2.5-Coder 0.5B's shape: the code with no path at all, then the command.
+    fake_server.script(Text("```python\nprint('hello world')\n```\n\n```bash\npython3 hello.py\n```"))
+    fake_server.script(Text("Done."))
+    try:
+        events = await run(rt, "Create hello.py that prints hello world, then run it with python3.")
+        assert (workspace / "hello.py").read_text() == "print('hello world')\n"
+        assert "hello.py\n(a new file: it does not exist yet)" in user_text(fake_server.chat_requests[0].json)
+        shell = [e for e in events if isinstance(e, ToolCallFinished) and e.call.name == "shell"]
+        assert "hello world" in shell[0].result.text
+    finally:
+        await rt.aclose()
