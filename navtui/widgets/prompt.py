@@ -1,8 +1,10 @@
-"""The prompt editor: a multi-line ``TextArea`` where Enter sends.
+r"""The prompt editor: a multi-line ``TextArea`` where Enter sends.
 
-Enter sends; Shift+Enter and ctrl+j insert a newline; Up on the first line and Down on the last walk the
-history; ctrl+c clears (on an empty prompt it asks the app to quit); ctrl+d on an empty prompt quits. What to
-do with a prompt is the screen's business (messages go up).
+Enter sends; Alt+Enter, Shift+Enter (where the terminal reports it), ctrl+j and a ``\`` typed before Enter insert a
+newline; ctrl+g and ctrl+x ctrl+e ask for the text to be edited in ``$VISUAL``/``$EDITOR`` (``EditorRequested``); Up on the first line and Down on the last walk the
+history; ctrl+c first asks the screen's ``interrupter`` to stop what runs (a turn, a command's task), else
+clears the prompt, and on an empty prompt asks the app to quit; ctrl+d on an empty prompt quits. What to do
+with a prompt is the screen's business (messages go up).
 
 Completion: while a ``/command``, its argument or an ``@path`` is typed, the screen's ``completer`` finds the
 candidates and the ``CompletionMenu`` under the prompt lists them. With the list open, ↑↓ move in it, Tab
@@ -12,6 +14,7 @@ needs nothing more, or an argument), Esc closes the list. Tab with the list clos
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -27,6 +30,26 @@ if TYPE_CHECKING:
     from navtui.widgets.completion_menu import CompletionMenu
 
 Completer = Callable[[str, int], Awaitable["Completion | None"]]
+CHORD_SECONDS = 1.5  # ctrl+x then ctrl+e within this time: the editor
+
+
+def recognise_alt_enter() -> None:
+    """Alt+Enter arrives as ESC CR; Textual's parser reads that as Enter, and the line would be sent.
+
+    Naming the sequence lets the prompt see ``alt+enter`` (a new line, as in Claude Code and Codex).
+    """
+    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+
+    class _Key(str):
+        @property
+        def value(self) -> str:
+            return str(self)
+
+    keys: dict[str, object] = ANSI_SEQUENCES_KEYS  # type: ignore[assignment]
+    keys.setdefault("\x1b\r", (_Key("alt+enter"),))
+
+
+recognise_alt_enter()
 
 
 class PromptEditor(TextArea):
@@ -50,14 +73,19 @@ class PromptEditor(TextArea):
     class Cleared(Message):
         """ctrl+c cleared the prompt."""
 
+    class EditorRequested(Message):
+        """ctrl+g (or ctrl+x ctrl+e): edit the prompt's text in the user's editor."""
+
     def __init__(self, *, history: PromptHistory | None = None, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus", compact=True)
         self.prompt_history = history
         self.completer: Completer | None = None
         self.menu: CompletionMenu | None = None  # the screen's list under the prompt
+        self.interrupter: Callable[[], bool] | None = None  # ctrl+c: stops what runs (True) before clearing
         self._typed = False  # the next change comes from the keyboard (not history, not a prefill)
         self._picked = False  # ↑↓ moved in the list since it opened
         self.pastes = PromptPastes()
+        self._chord_at = 0.0  # when ctrl+x was pressed (ctrl+x ctrl+e opens the editor)
 
     @property
     def _menu_open(self) -> bool:
@@ -66,12 +94,19 @@ class PromptEditor(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         handled = True
+        chord, self._chord_at = time.monotonic() - self._chord_at < CHORD_SECONDS, 0.0
         if self._menu_open and key in ("up", "down", "tab", "enter", "escape"):
             await self._menu_key(key)
+        elif key == "enter" and self._continued():
+            self.replace("\n", _before(self.cursor_location), self.cursor_location)  # "\" + Enter: a new line
         elif key == "enter":
             self._submit()
         elif key in ("shift+enter", "ctrl+j", "alt+enter"):
             self.insert("\n")
+        elif key == "ctrl+g" or (key == "ctrl+e" and chord):
+            self.post_message(self.EditorRequested())
+        elif key == "ctrl+x" and not self.selected_text:
+            self._chord_at = time.monotonic()  # (with a selection ctrl+x cuts, as TextArea does)
         elif key == "up" and self.prompt_history and self.cursor_location[0] == 0 and not self.selected_text:
             self._recall(self.prompt_history.previous(self.text))
         elif (
@@ -84,7 +119,9 @@ class PromptEditor(TextArea):
         elif key == "tab":
             await self._complete()
         elif key == "ctrl+c":
-            if self.text:
+            if self.interrupter is not None and self.interrupter():
+                pass  # a running turn stops first, as in Claude Code and Codex; the prompt keeps its text
+            elif self.text:
                 self.clear()
                 self.pastes.clear()
                 if self.prompt_history:
@@ -102,6 +139,12 @@ class PromptEditor(TextArea):
         if handled:
             event.stop()
             event.prevent_default()  # TextArea's own handler (and bindings) must not run too
+
+    def _continued(self) -> bool:
+        """A ``\\`` just before the cursor at the end of its line: the user asks for a new line (as in Claude Code)."""
+        row, column = self.cursor_location
+        line = self.document.get_line(row)
+        return column == len(line) and line.endswith("\\") and not self.selected_text
 
     # ------------------------------------------------------------------ completion
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
@@ -231,6 +274,10 @@ class PromptEditor(TextArea):
         if self.menu is not None:
             self._picked = False
             self.menu.show(completion)
+
+
+def _before(location: tuple[int, int]) -> tuple[int, int]:
+    return location[0], location[1] - 1
 
 
 def _as_typed(completion: Completion, candidate: Candidate) -> bool:

@@ -90,6 +90,7 @@ def provider_steps(provider: str, model: str) -> list[str]:
 class MainScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", show=False),
+        Binding("ctrl+c", "copy_or_interrupt", "Interrupt", show=False),  # the prompt handles its own ctrl+c
         Binding("ctrl+o", "toggle_details", "Expand tools", show=False),
         Binding("ctrl+l", "models", "Models", show=False),
         Binding("ctrl+t", "themes", "Themes", show=False),
@@ -226,6 +227,7 @@ class MainScreen(Screen[None]):
         prompt = self.query_one(PromptEditor)
         prompt.completer = self._complete
         prompt.menu = self.query_one(CompletionMenu)
+        prompt.interrupter = self.interrupt_running
         # A steady cursor: a blinking one is a timer repainting the prompt twice a second while nothing happens.
         prompt.cursor_blink = False
         self.query_one("#queued", Static).display = False
@@ -454,6 +456,20 @@ class MainScreen(Screen[None]):
         self._last_ctrl_c = now
         self.app.notify("Press ctrl+c again to quit", timeout=QUIT_CONFIRM_SECONDS)
 
+    @on(PromptEditor.EditorRequested)
+    async def _on_editor_requested(self) -> None:
+        """ctrl+g / ctrl+x ctrl+e: the prompt's text in $VISUAL/$EDITOR, and back (kept as it was if that fails)."""
+        from navtui.app.external_editor import edit_text
+
+        prompt = self.query_one(PromptEditor)
+        text, _ = prompt.pastes.expand(prompt.text)  # the editor gets the pasted text itself, not placeholders
+        result = await edit_text(self.app, text)
+        if result.text is None:
+            self.notice(f"The editor failed ({result.problem}); the prompt keeps its text.", level="warning")
+            return
+        prompt.pastes.clear()
+        self.set_prompt(result.text)
+
     @on(CompletionMenu.Chosen)
     def _on_completion_chosen(self, event: CompletionMenu.Chosen) -> None:
         prompt = self.query_one(PromptEditor)
@@ -504,14 +520,20 @@ class MainScreen(Screen[None]):
             self._arguments.pop(command, None)
 
     # ------------------------------------------------------------------ actions
-    def action_interrupt(self) -> None:
+    def interrupt_running(self) -> bool:
+        """Stop the running turn or command's task (Esc, ctrl+c); False when nothing runs."""
         if self.turns.interrupt():
-            return
+            return True
         if self._activity and self._cancel_activity is not None:
             self._cancel_activity()
-            return
+            return True
         if self._activity and self._runtime is not None:
             self._runtime.abort()
+            return True
+        return False
+
+    def action_interrupt(self) -> None:
+        if self.interrupt_running():
             return
         now = time.monotonic()
         prompt = self.query_one(PromptEditor)
@@ -522,6 +544,18 @@ class MainScreen(Screen[None]):
             double_escape(self)
             return
         self._last_escape = now
+
+    def action_copy_or_interrupt(self) -> None:
+        """ctrl+c outside the prompt (the transcript has the focus): copy a selection, else as in the prompt."""
+        if self.get_selected_text() is not None:
+            self.action_copy_text()
+        elif not self.interrupt_running():
+            prompt = self.query_one(PromptEditor)
+            prompt.focus()
+            if prompt.text:
+                prompt.clear()
+            else:
+                self.post_message(PromptEditor.QuitRequested(confirm=True))
 
     def action_toggle_details(self) -> None:
         self._transcript.toggle_details()

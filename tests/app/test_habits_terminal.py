@@ -1,0 +1,58 @@
+"""The habits keys as a terminal sends them (a real pty, drawn by the benchmark's VT emulator): ESC CR for Alt+Enter,
+``\\`` CR, ETX for ctrl+c, BEL for ctrl+g with the app suspended while $VISUAL runs."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from tests.fakes import Text
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from terminal import Terminal  # noqa: E402
+
+MODEL = "qwen2.5-coder:7b"
+EDITOR = """
+import sys
+path = sys.argv[1]
+text = open(path).read()
+open(path, "w").write(text.replace("draft", "edited in the editor"))
+"""
+
+
+def _shows(text: str):
+    return lambda lines: any(text in line for line in lines)
+
+
+def test_keys_from_a_real_terminal(fake_server, workspace: Path, tmp_path: Path) -> None:
+    fake_server.script(Text("first answer"))
+    fake_server.script(Text("partial "), Text("never", delay=30))
+    editor = tmp_path / "editor.py"
+    editor.write_text(EDITOR)
+    argv = [sys.executable, "-m", "navtui", "-p", "ollama", "-b", fake_server.url, "-m", MODEL]
+    env = dict(os.environ, TERM="xterm-256color", PYTHONPATH=str(ROOT), VISUAL=f"{sys.executable} {editor}")
+    term = Terminal(argv, env=env, cwd=str(workspace), columns=100, lines=30)
+    try:
+        assert term.wait(lambda lines: MODEL in lines[-1] and "starting" not in lines[-1], 60), term.display()
+        term.write(b"one\x1b\rtwo\\\rthree\r")  # Alt+Enter, then "\" + Enter: one message of three lines
+        assert term.wait(_shows("first answer"), 30), "\n".join(term.display())
+        assert fake_server.chat_requests[-1].json["messages"][-1]["content"] == "one\ntwo\nthree"
+
+        term.write(b"go on\r")
+        assert term.wait(_shows("partial"), 30), "\n".join(term.display())
+        term.write(b"draft\x03")  # ctrl+c while the answer streams: the turn stops, the app and the draft stay
+        assert term.wait(_shows("Interrupted"), 30), "\n".join(term.display())
+        assert term.proc.poll() is None
+
+        term.write(b"\x07")  # ctrl+g: the editor runs on the terminal, its text comes back to the prompt
+        assert term.wait(_shows("edited in the editor"), 30), "\n".join(term.display())
+        term.write(b"\x03")  # clears the prompt
+        assert term.wait(lambda lines: not any("edited in the editor" in line for line in lines), 30)
+        term.write(b"\x03")
+        assert term.wait(_shows("again to quit"), 30), "\n".join(term.display())
+        term.write(b"\x03")
+        assert term.proc.wait(timeout=30) == 0
+    finally:
+        term.close()
