@@ -11,9 +11,12 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from navtui.core.walk import RepoRules
+
+if TYPE_CHECKING:
+    from navtui.app.file_finder import FileList
 
 CompletionKind = Literal["command", "argument", "path"]
 PATH_CANDIDATES = 50
@@ -108,12 +111,32 @@ def _at_token(line: str, cursor: int) -> tuple[int, str] | None:
     return at, head[at + 1 :]
 
 
-def complete_path(line: str, cursor: int, cwd: Path) -> Completion | None:
-    """``@src/ma`` -> ``@src/main.py``, ``@src/mailer.py``; folders end with ``/``. Blocking."""
+def complete_path(line: str, cursor: int, cwd: Path, files: FileList | None = None) -> Completion | None:
+    """``@src/ma`` -> ``@src/maps/``, ``@src/main.py``: the folder's entries that start so (folders first, ending
+    with ``/``), then with ``files`` the repository's files the fuzzy finder ranks for it (``@helpers`` ->
+    ``@src/util/helpers.py``). ``@`` alone or ``@dir/`` lists the folder. Blocking."""
     found = _at_token(line, cursor)
     if found is None:
         return None
     at, partial = found
+    names = _folder_entries(cwd, partial)
+    if files is not None and not partial:
+        files.warm()  # the query that follows needs the list
+    elif files is not None and not partial.endswith("/") and len(names) < PATH_CANDIDATES:
+        listed = set(names)
+        found_files = files.index().rank(partial, PATH_CANDIDATES)
+        names += [rel for rel in found_files if rel not in listed][: PATH_CANDIDATES - len(names)]
+    if not names:
+        return None
+    candidates = [
+        Candidate(f"@{name}", "folder" if name.endswith("/") else "", ends_token=not name.endswith("/"))
+        for name in names[:PATH_CANDIDATES]
+    ]
+    return Completion(at, cursor, line[at:cursor], "path", candidates)
+
+
+def _folder_entries(cwd: Path, partial: str) -> list[str]:
+    """The entries of ``partial``'s folder whose names start with its last part, as paths (folders first)."""
     directory, _, stem = partial.rpartition("/")
     base = (cwd / directory) if directory else cwd
     rules = RepoRules(cwd)
@@ -130,13 +153,7 @@ def complete_path(line: str, cursor: int, cwd: Path) -> Completion | None:
                     continue
                 names.append(entry.name + ("/" if is_dir else ""))
     except OSError:
-        return None
-    if not names:
-        return None
+        return []
     names.sort(key=lambda name: (not name.endswith("/"), name))  # folders first, as a file picker lists them
     prefix = directory + "/" if directory else ""
-    candidates = [
-        Candidate(f"@{prefix}{name}", "folder" if name.endswith("/") else "", ends_token=not name.endswith("/"))
-        for name in names[:PATH_CANDIDATES]
-    ]
-    return Completion(at, cursor, line[at:cursor], "path", candidates)
+    return [prefix + name for name in names]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from navtui.agent.runtime import StatusInfo
     from navtui.app.commands import SlashCommand
     from navtui.app.events import EventRouter
+    from navtui.app.file_finder import FileList
     from navtui.app.palette import CommandChosen
     from navtui.app.startup import FirstFrameSettings
     from navtui.app.ui_runtime import UiRuntime
@@ -138,6 +140,7 @@ class MainScreen(Screen[None]):
         self._transcript.describe = self._describe_item
         self.turns = TurnRunner(self)
         self._arguments: dict[str, tuple[float, list[str]]] = {}
+        self._files: FileList | None = None  # the fuzzy finder's file list for @ completion
         self.composed = asyncio.Event()  # set once the first frame's widgets are all mounted
 
     @property
@@ -496,8 +499,12 @@ class MainScreen(Screen[None]):
             if command is None or command.arguments is None or self._runtime is None:
                 return None
             return complete_argument(line, cursor, await self._command_arguments(command))
-        cwd = self._runtime.cwd if self._runtime is not None else self._options.cwd
-        return await asyncio.to_thread(complete_path, line, cursor, cwd)
+        cwd = Path(self._runtime.cwd if self._runtime is not None else self._options.cwd)
+        if self._files is None or self._files.root != cwd:
+            from navtui.app.file_finder import FileList
+
+            self._files = FileList(cwd)
+        return await asyncio.to_thread(complete_path, line, cursor, cwd, self._files)
 
     async def _command_arguments(self, command: SlashCommand) -> list[str]:
         """A command's known arguments, asked again at most every ARGUMENTS_FRESH_SECONDS (it may ask a server)."""
