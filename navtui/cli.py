@@ -132,11 +132,17 @@ def _main(argv: list[str]) -> int:
     )
     if args.print_mode or args.json_mode:
         flag = "--json" if args.json_mode else "--print"
+        from navtui.headless import piped_input, run_headless, with_piped_input
+
         prompt = " ".join(args.prompt).strip()
-        if not prompt:
+        piped = piped_input(sys.stdin.buffer) if sys.stdin is not None else None  # git diff | navtui --print …
+        if piped is not None:
+            if piped.cut:
+                print(f"navtui: warning: {piped.cut_note}", file=sys.stderr)
+            prompt = with_piped_input(prompt, piped)
+        if not prompt.strip():
             print(f'navtui: {flag} needs a prompt, e.g. navtui {flag} "explain main.py"', file=sys.stderr)
             return EXIT_USAGE
-        from navtui.headless import run_headless
 
         if options.resume == "":  # no picker without a screen: take the latest session
             options.resume, options.continue_session = None, True

@@ -1,21 +1,29 @@
 """``navtui --print`` and ``navtui --json``: one prompt, no screen.
 
---print writes the final answer to stdout and a short line per tool call to stderr; --json writes every
+--print streams the answer's text to stdout as it comes (each turn's text on its own lines) and a short line per
+tool call to stderr; --json writes every
 AgentEvent as one JSON object per line, with the format's version ``"v"`` (docs/events.md). Calls that would
 need an approval prompt are refused by policy.
 
 What --print writes to a terminal goes through ``display_safe`` (a model's escape sequences are shown, never
 run by the terminal); written to a pipe or a file it stays byte for byte what the model wrote, as does --json.
+
+Input piped in (``git diff | navtui --print "review this"``) is attached to the prompt, as ``claude -p`` does:
+``piped_input`` reads it when stdin is a pipe or a file (never a terminal or a device such as /dev/null), up to
+``STDIN_LIMIT`` bytes; what is cut is said, in the prompt and on stderr.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
+import stat
 import sys
 from collections.abc import Callable
-from typing import TextIO
+from dataclasses import dataclass
+from typing import BinaryIO, TextIO
 
 from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.core.display import display_safe
@@ -27,8 +35,10 @@ from navtui.core.events import (
     ModelLoading,
     Notice,
     RunFinished,
+    TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    TurnStarted,
 )
 from navtui.core.secrets import mask_secrets
 from navtui.tools.base import ToolRegistry
@@ -36,6 +46,59 @@ from navtui.tools.base import ToolRegistry
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 _MODEL_PROBLEMS = frozenset({"auth", "not_found"})  # no key, or no such model: another model is a way out
 _LOCAL_EXAMPLE = " (a local one: -m qwen2.5-coder:7b with Ollama running)"
+STDIN_LIMIT = 100_000  # bytes of piped input attached to the prompt (as an @path file)
+_CHUNK = 65536
+
+
+@dataclass(frozen=True)
+class PipedInput:
+    text: str
+    size: int  # bytes piped in, all of them
+    limit: int = STDIN_LIMIT  # bytes kept
+
+    @property
+    def cut(self) -> bool:
+        return self.size > len(self.text.encode("utf-8", "surrogateescape"))
+
+    @property
+    def cut_note(self) -> str:
+        return f"stdin held {_human_bytes(self.size)}; only its first {_human_bytes(self.limit)} were attached"
+
+
+def _human_bytes(size: int) -> str:
+    return f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.0f} KB" if size >= 1e3 else f"{size} bytes"
+
+
+def piped_input(stream: BinaryIO, limit: int = STDIN_LIMIT) -> PipedInput | None:
+    """What was piped into stdin (read to its end: the writer is never cut off), or None when stdin is a
+    terminal, a device, closed, or empty. Blocking."""
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (OSError, ValueError):
+        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+        return None
+    kept = b""
+    size = 0
+    while chunk := stream.read(_CHUNK):
+        size += len(chunk)
+        if len(kept) < limit:
+            kept += chunk[: limit - len(kept)]
+    if not size:
+        return None
+    if len(kept) < size:  # do not end inside a UTF-8 sequence
+        kept = kept.decode("utf-8", "ignore").encode("utf-8")
+    return PipedInput(kept.decode("utf-8", "replace"), size, limit)
+
+
+def with_piped_input(prompt: str, piped: PipedInput) -> str:
+    """The prompt with the piped text after it (the text alone when there is no prompt)."""
+    text = piped.text
+    if piped.cut:
+        text += f"\n[cut: {piped.cut_note}]"
+    if not prompt:
+        return text
+    return f"{prompt}\n\n<stdin>\n{text}\n</stdin>"
 
 
 def _short(text: str, limit: int = 100) -> str:
@@ -66,16 +129,34 @@ def writer(stream: TextIO, *, mask: bool = False) -> Callable[[str], None]:
 
 
 class _PrintSink:
-    """Final answer to stdout; tool activity, notices and errors to stderr."""
+    """The answer's text to stdout as it streams; tool activity, notices and errors to stderr."""
 
     def __init__(self, out: TextIO, err: TextIO, tools: ToolRegistry) -> None:
-        self.out, self.err = writer(out), writer(err, mask=True)
+        self.stream, self.safe = out, _is_terminal(out)
+        self.err = writer(err, mask=True)
         self.tools = tools
         self.error: str | None = None
+        self.streamed = False  # text went out during this run
+        self.line_open = False  # the last text written did not end its line
+
+    def _text(self, text: str) -> None:
+        self.stream.write(display_safe(text) if self.safe else text)
+        self.stream.flush()
+        self.streamed = True
+        self.line_open = not text.endswith("\n")
+
+    def _end_line(self) -> None:
+        if self.line_open:
+            self._text("\n")
 
     def __call__(self, event: AgentEvent) -> None:
         match event:
+            case TextDelta(text=text) if text:
+                self._text(text)
+            case TurnStarted():
+                self._end_line()  # the next turn's text starts on a line of its own
             case ToolCallStarted(call=call):  # as the app's card titles: "→ read src/main.py"
+                self._end_line()
                 self.err(f"→ {call.name} {_short(self.tools.describe(call))}".rstrip())
             case ToolCallFinished(result=result) if result.is_error:
                 self.err(f"  ✗ {_short(result.text, 160)}")
@@ -87,8 +168,10 @@ class _PrintSink:
                 self.err(f"[{level}] {text}")
             case AgentError(message=message, hint=hint):
                 self.error = message + (f" ({hint})" if hint else "")
-            case RunFinished(text=text) if text.rstrip("\n"):  # partial text of a failed turn is kept too
-                self.out(text.rstrip("\n"))
+            case RunFinished(text=text):  # partial text of a failed turn was streamed too
+                if not self.streamed and text.rstrip("\n"):  # a provider that sent no deltas
+                    self._text(text.rstrip("\n"))
+                self._end_line()
 
 
 class _JsonSink:
