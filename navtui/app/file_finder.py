@@ -35,7 +35,7 @@ _RECENT = ((3600, 3), (86_400, 2), (7 * 86_400, 1))  # changed within an hour, a
 
 def _ripgrep_files(root: Path) -> list[str] | None:
     """``rg --files`` under ``root`` with the find tool's flags; None without ripgrep or when it fails."""
-    from navtui.tools import ripgrep
+    from navtui.tools.files import ripgrep
 
     rg = ripgrep.find_rg()
     if rg is None:
