@@ -197,6 +197,8 @@ async def _run(runtime: Runtime, prompt: str, sink: _PrintSink | _JsonSink) -> s
     skipped = runtime.mcp.skipped_notice() if runtime.mcp is not None else None
     if skipped:  # no screen to ask on: the repository's servers stay off, and the user learns how to allow them
         sink(Notice(text=skipped, level="warning"))
+    if runtime.mcp is not None:  # a server's crash, restart or lost session, reported when it happens
+        runtime.mcp.listener = lambda text, level: sink(Notice(text=text, level=level)) if text else None
     try:
         if runtime.model_choice.restored:  # a resumed session's model: check it, fall back if it cannot be reached
             status = await runtime.check_provider()

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +35,10 @@ Notify = Callable[["ServerConnection", str | None, Literal["info", "warning", "e
 
 STDERR_TAIL_LINES = 12
 STOP_TIMEOUT = 8.0  # the SDK's own shutdown is bounded by ~6 s (stdin close, TERM, KILL)
+# What an HTTP server answers when it no longer knows the client's session (it restarted, or expired it): the
+# SDK's servers say 404 "Session not found" (the client says "Session terminated" for a bare 404), the
+# TypeScript reference servers 400 "Bad Request: No valid session ID provided".
+_SESSION_LOST = re.compile(r"session (?:not found|terminated)|no valid session", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,7 @@ class ConnectionOptions:
     call_timeout: float = 600.0
     artifacts_dir: Path = field(default_factory=lambda: Path.cwd())
     client_version: str = "0"
+    restart_wait: float = 10.0  # how long a call made while its server restarts waits before saying so
 
 
 class ServerConnection:
@@ -77,6 +83,7 @@ class ServerConnection:
         self._unwatch: Callable[[], None] | None = None
         self._stderr: TextIO | None = None
         self._recovering = False
+        self._renewing: asyncio.Task[bool] | None = None
         self._troubled = False  # failed or crashed this session: its stderr log is kept for a look
 
     @property
@@ -243,6 +250,7 @@ class ServerConnection:
             return
         self._recovering = True
         self._troubled = True
+        self._settled.clear()
         asyncio.get_running_loop().create_task(self._recover(reason))
 
     async def _recover(self, reason: str) -> None:
@@ -250,7 +258,7 @@ class ServerConnection:
             note = self.stderr_note()
             self._generation += 1
             await self._stop_task()
-            self.state = "stopped"
+            self.state = "starting"  # its tools stay offered: a call meanwhile waits, or hears it is restarting
             if self.restarts_left <= 0:
                 self._fail(f"stopped again ({reason}); not restarted. Use /mcp reconnect {self.name} to try again")
                 return
@@ -279,9 +287,34 @@ class ServerConnection:
     async def call(
         self, tool: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None = None
     ) -> CallToolResult:
-        """Call ``tool``; a ``ToolError`` says why when the server is unavailable, dies or answers an error."""
+        """Call ``tool``; a ``ToolError`` says why when the server is unavailable, dies or answers an error.
+
+        An HTTP server that no longer knows the session (it restarted) never ran the call: the session is
+        renewed and the call made once more.
+        """
         from mcp.shared.exceptions import MCPError
-        from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        try:
+            return await self._call_once(tool, arguments, on_progress)
+        except MCPError as exc:
+            if not self.session_lost(exc):
+                raise self._refused(tool, exc) from exc
+            if not await self.renew_session():
+                raise ToolError(
+                    f"The MCP server '{self.name}' lost the session and connecting again failed: {self.error}. "
+                    f"The user can run /mcp reconnect {self.name}."
+                ) from exc
+        try:
+            return await self._call_once(tool, arguments, on_progress)
+        except MCPError as exc:
+            raise self._refused(tool, exc) from exc
+
+    async def _call_once(
+        self, tool: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None
+    ) -> CallToolResult:
+        """One call; an ``MCPError`` the server answered is raised as is (the caller decides)."""
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import CONNECTION_CLOSED
 
         client, generation = await self._ready_client()
         closed = self._closed
@@ -311,31 +344,70 @@ class ServerConnection:
         try:
             return call.result()
         except MCPError as exc:
-            if exc.code == CONNECTION_CLOSED:
+            # The reference servers' "no valid session" shares its code (-32000) with the SDK's connection closed.
+            if exc.code == CONNECTION_CLOSED and not self.session_lost(exc):
                 self._connection_lost(generation, "it exited during a call")
                 raise ToolError(self._died_message(tool)) from exc
-            if exc.code == REQUEST_TIMEOUT:
-                raise ToolError(
-                    f"The MCP server '{self.name}' did not answer {tool} within {self.options.call_timeout:g} s "
-                    "(mcp.call_timeout); the call was cancelled."
-                ) from exc
-            raise ToolError(f"The MCP server '{self.name}' refused the call: {self._redact(exc.message)}") from exc
+            raise
         except Exception as exc:  # a transport failure mid-call (HTTP): the connection is gone
             self._connection_lost(generation, self._describe(exc))
             raise ToolError(f"Calling {tool} on the MCP server '{self.name}' failed: {self._describe(exc)}") from exc
 
-    async def _ready_client(self) -> tuple[Client, int]:
-        if self.state == "starting" or self._recovering:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._settled.wait(), self.options.startup_timeout)
-        client = self._client
-        if self.state != "ready" or client is None:
-            why = f": {self.error}" if self.error else ""
-            raise ToolError(
-                f"The MCP server '{self.name}' is {self.state}{why}. Its tools cannot be used now; "
-                f"the user can run /mcp reconnect {self.name}."
+    def _refused(self, tool: str, exc: Any) -> ToolError:
+        from mcp.types import REQUEST_TIMEOUT
+
+        if exc.code == REQUEST_TIMEOUT:
+            return ToolError(
+                f"The MCP server '{self.name}' did not answer {tool} within {self.options.call_timeout:g} s "
+                "(mcp.call_timeout); the call was cancelled."
             )
-        return client, self._generation
+        return ToolError(f"The MCP server '{self.name}' refused the call: {self._redact(exc.message)}")
+
+    def session_lost(self, exc: BaseException) -> bool:
+        """``exc`` says an HTTP server no longer knows this client's session (404, or the reference servers' 400)."""
+        from mcp.shared.exceptions import MCPError
+
+        return self.transport == "http" and isinstance(exc, MCPError) and bool(_SESSION_LOST.search(exc.message or ""))
+
+    async def renew_session(self) -> bool:
+        """Connect again after the server lost the session (not a crash: the restart allowance is kept).
+
+        Calls that find the session lost at the same moment share one renewal. True when ready again.
+        """
+        if self._renewing is None or self._renewing.done():
+            self._renewing = asyncio.ensure_future(self._renew())
+        return await asyncio.shield(self._renewing)
+
+    async def _renew(self) -> bool:
+        self._generation += 1
+        self._settled.clear()
+        await self._stop_task()
+        self.state = "starting"  # its tools stay offered meanwhile
+        await self.start()
+        if self.state == "ready":
+            self.notify(
+                self, f"MCP server '{self.name}' had lost the session (it restarted?); connected again.", "info"
+            )
+        return self.state == "ready"
+
+    async def _ready_client(self) -> tuple[Client, int]:
+        restarting = self._recovering or (self._renewing is not None and not self._renewing.done())
+        if self.state == "starting" or restarting:
+            wait = self.options.restart_wait if restarting else self.options.startup_timeout
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._settled.wait(), wait)
+        client = self._client
+        if self.state == "ready" and client is not None:
+            return client, self._generation
+        if self._recovering or self.state == "starting":
+            raise ToolError(
+                f"The MCP server '{self.name}' is restarting (it stopped a moment ago); try the call again shortly."
+            )
+        why = f": {self.error}" if self.error else ""
+        raise ToolError(
+            f"The MCP server '{self.name}' is {self.state}{why}. Its tools cannot be used now; "
+            f"the user can run /mcp reconnect {self.name}."
+        )
 
     def _died_message(self, tool: str) -> str:
         if self.restarts_left > 0:

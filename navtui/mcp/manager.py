@@ -102,6 +102,8 @@ class McpManager:
         self._exposed: dict[str, list[str]] = {}
         self._starting: asyncio.Task[None] | None = None  # the first start of every server, once begun
         self._fitted: frozenset[str] | None = None  # the tool names the last window check saw
+        self.request_wait = REQUEST_WAIT
+        self._said_stuck: set[str] = set()
         for spec in config.servers:
             base_dir = self.root if spec.source == "project" else cwd
             connection = ServerConnection(
@@ -146,10 +148,11 @@ class McpManager:
         user: failures not shown yet, and whether the tool schemas fit ``window``."""
         starting = self.start_soon()
         if not starting.done():  # the first request: give the servers a moment, never the whole start-up timeout
-            await asyncio.wait({starting}, timeout=REQUEST_WAIT)
+            await asyncio.wait({starting}, timeout=self.request_wait)
         else:
-            await self.wait_starting(REQUEST_WAIT)  # a restart or a reconnect under way
+            await self.wait_starting(self.request_wait)  # a restart or a reconnect under way
         notices = self.take_notices()
+        notices.extend((text, "warning") for text in self._stuck_notices())
         offered = frozenset(name for names in self._exposed.values() for name in names)
         if offered != self._fitted:
             fit = self.fit_window(window)
@@ -157,6 +160,22 @@ class McpManager:
                 notices.append((fit, "warning"))
             self._fitted = frozenset(name for names in self._exposed.values() for name in names)
         return notices
+
+    def _stuck_notices(self) -> list[str]:
+        """Servers still starting after a request's wait: named once each, with what they printed so far."""
+        out: list[str] = []
+        for connection in self.connections.values():
+            if connection.state != "starting" or connection.name in self._said_stuck:
+                continue
+            self._said_stuck.add(connection.name)
+            tail = connection.stderr_tail()
+            printed = f" It printed:\n{tail}" if tail else " It has printed nothing yet."
+            out.append(
+                f"MCP server '{connection.name}' is still starting after {self.request_wait:g} s; requests go ahead "
+                f"without its tools until it is ready (at most mcp.startup_timeout = "
+                f"{connection.options.startup_timeout:g} s).{printed}"
+            )
+        return out
 
     async def wait_starting(self, seconds: float) -> None:
         """Wait (at most ``seconds``) for servers still starting, so a first request has their tools."""

@@ -38,26 +38,72 @@ def user_servers() -> Callable[[dict[str, dict[str, object]]], Path]:
     return lambda servers: write_servers(user_config_path(), servers)
 
 
-@pytest.fixture
-def http_server(traces: Path) -> Iterator[str]:
-    """The test server on streamable HTTP; yields its URL."""
-    process = subprocess.Popen(
-        [sys.executable, str(SERVER), "--http"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "MCP_TEST_DIR": str(traces)},
-    )
-    try:
+class HttpTestServer:
+    """``mcp_server.py --http`` as a process: started on a free port, stopped, started again on the same port."""
+
+    def __init__(self, traces: Path, **env: str) -> None:
+        self.env = {**os.environ, "MCP_TEST_DIR": str(traces), **env}
+        self.port = 0
+        self.process: subprocess.Popen[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def start(self) -> str:
+        process = self.process = subprocess.Popen(
+            [sys.executable, str(SERVER), "--http"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={**self.env, "MCP_TEST_PORT": str(self.port)},
+        )
         assert process.stdout is not None
         line = process.stdout.readline()
         assert line.startswith("PORT "), line
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
+        self.port = int(line.split()[1])
+        return self.url
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(5)
+            if self.process.stdout is not None:
+                self.process.stdout.close()  # an open pipe left to the garbage collector is a ResourceWarning
+            self.process = None
+
+    def restart(self) -> None:
+        """A new server process on the same port: it knows none of the old one's sessions."""
+        self.stop()
+        self.start()
+
+
+@pytest.fixture
+def http_server(traces: Path) -> Iterator[str]:
+    """The test server on streamable HTTP; yields its URL."""
+    server = HttpTestServer(traces)
+    try:
+        yield server.start()
     finally:
-        process.kill()
-        process.wait(5)
-        if process.stdout is not None:
-            process.stdout.close()  # an open pipe left to the garbage collector is a ResourceWarning (an error here)
+        server.stop()
+
+
+@pytest.fixture
+def http_servers(traces: Path) -> Iterator[Callable[..., HttpTestServer]]:
+    """Start test servers on streamable HTTP with extra environment (``MCP_TEST_LEGACY="1"`` ...)."""
+    started: list[HttpTestServer] = []
+
+    def start(**env: str) -> HttpTestServer:
+        server = HttpTestServer(traces, **env)
+        started.append(server)
+        server.start()
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in started:
+            server.stop()
 
 
 def make_manager(

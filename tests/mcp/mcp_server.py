@@ -3,7 +3,10 @@
 ``python mcp_server.py`` serves stdio; ``python mcp_server.py --http`` serves streamable HTTP on 127.0.0.1
 (a free port, printed as ``PORT <n>`` on stdout). ``MCP_TEST_DIR`` names a directory where the tools leave
 traces the tests wait for: ``pid`` (written at start), ``slow-started`` and ``cancelled`` (the slow tool),
-``child`` (with ``MCP_TEST_CHILD=1``: a helper process the server started).
+``child`` (with ``MCP_TEST_CHILD=1``: a helper process the server started). ``MCP_TEST_SLOW_START`` /
+``MCP_TEST_SLOW_RESTART`` (seconds) delay every start / a restart; ``MCP_TEST_LEGACY`` speaks only the 2025
+protocol (initialize, sessions over HTTP); ``MCP_TEST_PORT`` picks the HTTP port; ``MCP_TEST_LOST_SESSION_400``
+answers an unknown session with the reference servers' 400.
 """
 
 from __future__ import annotations
@@ -97,31 +100,76 @@ def header(name: str, ctx: Context) -> str:
     return (ctx.headers or {}).get(name.lower(), "unset")
 
 
+def speak_legacy() -> None:
+    """Answer server/discover as a server of the 2025 protocol does (method not found): clients fall back to
+    the initialize handshake and, over HTTP, an ``Mcp-Session-Id`` (what the reference servers speak)."""
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import METHOD_NOT_FOUND, RequestParams
+
+    async def no_discover(ctx: object, params: object) -> None:
+        raise MCPError(code=METHOD_NOT_FOUND, message="Method not found")
+
+    server._lowlevel_server.add_request_handler("server/discover", RequestParams, no_discover)
+
+
+def answer_lost_sessions_with_400(app):  # type: ignore[no-untyped-def]
+    """What the TypeScript reference servers answer for a session they do not know: 400, not 404."""
+    body = b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}'
+
+    async def wrapped(scope, receive, send):  # type: ignore[no-untyped-def]
+        replaced = False
+
+        async def send_400(message):  # type: ignore[no-untyped-def]
+            nonlocal replaced
+            if message["type"] == "http.response.start" and message["status"] == 404:
+                replaced = True
+                headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+                await send({"type": "http.response.start", "status": 400, "headers": headers})
+            elif replaced and message["type"] == "http.response.body":
+                await send({"type": "http.response.body", "body": body})
+            else:
+                await send(message)
+
+        await app(scope, receive, send_400)
+
+    return wrapped
+
+
 def serve_http() -> None:
     import anyio
     import uvicorn
 
     sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", int(os.environ.get("MCP_TEST_PORT", "0"))))
     sock.listen(64)  # connections made before uvicorn runs wait in the backlog
     print(f"PORT {sock.getsockname()[1]}", flush=True)
-    config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
+    app = server.streamable_http_app()
+    if os.environ.get("MCP_TEST_LOST_SESSION_400"):
+        app = answer_lost_sessions_with_400(app)
+    config = uvicorn.Config(app, log_level="warning")
     anyio.run(uvicorn.Server(config).serve, [sock])
 
 
 if __name__ == "__main__":
+    restarted = (TRACES / "pid").exists()
     (TRACES / "pid").write_text(str(os.getpid()))
     if os.environ.get("MCP_TEST_CHILD"):  # a helper process of its own, as npx-started servers have
         import subprocess
 
         child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL, start_new_session=True)
         (TRACES / "child").write_text(str(child.pid))
-    if os.environ.get("MCP_TEST_SLOW_START"):  # a server that takes its time (npx downloading a package)
+    slow = os.environ.get("MCP_TEST_SLOW_START") or (restarted and os.environ.get("MCP_TEST_SLOW_RESTART"))
+    if slow:  # a server that takes its time (npx downloading a package)
         import time
 
-        time.sleep(float(os.environ["MCP_TEST_SLOW_START"]))
+        sys.stderr.write("fetching the package...\n")
+        sys.stderr.flush()
+        time.sleep(float(slow))
     sys.stderr.write("test server ready\n")
     sys.stderr.flush()
+    if os.environ.get("MCP_TEST_LEGACY"):
+        speak_legacy()
     if "--http" in sys.argv:
         serve_http()
     else:

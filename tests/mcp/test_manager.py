@@ -138,7 +138,8 @@ async def test_a_slow_server_neither_holds_a_request_nor_the_exit(
     write_servers(user_config_path(), {"slow": entry})
     manager = make_manager(workspace)
     notices = await manager.before_request(32768)  # returns after REQUEST_WAIT; the server keeps starting
-    assert notices == [] and manager.connections["slow"].state == "starting"
+    assert [text.split(";")[0] for text, _ in notices] == ["MCP server 'slow' is still starting after 0.2 s"]
+    assert manager.connections["slow"].state == "starting"
     await eventually(lambda: (traces / "pid").exists(), "the server process")
     pid = server_pid(traces)
     await manager.aclose()  # cancels the start: the process ends without the graceful wait

@@ -1,0 +1,110 @@
+"""Recovering from what real servers do: an HTTP server that restarts and forgets the session, a stdio server
+that is restarting when the model calls it, a server stuck at start-up, crashes reported by headless runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from navtui.config.paths import user_settings_path
+from navtui.core.errors import ToolError
+from navtui.mcp.config import user_config_path
+from navtui.mcp.report import status_lines
+from tests.fakes import Text, ToolCall
+from tests.mcp.conftest import HttpTestServer, eventually, server_pid, stdio_entry, write_servers
+from tests.mcp.test_servers import Running, pytestmark  # noqa: F401  (Linux process handling)
+from tests.test_cli import headless
+
+
+@pytest.mark.parametrize("answer", ["404", "400"])
+async def test_an_http_server_that_forgot_the_session_is_joined_again_and_the_call_made_once_more(
+    answer: str, workspace: Path, http_servers: Callable[..., HttpTestServer]
+) -> None:
+    # The reference servers speak the 2025 protocol: a session id, 404 (SDK) or 400 (TypeScript) once forgotten.
+    env = {"MCP_TEST_LEGACY": "1"} | ({"MCP_TEST_LOST_SESSION_400": "1"} if answer == "400" else {})
+    server = http_servers(**env)
+    write_servers(user_config_path(), {"web": {"url": server.url}})
+    running = Running(workspace, "web")
+    try:
+        await running.manager.start()
+        assert (await running.run("echo", text="before")).text == "before"
+        server.restart()
+        assert (await running.run("echo", text="after")).text == "after"
+        assert running.connection.state == "ready"
+        assert running.connection.restarts_left == 1  # a lost session is not a crash
+        assert any("lost the session" in notice for notice in running.notices)
+        assert "ready" in status_lines(running.manager)[0]
+        server.stop()  # gone for good: the renewal fails, and says so
+        with pytest.raises(ToolError, match="'web'"):
+            await running.run("echo", text="nobody")
+        await eventually(lambda: running.connection.state == "failed", "the server to be reported failed")
+        assert "failed" in status_lines(running.manager)[0]
+    finally:
+        await running.manager.aclose()
+
+
+async def test_a_call_while_a_stdio_server_restarts_is_told_to_try_again(workspace: Path, traces: Path) -> None:
+    entry = stdio_entry(traces)
+    entry["env"] = {**entry["env"], "MCP_TEST_SLOW_RESTART": "3"}
+    write_servers(user_config_path(), {"test": entry})
+    running = Running(workspace, "test")
+    running.connection.options.restart_wait = 0.2
+    try:
+        await running.manager.start()
+        first = server_pid(traces)
+        os.kill(first, signal.SIGKILL)
+        await eventually(lambda: server_pid(traces) != first, "the restart to begin")
+        assert "mcp__test__echo" in running.registry  # not "Unknown tool" while it restarts
+        with pytest.raises(ToolError, match="'test' is restarting .*try the call again"):
+            await running.run("echo", text="too soon")
+        assert running.manager.summary() == "mcp starting: test"
+        await eventually(lambda: running.connection.state == "ready", "the restart to finish")
+        assert (await running.run("echo", text="now")).text == "now"
+    finally:
+        await running.manager.aclose()
+
+
+async def test_a_server_stuck_at_start_up_is_named_with_what_it_printed(workspace: Path, traces: Path) -> None:
+    entry = stdio_entry(traces)
+    entry["env"] = {**entry["env"], "MCP_TEST_SLOW_START": "120"}
+    write_servers(user_config_path(), {"slowpoke": entry})
+    running = Running(workspace, "slowpoke")
+    running.manager.listener = None  # as before the first frame: notices are collected for the request
+    running.manager.request_wait = 0.5
+    try:
+        running.manager.start_soon()
+        await eventually(lambda: "fetching" in running.connection.stderr_tail(), "the server to say something", 30)
+        notices = await running.manager.before_request(None)
+        stuck = [text for text, level in notices if "still starting" in text and level == "warning"]
+        assert len(stuck) == 1 and "'slowpoke' is still starting after 0.5 s" in stuck[0]
+        assert stuck[0].endswith("It printed:\nfetching the package...")
+        again = await running.manager.before_request(None)
+        assert not [text for text, _ in again if "still starting" in text]  # said once
+    finally:
+        await running.manager.aclose()
+
+
+def test_headless_runs_report_a_crash_and_the_restart(fake_server, workspace: Path, traces: Path) -> None:
+    write_servers(user_config_path(), {"test": stdio_entry(traces)})
+    user_settings_path().write_text(json.dumps({"tools": {"allow": ["mcp__test__*"]}}))
+    fake_server.script(ToolCall("mcp__test__crash", {"message": "oops"}))
+    fake_server.script(ToolCall("mcp__test__echo", {"text": "back"}))
+    fake_server.script(Text("It came back."))
+    result = headless(fake_server, "--json", "crash it", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    notices = [event["text"] for event in events if event["type"] == "notice"]
+    said = "\n".join(notices)
+    assert "MCP server 'test' stopped" in said and "restarting it once" in said and "crashing: oops" in said, said
+    assert "MCP server 'test' restarted" in said, said
+    results = [event for event in events if event["type"] == "tool_call_finished"]
+    assert [event["result"].get("isError", False) for event in results] == [True, False]
+    fake_server.script(ToolCall("mcp__test__crash", {"message": "again"}))
+    fake_server.script(Text("Done."))
+    printed = headless(fake_server, "--print", "crash it", cwd=workspace)
+    assert "restarting it once" in printed.stderr
