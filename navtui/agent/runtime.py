@@ -298,6 +298,15 @@ class Runtime:
             for notice in attached.notices():
                 yield notice
             prompt = attached.text
+            if self.mcp is not None:  # @server:uri: an MCP server's resource goes with the prompt
+                from navtui.mcp.resources import attach_resources
+
+                resources = await attach_resources(prompt, self.mcp)
+                for problem in resources.problems:
+                    yield Notice(text=problem, level="warning")
+                if resources.attached:
+                    yield Notice(text=f"Attached {', '.join('@' + name for name in resources.attached)}.", level="info")
+                prompt = resources.text
         if prompt:
             from navtui.agent.resume import record_model
 

@@ -111,6 +111,16 @@ def _at_token(line: str, cursor: int) -> tuple[int, str] | None:
     return at, head[at + 1 :]
 
 
+def complete_resource(line: str, cursor: int, resources: Sequence[tuple[str, str]]) -> Completion | None:
+    """``@docs:no`` -> ``@docs:notes://today``: ``resources`` are an MCP server's ``server:uri`` and what it is."""
+    found = _at_token(line, cursor)
+    if found is None:
+        return None
+    at, partial = found
+    candidates = [Candidate(f"@{name}", about) for name, about in resources if name.startswith(partial)]
+    return Completion(at, cursor, line[at:cursor], "path", candidates[:PATH_CANDIDATES]) if candidates else None
+
+
 def complete_path(line: str, cursor: int, cwd: Path, files: FileList | None = None) -> Completion | None:
     """``@src/ma`` -> ``@src/maps/``, ``@src/main.py``: the folder's entries that start so (folders first, ending
     with ``/``), then with ``files`` the repository's files the fuzzy finder ranks for it (``@helpers`` ->

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from navtui.core.errors import NavtuiError
+
 if TYPE_CHECKING:
+    from navtui.app.commands.registry import CommandContext, Handler
     from navtui.mcp.config import ServerSpec
     from navtui.mcp.manager import McpManager
+    from navtui.mcp.prompts import PromptCommand
 
 
 def start_servers(screen: Any) -> None:
@@ -29,6 +33,7 @@ async def _start(screen: Any, manager: McpManager) -> None:
 def _on_event(screen: Any, text: str | None, level: str) -> None:
     if not screen.is_attached:
         return
+    sync_prompt_commands(screen.runtime.mcp)
     if text:
         screen.notice(text, level=level)
     screen.show_status(screen.runtime.status(with_git=False))
@@ -50,3 +55,36 @@ async def ask(screen: Any, manager: McpManager, spec: ServerSpec) -> None:
     else:
         manager.deny(spec.name, remember=False)
         screen.notice(f"MCP server '{spec.name}' not started. /mcp approve {spec.name} when you want it.")
+
+
+def sync_prompt_commands(manager: McpManager | None) -> None:
+    """The running servers' prompts as slash commands (``/mcp__<server>__<prompt>``); gone ones removed."""
+    from navtui.app.commands.registry import COMMANDS, SlashCommand
+    from navtui.mcp.tool import PREFIX
+
+    wanted = {command.name: command for command in manager.prompt_commands()} if manager is not None else {}
+    for name in COMMANDS.names():
+        if name.startswith(PREFIX) and name not in wanted:
+            COMMANDS.unregister(name)
+    for name, command in wanted.items():
+        known = COMMANDS.get(name)
+        if known is None or (known.help, known.args) != (command.help, command.args):
+            COMMANDS.register(SlashCommand(name, command.help, _prompt_handler(command), args=command.args))
+
+
+def _prompt_handler(command: PromptCommand) -> Handler:
+    async def run(ctx: CommandContext, args: str) -> None:
+        manager = ctx.runtime.mcp
+        if manager is None:
+            return
+        ctx.set_activity(True, f"mcp: getting {command.prompt.name} from {command.server}")
+        try:
+            text = await manager.expand_prompt(command, args)
+        except NavtuiError as exc:
+            ctx.error(exc.message, exc.hint)
+            return
+        finally:
+            ctx.set_activity(False)
+        ctx.submit(text)
+
+    return run

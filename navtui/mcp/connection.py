@@ -50,6 +50,41 @@ class RemoteTool:
     input_schema: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class RemoteResource:
+    """A resource as the server lists it (read with ``resources/read``)."""
+
+    uri: str
+    name: str
+    description: str
+    mime_type: str | None
+
+
+@dataclass(frozen=True)
+class PromptArgument:
+    name: str
+    description: str
+    required: bool
+
+
+@dataclass(frozen=True)
+class RemotePrompt:
+    """A prompt template as the server lists it; navtui offers it as ``/mcp__<server>__<prompt>``."""
+
+    name: str
+    description: str
+    arguments: tuple[PromptArgument, ...]
+
+
+@dataclass
+class Listing:
+    """What a server offers: listed at start, listed again when it says a list changed."""
+
+    tools: list[RemoteTool] = field(default_factory=list)
+    resources: list[RemoteResource] = field(default_factory=list)
+    prompts: list[RemotePrompt] = field(default_factory=list)
+
+
 @dataclass
 class ConnectionOptions:
     startup_timeout: float = 30.0
@@ -57,6 +92,7 @@ class ConnectionOptions:
     artifacts_dir: Path = field(default_factory=lambda: Path.cwd())
     client_version: str = "0"
     restart_wait: float = 10.0  # how long a call made while its server restarts waits before saying so
+    roots: tuple[Path, ...] = ()  # declared to servers that ask (roots/list): the workspace
 
 
 class ServerConnection:
@@ -70,6 +106,8 @@ class ServerConnection:
         self.state: ServerState = "stopped"
         self.error: str | None = None
         self.tools: list[RemoteTool] = []
+        self.resources: list[RemoteResource] = []
+        self.prompts: list[RemotePrompt] = []
         self.pid: int | None = None
         self.restarts_left = 1
         self.stderr_path: Path | None = None
@@ -101,7 +139,7 @@ class ServerConnection:
             return  # starting or running
         self._generation += 1
         generation = self._generation
-        self.state, self.error, self.tools = "starting", None, []
+        self.state, self.error = "starting", None
         self._settled.clear()
         self.notify(self, None, "info")
         try:
@@ -111,7 +149,7 @@ class ServerConnection:
             return
         self._resolved = resolved
         self._stop, self._closed = asyncio.Event(), asyncio.Event()
-        started: asyncio.Future[list[RemoteTool]] = asyncio.get_running_loop().create_future()
+        started: asyncio.Future[Listing] = asyncio.get_running_loop().create_future()
         self._task = asyncio.create_task(self._serve(resolved, started, generation), name=f"mcp-{self.name}")
         done, _ = await asyncio.wait({started}, timeout=self.options.startup_timeout)
         if not done:
@@ -125,7 +163,8 @@ class ServerConnection:
             return
         if generation != self._generation:
             return  # stopped meanwhile
-        self.tools = started.result()
+        listing = started.result()
+        self.tools, self.resources, self.prompts = listing.tools, listing.resources, listing.prompts
         if resolved.transport == "stdio":
             self.pid = await asyncio.to_thread(process.server_pid, self.marker)
             if self.pid is not None:
@@ -184,23 +223,35 @@ class ServerConnection:
         self.notify(self, f"MCP server '{self.name}' failed: {reason}{self.stderr_note()}", "error")
 
     # ------------------------------------------------------------------ the task that owns the client
-    async def _serve(
-        self, resolved: ResolvedServer, started: asyncio.Future[list[RemoteTool]], generation: int
-    ) -> None:
+    async def _serve(self, resolved: ResolvedServer, started: asyncio.Future[Listing], generation: int) -> None:
         from mcp import Client
         from mcp.types import Implementation
 
         _quiet_sdk_logging()
         stop, closed = self._stop, self._closed
+        follower: asyncio.Task[None] | None = None
         try:
             async with contextlib.AsyncExitStack() as stack:
                 transport = await self._transport(resolved, stack)
                 info = Implementation(name="navtui", version=self.options.client_version)
-                client = await stack.enter_async_context(Client(transport, client_info=info))
-                tools = await _list_tools(client)
+                client = await stack.enter_async_context(
+                    Client(
+                        transport,
+                        client_info=info,
+                        list_roots_callback=self._list_roots,
+                        message_handler=lambda message: self._on_message(message, generation),
+                    )
+                )
+                listing = await _list_all(client)
                 self._client = client
-                started.set_result(tools)
-                await stop.wait()
+                started.set_result(listing)
+                follower = asyncio.ensure_future(self._follow_changes(client, generation))
+                try:
+                    await stop.wait()
+                finally:
+                    follower.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await follower
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -416,6 +467,110 @@ class ServerConnection:
             after = "It was already restarted once and stays stopped."
         return f"The MCP server '{self.name}' stopped during the call to {tool}. {after}{self.stderr_note()}"
 
+    # ------------------------------------------------------------------ resources, prompts, roots, changes
+    async def read_resource(self, uri: str) -> Any:
+        """``resources/read``: the SDK's result (its ``contents``); a ``ToolError`` says why it failed."""
+        from mcp.shared.exceptions import MCPError
+
+        for attempt in (1, 2):
+            client, _ = await self._ready_client()
+            try:
+                return await client.read_resource(uri)
+            except MCPError as exc:
+                if attempt == 1 and self.session_lost(exc) and await self.renew_session():
+                    continue
+                raise ToolError(
+                    f"The MCP server '{self.name}' could not read {uri}: {self._redact(exc.message)}"
+                ) from exc
+            except Exception as exc:
+                raise ToolError(
+                    f"Reading {uri} from the MCP server '{self.name}' failed: {self._describe(exc)}"
+                ) from exc
+        raise AssertionError("unreachable")
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        """``prompts/get``: the SDK's result (its ``messages``); a ``ToolError`` says why it failed."""
+        from mcp.shared.exceptions import MCPError
+
+        for attempt in (1, 2):
+            client, _ = await self._ready_client()
+            try:
+                return await client.get_prompt(name, arguments)
+            except MCPError as exc:
+                if attempt == 1 and self.session_lost(exc) and await self.renew_session():
+                    continue
+                raise ToolError(
+                    f"The MCP server '{self.name}' refused the prompt {name}: {self._redact(exc.message)}"
+                ) from exc
+            except Exception as exc:
+                raise ToolError(f"Getting the prompt {name} from '{self.name}' failed: {self._describe(exc)}") from exc
+        raise AssertionError("unreachable")
+
+    async def _list_roots(self, context: Any) -> Any:
+        """The workspace, as the roots a server may work in (``roots/list``)."""
+        from mcp.types import ListRootsResult, Root
+
+        roots = [
+            Root.model_validate({"uri": root.resolve().as_uri(), "name": root.name}) for root in self.options.roots
+        ]
+        return ListRootsResult(roots=roots)
+
+    async def _on_message(self, message: Any, generation: int) -> None:
+        """A 2025-protocol server's ``notifications/*/list_changed`` (sent without being asked)."""
+        kind = _CHANGED.get(getattr(message, "method", ""))
+        if kind is not None:
+            asyncio.ensure_future(self._refresh(kind, generation))
+
+    async def _follow_changes(self, client: Client, generation: int) -> None:
+        """On the 2026 protocol a client asks for change events (``subscriptions/listen``); older servers send
+        them unasked (``_on_message``)."""
+        from mcp.client.subscriptions import (
+            ListenNotSupportedError,
+            PromptsListChanged,
+            ResourcesListChanged,
+            ToolsListChanged,
+        )
+
+        capabilities = client.server_capabilities
+        tools = bool(capabilities.tools and capabilities.tools.list_changed)
+        prompts = bool(capabilities.prompts and capabilities.prompts.list_changed)
+        resources = bool(capabilities.resources and capabilities.resources.list_changed)
+        if not (tools or prompts or resources):
+            return
+        kinds: dict[type, ListKind] = {
+            ToolsListChanged: "tools",
+            PromptsListChanged: "prompts",
+            ResourcesListChanged: "resources",
+        }
+        try:
+            async with client.listen(
+                tools_list_changed=tools, prompts_list_changed=prompts, resources_list_changed=resources
+            ) as subscription:
+                async for event in subscription:
+                    kind = kinds.get(type(event))
+                    if kind is not None:
+                        await self._refresh(kind, generation)
+        except ListenNotSupportedError:
+            return
+        except Exception:  # the stream ended with the connection, or the server refused it: changes are not followed
+            return
+
+    async def _refresh(self, kind: ListKind, generation: int) -> None:
+        client = self._client
+        if client is None or generation != self._generation or self.state != "ready":
+            return
+        try:
+            if kind == "tools":
+                self.tools = await _list_tools(client, refresh=True)
+            elif kind == "resources":
+                self.resources = await _list_resources(client, refresh=True)
+            else:
+                self.prompts = await _list_prompts(client, refresh=True)
+        except Exception:  # the connection's end is handled where it is seen; a failed re-list keeps the old one
+            return
+        if generation == self._generation and self.state == "ready":
+            self.notify(self, None, "info")
+
     # ------------------------------------------------------------------ messages
     def _redact(self, text: str) -> str:
         return self._resolved.redact(text) if self._resolved is not None else text
@@ -446,16 +601,64 @@ def _leaf(exc: BaseException | None) -> BaseException | None:
     return exc
 
 
-async def _list_tools(client: Client) -> list[RemoteTool]:
+ListKind = Literal["tools", "resources", "prompts"]
+_CHANGED: dict[str, ListKind] = {
+    "notifications/tools/list_changed": "tools",
+    "notifications/resources/list_changed": "resources",
+    "notifications/prompts/list_changed": "prompts",
+}
+MAX_PAGES = 100  # a server whose cursor never ends cannot hang the start
+
+
+async def _list_all(client: Client) -> Listing:
+    """Tools always; resources and prompts when the server says it has them."""
+    capabilities = client.server_capabilities
+    listing = Listing(tools=await _list_tools(client))
+    if capabilities.resources is not None:
+        listing.resources = await _list_resources(client)
+    if capabilities.prompts is not None:
+        listing.prompts = await _list_prompts(client)
+    return listing
+
+
+async def _list_tools(client: Client, refresh: bool = False) -> list[RemoteTool]:
     tools: list[RemoteTool] = []
     cursor: str | None = None
-    for _ in range(100):  # a server whose cursor never ends cannot hang the start
-        page = await client.list_tools(cursor=cursor)
+    for _ in range(MAX_PAGES):
+        page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
         tools.extend(RemoteTool(t.name, t.description or "", dict(t.input_schema or {})) for t in page.tools)
         cursor = page.next_cursor
         if not cursor:
             break
     return tools
+
+
+async def _list_resources(client: Client, refresh: bool = False) -> list[RemoteResource]:
+    resources: list[RemoteResource] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        page = await client.list_resources(cursor=cursor, cache_mode="refresh" if refresh else "use")
+        resources.extend(RemoteResource(str(r.uri), r.name, r.description or "", r.mime_type) for r in page.resources)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return resources
+
+
+async def _list_prompts(client: Client, refresh: bool = False) -> list[RemotePrompt]:
+    prompts: list[RemotePrompt] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        page = await client.list_prompts(cursor=cursor, cache_mode="refresh" if refresh else "use")
+        for prompt in page.prompts:
+            arguments = tuple(
+                PromptArgument(a.name, a.description or "", bool(a.required)) for a in prompt.arguments or []
+            )
+            prompts.append(RemotePrompt(prompt.name, prompt.description or "", arguments))
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return prompts
 
 
 def _quiet_sdk_logging() -> None:

@@ -12,7 +12,7 @@ import contextlib
 import fnmatch
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,6 +20,8 @@ from navtui.core.errors import NavtuiError
 from navtui.mcp import process
 from navtui.mcp.config import McpConfig, ServerSpec, project_root, user_config_path
 from navtui.mcp.connection import ConnectionOptions, ServerConnection, ServerState
+from navtui.mcp.prompts import PromptCommand, prompt_text
+from navtui.mcp.resources import READ_TOOL, ReadMcpResourceTool
 from navtui.mcp.tool import McpTool
 from navtui.mcp.trust import TrustStore
 from navtui.tools.base import ToolRegistry
@@ -48,6 +50,8 @@ class ServerStatus:
     tools: tuple[str, ...]  # the server's names of the tools offered to the model
     hidden: int  # tools left out by mcp.tools allow/deny
     withheld: bool  # connected, but its tools do not fit the context window
+    resources: tuple[str, ...]  # the URIs it lists
+    prompts: tuple[str, ...]  # the slash commands its prompts are offered as
     error: str | None
     config_path: Path
 
@@ -91,6 +95,7 @@ class McpManager:
     ) -> None:
         self.cwd = cwd
         self.root = project_root(cwd)
+        options = replace(options, roots=options.roots or (cwd,))  # the workspace, declared to servers that ask
         self.registry = tools
         self.settings = settings  # the ``mcp`` settings section
         self.trust = trust or TrustStore()
@@ -252,6 +257,7 @@ class McpManager:
     def _sync_tools(self, connection: ServerConnection) -> None:
         if connection.state == "starting":
             return  # a restart keeps the names registered; calls wait for it
+        self._sync_read_tool()
         for name in self._exposed.pop(connection.name, []):
             self.registry.remove(name)
         if connection.state != "ready" or connection.name in self.withheld:
@@ -265,6 +271,42 @@ class McpManager:
             self.registry.add(tool)
             exposed.append(tool.name)
         self._exposed[connection.name] = exposed
+
+    def _sync_read_tool(self) -> None:
+        """``read_mcp_resource`` is offered while a running server has resources."""
+        wanted = any(c.state == "ready" and c.resources for c in self.connections.values())
+        present = READ_TOOL in self.registry
+        if wanted and not present:
+            self.registry.add(ReadMcpResourceTool(self))
+        elif present and not wanted and isinstance(self.registry.get(READ_TOOL), ReadMcpResourceTool):
+            self.registry.remove(READ_TOOL)
+
+    # ------------------------------------------------------------------ prompts and resources
+    def prompt_commands(self) -> list[PromptCommand]:
+        """Every running server's prompts, as slash commands."""
+        return [
+            PromptCommand(c.name, prompt)
+            for c in self.connections.values()
+            if c.state == "ready"
+            for prompt in c.prompts
+        ]
+
+    async def expand_prompt(self, command: PromptCommand, text: str) -> str:
+        """The prompt's text from its server, with ``text`` as its arguments (raises with the usage)."""
+        arguments = command.arguments(text)
+        result = await self.require(command.server).get_prompt(command.prompt.name, arguments)
+        return prompt_text(result)
+
+    def resource_names(self) -> list[tuple[str, str]]:
+        """``server:uri`` and a description of each resource a running server lists (for completion)."""
+        out: list[tuple[str, str]] = []
+        for connection in self.connections.values():
+            if connection.state != "ready":
+                continue
+            for resource in connection.resources:
+                about = resource.description or resource.name
+                out.append((f"{connection.name}:{resource.uri}", about))
+        return out
 
     def offered(self, connection: ServerConnection) -> list[Any]:
         """The server's tools minus what ``mcp.tools.<server>`` allow/deny leave out."""
@@ -341,6 +383,8 @@ class McpManager:
                     tools=tuple(remote.name for remote in offered),
                     hidden=len(connection.tools) - len(offered) if connection.state == "ready" else 0,
                     withheld=spec.name in self.withheld,
+                    resources=tuple(r.uri for r in connection.resources) if connection.state == "ready" else (),
+                    prompts=tuple(p.name for p in self.prompt_commands() if p.server == spec.name),
                     error=connection.error,
                     config_path=spec.path,
                 )

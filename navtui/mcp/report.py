@@ -34,6 +34,13 @@ def _details(row: ServerStatus, manager: McpManager) -> list[str]:
         names = ", ".join(row.tools) or "(none)"
         hidden = f" ({row.hidden} hidden by mcp.tools)" if row.hidden else ""
         lines = [f"tools: {names}{hidden}"]
+        if row.resources:
+            shown = ", ".join(f"@{row.name}:{uri}" for uri in row.resources[:10])
+            lines.append(
+                f"resources: {shown}" + (f" (+{len(row.resources) - 10} more)" if len(row.resources) > 10 else "")
+            )
+        if row.prompts:
+            lines.append("prompts: " + ", ".join(f"/{name}" for name in row.prompts))
         if row.withheld:
             lines.append("left out of requests: the tool schemas do not fit the model's window (see mcp.tools)")
         return lines

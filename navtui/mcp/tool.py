@@ -99,10 +99,12 @@ class McpTool(Tool[McpArguments]):
     async def run(self, args: McpArguments, ctx: ToolContext) -> ToolResult:
         result = await self.connection.call(self.remote.name, args.model_dump(), ctx.on_output)
         # The connection's marker starts with navtui's owner token: artifacts pruning keeps a running navtui's files.
-        return to_tool_result(result, ctx, label=f"{self.connection.marker}-{self.remote.name}")
+        # A link is readable through read_mcp_resource while the server lists resources (it is offered then).
+        reader = self.server if self.connection.resources else None
+        return to_tool_result(result, ctx, label=f"{self.connection.marker}-{self.remote.name}", reader=reader)
 
 
-def to_tool_result(result: CallToolResult, ctx: ToolContext, *, label: str) -> ToolResult:
+def to_tool_result(result: CallToolResult, ctx: ToolContext, *, label: str, reader: str | None = None) -> ToolResult:
     """Text parts joined; images attached; links and resources described; a large text cut to head and tail."""
     from mcp.types import AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextContent
 
@@ -119,7 +121,8 @@ def to_tool_result(result: CallToolResult, ctx: ToolContext, *, label: str) -> T
         elif isinstance(block, ResourceLink):
             about = f" ({block.mime_type})" if block.mime_type else ""
             detail = f": {block.description}" if block.description else ""
-            parts.append(f"[resource link: {block.name} {block.uri}{about}{detail}]")
+            how = f"; read it with read_mcp_resource server={reader}" if reader else ""
+            parts.append(f"[resource link: {block.name} {block.uri}{about}{detail}{how}]")
         elif isinstance(block, EmbeddedResource):
             parts.append(_embedded(block, images))
     if not parts and result.structured_content is not None:

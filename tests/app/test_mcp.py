@@ -79,7 +79,7 @@ async def test_a_repository_server_starts_only_after_approval(make_app, traces: 
         await pilot.press("a")
         await wait_for(pilot, lambda: ready(app, "repo"))
         assert isinstance(app.screen, MainScreen)
-        await wait_for(pilot, lambda: "MCP server 'repo' started: 9 tools." in notices(app))
+        await wait_for(pilot, lambda: "MCP server 'repo' started: 11 tools." in notices(app))
     again = make_app()
     async with again.run_test(size=SIZE) as pilot:  # remembered: no question this time
         await wait_for(pilot, lambda: ready(again, "repo"))
@@ -163,11 +163,11 @@ async def test_slash_mcp_lists_and_reconnects(make_app, traces: Path) -> None:
         await settle(app, pilot)
         listing = notices(app)[-1]
         assert listing.startswith("test  user     stdio  ready")
-        assert "tools: echo, place, fail, slow, crash, picture, flood, environment, header" in listing
+        assert "tools: echo, place, fail, slow, crash, picture, flood, environment, header, roots, grow" in listing
         first = server_pid(traces)
         main_screen(app).submit("/mcp reconnect test")
         await settle(app, pilot)
-        assert notices(app)[-1] == "MCP server 'test' reconnected: 9 tools."
+        assert notices(app)[-1] == "MCP server 'test' reconnected: 11 tools."
         assert server_pid(traces) != first and gone(first)
         main_screen(app).submit("/mcp reconnect nope")
         await settle(app, pilot)
@@ -195,3 +195,32 @@ async def test_slash_mcp_without_servers_says_how_to_add_one(make_app) -> None:
         await settle(app, pilot)
         assert "navtui mcp add NAME -- COMMAND" in notices(app)[-1]
         assert main_screen(app).runtime.mcp is None
+
+
+async def test_prompts_are_commands_and_resources_complete_and_attach(make_app, fake_server, traces: Path) -> None:
+    from navtui.app.commands.registry import COMMANDS
+
+    write_servers(user_file(), {"test": stdio_entry(traces)})
+    fake_server.script(Text("Reviewed."))
+    fake_server.script(Text("Noted."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await wait_for(pilot, lambda: ready(app, "test") and COMMANDS.get("mcp__test__review") is not None)
+        commands = await screen._complete("/mcp__test__r", 13)
+        assert commands is not None and [c.value for c in commands.candidates] == ["/mcp__test__review"]
+        assert commands.candidates[0].detail == "MCP prompt of test: Review a file for one kind of problem."
+        resources = await screen._complete("see @test:no", 12)
+        assert resources is not None
+        assert [c.value for c in resources.candidates] == ["@test:notes://today", "@test:notes://logo"]
+        screen.submit("/mcp__test__review")  # FILE is required: the usage, nothing sent
+        await settle(app, pilot)
+        assert notices(app)[-1].startswith("Usage: /mcp__test__review FILE [FOCUS]")
+        screen.submit("/mcp__test__review app.py")
+        await wait_for(pilot, lambda: len(fake_server.chat_requests) == 1 and not screen.running)
+        assert fake_server.chat_requests[0].json["messages"][-1]["content"] == "Review app.py, looking for bugs."
+        screen.submit("plan with @test:notes://today")
+        await wait_for(pilot, lambda: len(fake_server.chat_requests) == 2 and not screen.running)
+        sent = fake_server.chat_requests[1].json["messages"][-1]["content"]
+        assert '<mcp_resource server="test" uri="notes://today">\nbuy milk\ncall Ann\n</mcp_resource>' in sent
+        assert "Attached @test:notes://today." in notices(app)

@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import os
 import socket
 import sys
 from pathlib import Path
+from typing import Annotated
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ImageContent, ResourceLink, TextContent
+from mcp.server.mcpserver.prompts.base import Prompt
+from mcp.server.mcpserver.resources import FunctionResource
+from mcp.types import ImageContent, ListRootsResult, ResourceLink, TextContent
 from pydantic import BaseModel
 
 TRACES = Path(os.environ.get("MCP_TEST_DIR", "."))
@@ -112,6 +116,60 @@ def speak_legacy() -> None:
     server._lowlevel_server.add_request_handler("server/discover", RequestParams, no_discover)
 
 
+@server.resource("notes://today", name="today", description="Today's notes", mime_type="text/plain")
+def today() -> str:
+    return "buy milk\ncall Ann"
+
+
+@server.resource("notes://logo", name="logo", description="The logo", mime_type="image/png")
+def logo() -> bytes:
+    return base64.b64decode(PNG)
+
+
+@server.prompt()
+def review(file: str, focus: str = "bugs") -> str:
+    """Review a file for one kind of problem."""
+    return f"Review {file}, looking for {focus}."
+
+
+def ask_roots() -> ListRoots:
+    return ListRoots()
+
+
+@server.tool()
+def roots(found: Annotated[ListRootsResult, Resolve(ask_roots)]) -> str:
+    """The client's roots, one per line."""
+    return "\n".join(f"{root.uri} {root.name}" for root in found.roots)
+
+
+@server.tool()
+async def grow(ctx: Context) -> str:
+    """Add a tool, a prompt and a resource, and tell the client the lists changed."""
+
+    def added(text: str) -> str:
+        """A tool added while the server runs."""
+        return f"added: {text}"
+
+    def later() -> str:
+        return "a later note"
+
+    def recap() -> str:
+        """Summarise the day."""
+        return "Summarise the day."
+
+    server.add_tool(added)
+    server.add_resource(FunctionResource.from_function(later, uri="notes://later", name="later"))
+    server.add_prompt(Prompt.from_function(recap, name="recap"))
+    await ctx.notify_tools_changed()  # listeners of the 2026 protocol
+    await ctx.notify_prompts_changed()
+    await ctx.notify_resources_changed()
+    with contextlib.suppress(Exception):  # clients of the 2025 protocol
+        await ctx.session.send_tool_list_changed()
+        await ctx.session.send_prompt_list_changed()
+        await ctx.session.send_resource_list_changed()
+    return "grown"
+
+
 def answer_lost_sessions_with_400(app):  # type: ignore[no-untyped-def]
     """What the TypeScript reference servers answer for a session they do not know: 400, not 404."""
     body = b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}'
@@ -133,6 +191,21 @@ def answer_lost_sessions_with_400(app):  # type: ignore[no-untyped-def]
         await app(scope, receive, send_400)
 
     return wrapped
+
+
+def serve_stdio_legacy() -> None:
+    """stdio in the 2025 protocol only (the era a connection's first request would otherwise pick)."""
+    import anyio
+    from mcp.server.runner import serve_loop
+    from mcp.server.stdio import stdio_server
+
+    low = server._lowlevel_server
+
+    async def main() -> None:
+        async with stdio_server() as (read, write), low.lifespan(low) as state:
+            await serve_loop(low, read, write, lifespan_state=state, init_options=low.create_initialization_options())
+
+    anyio.run(main)
 
 
 def serve_http() -> None:
@@ -172,5 +245,7 @@ if __name__ == "__main__":
         speak_legacy()
     if "--http" in sys.argv:
         serve_http()
+    elif os.environ.get("MCP_TEST_LEGACY"):
+        serve_stdio_legacy()
     else:
         server.run()

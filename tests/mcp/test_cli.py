@@ -37,7 +37,7 @@ def test_add_list_and_remove(workspace: Path, traces: Path, monkeypatch) -> None
     assert code == 1  # one server failed
     lines = out.splitlines()
     assert lines[0] == f"test  user     stdio  ready           {sys.executable} {SERVER}"
-    assert lines[1] == "      tools: echo, place, fail, slow, crash, picture, flood, environment, header"
+    assert lines[1] == "      tools: echo, place, fail, slow, crash, picture, flood, environment, header, roots, grow"
     assert lines[2] == "web   user     http   failed          http://127.0.0.1:9/mcp"
     assert "${T}, which is not set" in lines[3]
     code, out, _ = run("list", "--no-connect", cwd=workspace)

@@ -131,7 +131,7 @@ async def test_images_links_and_large_results(stdio: Running) -> None:
     assert picture.text.splitlines() == [
         "a red dot",
         "[image: image/png, 30 B]",
-        "[resource link: dot.png file:///tmp/dot.png (image/png)]",
+        "[resource link: dot.png file:///tmp/dot.png (image/png); read it with read_mcp_resource server=test]",
     ]
     assert [(image.mime_type, len(image.data)) for image in picture.images] == [("image/png", 40)]
     flood = await stdio.run("flood", lines=20000)

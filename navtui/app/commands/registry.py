@@ -55,6 +55,10 @@ class CommandContext(Protocol):
 
     def set_prompt(self, text: str) -> None: ...
 
+    def submit(self, text: str) -> None:
+        """Send ``text`` as the user's prompt (after the running turn)."""
+        ...
+
     def refresh_status(self) -> None: ...
 
     def set_activity(self, active: bool, label: str = "", *, cancel: Callable[[], None] | None = None) -> None:
@@ -105,6 +109,12 @@ class CommandRegistry:
         self._commands[command.name] = command
         for alias in command.aliases:
             self._aliases[alias] = command.name
+
+    def unregister(self, name: str) -> None:
+        """Remove a command added at run time (an MCP server's prompt that went away)."""
+        command = self._commands.pop(name, None)
+        for alias in command.aliases if command is not None else ():
+            self._aliases.pop(alias, None)
 
     def command(
         self,

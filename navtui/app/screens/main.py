@@ -29,6 +29,7 @@ from navtui.app.completion import (
     complete_argument,
     complete_command,
     complete_path,
+    complete_resource,
 )
 from navtui.app.compositor import DiffingCompositor
 from navtui.app.history import PromptHistory
@@ -504,7 +505,13 @@ class MainScreen(Screen[None]):
             from navtui.app.file_finder import FileList
 
             self._files = FileList(cwd)
-        return await asyncio.to_thread(complete_path, line, cursor, cwd, self._files)
+        paths = await asyncio.to_thread(complete_path, line, cursor, cwd, self._files)
+        manager = self._runtime.mcp if self._runtime is not None else None
+        resources = complete_resource(line, cursor, manager.resource_names()) if manager is not None else None
+        if resources is None or paths is None:
+            return resources or paths
+        resources.candidates.extend(paths.candidates)  # an MCP server's resources first, then files
+        return resources
 
     async def _command_arguments(self, command: SlashCommand) -> list[str]:
         """A command's known arguments, asked again at most every ARGUMENTS_FRESH_SECONDS (it may ask a server)."""
