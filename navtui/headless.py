@@ -197,7 +197,10 @@ async def _run(runtime: Runtime, prompt: str, sink: _PrintSink | _JsonSink) -> s
     skipped = runtime.mcp.skipped_notice() if runtime.mcp is not None else None
     if skipped:  # no screen to ask on: the repository's servers stay off, and the user learns how to allow them
         sink(Notice(text=skipped, level="warning"))
-    if runtime.mcp is not None:  # a server's crash, restart or lost session, reported when it happens
+    if runtime.mcp is not None:
+        # No screen to keep responsive: the first request waits for the servers' whole start-up, not 10 s.
+        runtime.mcp.request_wait = runtime.settings.mcp.startup_timeout
+        # A server's crash, restart or lost session is reported when it happens.
         runtime.mcp.listener = lambda text, level: sink(Notice(text=text, level=level)) if text else None
     try:
         if runtime.model_choice.restored:  # a resumed session's model: check it, fall back if it cannot be reached

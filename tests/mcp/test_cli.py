@@ -38,8 +38,9 @@ def test_add_list_and_remove(workspace: Path, traces: Path, monkeypatch) -> None
     lines = out.splitlines()
     assert lines[0] == f"test  user     stdio  ready           {sys.executable} {SERVER}"
     assert lines[1] == "      tools: echo, place, fail, slow, crash, picture, flood, environment, header, roots, grow"
-    assert lines[2] == "web   user     http   failed          http://127.0.0.1:9/mcp"
-    assert "${T}, which is not set" in lines[3]
+    assert lines[2:4] == ["      resources: @test:notes://today, @test:notes://logo", "      prompts: /mcp__test__review"]
+    assert lines[4] == "web   user     http   failed          http://127.0.0.1:9/mcp"
+    assert "${T}, which is not set" in lines[5]
     code, out, _ = run("list", "--no-connect", cwd=workspace)
     assert "not started" in out.splitlines()[0] and not (traces / "cancelled").exists()
     assert run("remove", "web", cwd=workspace)[0] == 0

@@ -41,7 +41,7 @@ def test_an_allowed_mcp_tool_runs_and_secrets_stay_out_of_the_session(
     assert result.returncode == 0, result.stderr
     assert result.stdout == "The server said abab.\n"
     first, second = fake_server.chat_requests
-    assert {"mcp__test__echo", "mcp__test__place", "read", "shell"} <= set(tool_names(first))
+    assert {"mcp__test__echo", "mcp__test__place", "read", "shell"} <= set(tool_names(first)), result.stderr
     echo = next(t["function"] for t in first.json["tools"] if t["function"]["name"] == "mcp__test__echo")
     assert echo["description"] == "Repeat the text."
     assert echo["parameters"]["required"] == ["text"]
