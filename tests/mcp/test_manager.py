@@ -86,9 +86,9 @@ async def test_mcp_tools_allow_and_deny_per_server(workspace: Path, traces: Path
     manager = make_manager(workspace, settings=settings, registry=registry)
     try:
         await manager.start()
-        assert sorted(registry.names()) == ["mcp__test__echo", "mcp__test__fail"]
+        assert sorted(registry.names()) == ["mcp__test__echo", "mcp__test__fail", "read_mcp_resource"]
         status = manager.status()[0]
-        assert status.tools == ("echo", "fail") and status.hidden == 7
+        assert status.tools == ("echo", "fail") and status.hidden == 9
     finally:
         await manager.aclose()
     assert registry.names() == []
@@ -105,12 +105,12 @@ async def test_tools_that_do_not_fit_a_small_window_are_left_out(workspace: Path
         assert manager.fit_window(tokens * 10) is None
         warning = manager.fit_window(tokens * 3) or ""
         assert warning.startswith(f"MCP tool schemas take ~{tokens} of the {tokens * 3}-token window (test ~{tokens})")
-        assert "mcp.tools.<server>.allow / deny" in warning and len(registry.names()) == 9
+        assert "mcp.tools.<server>.allow / deny" in warning and len(registry.names()) == 12  # 11 + read_mcp_resource
         dropped = manager.fit_window(tokens) or ""
         assert "the tools of test are left out of requests" in dropped and "mcp.tools.<server>.allow" in dropped
-        assert registry.names() == [] and manager.status()[0].withheld
+        assert registry.names() == ["read_mcp_resource"] and manager.status()[0].withheld
         await manager.reconnect("test")  # trimmed or not, a reconnect offers them again
-        assert len(registry.names()) == 9
+        assert len(registry.names()) == 12
     finally:
         await manager.aclose()
 
