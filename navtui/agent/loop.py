@@ -56,6 +56,7 @@ from navtui.tools.base import ToolContext, ToolRegistry
 from navtui.tools.shell.output import keep_long_result
 
 ABORTED_RESULT = "Aborted by the user before this tool ran to completion."
+KEPT_OUTPUT_CHARS = 1_000_000  # of an aborted tool's output, the tail kept for its result (then cut as any result)
 SKIPPED_RESULT = "Skipped: the turn was interrupted before this tool ran."
 
 
@@ -454,6 +455,13 @@ class Agent:
             async for event in self.hooks.after_tool(self, call, result):
                 yield event
 
+    def _aborted_text(self, call: ToolCall, shown: list[str]) -> str:
+        """ABORTED_RESULT, with the output the call had printed when it was stopped (cut as any long result)."""
+        output = "".join(shown)[-KEPT_OUTPUT_CHARS:].rstrip()
+        if not output:
+            return ABORTED_RESULT
+        return keep_long_result(f"{ABORTED_RESULT} Its output so far:\n{output}", self.ctx.artifacts_dir, call.id)
+
     def run_tool(self, call: ToolCall) -> AsyncGenerator[ToolOutput | ToolResultMessage, None]:
         """Run one call outside the model's turn (the check): approval and sandbox as always; output, then result."""
         return self._run_one(call)
@@ -486,19 +494,23 @@ class Agent:
         self.ctx.on_output = outputs.put_nowait
         task = asyncio.create_task(tool.run(args, self.ctx))
         abort_wait = asyncio.create_task(self._abort.wait())
+        shown: list[str] = []  # the output so far: an aborted call keeps it (Esc on a long command)
         try:
             while not task.done():
                 getter = asyncio.create_task(outputs.get())
                 finished, _ = await asyncio.wait({task, getter, abort_wait}, return_when=asyncio.FIRST_COMPLETED)
                 if getter in finished:
-                    yield ToolOutput(call_id=call.id, text=getter.result())
+                    shown.append(getter.result())
+                    yield ToolOutput(call_id=call.id, text=shown[-1])
                 else:
                     getter.cancel()
                 if abort_wait in finished and not task.done():
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await task
-                    yield ToolResultMessage.of(call, ABORTED_RESULT, is_error=True)
+                    while not outputs.empty():
+                        shown.append(outputs.get_nowait())
+                    yield ToolResultMessage.of(call, self._aborted_text(call, shown), is_error=True)
                     return
             while not outputs.empty():
                 yield ToolOutput(call_id=call.id, text=outputs.get_nowait())
