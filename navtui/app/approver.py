@@ -23,6 +23,7 @@ class ApprovalWaiting(Message):
     """Posted to the screen below the modal when it opens (``waiting``) and when it is answered."""
 
     waiting: bool
+    what: str = ""  # the tool and its summary ("shell: make test"), for a notification
 
 
 class UiApprover:
@@ -47,7 +48,7 @@ class UiApprover:
         from navtui.app.screens.approval import ApprovalScreen
 
         below = app.screen
-        below.post_message(ApprovalWaiting(True))
+        below.post_message(ApprovalWaiting(True, f"{request.tool}: {request.summary}"))
         try:
             response = await app.push_screen_wait(ApprovalScreen(request))
         finally:

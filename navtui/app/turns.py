@@ -51,6 +51,7 @@ class TurnRunner:
         self._waiting_since: float | None = None  # a request went out and nothing came back yet
         self._waiting_for = WAITING  # what the status line says is being waited for
         self._pastes: list[str] = []  # long pastes of prompts sent, until their user message shows
+        self._started_at = 0.0  # when the running turn started (a long one is announced when it ends)
 
     def remember_pastes(self, pasted: list[str]) -> None:
         """The prompt just sent holds these long pastes: its transcript entry shows them collapsed."""
@@ -110,6 +111,7 @@ class TurnRunner:
         gc_policy.settle()  # what idle time built stays out of the turn's collections
         self.running = True
         self.interrupted = False
+        self._started_at = time.monotonic()
         self.set_working(True)
         self.screen.run_worker(self._run(text), group="agent", exclusive=True)
 
@@ -131,12 +133,23 @@ class TurnRunner:
             self.running = False
             self.set_working(False)
             screen.refresh_status()
+            if self._ran_long() and not self.interrupted:
+                screen.announce(f"the turn finished after {time.monotonic() - self._started_at:.0f} s")
             if self.queued and self.interrupted:
                 self._return_queue_to_prompt()
             elif self.queued:
                 next_text = self.queued.pop(0)
                 self.show_queue()
                 screen.call_later(screen.submit, next_text)
+
+    @property
+    def long_running(self) -> bool:
+        """A turn runs and has run ``ui.notify_after`` seconds: the user may have looked away."""
+        return self.running and self._ran_long()
+
+    def _ran_long(self) -> bool:
+        after = getattr(self.screen.settings_ui, "notify_after", 30.0)
+        return time.monotonic() - self._started_at >= after
 
     def interrupt(self) -> bool:
         """Esc: stop the running turn (False when nothing runs)."""

@@ -118,6 +118,8 @@ PROJECT_RULES: dict[str, Rule] = {
     "ui.double_escape_action": Free(),
     "ui.branch_summary": Free(),
     "ui.mounted_entries": Free(),
+    "ui.notify": Free(),
+    "ui.notify_after": Free(),
 }
 
 

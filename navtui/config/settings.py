@@ -118,6 +118,10 @@ class UISettings(_Section):
     double_escape_action: Literal["tree", "branch", "none"] = "tree"
     branch_summary: Literal["ask", "never", "always"] = "ask"
     mounted_entries: int = Field(100, ge=10)
+    notify: Literal["auto", "osc9", "osc777", "bell", "off"] = Field(
+        "auto", description="How a long turn's end or a waiting approval is announced (auto: by the terminal)"
+    )
+    notify_after: float = Field(30.0, ge=0, description="Seconds a turn must have run before its end is announced")
 
 
 class Settings(BaseModel):

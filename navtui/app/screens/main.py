@@ -150,6 +150,11 @@ class MainScreen(Screen[None]):
         return self.turns.running
 
     @property
+    def settings_ui(self) -> object:
+        """The ``ui`` settings (only the first frame's few until the runtime is ready)."""
+        return self._settings.ui
+
+    @property
     def queued(self) -> list[str]:
         return self.turns.queued
 
@@ -353,6 +358,14 @@ class MainScreen(Screen[None]):
     def _on_approval_waiting(self, message: ApprovalWaiting) -> None:
         """The agent waits for an approval (the modal is open), or got its answer."""
         self.turns.show_waiting(message.waiting)
+        if message.waiting and (self.turns.long_running or not self.app.app_focus):
+            self.announce(f"approval waits · {message.what}")
+
+    def announce(self, text: str) -> None:
+        """A terminal notification (``ui.notify``): for a user who may be looking elsewhere."""
+        from navtui.app import notify
+
+        notify.send(self.app, notify.choose(getattr(self.settings_ui, "notify", "auto")), "navtui", text)
 
     def show_status(self, info: StatusInfo) -> None:
         data = StatusData(
