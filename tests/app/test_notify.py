@@ -4,8 +4,8 @@ real terminal receives when a long turn ends and when an approval waits."""
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import sys
 from pathlib import Path
 
