@@ -18,7 +18,7 @@ SUBCOMMANDS = {
     "themes": ("navtui.themes.cli", "themes_main", "list or validate themes"),
     "index": ("navtui.index.cli", "index_main", "build the repository index (.navtui/index.sqlite)"),
     "search": ("navtui.index.cli", "search_main", "search the repository index"),
-    "mcp": ("navtui.mcp.cli", "mcp_main", "list, add or remove MCP servers"),
+    "mcp": ("navtui.mcp.cli", "mcp_main", "list, add, get, import or remove MCP servers"),
     "sandbox": ("navtui.tools.sandbox.cli", "sandbox_main", "show the shell sandbox, or run a command in it"),
 }
 

@@ -1,9 +1,11 @@
-"""``navtui mcp list``, ``navtui mcp add NAME (--url URL | -- COMMAND ARGS...)``, ``navtui mcp remove NAME``."""
+"""``navtui mcp list``, ``add NAME (--url URL | -- COMMAND ARGS...)``, ``add-json NAME JSON``, ``get NAME``,
+``import claude-desktop|claude-code``, ``remove NAME``."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -11,7 +13,14 @@ from typing import TextIO
 from pydantic import ValidationError
 
 from navtui.core.errors import ConfigError, NavtuiError
-from navtui.mcp.config import ServerConfig, add_user_server, load_config, remove_user_server, user_config_path
+from navtui.mcp.config import (
+    ServerConfig,
+    add_user_server,
+    check_url,
+    load_config,
+    remove_user_server,
+    user_config_path,
+)
 from navtui.mcp.report import status_lines
 
 
@@ -31,6 +40,24 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'", help="HTTP header (repeat)")
     add.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="environment variable (repeat)")
     add.add_argument("--cwd", help="working directory of the command")
+    add.add_argument("--force", action="store_true", help="replace a server of that name")
+    add_json = commands.add_parser(
+        "add-json",
+        help="add a server from its JSON entry",
+        description="""navtui mcp add-json NAME '{"command": "npx", "args": ["-y", "pkg"]}'""",
+    )
+    add_json.add_argument("name")
+    add_json.add_argument("json", help="the entry, as in mcpServers of .mcp.json")
+    add_json.add_argument("--force", action="store_true", help="replace a server of that name")
+    get = commands.add_parser("get", help="one server's entry, where it comes from, and its state")
+    get.add_argument("name")
+    get.add_argument("--no-connect", action="store_true", help="do not start it to count its tools")
+    importing = commands.add_parser(
+        "import", help="copy servers from Claude Desktop's or Claude Code's configuration into the user file"
+    )
+    importing.add_argument("origin", choices=["claude-desktop", "claude-code"])
+    importing.add_argument("--from-file", type=Path, help="the configuration file, where it is not the usual place")
+    importing.add_argument("--force", action="store_true", help="replace servers of the same names")
     remove = commands.add_parser("remove", help="remove a server from the user file")
     remove.add_argument("name")
     return parser
@@ -53,9 +80,15 @@ def mcp_main(argv: list[str], *, cwd: Path | None = None, out: TextIO | None = N
             return asyncio.run(_list(cwd or Path.cwd(), args.no_connect, args.mcp_trust, stdout, stderr))
         if args.action == "add":
             return _add(args, stdout, stderr)
+        if args.action == "add-json":
+            return _add_json(args.name, args.json, args.force, stdout)
+        if args.action == "get":
+            return asyncio.run(_get(cwd or Path.cwd(), args.name, args.no_connect, stdout, stderr))
+        if args.action == "import":
+            return _import(cwd or Path.cwd(), args.origin, args.from_file, args.force, stdout, stderr)
         return _remove(args.name, stdout, stderr)
     except NavtuiError as exc:
-        print(f"navtui mcp: {exc}", file=err)
+        print(f"navtui mcp: {exc}", file=stderr)
         return 2
 
 
@@ -103,11 +136,96 @@ def _add(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"navtui mcp add: {message}", file=err)
         print("usage: navtui mcp add NAME -- COMMAND [ARGS...]   or   navtui mcp add NAME --url URL", file=err)
         return 2
-    existed = load_config(Path.cwd()).get(args.name)
-    path = add_user_server(args.name, config)
+    if config.url:
+        check_url(config.url)
+    return _save(args.name, config, args.force, out)
+
+
+def _save(name: str, config: ServerConfig, force: bool, out: TextIO) -> int:
+    existed = load_config(Path.cwd()).get(name)
+    path = add_user_server(name, config, replace=force)
     verb = "Replaced" if existed is not None and existed.source == "user" else "Added"
-    print(f"{verb} MCP server '{args.name}' in {path}. It starts with navtui; check it with: navtui mcp list", file=out)
+    print(
+        f"{verb} MCP server '{name}' in {path}. It starts with navtui; check it with: navtui mcp get {name}", file=out
+    )
     return 0
+
+
+def _add_json(name: str, text: str, force: bool, out: TextIO) -> int:
+    try:
+        entry = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"the entry is not JSON: {exc}", hint="quote it in single quotes for the shell") from exc
+    try:
+        config = ServerConfig.model_validate(entry)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        raise ConfigError(f"the entry for '{name}': {where + ': ' if where else ''}{message}") from exc
+    if config.url:
+        check_url(config.url)
+    return _save(name, config, force, out)
+
+
+async def _get(cwd: Path, name: str, no_connect: bool, out: TextIO, err: TextIO) -> int:
+    from navtui.config.paths import navtui_home
+    from navtui.config.settings import load_settings
+    from navtui.mcp.manager import build_manager
+    from navtui.tools.base import ToolRegistry
+
+    spec = load_config(cwd).get(name)
+    if spec is None:
+        known = ", ".join(s.name for s in load_config(cwd).servers) or "none configured"
+        print(f"navtui mcp get: no server '{name}' ({known})", file=err)
+        return 1
+    entry = spec.config.to_json()
+    print(f"{name}  ({spec.source} server, from {spec.path})", file=out)
+    print(json.dumps(entry, indent=2, ensure_ascii=False), file=out)
+    if no_connect:
+        return 0
+    settings = load_settings(cwd).settings
+    manager = build_manager(cwd, settings, ToolRegistry(), navtui_home() / "artifacts")
+    if manager is None:
+        return 0
+    from navtui.mcp.report import status_lines
+
+    connection = manager.require(name)
+    try:
+        await manager.start_one(name)
+        lines = status_lines(manager)
+        start = next(i for i, line in enumerate(lines) if line.split(" ", 1)[0] == name)
+        block = [lines[start]]
+        for line in lines[start + 1 :]:
+            if not line.startswith(" "):
+                break
+            block.append(line)
+        print("\n".join(block), file=out)
+    finally:
+        await manager.aclose()
+    return 1 if connection.state == "failed" else 0
+
+
+def _import(cwd: Path, origin: str, path: Path | None, force: bool, out: TextIO, err: TextIO) -> int:
+    from navtui.mcp.imports import read_servers
+
+    found = read_servers(origin, cwd, path)  # type: ignore[arg-type]
+    if not found.servers and not found.skipped:
+        print(f"No MCP servers in {found.path}.", file=out)
+        return 0
+    have = {spec.name for spec in load_config(cwd).servers if spec.source == "user"}
+    added: list[str] = []
+    for name, config in found.servers.items():
+        if name in have and not force:
+            found.skipped.append(f"{name}: already in {user_config_path()} (--force replaces it)")
+            continue
+        add_user_server(name, config, replace=True)
+        added.append(name)
+    if added:
+        print(f"Imported {', '.join(added)} from {found.path} into {user_config_path()}.", file=out)
+    for line in found.skipped:
+        print(f"not imported: {line}", file=err)
+    return 0 if added or not found.skipped else 1
 
 
 def _pair(item: str, separator: str, flag: str) -> tuple[str, str]:

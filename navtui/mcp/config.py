@@ -93,12 +93,23 @@ class ServerSpec:
         """What it runs or where it connects, unexpanded (safe to show: ``${VAR}`` stays as written)."""
         if self.config.url:
             return self.config.url
-        return " ".join([self.config.command or "", *self.config.args])
+        return " ".join(_shown(word) for word in [self.config.command or "", *self.config.args])
 
     def fingerprint(self) -> str:
         """Changes whenever the entry does, so an approval never carries over to a different command."""
         text = json.dumps(self.config.model_dump(mode="json"), sort_keys=True)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+_PLAIN_WORD = re.compile(r"[\w@%+=:,./~${}-]+")
+
+
+def _shown(word: str) -> str:
+    """A word of a command line as a shell user would type it: quoted only when it needs to be (spaces,
+    quotes, ...); ``${VAR}`` is left bare, as it is written in the file."""
+    import shlex
+
+    return word if _PLAIN_WORD.fullmatch(word) else shlex.quote(word)
 
 
 @dataclass
@@ -235,8 +246,9 @@ def resolve(spec: ServerSpec, environ: Mapping[str, str], base_dir: Path) -> Res
 
 
 # ---------------------------------------------------------------------------- the user file
-def add_user_server(name: str, config: ServerConfig) -> Path:
-    """Add (or replace) ``name`` in the user file, keeping everything else in it. Returns the file's path."""
+def add_user_server(name: str, config: ServerConfig, *, replace: bool = False) -> Path:
+    """Add ``name`` to the user file (an existing one only with ``replace``), keeping everything else in it.
+    Returns the file's path."""
     if not SERVER_NAME.match(name):
         raise ConfigError(f"'{name}' is not a valid MCP server name", hint="use letters, digits, '_' and '-'")
     path = user_config_path()
@@ -246,9 +258,28 @@ def add_user_server(name: str, config: ServerConfig) -> Path:
         servers = data["mcpServers"] = {}
     if not isinstance(servers, dict):
         raise ConfigError(f"{path}: 'mcpServers' is not an object", hint="fix the file by hand first")
+    if name in servers and not replace:
+        raise ConfigError(
+            f"MCP server '{name}' is already in {path}", hint="pick another name, or add --force to replace it"
+        )
     servers[name] = config.to_json()
     _write(path, data)
     return path
+
+
+def check_url(url: str) -> None:
+    """An HTTP server's URL must be http(s)://host...; a ``${VAR}`` part is checked when the server starts."""
+    from urllib.parse import urlsplit
+
+    if "${" in url and url.startswith("${"):
+        return
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise ConfigError(
+            f"'{url}' is not an HTTP URL", hint="give the server's streamable HTTP endpoint: http://host:port/mcp"
+        )
+    if not parts.netloc or parts.netloc.startswith(":"):
+        raise ConfigError(f"'{url}' names no host", hint="for example http://127.0.0.1:8000/mcp")
 
 
 def remove_user_server(name: str) -> bool:

@@ -137,6 +137,12 @@ class McpManager:
         """Start every server that may start, at once; returns when each is ready or has failed."""
         await self.start_soon()
 
+    async def start_one(self, name: str) -> None:
+        """Start one server that may start (``navtui mcp get``); returns when it is ready or has failed."""
+        connection = self.require(name)
+        if connection.state == "stopped":
+            await self._start([connection])
+
     async def _start(self, connections: list[ServerConnection]) -> None:
         if not connections:
             return

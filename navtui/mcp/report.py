@@ -33,7 +33,7 @@ def _details(row: ServerStatus, manager: McpManager) -> list[str]:
     if row.state == "ready":
         names = ", ".join(row.tools) or "(none)"
         hidden = f" ({row.hidden} hidden by mcp.tools)" if row.hidden else ""
-        lines = [f"tools: {names}{hidden}"]
+        lines = [f"tools ({len(row.tools)}): {names}{hidden}"]
         if row.resources:
             shown = ", ".join(f"@{row.name}:{uri}" for uri in row.resources[:10])
             lines.append(

@@ -163,7 +163,7 @@ async def test_slash_mcp_lists_and_reconnects(make_app, traces: Path) -> None:
         await settle(app, pilot)
         listing = notices(app)[-1]
         assert listing.startswith("test  user     stdio  ready")
-        assert "tools: echo, place, fail, slow, crash, picture, flood, environment, header, roots, grow" in listing
+        assert "tools (11): echo, place, fail, slow, crash, picture, flood, environment, header, roots, grow" in listing
         first = server_pid(traces)
         main_screen(app).submit("/mcp reconnect test")
         await settle(app, pilot)
