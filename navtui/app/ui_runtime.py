@@ -38,6 +38,9 @@ class ProviderView(Protocol):
     @property
     def label(self) -> str: ...
 
+    @property
+    def base_url(self) -> str | None: ...
+
 
 class UiRuntime(Protocol):
     cwd: Path

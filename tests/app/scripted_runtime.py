@@ -23,6 +23,7 @@ from navtui.providers.base import ListedModel, PullProgress
 class _Provider:
     name: str = "ollama"
     model: str = "qwen2.5-coder:7b"
+    base_url: str | None = "http://127.0.0.1:11434"
 
     @property
     def label(self) -> str:

@@ -13,6 +13,7 @@ from navtui.core.errors import NavtuiError
 
 if TYPE_CHECKING:
     from navtui.agent.runtime import ApprovalMode, ContextUsage
+    from navtui.app.ui_runtime import UiRuntime
     from navtui.widgets.items import Level
 
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "write", "yolo")
@@ -73,10 +74,47 @@ async def thinking_command(ctx: CommandContext, args: str) -> None:
     ctx.refresh_status()
 
 
+def _same_endpoint(runtime: UiRuntime, name: str) -> str | None:
+    """The provider a plain name stays on: an OpenAI-compatible server that is not OpenAI's own (llama-server,
+    vLLM, LM Studio) serves whatever it lists, so ``/model qwen2.5-coder:7b`` there is its model, not Ollama's."""
+    from navtui.providers.detect import DEFAULT_URLS, detect_provider
+
+    provider = runtime.provider
+    if (
+        provider.name == "openai"
+        and (provider.base_url or DEFAULT_URLS["openai"]).rstrip("/") != DEFAULT_URLS["openai"]
+    ):
+        return None if detect_provider(name) == "anthropic" else "openai"
+    return None
+
+
+def _has_model(listed: list[str], name: str) -> bool:
+    """``name`` is listed (Ollama's ``qwen3`` is ``qwen3:latest``)."""
+    return name in listed or (":" not in name and f"{name}:latest" in listed)
+
+
 async def switch_model(ctx: CommandContext, name: str) -> None:
+    """Switch to ``name`` unless the server it would run on says it has no such model (the model stays)."""
+    from navtui.providers.detect import detect_provider
+
     runtime = ctx.runtime
+    provider = _same_endpoint(runtime, name)
+    current = runtime.provider
+    if (provider or detect_provider(name)) == current.name and name != current.model:
+        try:
+            listed: list[str] | None = await runtime.list_models()
+        except Exception:  # cannot list (offline, no key): switch, and the check after says what is wrong
+            listed = None
+        if listed is not None and not _has_model(listed, name):
+            shown = ", ".join(listed[:8]) + (" …" if len(listed) > 8 else "")
+            pull = f"/models pull {name} downloads it; " if current.name == "ollama" else ""
+            ctx.error(
+                f"No model named {name} on {current.name} at {current.base_url}; still on {current.model}.",
+                f"{pull}installed: {shown or 'none'} (/models lists them)",
+            )
+            return
     try:
-        await runtime.switch_model(name)
+        await runtime.switch_model(name, provider)
     except NavtuiError as exc:
         ctx.error(exc.message, exc.hint)
         return

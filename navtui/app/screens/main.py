@@ -70,8 +70,19 @@ def preload_provider_sdk(provider: str) -> None:
         importlib.import_module(name)
 
 
-def provider_steps(provider: str, model: str) -> list[str]:
-    """What to do when the provider cannot be reached, in the order a user would try it."""
+INSTALLED_SHOWN = 8  # installed models named in the help card when the model asked for is not there
+
+
+def provider_steps(provider: str, model: str, *, installed: list[str] | None = None) -> list[str]:
+    """What to do when the provider cannot be reached, in the order a user would try it.
+
+    ``installed``: the server answered but has no such model; these are the ones it has."""
+    if installed is not None:
+        names = ", ".join(installed[:INSTALLED_SHOWN]) + (" …" if len(installed) > INSTALLED_SHOWN else "")
+        steps = [f"switch to an installed model: /model NAME ({names or 'none installed yet'})"]
+        if provider == "ollama":
+            steps.insert(0, f"get the model: /models pull {model} (or ollama pull {model})")
+        return [*steps, "or pick one from the list: /models (ctrl+l)"]
     if provider == "ollama":
         return [
             "start Ollama: ollama serve",
@@ -331,9 +342,14 @@ class MainScreen(Screen[None]):
             self.notice(status.notice, level="warning")
         if not status.ok:
             provider = runtime.provider
-            self._transcript.add(
-                ProviderHelpItem(status.message, status.hint, provider_steps(provider.name, provider.model))
-            )
+            installed = None
+            if status.kind == "not_found":  # the server answered: what it has is the way out
+                try:
+                    installed = await runtime.list_models()
+                except Exception:  # a list to pick from is a convenience: the card still says what to do
+                    installed = None
+            steps = provider_steps(provider.name, provider.model, installed=installed)
+            self._transcript.add(ProviderHelpItem(status.message, status.hint, steps))
         self.refresh_status()
 
     # ------------------------------------------------------------------ status

@@ -101,6 +101,8 @@ class ModelsScreen(ModalScreen[str | None]):
         current = self.runtime.provider.model
         if current in names:
             options.highlighted = names.index(current)
+        elif names:
+            options.highlighted = 0  # a row is always selected: Enter switches (the current model may be missing)
 
     def _label(self, name: str, facts: ListedModel | None, configured: bool, width: int) -> Text:
         label = Text(no_wrap=True, overflow="ellipsis")
