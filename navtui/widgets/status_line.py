@@ -116,13 +116,21 @@ class StatusLine(Widget):
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"status-line--{name}", partial=True)
 
-    def render(self) -> RenderableType:
+    def _segments(self) -> list[tuple[int, Text]]:
+        """The line's parts in display order, each with its priority (0 is kept longest; see ``render``)."""
         data = self.data
         sep = (" │ ", self._style("sep"))
-        left = Text(no_wrap=True, overflow="ellipsis", end="")
-        left.append(" " + display_safe(short_path(data.cwd)), self._style("path"))
+        parts: list[tuple[int, Text]] = []
+
+        def part(priority: int) -> Text:
+            text = Text(no_wrap=True, end="")
+            parts.append((priority, text))
+            return text
+
+        part(5).append(" " + display_safe(short_path(data.cwd)), self._style("path"))
         if data.git_branch:
-            left.append(
+            git = part(6)
+            git.append(
                 f"  {display_safe(data.git_branch)}", self._style("git-dirty" if data.git_dirty else "git-clean")
             )
             counts = (
@@ -132,44 +140,76 @@ class StatusLine(Widget):
             )
             for mark, count, kind in counts:  # omp's order and marks
                 if count:
-                    left.append(f" {mark}{count}", self._style(f"git-{kind}"))
+                    git.append(f" {mark}{count}", self._style(f"git-{kind}"))
             if data.git_dirty and not any(count for _, count, _ in counts):
-                left.append("*", self._style("git-dirty"))
-        left.append(*sep)
-        left.append(display_safe(data.model or "no model"), self._style("model"))
+                git.append("*", self._style("git-dirty"))
+        model = part(0)
+        model.append(*sep)
+        model.append(display_safe(data.model or "no model"), self._style("model"))
         if data.advisor_on:
-            left.append("++", self._style("subagents"))
+            part(3).append("++", self._style("subagents"))
         if data.provider:
-            left.append(f" ({data.provider})", self._style("sep"))
-        left.append(*sep)
-        left.append_text(self._context_text())
+            part(7).append(f" ({data.provider})", self._style("sep"))
+        context = part(1)
+        context.append(*sep)
+        context.append_text(self._context_text())
         if data.tokens_in or data.tokens_out:
-            left.append(*sep)
-            left.append(f"↑{human_tokens(data.tokens_in)}", self._style("spend"))
-            left.append(f" ↓{human_tokens(data.tokens_out)}", self._style("output"))
+            spend = part(8)
+            spend.append(*sep)
+            spend.append(f"↑{human_tokens(data.tokens_in)}", self._style("spend"))
+            spend.append(f" ↓{human_tokens(data.tokens_out)}", self._style("output"))
             if data.cost:
-                left.append(f" ${data.cost:.2f}" if data.cost >= 0.01 else f" ${data.cost:.4f}", self._style("cost"))
-        left.append(*sep)
-        left.append(data.approval, self._style("approval-yolo" if data.approval == "yolo" else "approval"))
+                spend.append(f" ${data.cost:.2f}" if data.cost >= 0.01 else f" ${data.cost:.4f}", self._style("cost"))
+        approval = part(2)
+        approval.append(*sep)
+        approval.append(data.approval, self._style("approval-yolo" if data.approval == "yolo" else "approval"))
         if data.sandbox:
             unconfined = data.sandbox.startswith("off")
+            sandbox = part(2 if unconfined else 7)  # a sandbox that is off is a warning: kept with the mode
+            sandbox.append(" · ", self._style("sep"))
             text = f"sandbox {data.sandbox}" if unconfined else data.sandbox
-            left.append(" · ", self._style("sep"))
-            left.append(text, self._style("sandbox-off" if unconfined else "sandbox"))
+            sandbox.append(text, self._style("sandbox-off" if unconfined else "sandbox"))
         if data.handover_count:
-            left.append(f"  ⇄{data.handover_count}", self._style("marker"))
+            part(3).append(f"  ⇄{data.handover_count}", self._style("marker"))
         if data.mcp:
-            left.append(*sep)
+            mcp = part(4)
+            mcp.append(*sep)
             starting = data.mcp.startswith("mcp starting")
-            left.append(data.mcp, self._style("marker" if starting else "context-warning"))
+            mcp.append(data.mcp, self._style("marker" if starting else "context-warning"))
         if data.background_jobs:
-            left.append(f"  ⚙{data.background_jobs}", self._style("subagents"))
+            part(4).append(f"  ⚙{data.background_jobs}", self._style("subagents"))
+        return parts
+
+    def render(self) -> RenderableType:
+        """What fits: when the line is too narrow, parts go by priority (tokens and cost first, then the
+        provider's name and a sandbox that is on, git, the directory, MCP and jobs, the markers); the model,
+        the context meter and the approval mode stay. The spinner's label is shortened before they go."""
+        parts = self._segments()
+        width = self.size.width or 10_000
+        right = Text("", end="")
         if self.working:
-            right = Text(f" {frame(self.spinner_index)} {self.activity or 'working'} ", self._style("spinner"))
-            width = self.size.width
-            room = width - right.cell_len
-            if room > 0:
-                left.truncate(room, overflow="ellipsis", pad=True)
+            label = self.activity or "working"
+            room = width - sum(text.cell_len for priority, text in parts if priority <= 3) - 4  # with the markers
+            if room < 9:
+                room = width - sum(text.cell_len for priority, text in parts if priority <= 2) - 4
+            if len(label) > room:
+                label = label[: room - 1] + "…" if room >= 4 else ""
+            right = Text(
+                f" {frame(self.spinner_index)} {label} " if label else f" {frame(self.spinner_index)} ",
+                self._style("spinner"),
+            )
+        room = width - right.cell_len
+        while sum(text.cell_len for _, text in parts) > room and any(priority > 2 for priority, _ in parts):
+            lowest = max(priority for priority, _ in parts)
+            dropped = max(index for index, (priority, _) in enumerate(parts) if priority == lowest)
+            del parts[dropped]
+        left = Text(no_wrap=True, overflow="ellipsis", end="")
+        for _, text in parts:
+            if not left and text.plain.startswith(" │ "):  # the directory went: no separator before the model
+                text = text[2:]
+            left.append_text(text)
+        if self.working and room > 0:
+            left.truncate(room, overflow="ellipsis", pad=True)
             return left + right
         return left
 

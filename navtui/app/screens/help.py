@@ -17,17 +17,38 @@ from navtui.styles import stylesheet
 
 KEYS = (
     ("Enter", "send (while the agent works: queue)"),
-    ("Shift+Enter, ctrl+j", "new line"),
+    ("Alt+Enter, \\ Enter, ctrl+j", "new line (Shift+Enter too where the terminal reports it)"),
+    ("ctrl+g, ctrl+x ctrl+e", "edit the prompt in $VISUAL / $EDITOR"),
     ("Up / Down", "prompt history"),
     ("Tab", "complete /commands, their arguments and @paths (↑↓ Enter Esc in the list)"),
-    ("Esc", "interrupt the agent (partial answer kept)"),
-    ("ctrl+c", "clear the prompt; twice on empty quits"),
+    ("Esc", "interrupt the agent (partial answer and a command's output so far kept)"),
+    ("ctrl+c", "interrupt the agent; idle: clear the prompt; twice on empty quits"),
     ("ctrl+d", "quit (on an empty prompt)"),
     ("ctrl+p", "command palette"),
     ("ctrl+o", "expand / collapse tool output, thoughts and long pastes"),
     ("ctrl+l", "model picker"),
     ("ctrl+t", "theme picker"),
+    ("shift+tab", "next thinking level"),
     ("PgUp / PgDn", "scroll the transcript (at the bottom it follows)"),
+)
+
+PROMPT = (
+    ("@path", "attach a file (Tab finds it by fuzzy name: @helpers)"),
+    ("!cmd", "run a shell command yourself; the model sees it with your next message"),
+    ("$code", "run Python yourself, the same way"),
+    ("//text", "send a message that starts with /"),
+)
+
+STATUS = (
+    ("main  *3 +1 ?2", "git branch; unstaged, staged and untracked files (a * alone: dirty)"),
+    ("model++ (provider)", "the model; ++ the advisor reviews its work"),
+    ("ctx 4.1k/32.8k 13%", "context used / window (warning colour above 70 %, error above 90 %)"),
+    ("↑1.8k ↓212 $0.01", "tokens sent and received, and the cost when the provider has prices"),
+    ("ask · workspace-write", "approval mode (/approval) · the shell sandbox"),
+    ("⇄2", "handovers in this session (/handover)"),
+    ("⚙1", "shell jobs running in the background"),
+    ("mcp …", "MCP servers starting, failed or waiting for approval"),
+    ("⠋ working", "what runs now (Esc stops it)"),
 )
 
 
@@ -44,7 +65,12 @@ class HelpScreen(ModalScreen[None]):
             box.border_title = "navtui help"
             box.border_subtitle = "esc to close"
             yield Static(self._commands_table(), id="help-commands")
-            yield Static(self._keys_table(), id="help-keys")
+            yield Static(self._pairs_table("Keys", KEYS), id="help-keys")
+            yield Static(self._pairs_table("In the prompt", PROMPT), id="help-prompt")
+            yield Static(
+                self._pairs_table("Status line, left to right (narrow: model, context and mode stay)", STATUS),
+                id="help-status",
+            )
 
     def _commands_table(self) -> Table:
         table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True, title_justify="left")
@@ -56,12 +82,13 @@ class HelpScreen(ModalScreen[None]):
             table.add_row(Text(command.usage), Text(command.help), Text(command.key or ""))
         return table
 
-    def _keys_table(self) -> Table:
+    @staticmethod
+    def _pairs_table(title: str, pairs: Sequence[tuple[str, str]]) -> Table:
         table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True, title_justify="left")
-        table.title = Text("Keys", "bold")
+        table.title = Text(title, "bold")
         table.add_column(no_wrap=True, style="bold")
         table.add_column(ratio=1)
-        for key, what in KEYS:
+        for key, what in pairs:
             table.add_row(Text(key), Text(what))
         return table
 

@@ -1,0 +1,146 @@
+"""The status line when narrow: the model, the context meter and the approval mode stay (parts go by priority),
+during a turn and during an approval too; the snapshots show it at 80 columns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+
+from navtui.app.app import NavtuiApp
+from navtui.app.screens.approval import ApprovalScreen
+from navtui.core.events import TextDelta, ToolCallStarted, ToolOutput
+from navtui.core.messages import ToolCall
+from navtui.tools.approval import ApprovalRequest
+from navtui.widgets.status_line import StatusData, StatusLine
+from tests.app.conftest import wait_for
+from tests.app.scripted_runtime import ScriptedRuntime
+
+FULL = StatusData(
+    cwd="/home/user/src/a-project-with-a-long-name",
+    git_branch="feature/narrow-status",
+    git_dirty=True,
+    git_unstaged=3,
+    git_untracked=2,
+    provider="ollama",
+    model="qwen2.5-coder:7b",
+    context_tokens=4100,
+    context_window=32768,
+    tokens_in=1840,
+    tokens_out=212,
+    cost=0.01,
+    approval="ask",
+    sandbox="workspace-write",
+    handover_count=1,
+    advisor_on=True,
+    background_jobs=1,
+)
+
+
+class _Line(App[None]):
+    def compose(self) -> ComposeResult:
+        yield StatusLine(id="status")
+
+
+async def shown(width: int, data: StatusData, activity: str | None = None) -> str:
+    app = _Line()
+    async with app.run_test(size=(width, 3)) as pilot:
+        line = app.query_one(StatusLine)
+        line.update_status(data)
+        if activity is not None:
+            line.set_working(True, activity)
+        await pilot.pause()
+        return line.render_line(0).text
+
+
+@pytest.mark.parametrize(
+    "activity", [None, "working", "waiting for approval", "waiting for the model · 12 s (Esc stops)"]
+)
+async def test_at_80_columns_model_context_and_mode_stay(activity: str | None) -> None:
+    text = await shown(80, FULL, activity)
+    assert "qwen2.5-coder:7b++" in text and "ctx 4.1k/32.8k 13%" in text and "│ ask" in text, text
+    assert "⇄1" in text  # the markers come before the directory and git go
+    assert "↑1.8k" not in text  # tokens and cost went first
+    if activity is not None:
+        assert activity[:8] in text  # the label, shortened if it must be
+    assert len(text.rstrip()) <= 80
+
+
+async def test_wide_enough_shows_everything() -> None:
+    text = await shown(200, FULL, "working")
+    for part in ("a-project-with-a-long-name", "feature/narrow-status *3 ?2", "(ollama)", "↑1.8k ↓212 $0.01",
+                 "ask · workspace-write", "⇄1", "⚙1", "working"):  # fmt: skip
+        assert part in text, (part, text)
+
+
+async def test_very_narrow_keeps_the_essentials_first() -> None:
+    text = await shown(50, FULL, "working")
+    assert text.startswith(" qwen2.5-coder:7b") and "ctx 4.1k/32.8k 13%" in text and "ask" in text, text
+
+
+SIZE = (80, 24)
+
+
+def test_narrow_status_during_a_turn(snap_compare: Any) -> None:
+    call = ToolCall(id="t1", name="shell", arguments={"command": "pytest -q"})
+    runtime = ScriptedRuntime(
+        scripts=[
+            [TextDelta(text="Running the tests."), ToolCallStarted(call=call), ToolOutput(call_id="t1", text="..\n")]
+        ],
+        hold=True,
+        status_info={"tokens_in": 1840, "tokens_out": 212, "context_tokens": 4100, "handover_count": 1},
+    )
+
+    async def run(pilot: Any) -> None:
+        await pilot.pause()
+        pilot.app.screen.submit("run the tests")
+        await wait_for(pilot, lambda: pilot.app.screen.running)
+        await pilot.pause(0.2)
+
+    assert snap_compare(
+        NavtuiApp(runtime, animate=False, check_provider=True, watch_themes=False), terminal_size=SIZE, run_before=run
+    )
+
+
+def test_narrow_status_during_an_approval(snap_compare: Any) -> None:
+    request = ApprovalRequest(tool="shell", tier="exec", summary="make test", reason="runs a command")
+    runtime = ScriptedRuntime(status_info={"tokens_in": 1840, "tokens_out": 212, "context_tokens": 4100})
+
+    async def run(pilot: Any) -> None:
+        await pilot.pause()
+        screen = pilot.app.screen
+        screen.turns.running = True  # as during a turn: the approval came from it
+        screen.turns.show_waiting(True)
+        pilot.app.push_screen(ApprovalScreen(request))
+        await pilot.pause(0.2)
+
+    assert snap_compare(
+        NavtuiApp(runtime, animate=False, check_provider=True, watch_themes=False), terminal_size=SIZE, run_before=run
+    )
+
+
+async def test_help_explains_each_marker_and_the_prompt_syntax(make_app) -> None:
+    from navtui.app.screens.help import HelpScreen
+    from tests.app.conftest import main_screen, rendered_text, settle
+
+    app = make_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        main_screen(app).submit("/help")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HelpScreen)
+        status = rendered_text(app.screen.query_one("#help-status"))
+        prompt = rendered_text(app.screen.query_one("#help-prompt"))
+    for marker in (
+        "*3 +1 ?2",
+        "++",
+        "ctx 4.1k/32.8k 13%",
+        "↑1.8k ↓212 $0.01",
+        "ask · workspace-write",
+        "⇄2",
+        "⚙1",
+        "mcp",
+    ):
+        assert marker in status, marker
+    for syntax in ("@path", "!cmd", "$code", "//text"):
+        assert syntax in prompt, syntax
