@@ -155,9 +155,7 @@ class DiffUpdate(CompositorUpdate):
         image = self.image
         out: list[str] = []
         old = image.rows
-        scrolled = _scroll(old, self.rows, image.height)
-        if scrolled is not None:
-            top, bottom, by = scrolled
+        for top, bottom, by in _scrolls(old, self.rows):
             out.append(_scroll_sequence(top, bottom, by))
             old = _shifted(old, top, bottom, by)
         for y in sorted(self.rows):
@@ -176,29 +174,48 @@ class DiffUpdate(CompositorUpdate):
         return "".join(out)
 
 
-def _scroll(old: Sequence[Row | None], new: Mapping[int, Row], height: int) -> tuple[int, int, int] | None:
-    """The band ``[top, bottom)`` of rows to scroll and by how many rows (>0: content moves up), when that
-    leaves fewer rows to write than not scrolling; ``None`` otherwise."""
-    changed = [y for y, row in new.items() if y < len(old) and not row.same(old[y])]
-    if len(changed) < 4:
-        return None
-    top, bottom = min(changed), max(changed) + 1
-    # The band must be covered by the frame whole: rows outside it but inside the scroll would move unseen.
-    if any(y not in new for y in range(top, bottom)):
-        return None
-    best, best_saved = None, 0
+def _scrolls(old: Sequence[Row | None], new: Mapping[int, Row]) -> list[tuple[int, int, int]]:
+    """Bands ``(top, bottom, by)`` to scroll (``by`` > 0: content moves up) so that fewer rows are left to
+    write. A band lies inside one run of rows the frame covers whole (rows outside the frame would move
+    unseen), so a transcript that scrolls while the status line ticks below an unchanged prompt is still
+    moved by the terminal."""
+    bands = []
+    for run in _runs(sorted(y for y in new if y < len(old))):
+        changed = [y for y in run if not new[y].same(old[y])]
+        if len(changed) < 4:
+            continue
+        band = _best_band(old, new, changed[0], changed[-1] + 1)
+        if band is not None:
+            bands.append(band)
+            old = _shifted(old, *band)
+    return bands
+
+
+def _runs(rows: list[int]) -> list[list[int]]:
+    runs: list[list[int]] = []
+    for y in rows:
+        if runs and runs[-1][-1] == y - 1:
+            runs[-1].append(y)
+        else:
+            runs.append([y])
+    return runs
+
+
+def _best_band(old: Sequence[Row | None], new: Mapping[int, Row], top: int, bottom: int) -> tuple[int, int, int] | None:
+    best, best_gain = None, 2  # a scroll costs a few bytes: worth it from three rows saved
     limit = min(_MAX_SCROLL, (bottom - top) // 2)
     for by in (*range(1, limit + 1), *range(-1, -limit - 1, -1)):
-        saved = 0
-        for y in range(top, bottom):
-            source = y + by
-            if top <= source < bottom and new[y].same(old[source]):
-                saved += 1
-        if saved > best_saved:
-            best, best_saved = by, saved
-    if best is None or best_saved < 3:
-        return None
-    return top, bottom, best
+        matched = [y for y in range(top, bottom) if top <= y + by < bottom and new[y].same(old[y + by])]
+        if len(matched) <= best_gain:
+            continue
+        # The band: the matched rows and the rows they come from.
+        band_top = min(matched[0], matched[0] + by)
+        band_bottom = max(matched[-1], matched[-1] + by) + 1
+        kept = sum(1 for y in range(band_top, band_bottom) if new[y].same(old[y]))  # rows a scroll would spoil
+        gain = len(matched) - kept
+        if gain > best_gain:
+            best, best_gain = (band_top, band_bottom, by), gain
+    return best
 
 
 def _scroll_sequence(top: int, bottom: int, by: int) -> str:

@@ -121,6 +121,22 @@ def test_a_scrolled_band_is_moved_by_the_terminal_not_rewritten() -> None:
     assert len(written) < len(whole) // 3
 
 
+def test_the_transcript_scrolls_while_the_status_line_ticks_below_an_unchanged_prompt() -> None:
+    image = ScreenImage(CONSOLE)
+    image.begin(WIDTH, HEIGHT)
+    text = [f"line {n:02d}".ljust(WIDTH) for n in range(HEIGHT)]
+
+    def frame(first: int, status: str) -> dict[int, Row]:
+        rows = [text[(first + y) % HEIGHT] for y in range(5)] + ["> prompt".ljust(WIDTH), "", status.ljust(WIDTH)]
+        return {y: image.row_of([(0, Strip([Segment(line.ljust(WIDTH))]))]) for y, line in enumerate(rows)}
+
+    DiffUpdate(image, frame(0, "working |")).render_segments(CONSOLE)
+    image.begin(WIDTH, HEIGHT)
+    written = DiffUpdate(image, frame(1, "working /")).render_segments(CONSOLE)
+    assert written.startswith("\x1b[1;5r")  # the transcript's rows only: the prompt below stays put
+    assert "prompt" not in written and "line 01" not in written and "line 05" in written
+
+
 def test_a_changed_word_writes_only_its_cells() -> None:
     image = ScreenImage(CONSOLE)
     image.begin(40, 2)
