@@ -22,6 +22,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def navtui_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("navtui-home")
     monkeypatch.setenv("NAVTUI_HOME", str(home))
+    # pi's and omp's agent dir (both honour it): their sessions, which navtui lists too, are the test's own.
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(home / "pi-agent"))
     for var in _KEY_VARS:
         monkeypatch.delenv(var, raising=False)
     return home

@@ -65,10 +65,14 @@ def export_main(argv: list[str] | None = None, *, cwd: Path | None = None, root:
 
 
 def _table(rows: list[SessionSummary], *, show_cwd: bool) -> str:
-    headers = ["ID", "MODIFIED", "ENTRIES", "MODEL", "NAME", "LABELS"] + (["DIRECTORY"] if show_cwd else [])
+    foreign = any(row.origin != "navtui" for row in rows)  # pi's and omp's own sessions say where they live
+    headers = ["ID", *(["FROM"] if foreign else []), "MODIFIED", "ENTRIES", "MODEL", "NAME", "LABELS"]
+    headers += ["DIRECTORY"] if show_cwd else []
+    name_column = headers.index("NAME")
     table = [
         [
             row.id[:8],
+            *([row.origin] if foreign else []),
             _age(row.modified),
             str(row.entry_count),
             row.model or "-",
@@ -79,7 +83,7 @@ def _table(rows: list[SessionSummary], *, show_cwd: bool) -> str:
         for row in rows
     ]
     widths = [max(len(line[i]) for line in [headers, *table]) for i in range(len(headers))]
-    widths[4] = min(widths[4], 60)
+    widths[name_column] = min(widths[name_column], 60)
     out = []
     for line in [headers, *table]:
         cells = [cell if len(cell) <= widths[i] else cell[: widths[i] - 1] + "…" for i, cell in enumerate(line)]

@@ -17,6 +17,7 @@ from typing import Any
 
 from navtui.config.paths import sessions_dir
 from navtui.core.errors import NavtuiError
+from navtui.session.foreign import Origin, foreign_dirs, origin_of
 from navtui.session.interop import parse_title_slot
 
 TITLE_CHARS = 80
@@ -34,6 +35,7 @@ class SessionSummary:
     entry_count: int
     model: str | None = None
     labels: list[str] = field(default_factory=list)
+    origin: Origin = "navtui"  # whose sessions folder the file is in: navtui's, pi's or omp's
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -65,13 +67,18 @@ def id_from_filename(path: Path) -> str:
 
 
 def session_files(cwd: Path | None, root: Path | None = None) -> list[Path]:
-    """Session files for ``cwd`` (all directories when ``None``), newest first."""
+    """Session files for ``cwd`` (all directories when ``None``), newest first: navtui's, and (unless ``root``
+    names another sessions folder) those pi and omp keep in their own folders."""
     base = root or sessions_dir()
     if cwd is not None:
         directory = project_sessions_dir(cwd, root)
         files = list(directory.glob("*.jsonl")) if directory.is_dir() else []
     else:
         files = list(base.glob("*/*.jsonl")) if base.is_dir() else []
+    if root is None:
+        for _origin, folder in foreign_dirs(cwd):
+            pattern = "*.jsonl" if cwd is not None else "*/*.jsonl"
+            files.extend(folder.glob(pattern) if folder.is_dir() else [])
     dated = []
     for path in files:
         try:
@@ -157,6 +164,7 @@ def summarize(path: Path) -> SessionSummary | None:
         entry_count=_count_entries(data, body_start),
         model=model,
         labels=list(labels.values()),
+        origin=origin_of(path),
     )
 
 

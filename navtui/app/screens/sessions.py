@@ -128,6 +128,8 @@ class SessionPickerScreen(ModalScreen[Path | None]):
             if summary.labels:
                 labels = " ".join(f"[{label}]" for label in summary.labels[:3])
                 name.append("  " + display_safe(labels), style="italic")
+            if summary.origin != "navtui":  # where it lives: pi's or omp's own folder (resumed there)
+                name.append(f"  ({summary.origin})", style="dim")
             cells = [
                 name,
                 Text(relative_time(summary.modified, now)),
