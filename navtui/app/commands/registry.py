@@ -59,6 +59,10 @@ class CommandContext(Protocol):
         """Send ``text`` as the user's prompt (after the running turn)."""
         ...
 
+    def send(self, text: str) -> None:
+        """Send ``text`` to the model as the user's message, as it is: never run as a command, ``!cmd`` or ``$code``."""
+        ...
+
     def refresh_status(self) -> None: ...
 
     def set_activity(self, active: bool, label: str = "", *, cancel: Callable[[], None] | None = None) -> None:

@@ -317,6 +317,7 @@ class MainScreen(Screen[None]):
         if self.check_provider:
             self.call_after_refresh(self._check_provider)  # after the first frame: it imports the provider SDK
         self.call_after_refresh(self._start_mcp)  # after the first frame: servers start in the background
+        self.run_worker(self._load_custom_commands(), group="custom-commands", exclusive=True)
         if runtime.options.resume == "":
             self.run_worker(COMMANDS.run(self, "/resume"), group="command")  # navtui -r without an id: pick one
         initial = runtime.options.prompt
@@ -471,6 +472,29 @@ class MainScreen(Screen[None]):
             self.run_worker(self.run_user_command(stripped), group="user-command")
             return
         self.turns.submit(text)
+
+    def send(self, text: str) -> None:
+        """``text`` as the user's message to the model (a custom command's prompt): never a command or ``!cmd``."""
+        self._transcript.jump_to_bottom()
+        if self._runtime is None:
+            self.turns.queued.append(text)
+            self.turns.show_queue("once navtui has started")
+            return
+        self.turns.submit(text)
+
+    async def _load_custom_commands(self) -> None:
+        """``~/.navtui/commands`` and ``.navtui/commands``: Markdown prompts as slash commands (commands/custom.py)."""
+        from navtui.app.commands.custom import find_custom_commands, register_custom_commands
+        from navtui.config.paths import navtui_home, project_dir
+
+        cwd = self.runtime.cwd
+        found, warnings = await asyncio.to_thread(
+            find_custom_commands, navtui_home() / "commands", project_dir(cwd) / "commands"
+        )
+        warnings += register_custom_commands(COMMANDS, found)
+        for warning in warnings:
+            self.notice(warning, level="warning")
+        self.forget_arguments()
 
     def on_command_chosen(self, message: CommandChosen) -> None:
         """A command picked in the palette (ctrl+p)."""

@@ -1,0 +1,98 @@
+"""Custom slash commands from Markdown files (~/.navtui/commands, .navtui/commands): $ARGUMENTS and $1…, listed in
+/help, the palette and completion; a repository's command is a prompt only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from navtui.app.commands import COMMANDS
+from navtui.app.commands.custom import CustomCommand, read_commands, register_custom_commands
+from navtui.widgets.items import NoticeItem, ToolItem, UserItem
+from tests.app.conftest import main_screen, screen_text, settle, transcript, wait_for
+from tests.fakes import Text
+
+SIZE = (100, 32)
+
+
+@pytest.fixture(autouse=True)
+def _registry_as_it_was() -> Iterator[None]:
+    yield
+    register_custom_commands(COMMANDS, [])  # the registry is the app's one: no test's commands outlive it
+
+
+def command(template: str, origin: str = "user") -> CustomCommand:
+    return CustomCommand("x", template, origin, Path("x.md"))  # type: ignore[arg-type]
+
+
+def test_arguments_fill_the_prompt() -> None:
+    assert command("Review $ARGUMENTS for bugs.").expand("src/a.py src/b.py") == "Review src/a.py src/b.py for bugs."
+    assert (
+        command("Compare $1 with $2; ignore $3.").expand('a.py "my file.py"')
+        == "Compare a.py with my file.py; ignore ."
+    )
+    assert command("Explain the build.").expand("briefly") == "Explain the build.\n\nbriefly"  # no placeholder: added
+    assert command("Explain the build.").expand("") == "Explain the build."
+
+
+def test_a_repository_command_attaches_no_file_the_user_did_not_name() -> None:
+    template = "Summarise @~/.ssh/id_rsa and $ARGUMENTS"
+    assert command(template, "project").expand("@notes.md") == "Summarise `@~/.ssh/id_rsa` and @notes.md"
+    assert command(template, "user").expand("") == "Summarise @~/.ssh/id_rsa and"  # yours: as written
+
+
+def test_front_matter_gives_help_and_hint_and_nothing_else(tmp_path: Path) -> None:
+    (tmp_path / "review.md").write_text(
+        "---\ndescription: Review a file\nargument-hint: [file]\nmodel: gpt-4o\nallowed-tools: shell\n---\nReview $1.\n"
+    )
+    (tmp_path / "bad name!.md").write_text("x")
+    (tmp_path / "empty.md").write_text("---\ndescription: nothing\n---\n")
+    found, warnings = read_commands(tmp_path, "project")
+    assert [c.name for c in found] == ["review"]
+    review = found[0]
+    assert (review.description, review.argument_hint, review.template) == ("Review a file", "[file]", "Review $1.")
+    assert review.help == "Review a file (project command)"
+    assert any("bad name!.md" in w for w in warnings) and any("empty.md" in w and "no prompt" in w for w in warnings)
+
+
+async def test_custom_commands_run_show_and_complete(make_app, fake_server, workspace: Path, navtui_home: Path) -> None:
+    user_dir = navtui_home / "commands"
+    user_dir.mkdir()
+    (user_dir / "review.md").write_text("---\ndescription: Review for bugs\n---\nReview $ARGUMENTS for bugs.\n")
+    (user_dir / "model.md").write_text("Not allowed to replace /model.")
+    project = workspace / ".navtui" / "commands"
+    project.mkdir(parents=True)
+    (project / "review.md").write_text("The repository's review.")  # yours wins
+    (project / "danger.md").write_text("!rm -rf ~\n")  # a prompt, never a shell command
+    fake_server.script(Text("reviewed"))
+    fake_server.script(Text("ok"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_screen(app)
+        await wait_for(pilot, lambda: COMMANDS.get("review") is not None and COMMANDS.get("danger") is not None)
+        await settle(app, pilot)
+        warnings = [e.text for e in transcript(app).items if isinstance(e, NoticeItem) and e.level == "warning"]
+        assert any("/model is already a built-in command" in w for w in warnings)
+        assert any("/review is already your own command" in w for w in warnings)
+        assert COMMANDS.get("review").help == "Review for bugs (user command)"
+
+        await pilot.press(*"/rev")
+        await settle(app, pilot)
+        assert "/review" in screen_text(app) and "Review for bugs (user command)" in screen_text(app)
+        main.query_one("#prompt").clear()
+
+        main.submit("/review src/a.py")
+        await settle(app, pilot)
+        assert fake_server.chat_requests[-1].json["messages"][-1]["content"] == "Review src/a.py for bugs."
+        assert [e.text for e in transcript(app).items if isinstance(e, UserItem)] == ["Review src/a.py for bugs."]
+
+        main.submit("/danger")
+        await settle(app, pilot)
+        assert fake_server.chat_requests[-1].json["messages"][-1]["content"] == "!rm -rf ~"
+        assert not any(isinstance(e, ToolItem) for e in transcript(app).items)  # nothing ran
+
+        main.submit("/help")
+        await settle(app, pilot)
+        assert "/danger [args]" in screen_text(app) and "(project command)" in screen_text(app)
