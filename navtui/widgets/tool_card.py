@@ -40,7 +40,8 @@ class ToolCard(Widget):
         self.spinner_index = spinner_index
         self._tail: deque[str] = deque(item.output[-KEEP_OUTPUT:], maxlen=KEEP_OUTPUT)
         self._partial = ""  # an output line still being written
-        self._body: RenderableType | None = None  # cached: rebuilt only when the content changes
+        self._body: RenderableType | None = None  # cached: rebuilt only when the content or the theme changes
+        self._body_theme: object = None  # the theme variables the cached body was styled with
         self._output = Coalescer(self, self._apply_output, 0.05)
 
     # ------------------------------------------------------------------ state
@@ -98,7 +99,9 @@ class ToolCard(Widget):
 
     # ------------------------------------------------------------------ rendering
     def render(self) -> RenderableType:
-        if self._body is None:
+        variables = self.app.theme_variables
+        if self._body is None or variables is not self._body_theme:  # a live theme switch repaints the output too
+            self._body_theme = variables
             self._body = self._render_body()
         return Group(self._title(), self._body) if self._body else self._title()
 

@@ -185,3 +185,35 @@ async def test_an_allowed_shell_still_asks_before_a_disguised_rm(
         await pilot.press("escape")
         await settle(app, pilot)
         assert cards(app)[1].item.status == "error"
+
+
+async def test_a_live_theme_switch_repaints_an_expanded_card_s_output(make_app, fake_server, workspace: Path) -> None:
+    from rich.console import Group
+    from rich.text import Text as RichText
+
+    from navtui.widgets.markdown.render import rich_color
+
+    (workspace / "big.txt").write_text("".join(f"line {i}\n" for i in range(50)))
+    fake_server.script(ToolCall("read", {"path": "big.txt"}))
+    fake_server.script(Text("A big file."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("read big.txt")
+        await settle(app, pilot)
+        [card] = cards(app)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+
+        def output_colour() -> object:
+            body = card.render()
+            assert isinstance(body, Group)
+            text = body.renderables[1]
+            assert isinstance(text, RichText) and "line 40" in text.plain
+            return text.spans[0].style.color  # type: ignore[union-attr]
+
+        before = output_colour()
+        assert before == rich_color(app.theme_variables["nav-tool-output"])
+        app.theme = "light" if app.theme != "light" else "dark"
+        await pilot.pause()
+        after = output_colour()
+        assert after == rich_color(app.theme_variables["nav-tool-output"]) and after != before
