@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from navtui.widgets.items import AssistantItem, NoticeItem, UserItem
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusLine
@@ -51,7 +53,8 @@ async def test_escape_interrupts_and_keeps_the_partial_answer(make_app, fake_ser
 
 
 async def test_a_message_typed_while_working_is_queued_and_sent_after_the_turn(make_app, fake_server) -> None:
-    fake_server.script(Text("first "), Text("answer", delay=0.6))
+    answer_may_end = threading.Event()
+    fake_server.script(Text("first "), Text("answer", until=answer_may_end))
     fake_server.script(Text("second answer"))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -63,6 +66,7 @@ async def test_a_message_typed_while_working_is_queued_and_sent_after_the_turn(m
         assert main.queued == ["two"] and queued.display
         assert "two" in str(queued.render())
         assert len(fake_server.chat_requests) == 1
+        answer_may_end.set()
         await wait_for(pilot, lambda: len(fake_server.chat_requests) == 2 and not main.running)
         await settle(app, pilot)
         users = [e.text for e in transcript(app).items if isinstance(e, UserItem)]

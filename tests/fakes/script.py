@@ -2,21 +2,25 @@
 
 A reply is a sequence of steps. Content steps (`Text`, `Thinking`, `ToolCall`, `Garbage`, `RawLine`, `RawBytes`)
 become wire frames in order; `Usage` and `Done` only shape the frames each format puts at the start or end;
-`HttpError`, `Drop` and `Stall` control the connection. Every sending step accepts `delay=` (seconds slept before it).
+`HttpError`, `Drop` and `Stall` control the connection. Every sending step accepts `delay=` (seconds slept before it)
+and `until=` (a `threading.Event` the test sets when the step may go: what a test does meanwhile happens while
+the reply is still open, however slow the machine).
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 
 @dataclass(frozen=True, kw_only=True)
 class Step:
-    """Base of every step; `delay` is slept before the step is sent."""
+    """Base of every step; `delay` is slept before the step is sent, and it waits for `until` (30 s at most)."""
 
     delay: float = 0.0
+    until: threading.Event | None = None
 
 
 @dataclass(frozen=True)

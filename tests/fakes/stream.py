@@ -141,6 +141,10 @@ async def play(conn: Connection, enc: Encoder, stream: bool, keep_alive: bool) -
             await conn.write_chunk(enc.open())
 
     for step in steps:
+        if step.until is not None:
+            deadline = loop.time() + 30.0
+            while not step.until.is_set() and loop.time() < deadline:
+                await conn.sleep(0.01)
         if step.delay > 0:
             now = loop.time()
             next_at = max(next_at, now - _MAX_BACKLOG) + step.delay
