@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from navtui.agent.advisor import Advisor
     from navtui.agent.loop import Agent
-    from navtui.agent.runtime import ApprovalMode, ContextUsage, ProviderStatus, StatusInfo
+    from navtui.agent.model_control import ProviderStatus
+    from navtui.agent.status import ContextUsage, StatusInfo
     from navtui.config.launch import LaunchOptions
     from navtui.config.settings import Settings
     from navtui.core.events import AgentEvent, Notice
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from navtui.providers.base import ListedModel, ModelInfo, PullProgress
     from navtui.session.entries import Entry
     from navtui.session.manager import SessionManager
-    from navtui.tools.approval import ApprovalPolicy
+    from navtui.tools.approval import ApprovalMode, ApprovalPolicy
     from navtui.tools.base import ToolContext, ToolRegistry
 
 
@@ -47,11 +48,17 @@ class UiRuntime(Protocol):
     options: LaunchOptions
     settings: Settings
     warnings: list[str]
-    session: SessionManager | None
-    advisor: Advisor | None
     background_listener: Callable[[AgentEvent], None] | None
-    model_info: ModelInfo | None
     mcp: McpManager | None  # None when no MCP server is configured
+
+    @property
+    def session(self) -> SessionManager | None: ...
+
+    @property
+    def advisor(self) -> Advisor | None: ...
+
+    @property
+    def model_info(self) -> ModelInfo | None: ...
 
     @property
     def provider(self) -> ProviderView: ...

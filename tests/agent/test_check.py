@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from navtui.agent.check import check_in_prompt
-from navtui.agent.runtime import LaunchOptions, Runtime, history_is_valid
+from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.core.events import CheckFinished, Notice, RunFinished, ToolCallFinished, UserMessageEvent
+from tests.agent.history import history_is_valid
 from tests.fakes import Text, ToolCall
 from tests.fakes.server import FakeServer
 

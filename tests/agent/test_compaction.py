@@ -21,7 +21,6 @@ from navtui.agent.compaction import (
 )
 from navtui.agent.context_manager import compact_now
 from navtui.agent.file_list import FileOps, strip_files
-from navtui.agent.runtime import history_is_valid
 from navtui.core.messages import AssistantMessage, TextBlock, ToolCall, ToolResultMessage, UserMessage
 from navtui.session.manager import SessionManager
 from tests.agent.context_fixtures import (
@@ -32,6 +31,7 @@ from tests.agent.context_fixtures import (
     ollama_provider,
     settings_with,
 )
+from tests.agent.history import history_is_valid
 from tests.agent.scripted import ScriptedProvider, text
 from tests.fakes.script import Text
 from tests.fakes.script import ToolCall as ScriptCall

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from navtui.agent.budget import ContextLimits
-from navtui.agent.runtime import history_is_valid
 from navtui.session.manager import SessionManager
 from tests.agent.context_fixtures import (
     RoutingServer,
@@ -19,6 +18,7 @@ from tests.agent.context_fixtures import (
     ollama_provider,
     settings_with,
 )
+from tests.agent.history import history_is_valid
 from tests.fakes.script import Text, ToolCall
 
 WINDOW = 8192

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from navtui.agent.runtime import LaunchOptions, Runtime, history_is_valid
+from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.core.events import CheckFinished, RunFinished, ToolCallFinished
+from tests.agent.history import history_is_valid
 from tests.fakes import Text
 from tests.fakes.server import FakeServer
 

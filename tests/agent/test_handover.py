@@ -7,7 +7,6 @@ from typing import Any
 
 from navtui.agent.context_manager import request_handover
 from navtui.agent.handover import CONTINUE_PREFIX, HandoverArgs, HandoverNotes
-from navtui.agent.runtime import history_is_valid
 from navtui.core.messages import AssistantMessage, TextBlock, UserMessage
 from navtui.session.manager import SessionManager
 from tests.agent.context_fixtures import (
@@ -19,6 +18,7 @@ from tests.agent.context_fixtures import (
     ollama_provider,
     settings_with,
 )
+from tests.agent.history import history_is_valid
 from tests.agent.scripted import ScriptedProvider, calls, text
 from tests.fakes.script import Text
 from tests.fakes.script import ToolCall as ScriptCall

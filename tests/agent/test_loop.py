@@ -10,7 +10,6 @@ import pytest
 from pydantic import BaseModel
 
 from navtui.agent.loop import ABORTED_RESULT, SKIPPED_RESULT, Agent
-from navtui.agent.runtime import history_is_valid
 from navtui.core.events import (
     AgentError,
     ErrorEvent,
@@ -31,6 +30,7 @@ from navtui.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 from navtui.tools.files.filestate import FileStateTracker
 from navtui.tools.files.workspace import Workspace
 from navtui.tools.shell.jobs import JobRegistry
+from tests.agent.history import history_is_valid
 from tests.agent.scripted import Pause, ScriptedProvider, calls, text
 
 

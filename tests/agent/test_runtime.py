@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from navtui.agent.runtime import LaunchOptions, Runtime, history_is_valid
+from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.app.commands.advisor import advisor_reply
 from navtui.app.commands.builtin import context_report
 from navtui.core.errors import NavtuiError
 from navtui.core.events import AdvisorNote, RunFinished
+from tests.agent.history import history_is_valid
 from tests.fakes import Text, ToolCall
 
 MODEL = "qwen2.5-coder:7b"

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from navtui.agent.runtime import ContextUsage, LaunchOptions, ProviderStatus, StatusInfo
+from navtui.agent.model_control import ProviderStatus
+from navtui.agent.runtime import LaunchOptions
+from navtui.agent.status import ContextUsage, StatusInfo
 from navtui.app.ui_runtime import UiRuntime
 from navtui.config.settings import Settings
 from navtui.core.events import AgentEvent, Notice, RunFinished, UserMessageEvent

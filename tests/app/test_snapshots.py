@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from navtui.agent.runtime import ProviderStatus
+from navtui.agent.model_control import ProviderStatus
 from navtui.app.app import NavtuiApp
 from navtui.app.commands import CommandRegistry
 from navtui.app.screens.approval import ApprovalScreen

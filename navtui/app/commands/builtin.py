@@ -12,8 +12,9 @@ from navtui.app.commands import CommandContext, CommandRegistry
 from navtui.core.errors import NavtuiError
 
 if TYPE_CHECKING:
-    from navtui.agent.runtime import ApprovalMode, ContextUsage
+    from navtui.agent.status import ContextUsage
     from navtui.app.ui_runtime import UiRuntime
+    from navtui.tools.approval import ApprovalMode
     from navtui.widgets.items import Level
 
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "write", "yolo")

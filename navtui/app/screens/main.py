@@ -43,7 +43,7 @@ from navtui.widgets.status_line import StatusData, StatusLine
 from navtui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from navtui.agent.runtime import StatusInfo
+    from navtui.agent.status import StatusInfo
     from navtui.app.commands import SlashCommand
     from navtui.app.events import EventRouter
     from navtui.app.file_finder import FileList

@@ -1,0 +1,122 @@
+"""The session file a run writes to: opened from the launch options, replaced by /new, /clear, /branch and /resume,
+and told which model and thinking level the run is on.
+
+``SessionControl`` holds the current ``SessionManager`` (``None`` for an ephemeral run) and whether it already
+says which model this run uses. It knows nothing of the agent or the provider: it is handed what to record.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from navtui.core.errors import NavtuiError
+
+if TYPE_CHECKING:
+    from navtui.config.launch import LaunchOptions
+    from navtui.session.context import SessionContext
+    from navtui.session.entries import Entry
+    from navtui.session.manager import SessionManager
+
+
+class SessionControl:
+    def __init__(self, session: SessionManager | None) -> None:
+        self.current = session
+        self.model_recorded = False  # the session says which model and thinking level this run is on
+
+    @classmethod
+    def open(cls, cwd: Path, options: LaunchOptions) -> tuple[SessionControl, list[str]]:
+        """The session ``options`` ask for (resumed, continued, new or none); and what to tell the user."""
+        if options.ephemeral:
+            return cls(None), []
+        from navtui.session.manager import SessionManager
+
+        warnings: list[str] = []
+        session = None
+        if options.resume:
+            session = SessionManager.open(SessionManager.resolve(cwd, options.resume))
+        elif options.continue_session:
+            session = SessionManager.continue_recent(cwd)
+            if session is None:
+                warnings.append("No earlier session in this directory; starting a new one.")
+        if session is None:
+            return cls(SessionManager.create(cwd)), warnings
+        warnings.extend(session.warnings)
+        if session.read_only_reason:
+            # Never write into a file we cannot read properly: continue its history in a new file.
+            branched = session.create_branched_session(session.leaf_id)
+            warnings.append(
+                f"{session.path.name} cannot be appended to ({session.read_only_reason}); "
+                f"continuing in a new session file {branched.path.name}."
+            )
+            return cls(branched), warnings
+        return cls(session), warnings
+
+    def context(self) -> SessionContext | None:
+        """The model's context at the current leaf (``None`` without a session file)."""
+        return self.current.build_context() if self.current is not None else None
+
+    def resumed_context(self) -> SessionContext | None:
+        """The context of a session being continued: ``None`` for a new (empty) one."""
+        return self.context() if self.current is not None and self.current.leaf_id is not None else None
+
+    # ------------------------------------------------------------------ replacing the session
+    def new(self, cwd: Path) -> None:
+        """/new: a fresh session file."""
+        if self.current is not None:
+            from navtui.session.manager import SessionManager
+
+            self.current = SessionManager.create(cwd)
+        self.model_recorded = False
+
+    def clear(self) -> None:
+        """/clear: the same file, the next entry starts a new root (which records the model again)."""
+        if self.current is not None:
+            self.current.reset_leaf()
+        self.model_recorded = False
+
+    def switch(self, session: SessionManager) -> None:
+        """/branch and /resume: continue in ``session``; the one left is synced and closed."""
+        old, self.current = self.current, session
+        if old is not None and old is not session:
+            old.sync()
+            old.close()
+        self.model_recorded = False
+
+    # ------------------------------------------------------------------ recording
+    def record_model(self, current: tuple[str, str], thinking_level: str, recorded: tuple[str, str] | None) -> None:
+        """Before a run's first prompt: record the model (provider, name) and thinking level the run is on, when
+        they are not what the session already says (a new session, a new root after /clear, a flag or fallback
+        that changed them). ``recorded``: the model the resumed session was using."""
+        session = self.current
+        if session is None or self.model_recorded:
+            return
+        self.model_recorded = True
+        if session.leaf_id is None or recorded != current:
+            session.append_model_change(*current)
+        if session.build_context().thinking_level != thinking_level:
+            session.append_thinking_level_change(thinking_level)
+
+    def record_model_change(self, provider: str, model: str) -> None:
+        if self.current is not None and self.current.leaf_id is not None:
+            self.current.append_model_change(provider, model)
+            self.model_recorded = True
+
+    def record_thinking_level(self, level: str) -> None:
+        if self.current is not None and self.current.leaf_id is not None:
+            self.current.append_thinking_level_change(level)
+
+    def set_name(self, name: str) -> None:
+        if self.current is None:
+            raise NavtuiError("This run has no session file to name")
+        self.current.set_name(name)
+
+    def path_entries(self) -> list[Entry]:
+        """The session entries from the root to the current leaf (what the transcript shows)."""
+        if self.current is None:
+            return []
+        return list(self.current.display_items())
+
+    def sync(self) -> None:
+        if self.current is not None:
+            self.current.sync()
