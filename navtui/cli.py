@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="as --print, but write every event as a JSON line (docs/events.md)",
     )
-    parser.add_argument("-m", "--model", help="model name (e.g. qwen2.5-coder:7b, claude-sonnet-4-5, gpt-4o)")
+    parser.add_argument("-m", "--model", help="model name (e.g. qwen2.5-coder:7b, claude-sonnet-4-6, gpt-4o)")
     parser.add_argument("-p", "--provider", choices=["ollama", "anthropic", "openai"], help="default: from the model")
     parser.add_argument("-b", "--base-url", help="endpoint URL (Ollama, Anthropic or OpenAI-compatible)")
     parser.add_argument("--approval", choices=["ask", "write", "yolo"], help="when to ask before running tools")

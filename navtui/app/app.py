@@ -239,4 +239,15 @@ def run_app(options: LaunchOptions) -> int:
     app = NavtuiApp(None, options=options, settings=settings, approver=approver)
     approver.attach(app)
     app.run()
+    hint = resume_hint(app.runtime)
+    if hint:
+        print(hint)
     return app.return_code or 0
+
+
+def resume_hint(runtime: UiRuntime | None) -> str | None:
+    """What to type to come back to the session just left (as Claude Code and Codex say on quit)."""
+    session = runtime.session if runtime is not None else None
+    if session is None or session.leaf_id is None:
+        return None  # nothing was said, or an ephemeral run: nothing to resume
+    return f"navtui: to continue this session: navtui -c (or navtui -r {session.session_id[:8]})"

@@ -77,14 +77,20 @@ def connect(path: Path, *, busy_timeout: float = 5.0) -> sqlite3.Connection:
     return conn
 
 
+_IGNORE_HEAD = "# navtui's repository index (rebuilt by `navtui index`)"
+_IGNORE_TEXT = f"{_IGNORE_HEAD}\nindex.sqlite*\n# this file too: git status stays clean; settings and commands stay committable\n.gitignore\n"
+
+
 def _ignore_file(directory: Path) -> None:
-    """Keep the index out of git even where .gitignore does not list it (project settings stay committable)."""
+    """Keep the index (and this file) out of git even where .gitignore does not list them; the project's
+    settings and commands stay committable. An earlier navtui's file, which did not list itself, is replaced."""
     marker = directory / ".gitignore"
-    if not marker.exists():
-        with contextlib.suppress(OSError):
-            marker.write_text(
-                "# navtui's repository index (rebuilt by `navtui index`)\nindex.sqlite*\n", encoding="utf-8"
-            )
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if not marker.exists() or (
+            marker.read_text(encoding="utf-8").startswith(_IGNORE_HEAD)
+            and ".gitignore" not in marker.read_text(encoding="utf-8").splitlines()
+        ):
+            marker.write_text(_IGNORE_TEXT, encoding="utf-8")
 
 
 def open_for_write(path: Path, *, busy_timeout: float = 5.0) -> sqlite3.Connection:

@@ -382,6 +382,11 @@ def _status_error(response: httpx.Response, model: str, base_url: str, *, tools:
     code = str(error.get("code") or error.get("type") or "") if isinstance(error, dict) else ""
     lowered = f"{message} {code}".lower()
     if status in (401, 403):
+        variable = "NAVTUI_API_KEY" if os.environ.get("NAVTUI_API_KEY") else "OPENAI_API_KEY"
+        if api_key_from_env():  # a key was sent: saying "set it" would send the user looking in the wrong place
+            return ProviderError(f"{base_url} refused the API key in {variable} (HTTP {status}): {message}",
+                                 kind="auth", status=status,
+                                 hint=f"check {variable} (expired, revoked, or for another server than -b)")  # fmt: skip
         return ProviderError(f"{base_url} refused the credentials (HTTP {status}): {message}", kind="auth",
                              status=status, hint="set OPENAI_API_KEY or NAVTUI_API_KEY")  # fmt: skip
     if status == 404:

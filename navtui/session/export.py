@@ -40,6 +40,7 @@ from navtui.session.entries import (
     content_text,
     is_handover,
 )
+from navtui.session.interop import prompt_words
 from navtui.session.manager import SessionManager
 from navtui.session.markdown_safe import escape_raw_html
 
@@ -118,7 +119,7 @@ def _title(session: SessionManager) -> str:
         return session.name
     for entry in session.entries:
         if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
-            return " ".join(entry.message.text.split())[:80] or "Session"
+            return " ".join(prompt_words(entry.message.text).split())[:80] or "Session"
     return "Session"
 
 

@@ -103,3 +103,12 @@ def is_title_slot(head: bytes) -> bool:
         return parse_title_slot(json.loads(head)) is not None
     except ValueError:
         return False
+
+
+_ATTACHED = ("<attached_file ", "<stdin>\n")  # what navtui adds after a prompt's words (agent/attachments.py, --print)
+
+
+def prompt_words(text: str) -> str:
+    """A prompt's own words, without the files attached to it or the input piped in (for titles)."""
+    cut = min((at for at in (text.find(marker) for marker in _ATTACHED) if at >= 0), default=len(text))
+    return text[:cut]

@@ -18,7 +18,7 @@ from typing import Any
 from navtui.config.paths import sessions_dir
 from navtui.core.errors import NavtuiError
 from navtui.session.foreign import Origin, foreign_dirs, origin_of
-from navtui.session.interop import parse_title_slot
+from navtui.session.interop import parse_title_slot, prompt_words
 
 TITLE_CHARS = 80
 _INTERESTING = re.compile(rb'"(?:type|role)":\s*"(session_info|title_change|label|model_change|assistant)"')
@@ -239,7 +239,7 @@ def _first_prompt(data: bytes, limit: int = 4 * 1024 * 1024) -> str:
                 and isinstance(message, dict)
                 and message.get("role") == "user"
             ):
-                return _message_text(message.get("content"))
+                return prompt_words(_message_text(message.get("content")))
         start = end + 1
     return ""
 

@@ -44,6 +44,7 @@ from navtui.session.interop import (
     complete_message,
     model_change_fields,
     parse_title_slot,
+    prompt_words,
     title_slot_line,
 )
 from navtui.session.listing import (
@@ -229,7 +230,7 @@ class SessionManager:
             return self.name
         for entry in self._index.entries:
             if isinstance(entry, MessageEntry) and entry.message.role == "user":
-                return " ".join(entry.message.text.split())[:80]
+                return " ".join(prompt_words(entry.message.text).split())[:80]
         return ""
 
     @property

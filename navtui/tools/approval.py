@@ -199,5 +199,6 @@ def denial_message(tool_name: str, response: ApprovalResponse) -> str:
     """The tool error the model reads after a refusal."""
     if response.by_policy:
         return f"Not run: {response.reason or f'{tool_name} is not allowed'}"
-    reason = f" Their reason: {response.reason}" if response.reason else ""
+    said = (response.reason or "").strip()
+    reason = f" Their reason: {said}{'' if said.endswith(('.', '!', '?')) else '.'}" if said else ""
     return f"The user denied this {tool_name} call.{reason} Do not retry it unchanged; adjust your approach."

@@ -97,6 +97,7 @@ async def test_handover_restarts_the_context_from_notes(make_app, fake_server) -
         assert "<handover_notes>" in last[0]["content"] and "Parser half fixed." in last[0]["content"]
         assert all("fix the parser" not in m["content"] for m in last[1:])
         assert main_screen(app).runtime.status(with_git=False).handover_count == 1
+        assert any("a turn starts; Esc stops it" in notice.text for notice in entries(app, NoticeItem))
 
 
 async def test_index_builds_in_the_background_and_the_first_prompt_shows_the_context_card(

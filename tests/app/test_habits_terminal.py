@@ -54,5 +54,7 @@ def test_keys_from_a_real_terminal(fake_server, workspace: Path, tmp_path: Path)
         assert term.wait(_shows("again to quit"), 30), "\n".join(term.display())
         term.write(b"\x03")
         assert term.proc.wait(timeout=30) == 0
+        # back on the normal screen: how to come back (the session has entries)
+        assert term.wait(_shows("to continue this session: navtui -c (or navtui -r "), 30), "\n".join(term.display())
     finally:
         term.close()

@@ -144,3 +144,16 @@ async def test_help_explains_each_marker_and_the_prompt_syntax(make_app) -> None
         assert marker in status, marker
     for syntax in ("@path", "!cmd", "$code", "//text"):
         assert syntax in prompt, syntax
+
+
+def test_typing_a_bang_shows_the_shell_mode(snap_compare: Any) -> None:
+    async def type_bang(pilot: Any) -> None:
+        await pilot.pause()
+        await pilot.press(*"!ls")
+        await pilot.pause()
+
+    assert snap_compare(
+        NavtuiApp(ScriptedRuntime(), animate=False, check_provider=True, watch_themes=False),
+        terminal_size=SIZE,
+        run_before=type_bang,
+    )

@@ -31,11 +31,15 @@ async def compact_command(ctx: CommandContext, args: str) -> None:
 
 
 async def handover_command(ctx: CommandContext, args: str) -> None:
+    ctx.notice(
+        "Handing over: the model writes notes, the context restarts from them, and the model carries on from there"
+        " (a turn starts; Esc stops it)."
+    )
     await stream_events(ctx, ctx.runtime.hand_over(args), "handing over")
 
 
 def register(registry: CommandRegistry) -> None:
     registry.command("compact", "summarise older history to free context", args="[instructions]")(compact_command)
     registry.command(
-        "handover", "have the model write notes, then restart its context from them", args="[instructions]"
+        "handover", "have the model write notes, restart its context from them and carry on (starts a turn)", args="[instructions]"
     )(handover_command)

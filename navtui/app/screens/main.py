@@ -56,6 +56,10 @@ if TYPE_CHECKING:
     from navtui.core.messages import ToolCall
 
 QUIT_CONFIRM_SECONDS = 2.0
+_MODE_TITLES = {  # the prompt's border says what Enter will do with a ! or $ line
+    "bash": "! shell command: runs here, the model sees its output",
+    "python": "$ Python: runs here, the model sees its output",
+}
 ARGUMENTS_FRESH_SECONDS = 30.0  # how long a command's argument list (model names ...) is reused while typing
 
 
@@ -88,7 +92,7 @@ def provider_steps(provider: str, model: str, *, installed: list[str] | None = N
             "start Ollama: ollama serve",
             f"get the model: /models pull {model} (or ollama pull {model})",
             "or pick another model: /model NAME or /models (ctrl+l)",
-            "or use a hosted model: set ANTHROPIC_API_KEY (or OPENAI_API_KEY) and /model claude-sonnet-4-5",
+            "or use a hosted model: set ANTHROPIC_API_KEY (or OPENAI_API_KEY) and /model claude-sonnet-4-6",
         ]
     if provider == "anthropic":
         return [
@@ -406,6 +410,9 @@ class MainScreen(Screen[None]):
                 prompt.set_class(mode is None and name == level, f"-thinking-{name}")
             prompt.set_class(mode == "bash", "-bash-mode")
             prompt.set_class(mode == "python", "-python-mode")
+            title = _MODE_TITLES.get(mode or "", "")
+            if prompt.border_title != title:
+                prompt.border_title = title
 
     @on(PromptEditor.Changed, "#prompt")
     def _on_prompt_changed(self) -> None:
