@@ -99,6 +99,14 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
 
 
+def _protect_process() -> None:
+    """No command navtui runs can read its keys from /proc (core/hardening.py)."""
+    from navtui.core.hardening import protect_process
+    from navtui.tools.shell.env import PROVIDER_KEYS
+
+    protect_process(PROVIDER_KEYS)
+
+
 def _main(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         module_name, func_name, _help = SUBCOMMANDS[argv[0]]
@@ -107,6 +115,7 @@ def _main(argv: list[str]) -> int:
         return int(getattr(importlib.import_module(module_name), func_name)(argv[1:]) or 0)
     # Intermixed: in "navtui --print explain main.py -m qwen" the prompt is "explain main.py", whatever the order.
     args = build_parser().parse_intermixed_args(argv)
+    _protect_process()
     cwd = (args.cwd or Path.cwd()).expanduser()
     if not cwd.is_dir():
         print(f"navtui: --cwd {cwd} is not a directory", file=sys.stderr)

@@ -98,4 +98,7 @@ def test_tools_sub_packages_import_only_what_their_docstring_allows() -> None:
 def test_the_sandbox_launcher_imports_nothing_of_navtui() -> None:
     # It runs as a script under `python -E -s -S`, between fork and exec: stdlib only.
     modules = _imported_modules(ROOT / "tools" / "sandbox" / "exec.py")
-    assert modules <= {"ctypes", "os", "sys", "_signal", "__future__"}
+    sibling = {"namespaces", "navtui.tools.sandbox"}  # its namespaces half, the same way it was loaded
+    assert modules <= {"ctypes", "os", "sys", "_signal", "__future__", *sibling}
+    namespaces = _imported_modules(ROOT / "tools" / "sandbox" / "namespaces.py")
+    assert namespaces <= {"ctypes", "os", "sys", "time", "_signal", "select", "collections.abc"}

@@ -83,6 +83,8 @@ _DIFF_COMMANDS = frozenset({"diff", "log", "show", "format-patch", "whatchanged"
 _READ_ONLY_COMMANDS = frozenset(
     {"status", "diff", "log", "show", "rev-parse", "ls-files", "cat-file", "branch", "describe", "rev-list"}
 )
+# Commands that never run a driver: the driver listing is skipped for them.
+_NO_DRIVERS = frozenset({"config", "rev-parse", "symbolic-ref", "for-each-ref", "cat-file", "ls-tree"})
 # Leading options that take a separate value (`-C dir`), so the subcommand is found after them.
 _OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 
@@ -149,9 +151,13 @@ def safe_git_argv(args: Sequence[str], drivers: Iterable[str] = ()) -> list[str]
     return ["git", *pins, *rest]
 
 
-def _is_read_only(args: Sequence[str]) -> bool:
+def _subcommand(args: Sequence[str]) -> str:
     sub = _subcommand_index(args)
-    return sub < len(args) and args[sub] in _READ_ONLY_COMMANDS
+    return args[sub] if sub < len(args) else ""
+
+
+def _is_read_only(args: Sequence[str]) -> bool:
+    return _subcommand(args) in _READ_ONLY_COMMANDS
 
 
 def _leading(args: Sequence[str]) -> list[str]:
@@ -208,7 +214,7 @@ def run_git(
     when git cannot start, ``subprocess.TimeoutExpired``, and ``CalledProcessError`` with ``check``.
     """
     env = _env_for(args, read_only, env_extra)
-    drivers = repo_driver_keys(Path(cwd), env, _leading(args))
+    drivers = [] if _subcommand(args) in _NO_DRIVERS else repo_driver_keys(Path(cwd), env, _leading(args))
     return subprocess.run(
         safe_git_argv(args, drivers),
         cwd=cwd,
@@ -253,7 +259,9 @@ async def run_git_async(
 ) -> subprocess.CompletedProcess[bytes]:
     """``run_git`` for the event loop: the same pins, the same errors."""
     env = _env_for(args, read_only, env_extra)
-    _, listed, _ = await _run_async(_driver_query(_leading(args)), cwd, env, None, timeout)
+    listed = b""
+    if _subcommand(args) not in _NO_DRIVERS:
+        _, listed, _ = await _run_async(_driver_query(_leading(args)), cwd, env, None, timeout)
     argv = safe_git_argv(args, _parse_driver_keys(listed))
     code, out, err = await _run_async(argv, cwd, env, input, timeout)
     result = subprocess.CompletedProcess(argv, code, out, err)

@@ -26,7 +26,11 @@ if TYPE_CHECKING:
     from navtui.tools.shell.jobs import Job
 
 UNSANDBOXED = "shell (without the sandbox)"  # the session-allow key an `a` answer adds
-_DENIED = re.compile(r"permission denied|operation not permitted|\bEACCES\b|\bEPERM\b|errno 13\b|errno 1\b", re.I)
+_DENIED = re.compile(
+    r"permission denied|operation not permitted|read-only file system|\bEACCES\b|\bEPERM\b|\bEROFS\b|errno 13\b"
+    r"|errno 1\b|errno 30\b",
+    re.I,
+)
 _NETWORK_FAILED = re.compile(
     r"failed to connect|couldn't connect to server|connection refused|ECONNREFUSED|urlopen error|"
     r"network is unreachable|could not connect",
@@ -55,6 +59,22 @@ def _writable_unconfined(path: Path) -> bool:
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
     return os.access(probe, os.W_OK)
+
+
+def _guarded_path(line: str, cwd: Path, policy: SandboxPolicy) -> Path | None:
+    """A path the namespaces keep read-only (git's config and hooks, .navtui/, ...) that ``line`` names."""
+    if not policy.namespaces:
+        return None
+    guarded = policy.guarded().read_only
+    for text in _candidates(line):
+        try:
+            path = Path(os.path.expanduser(text))
+            path = (path if path.is_absolute() else cwd / path).resolve()
+        except (OSError, RuntimeError, ValueError):
+            continue
+        if any(path == g or path.is_relative_to(g) for g in guarded):
+            return path
+    return None
 
 
 def _blocked_path(line: str, cwd: Path, policy: SandboxPolicy) -> Path | None:
@@ -89,6 +109,12 @@ def diagnose_text(text: str, cwd: Path, policy: SandboxPolicy) -> str | None:
             return (
                 "a sandboxed command cannot signal processes outside its own sandbox "
                 f"({line.strip()[:160]}); stop a background job with shell_status kill"
+            )
+        guarded = _guarded_path(line, cwd, policy)
+        if guarded is not None:
+            return (
+                f"{guarded} is read-only to sandboxed commands: git or navtui run programs from it "
+                f"({line.strip()[:160]}); make such a change yourself, or approve it without the sandbox"
             )
         path = _blocked_path(line, cwd, policy)
         if path is not None:

@@ -171,9 +171,9 @@ def die_with_parent(parent: int, signum: int) -> bool:
     return os.getppid() == parent  # it may have died before the prctl: then no signal would ever come
 
 
-_LISTS = {"write": "write", "file": "write_files"}
-_INTS = ("parent", "deathsig", "abi")
-_FLAGS = ("network", "scope")
+_LISTS = {"write": "write", "file": "write_files", "pin": "pin", "ro": "ro"}
+_INTS = ("parent", "deathsig", "abi", "report", "treesig", "grace")
+_FLAGS = ("network", "scope", "ns", "tree")
 
 
 def encode(policy: dict) -> list:
@@ -185,7 +185,7 @@ def encode(policy: dict) -> list:
 
 
 def decode(args: list) -> dict:
-    policy: dict = {"write": [], "write_files": []}
+    policy: dict = {"write": [], "write_files": [], "pin": [], "ro": []}
     for arg in args:
         key, _, value = arg.partition("=")
         if key in _LISTS:
@@ -209,7 +209,19 @@ def _default_signals() -> None:
             _signal.signal(getattr(_signal, name), _signal.SIG_DFL)
 
 
+def _namespaces():  # type: ignore[no-untyped-def]  # the module, loaded the way this file was
+    if __package__:
+        from navtui.tools.sandbox import namespaces
+
+        return namespaces
+    import namespaces  # type: ignore[import-not-found, no-redef]  # the launcher runs as a script: a sibling
+
+    return namespaces
+
+
 def main(argv: list) -> int:
+    if argv == ["--probe"]:
+        return _namespaces().probe()
     if "--" not in argv or argv.index("--") == len(argv) - 1:
         print("usage: exec.py [key=value ...] -- COMMAND [ARGS...]", file=sys.stderr)
         return 2
@@ -223,6 +235,21 @@ def main(argv: list) -> int:
     parent = policy.get("parent")
     if parent and not die_with_parent(parent, policy.get("deathsig", 9)):
         return 137  # navtui is gone: run nothing
+
+    def prepare() -> None:
+        if policy.get("abi"):
+            confine(policy)
+
+    if policy.get("ns") or policy.get("tree"):
+        ns = _namespaces()
+        if policy.get("ns"):
+            try:
+                ns.enter(policy)
+            except (ns.NamespaceError, OSError) as exc:
+                print(f"navtui: the sandbox's namespaces could not be set up ({exc}); nothing was run", file=sys.stderr)
+                return 126
+            ns.run_init(policy, command, prepare)
+        ns.run_reaper(policy, command, prepare)
     if policy.get("abi"):
         try:
             confine(policy)

@@ -7,14 +7,20 @@ Modes, as Codex names them:
 - ``read-only``: writes only in the temp dir, the scratch dir and ``/dev/shm``.
 - ``off``: no sandbox.
 In both sandboxed modes TCP ``connect``/``bind`` fail unless ``sandbox.network`` is true (Landlock ABI 4+), and
-a command cannot signal processes outside its sandbox (ABI 6+). The policy is data; ``sandbox/exec.py`` (the
-launcher between fork and exec) enforces it with Landlock. Where Landlock is missing, the mode degrades to
-``off`` and ``warning`` says so, never silently.
+a command cannot signal processes outside its sandbox (ABI 6+). In both, git's config and hooks, .navtui/,
+.mcp.json and .env* are read-only to commands (``guard``). The policy is data; ``sandbox/exec.py`` (the
+launcher between fork and exec) enforces it with Landlock and, where the system allows unprivileged user
+namespaces, with read-only binds in a mount namespace and a PID namespace per command (``namespaces``).
+Where Landlock is missing, the mode degrades to ``off``; where namespaces are, guarded files are checked after
+each command instead; ``warning`` says so, never silently.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -22,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from navtui.config.settings import SandboxMode
+from navtui.tools.sandbox import exec as launcher
 from navtui.tools.sandbox.exec import usable_abi
+from navtui.tools.sandbox.guard import Guarded, guarded_paths, hooks_path
 
 MODES: tuple[SandboxMode, ...] = ("workspace-write", "read-only", "off")
 MODE_HELP = {
@@ -33,6 +41,36 @@ MODE_HELP = {
 NETWORK_ABI = 4  # TCP bind/connect rules
 SCOPE_ABI = 6  # signal and abstract-unix-socket scoping
 WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
+# Set only by tests and by users who must: 0 makes navtui act as if user namespaces were not allowed.
+NAMESPACES_ENV = "NAVTUI_SANDBOX_NAMESPACES"
+
+
+@functools.cache
+def _probe_namespaces() -> str:
+    try:
+        out = subprocess.run(
+            [sys.executable, "-E", "-s", "-S", launcher.__file__, "--probe"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"the probe could not run ({exc})"
+    if out.returncode == 0:
+        return ""
+    detail = (out.stderr.strip().splitlines() or ["no reason given"])[-1]
+    return f"this system does not let navtui create a user namespace ({detail})"
+
+
+def namespace_support() -> tuple[bool, str]:
+    """(True, "") when commands can get their own user, mount and PID namespaces; else (False, why not)."""
+    if not sys.platform.startswith("linux"):
+        return False, "namespaces are Linux-only"
+    if os.environ.get(NAMESPACES_ENV, "").strip() == "0":
+        return False, f"{NAMESPACES_ENV}=0 is set"
+    why = _probe_namespaces()
+    return not why, why
 
 
 @dataclass(frozen=True)
@@ -45,6 +83,10 @@ class SandboxPolicy:
     abi: int = 0
     writable: tuple[Path, ...] = ()
     unavailable: str | None = None  # why Landlock is missing, when a sandboxed mode was asked for
+    namespaces: bool = False  # commands get user, mount and PID namespaces (read-only binds, own /proc)
+    no_namespaces: str | None = None  # why not, when a sandboxed mode runs without them
+    roots: tuple[Path, ...] = ()  # the workspace roots
+    git: tuple[Path, ...] = ()  # the repository's git dirs
 
     @property
     def active(self) -> bool:
@@ -69,6 +111,13 @@ class SandboxPolicy:
                 f"The {self.requested} sandbox is not available ({self.unavailable}): shell commands run "
                 "unconfined. Set sandbox.mode to off to acknowledge, or use a kernel with Landlock (5.13+)."
             )
+        if self.active and self.no_namespaces:
+            return (
+                f"The stronger sandbox is not available ({self.no_namespaces}): commands run without their own "
+                "mount and PID namespaces, so git's config and hooks, .navtui/, .mcp.json and .env* are checked "
+                "after each command and changes are undone, and a command's processes are stopped by navtui "
+                "rather than by the kernel. Allow unprivileged user namespaces for the stronger mode."
+            )
         if self.active and not self.network and self.abi < NETWORK_ABI:
             return (
                 f"This kernel's Landlock (ABI {self.abi}) cannot block TCP (ABI {NETWORK_ABI}, Linux 6.7+): "
@@ -82,25 +131,70 @@ class SandboxPolicy:
             return True
         if str(path) in WRITABLE_DEVICES:
             return True
+        if (
+            self.namespaces
+            and self.mode == "read-only"
+            and any(path == r or path.is_relative_to(r) for r in self.roots)
+        ):
+            return False  # bound read-only, even inside a writable temp dir
         return any(path == root or path.is_relative_to(root) for root in self.writable)
 
+    def _writable_now(self) -> list[Path]:
+        """``writable``; but in read-only without namespaces, a temp dir holding the workspace is opened entry by
+        entry, all but the one the workspace is in (Landlock grants only add up: this is the one way to keep
+        the workspace out). Files directly in that temp dir cannot be created then; ``$TMPDIR`` (the job's
+        scratch dir) and its other folders stay writable."""
+        if self.mode != "read-only" or self.namespaces:
+            return list(self.writable)
+        paths: list[Path] = []
+        for root in self.writable:
+            inside = [r for r in self.roots if r != root and r.is_relative_to(root)]
+            if not inside:
+                paths.append(root)
+                continue
+            keep_out = {root / r.relative_to(root).parts[0] for r in inside}
+            try:
+                paths += [root / name for name in sorted(os.listdir(root)) if root / name not in keep_out]
+            except OSError:
+                continue
+        return paths
+
+    def guarded(self) -> Guarded:
+        """The files commands must not change (git's config and hooks, .navtui/, .mcp.json, .env*), now."""
+        hooks = hooks_path(self.roots[0]) if self.roots and self.git else None
+        return guarded_paths(self.roots, self.git, hooks=hooks)
+
     def launcher_policy(
-        self, parent: int, *, write_dirs: Iterable[Path] = (), write_files: Iterable[Path] = ()
+        self,
+        parent: int,
+        *,
+        write_dirs: Iterable[Path] = (),
+        write_files: Iterable[Path] = (),
+        report: int | None = None,
+        guarded: Guarded | None = None,
     ) -> dict[str, Any]:
-        """The JSON object ``sandbox/exec.py`` reads: the parent-death guard, plus Landlock rules when active.
+        """The policy ``sandbox/exec.py`` reads: the parent-death guard and the process tree kept together, plus
+        Landlock rules and the namespaces' read-only binds when active.
 
         ``write_dirs`` and ``write_files`` belong to one job: its scratch dir and its own output file (so
-        ``echo >/dev/stderr``, which reopens that file through ``/proc/self/fd``, works).
+        ``echo >/dev/stderr``, which reopens that file through ``/proc/self/fd``, works). ``report``: a pipe the
+        launcher writes ``leftovers N`` to. ``guarded``: what ``guarded()`` returned for this command.
         """
-        policy: dict[str, Any] = {"parent": parent, "deathsig": 9}
+        policy: dict[str, Any] = {"parent": parent, "deathsig": 9, "tree": True}
+        if report is not None:
+            policy["report"] = report
         if self.active:
             policy.update(
                 abi=self.abi,
-                write=[*(str(p) for p in self.writable), *(str(p) for p in write_dirs)],
+                write=[*(str(p) for p in self._writable_now()), *(str(p) for p in write_dirs)],
                 write_files=[*WRITABLE_DEVICES, *(str(p) for p in write_files)],
                 network=self.network,
                 scope=True,
             )
+            if self.namespaces:
+                guard = guarded if guarded is not None else self.guarded()
+                read_only = [*guard.read_only, *(self.roots if self.mode == "read-only" else ())]
+                policy.update(ns=True, pin=[str(p) for p in guard.pins], ro=[str(p) for p in read_only])
         return policy
 
     def describe(self) -> str:
@@ -111,6 +205,13 @@ class SandboxPolicy:
             lines.append(f"Network: {net}.")
             lines.append("Writable: " + ", ".join(str(p) for p in self.writable) + ", /dev/null.")
             lines.append(f"Landlock ABI {self.abi}; navtui itself is not confined.")
+            if self.namespaces:
+                lines.append(
+                    "Namespaces: each command has its own mount and PID namespace: git's config and hooks, "
+                    ".navtui/, .mcp.json and .env* are read-only"
+                    + (" and so is the workspace" if self.mode == "read-only" else "")
+                    + "; it sees only its own processes, and they all stop when navtui does."
+                )
         warning = self.warning
         if warning:
             lines.append(f"Warning: {warning}")
@@ -170,16 +271,27 @@ def build_policy(
     if abi <= 0:
         return SandboxPolicy("off", mode, network=True, unavailable=why or "Landlock is not available")
     writable: list[Path] = []
+    workspace = [Path(r) for r in roots]
+    repository = git_dirs(workspace[0]) if workspace else []
     if mode == "workspace-write":
-        workspace = [Path(r) for r in roots]
         writable.extend(workspace)
-        if workspace:
-            writable.extend(git_dirs(workspace[0]))
+        writable.extend(repository)
         writable.extend(Path(os.path.expanduser(str(p))).resolve() for p in writable_roots)
     writable.extend(temp_roots() if temp is None else temp)
     if Path("/dev/shm").is_dir():
         writable.append(Path("/dev/shm"))  # POSIX semaphores and shared memory (multiprocessing needs it)
-    return SandboxPolicy(mode, mode, network=network, abi=abi, writable=_distinct(writable))
+    usable, why = namespace_support()
+    return SandboxPolicy(
+        mode,
+        mode,
+        network=network,
+        abi=abi,
+        writable=_distinct(writable),
+        namespaces=usable,
+        no_namespaces=None if usable else why,
+        roots=_distinct(workspace),
+        git=_distinct(repository),
+    )
 
 
 def _distinct(paths: Iterable[Path]) -> tuple[Path, ...]:

@@ -28,6 +28,7 @@ from navtui.core.errors import ToolError
 from navtui.tools.shell import lifetime, procs
 
 if TYPE_CHECKING:
+    from navtui.tools.sandbox.guard import Baseline
     from navtui.tools.sandbox.policy import SandboxPolicy
 
 JobStatus = Literal["running", "exited", "killed", "timed_out"]
@@ -53,6 +54,9 @@ class Job:
     exit_code: int | None = None
     ended_at: float | None = None
     leftovers: int = 0  # background processes the command left running, stopped when it exited
+    guard_changes: list[str] = field(default_factory=list)  # guarded files it changed, put back when it ended
+    _baseline: Baseline | None = None  # what the guarded files held before (restored when it ends)
+    _report: int | None = None  # the launcher's report pipe (leftovers counted inside its PID namespace)
     _kill_reason: JobStatus | None = None
     _done: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -131,9 +135,12 @@ class Job:
             code = self.process.wait()
         # The command is over; whatever it started in the background goes with it (no orphans).
         leftovers = procs.terminate([self.pid], self.marker, grace=GRACE_SECONDS, keep=[self.pid])
+        leftovers = max(leftovers, self._reported_leftovers())
+        changes = self._baseline.restore() if self._baseline is not None else []
         with self._lock:
             self.exit_code = code
             self.leftovers = leftovers
+            self.guard_changes = changes
             self.ended_at = time.time()
             self.status = self._kill_reason or "exited"
             self._done.set()
@@ -142,6 +149,21 @@ class Job:
         for callback in callbacks:
             with contextlib.suppress(Exception):
                 callback()
+
+    def _reported_leftovers(self) -> int:
+        """What the launcher counted in its PID namespace (those were stopped there, out of navtui's sight)."""
+        if self._report is None:
+            return 0
+        try:
+            os.set_blocking(self._report, False)
+            text = os.read(self._report, 64).decode(errors="replace")
+        except OSError:
+            text = ""
+        finally:
+            os.close(self._report)
+            self._report = None
+        words = text.split()
+        return int(words[1]) if len(words) == 2 and words[0] == "leftovers" and words[1].isdigit() else 0
 
     def describe(self) -> str:
         """One line: id, state, duration, command."""
@@ -178,6 +200,7 @@ class JobRegistry:
         self.grace = grace
         self._ids = itertools.count(1)
         self._scratch: Path | None = None
+        self._baseline: Baseline | None = None
         procs.become_subreaper()  # orphans of a job come back to us, to be stopped and reaped
         install_exit_cleanup()
 
@@ -210,9 +233,18 @@ class JobRegistry:
             env["NAVTUI_SANDBOX"] = sandbox.mode
             if sandbox.network_blocked:
                 env["NAVTUI_SANDBOX_NETWORK_DISABLED"] = "1"
-        policy = (sandbox.launcher_policy if sandbox is not None else _unconfined)(
-            os.getpid(), write_dirs=[scratch], write_files=[output_path]
-        )
+        report_r, report_w = os.pipe()
+        baseline = self._guard_baseline(sandbox)
+        if sandbox is not None:
+            policy = sandbox.launcher_policy(
+                os.getpid(),
+                write_dirs=[scratch],
+                write_files=[output_path],
+                report=report_w,
+                guarded=baseline.guarded if baseline is not None else None,
+            )
+        else:
+            policy = _unconfined(os.getpid(), report=report_w)
         try:
             process = lifetime.spawn(
                 [_shell(), "-c", command],
@@ -224,19 +256,36 @@ class JobRegistry:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=(report_w,),
             )
         except OSError as exc:
             output_path.unlink(missing_ok=True)
+            os.close(report_r)
             raise ToolError(f"Could not start the command in {cwd}: {exc.strerror or exc}") from exc
         finally:
             os.close(fd)
+            os.close(report_w)
         job = Job(
             job_id, command, cwd, output_path, timeout, marker, process, sandbox if sandbox and sandbox.active else None
         )
+        job._baseline = baseline
+        job._report = report_r
         self.jobs[job_id] = job
         _LIVE.add(job)
         threading.Thread(target=job._watch, name=f"navtui-job-{job_id}", daemon=True).start()
         return job
+
+    def _guard_baseline(self, sandbox: SandboxPolicy | None) -> Baseline | None:
+        """What the guarded files hold now, shared by the sandboxed jobs running side by side (a job that starts
+        while another runs must not take that one's changes for the original)."""
+        from navtui.tools.sandbox.guard import Baseline
+
+        if sandbox is None or not sandbox.active:
+            return None
+        if self._baseline is not None and any(j._baseline is self._baseline for j in self.running()):
+            return self._baseline
+        self._baseline = Baseline.take(sandbox.guarded(), contents=not sandbox.namespaces)
+        return self._baseline
 
     def scratch(self) -> Path:
         """This registry's private temp dir (created on first use, removed when its jobs are all stopped)."""
@@ -282,8 +331,12 @@ class JobRegistry:
         await asyncio.to_thread(self.kill_all_sync)
 
 
-def _unconfined(parent: int, **_rules: object) -> dict[str, object]:
-    return {"parent": parent, "deathsig": int(signal.SIGKILL)}
+def _unconfined(parent: int, *, report: int | None = None) -> dict[str, object]:
+    """No sandbox, but the process tree still goes with navtui (the launcher stays its parent and reaper)."""
+    policy: dict[str, object] = {"parent": parent, "deathsig": int(signal.SIGKILL), "tree": True}
+    if report is not None:
+        policy["report"] = report
+    return policy
 
 
 # Running jobs of every registry, held strongly: a registry dropped without kill_all must not leave orphans.

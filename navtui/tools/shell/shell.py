@@ -68,6 +68,12 @@ def _job_footer(job: Job) -> str:
         line = f"[killed after {job.duration:.1f} s]"
     else:
         line = f"[{exit_text(job.exit_code)} · {job.duration:.1f} s]"
+    if job.guard_changes:
+        shown = "; ".join(job.guard_changes[:6]) + ("; ..." if len(job.guard_changes) > 6 else "")
+        line += (
+            f"\n[navtui undid what the command did to files git or navtui run programs from: {shown}. Commands may "
+            "not change git's config or hooks, .navtui/, .mcp.json or .env*; ask the user to make such a change]"
+        )
     if job.leftovers:
         line += (
             f"\n[stopped {job.leftovers} background process(es) the command left running; start a long-lived "

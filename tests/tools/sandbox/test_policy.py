@@ -167,10 +167,20 @@ async def test_tcp_bind_is_blocked_and_udp_is_not_covered(ws: Path, tmp_path: Pa
 
 
 @needs_scoping
-async def test_a_sandboxed_command_cannot_signal_navtui(ws: Path, tmp_path: Path) -> None:
-    result = await run(ws, tmp_path, policy("workspace-write", ws, tmp_path), f"kill -0 {os.getpid()}")
-    assert result.is_error and "Operation not permitted" in result.text
-    assert "cannot signal processes outside" in result.details["sandbox_blocked"]
+@pytest.mark.parametrize("namespaces", ["1", "0"])
+async def test_a_sandboxed_command_cannot_signal_navtui(
+    ws: Path, tmp_path: Path, namespaces: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NAVTUI_SANDBOX_NAMESPACES", namespaces)
+    sandbox = policy("workspace-write", ws, tmp_path)
+    if namespaces == "1" and not sandbox.namespaces:
+        pytest.skip(f"no namespaces here: {sandbox.no_namespaces}")
+    result = await run(ws, tmp_path, sandbox, f"kill -0 {os.getpid()}")
+    if sandbox.namespaces:  # its own PID namespace: navtui's pid names nothing there
+        assert result.is_error and "No such process" in result.text
+    else:
+        assert result.is_error and "Operation not permitted" in result.text
+        assert "cannot signal processes outside" in result.details["sandbox_blocked"]
     own = await run(ws, tmp_path, policy("workspace-write", ws, tmp_path), "sleep 5 & kill $!; wait $!; echo $?")
     assert "143" in own.text  # its own children it may signal
 

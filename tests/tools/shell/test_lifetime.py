@@ -27,7 +27,7 @@ from navtui.tools.shell.lifetime import (
     owner_token,
     sweep_leftovers,
 )
-from tests.fakes import Stall, ToolCall
+from tests.fakes import Stall, Text, ToolCall
 
 MODEL = "qwen2.5-coder:7b"
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux-only")
@@ -124,34 +124,60 @@ def test_the_sweep_stops_a_dead_owners_processes_of_this_home_only() -> None:
             child.wait()
 
 
-def test_kill_9_leaves_nothing_running_after_the_next_start(fake_server, workspace: Path) -> None:
-    leader_file, child_file = workspace / "leader.pid", workspace / "child.pid"
-    command = f"sleep 300 & echo $! > {child_file}; echo $$ > {leader_file}; sleep 300"
+@pytest.mark.parametrize(
+    ("sandbox", "namespaces"), [("workspace-write", "1"), ("workspace-write", "0"), ("off", "1")], ids=str
+)
+def test_kill_9_of_navtui_stops_everything_its_command_started(
+    fake_server, workspace: Path, sandbox: str, namespaces: str
+) -> None:
+    """With namespaces the kernel stops the command's PID namespace; without, the launcher (a subreaper that
+    catches navtui's death) kills its tree. Either way nothing waits for the next start."""
+    marker_file = workspace / "marker"
+    command = (
+        f"setsid sleep 300 & nohup sleep 300 >/dev/null & sleep 300 & echo $NAVTUI_JOB_ID > {marker_file}; sleep 300"
+    )
     fake_server.script(ToolCall("shell", {"command": command, "wait_ms": 0}))
     fake_server.script(Stall(120))  # navtui waits on the model while the job runs in the background
     argv = [sys.executable, "-m", "navtui", "-p", "ollama", "-b", fake_server.url, "-m", MODEL, "--approval", "yolo"]
     first = subprocess.Popen(
-        [*argv, "--print", "start a server"],
+        [*argv, "--sandbox", sandbox, "--print", "start a server"],
         cwd=workspace,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, "NAVTUI_SANDBOX_NAMESPACES": namespaces},
     )
     try:
-        leader, child = read_pid(leader_file), read_pid(child_file)
+        assert eventually(lambda: marker_file.exists() and marker_file.read_text().strip() != "")
+        token = marker_file.read_text().strip()
+        assert eventually(lambda: len(procs.find_processes(marker=token)) >= 5)  # launcher, shell, 3 sleeps
         assert eventually(lambda: len(fake_server.chat_requests) == 2)
-        token = marker_of(child).rsplit("-", 1)[0]
         first.send_signal(signal.SIGKILL)
         first.wait(15)
     finally:
         first.kill()
-    assert eventually(lambda: gone(leader)), "the job leader outlived navtui: no parent-death signal"
-    assert procs.is_alive(child)  # the kernel signals only the leader; the sweep is for the rest
+    assert eventually(lambda: procs.find_processes(marker=token) == []), procs.find_processes(marker=token)
 
-    second = subprocess.run(
-        [*argv, "--print", "hi"], cwd=workspace, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
-    )
-    assert second.returncode == 0, second.stderr
-    assert re.search(r"Stopped \d+ process(es)? left by an earlier run", second.stderr), second.stderr
-    assert eventually(lambda: gone(child))
-    assert procs.find_processes(marker=f"{token}-", prefix=True) == []
+
+def test_the_next_start_stops_what_an_earlier_run_left(fake_server, workspace: Path) -> None:
+    """The last line of defence (a process that escaped every other mechanism): the sweep at start."""
+    here = new_token().split("-")[1].split(".")[0]
+    left = subprocess.Popen(["sleep", "300"], env={**os.environ, JOB_MARKER: f"999999999.1-{here}.ab12-j1"})
+    try:
+        assert eventually(lambda: marker_of(left.pid).startswith("999999999.1"))
+        argv = [sys.executable, "-m", "navtui", "-p", "ollama", "-b", fake_server.url, "-m", MODEL]
+        fake_server.script(Text("hi"))
+        second = subprocess.run(
+            [*argv, "--print", "hi"],
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+        assert second.returncode == 0, second.stderr
+        assert re.search(r"Stopped \d+ process(es)? left by an earlier run", second.stderr), second.stderr
+        assert left.wait(15) in (-signal.SIGTERM, -signal.SIGKILL)
+    finally:
+        left.kill()
+        left.wait()

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from navtui.core.errors import ToolError
+from navtui.tools.shell import procs
 from navtui.tools.shell.shell import ShellStatusTool, ShellTool
 from tests.tools.conftest import call, content
 
@@ -30,6 +31,11 @@ def gone(pid: int) -> bool:
 def _pid_in(path: Path) -> int | None:
     text = path.read_text().strip() if path.exists() else ""
     return int(text) if text else None
+
+
+def tree_gone(job) -> bool:
+    """No process of the job is left (its children's pids are the PID namespace's own: look for its marker)."""
+    return procs.find_processes([job.pid], job.marker) == []
 
 
 async def pid_from(path: Path) -> int:
@@ -111,10 +117,10 @@ async def test_background_job_polled_to_completion(ws: Path, ctx) -> None:
 async def test_kill_stops_a_job_and_its_children(ws: Path, ctx) -> None:
     pidfile = ws / "child.pid"
     await call(shell, ctx, command=f"sleep 300 & echo $! > {pidfile}; sleep 300", wait_ms=0)
-    child = await pid_from(pidfile)
+    await pid_from(pidfile)
     result = await call(status, ctx, job="j1", action="kill")
     assert result.details["status"] == "killed" and "killed after" in result.text
-    assert gone(child)
+    assert tree_gone(ctx.jobs.get("j1"))
 
 
 async def test_unknown_job_lists_the_known_ones(ctx) -> None:
@@ -126,21 +132,22 @@ async def test_unknown_job_lists_the_known_ones(ctx) -> None:
 async def test_cancelling_the_call_kills_the_tree(ws: Path, ctx) -> None:
     pidfile = ws / "c.pid"
     task = asyncio.create_task(call(shell, ctx, command=f"sleep 300 & echo $! > {pidfile}; sleep 300"))
-    child = await pid_from(pidfile)
+    await pid_from(pidfile)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     job = ctx.jobs.get("j1")
     assert job is not None and await job.wait(10)
-    assert job.status == "killed" and gone(child) and gone(job.pid)
+    assert job.status == "killed" and tree_gone(job) and gone(job.pid)
 
 
 async def test_kill_all_stops_every_job(ws: Path, ctx) -> None:
     for name in ("a", "b"):
         await call(shell, ctx, command=f"sleep 300 & echo $! > {ws / name}; sleep 300", wait_ms=0)
-    children = [await pid_from(ws / name) for name in ("a", "b")]
+    for name in ("a", "b"):
+        await pid_from(ws / name)
     await ctx.jobs.kill_all()
-    assert all(gone(pid) for pid in children)
+    assert all(tree_gone(job) for job in ctx.jobs.jobs.values())
     assert [job.status for job in ctx.jobs.jobs.values()] == ["killed", "killed"]
 
 

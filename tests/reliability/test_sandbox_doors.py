@@ -1,0 +1,207 @@
+"""Issue 27's doors out of the sandbox, each a scenario that fails on a navtui without the fix (D1-D4), and
+everyday git inside the sandbox.
+
+- D1: a sandboxed command leaves code that git runs later (config, hooks, a hooks folder, templates, an archive
+  unpacked into hooks, a redirected common dir) or that navtui loads later (.navtui/, .mcp.json, .env).
+- D2: a command reads navtui's API keys from ``/proc/<navtui>/environ``.
+- D3: ``kill -9`` of navtui leaves its commands running (``test_t02_escapees_do_not_outlive_...`` in
+  test_tools.py, and ``tests/tools/shell/test_lifetime.py``).
+- D4: ``read-only`` does not protect a workspace that lies inside a temp dir.
+
+Each runs with the namespaces (where this machine allows them, else skipped with the reason) and with the
+fallback (``NAVTUI_SANDBOX_NAMESPACES=0``: changes undone after the command, the tree killed by the launcher).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from navtui.tools.sandbox.policy import namespace_support
+from navtui.tools.shell.shell import ShellTool
+from tests.fakes import FakeServer, Text, ToolCall
+from tests.fakes.crash import child_env
+from tests.hostile_git import plain_git
+from tests.reliability.conftest import CANARY
+from tests.tools.conftest import call
+from tests.tools.sandbox.support import needs_landlock, policy, sandboxed_context
+
+pytestmark = needs_landlock
+shell = ShellTool()
+MODEL = "qwen2.5-coder:7b"
+IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.com"}  # fmt: skip
+
+
+@pytest.fixture(params=["namespaces", "fallback"])
+def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "fallback":
+        monkeypatch.setenv("NAVTUI_SANDBOX_NAMESPACES", "0")
+    else:
+        usable, why = namespace_support()
+        if not usable:
+            pytest.skip(f"namespaces are not available here: {why}")
+    for key, value in IDENTITY.items():
+        monkeypatch.setenv(key, value)
+    return request.param
+
+
+@pytest.fixture
+def repo(ws: Path) -> Path:
+    plain_git("init", "-q", "-b", "main", cwd=ws)
+    (ws / "a.txt").write_text("one\n")
+    plain_git("add", ".", cwd=ws)
+    plain_git("commit", "-qm", "first", cwd=ws)
+    return ws
+
+
+async def run(ws: Path, tmp_path: Path, command: str, mode_name: str = "workspace-write", **kwargs):
+    ctx = sandboxed_context(ws, tmp_path, policy(mode_name, ws, tmp_path, **kwargs.pop("policy", {})))
+    try:
+        return await call(shell, ctx, command=command, wait_ms=60_000)
+    finally:
+        ctx.jobs.kill_all_sync(grace=0.5)
+
+
+def _hook_script(marker: Path) -> str:
+    return f"#!/bin/sh\\ntouch {marker}\\n"
+
+
+def _template(tmp_path: Path, marker: Path) -> Path:
+    """A git template whose pre-commit hook writes the marker."""
+    template = tmp_path / "template"
+    (template / "hooks").mkdir(parents=True, exist_ok=True)
+    hook = template / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    return template
+
+
+def _attacks(ws: Path, tmp_path: Path, marker: Path) -> dict[str, str]:
+    template = tmp_path / "template"
+    evil = tmp_path / "evil-common"
+    return {
+        "git-config": f"git config core.fsmonitor 'touch {marker}; false'",
+        "hook-file": f"printf '{_hook_script(marker)}' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit",
+        "init-template": f"git init -q --template={template} .",
+        "tar-into-hooks": f"tar -cf $TMPDIR/h.tar -C {template}/hooks pre-commit && tar -xf $TMPDIR/h.tar -C .git/hooks",
+        "python-append": (
+            f"{sys.executable} -c \"open('.git/config', 'a').write('[core]\\\\n\\\\tfsmonitor = touch {marker}\\\\n')\""
+        ),
+        "hooks-path-folder": f"printf '{_hook_script(marker)}' > githooks/pre-commit; chmod +x githooks/pre-commit",
+        "config-worktree": f"printf '[core]\\n\\tfsmonitor = touch {marker}\\n' > .git/config.worktree",
+        "common-dir": (
+            f"mkdir -p {evil} && cp -r .git/objects .git/refs .git/HEAD {evil}/ && "
+            f"printf '[core]\\n\\tfsmonitor = touch {marker}\\n' > {evil}/config && echo {evil} > .git/commondir"
+        ),
+        "mcp-json": """echo '{"mcpServers": {"x": {"command": "touch"}}}' > .mcp.json""",
+        "navtui-settings": "mkdir -p .navtui && echo '{}' > .navtui/settings.json",
+        "env-file": "echo SECRET=1 > .env.local",
+    }
+
+
+ATTACKS = list(_attacks(Path("/w"), Path("/t"), Path("/m")))
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+async def test_d1_a_command_cannot_leave_code_for_git_or_navtui_to_run_later(
+    repo: Path, tmp_path: Path, mode: str, attack: str
+) -> None:
+    marker = tmp_path / "ran"
+    (repo / "githooks").mkdir()
+    if attack == "hooks-path-folder":
+        plain_git("config", "core.hooksPath", "githooks", cwd=repo)
+    if attack == "config-worktree":
+        plain_git("config", "extensions.worktreeConfig", "true", cwd=repo)
+    _template(tmp_path, marker)
+    config_before = (repo / ".git" / "config").read_bytes()
+    hooks_before = sorted(p.name for p in (repo / ".git" / "hooks").iterdir())
+    result = await run(repo, tmp_path, _attacks(repo, tmp_path, marker)[attack])
+    # Nothing of it is left: the files are as they were, and the user's own git runs nothing.
+    assert (repo / ".git" / "config").read_bytes() == config_before, result.text
+    assert sorted(p.name for p in (repo / ".git" / "hooks").iterdir()) == hooks_before, result.text
+    for created in (".git/config.worktree", ".git/commondir", ".mcp.json", ".navtui", ".env.local",
+                    "githooks/pre-commit"):  # fmt: skip
+        assert not (repo / created).exists(), f"{created} is still there: {result.text}"
+    for args in (("status",), ("commit", "-q", "--allow-empty", "-m", "user's commit")):
+        done = plain_git(*args, cwd=repo, env=IDENTITY)
+        assert done.returncode == 0, done.stderr
+    assert not marker.exists(), f"git ran what the command left ({attack}): {result.text}"
+    # Said plainly: either the write failed (read-only), or navtui undid it and says so.
+    assert "Read-only file system" in result.text or "navtui undid" in result.text or result.is_error, result.text
+
+
+async def test_d1_everyday_git_works_inside_the_sandbox(repo: Path, tmp_path: Path, mode: str) -> None:
+    remote = tmp_path / "remote.git"
+    plain_git("clone", "-q", "--bare", str(repo), str(remote), cwd=tmp_path)
+    plain_git("remote", "add", "origin", str(remote), cwd=repo)
+    steps = [
+        "git status --short",
+        "echo two >> a.txt && git add a.txt && git commit -qm second",
+        "git branch feature && git switch -q feature && echo f > f.txt && git add f.txt && git commit -qm feature",
+        "git checkout -q main && echo three >> a.txt && git stash -q && git stash pop -q && git commit -qam third",
+        "git merge -q --no-edit feature",
+        "git switch -q feature && git rebase -q main && git switch -q main",
+        f"git worktree add -q -b feature-wt {tmp_path}/systmp/wt",
+        "git fetch -q origin && git log --oneline origin/main | wc -l",
+        "git log --oneline | wc -l",
+    ]
+    result = await run(repo, tmp_path, " && ".join(steps))
+    assert not result.is_error, result.text
+    assert plain_git("log", "--format=%s", "-1", cwd=repo).stdout.startswith("Merge branch 'feature'")
+    assert (tmp_path / "systmp" / "wt" / "a.txt").exists()
+    assert (repo / ".git" / "worktrees" / "wt").is_dir()
+
+
+def test_d2_a_command_cannot_read_navtuis_keys(fake_server: FakeServer, workspace: Path, mode: str) -> None:
+    command = (
+        "for f in /proc/$PPID/environ /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; done 2>/dev/null "
+        "| grep -c TESTCANARY; echo scanned"
+    )
+    fake_server.script(ToolCall("shell", {"command": command}))
+    fake_server.script(Text("done"))
+    env = child_env({"ANTHROPIC_API_KEY": CANARY, "OPENAI_API_KEY": CANARY})
+    argv = [sys.executable, "-m", "navtui", "-p", "ollama", "-b", fake_server.url, "-m", MODEL, "--approval", "yolo"]
+    done = subprocess.run(
+        [*argv, "--print", "look around"], cwd=workspace, env=env, capture_output=True, text=True, timeout=120,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [result] = [m["content"] for m in fake_server.chat_requests[-1].json["messages"] if m["role"] == "tool"]
+    assert "scanned" in result and result.splitlines()[0] == "0", result
+    assert CANARY not in result
+
+
+async def test_d4_read_only_protects_a_workspace_inside_a_temp_dir(tmp_path: Path, mode: str) -> None:
+    systmp = tmp_path / "systmp"
+    ws = systmp / "project"
+    ws.mkdir(parents=True)
+    (ws / "kept.txt").write_text("original\n")
+    (systmp / "other").mkdir()
+    ctx = sandboxed_context(ws, tmp_path, policy("read-only", ws, tmp_path))
+    try:
+        result = await call(
+            shell,
+            ctx,
+            command=f"echo t > $TMPDIR/t && echo o > {systmp}/other/o && cat $TMPDIR/t {systmp}/other/o; echo x > kept.txt",
+        )
+    finally:
+        ctx.jobs.kill_all_sync(grace=0.5)
+    assert (ws / "kept.txt").read_text() == "original\n", result.text
+    assert result.is_error and result.text.startswith("t\no\n"), result.text  # other temp dirs stay writable
+
+
+def test_the_status_says_which_mode_is_in_force(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NAVTUI_SANDBOX_NAMESPACES", "0")
+    fallback = policy("workspace-write", ws, tmp_path)
+    assert not fallback.namespaces and "NAVTUI_SANDBOX_NAMESPACES=0" in (fallback.warning or "")
+    assert "checked after each command" in (fallback.warning or "")
+    monkeypatch.delenv("NAVTUI_SANDBOX_NAMESPACES")
+    usable, why = namespace_support()
+    strong = policy("workspace-write", ws, tmp_path)
+    assert strong.namespaces == usable and (strong.warning is None) == usable, why
+    assert os.path.exists("/proc/self/ns/pid")
