@@ -11,7 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from navtui.agent.resume import KNOWN_PROVIDERS, ModelChoice, choose_model, describe, level_of, think_setting
+from navtui.agent.resume import (
+    KNOWN_PROVIDERS,
+    ModelChoice,
+    choose_model,
+    describe,
+    level_of,
+    session_endpoint,
+    think_setting,
+)
 from navtui.core.errors import NavtuiError
 from navtui.core.events import Notice
 
@@ -42,8 +50,9 @@ class ModelControl:
         if self.choice.thinking_level is not None:
             settings.providers.think = think_setting(self.choice.thinking_level)
         self.info: ModelInfo | None = None
-        # The session's own model uses the configured endpoint only when that endpoint serves its provider.
-        base_url = None if self.choice.restored else settings.base_url
+        # The session's own model goes back to the endpoint it recorded (else the configured one when that serves
+        # its provider).
+        base_url = self.choice.base_url if self.choice.restored else settings.base_url
         self.provider: Provider = self.build(self.choice.model, self.choice.provider, base_url)
 
     def build(self, model: str, provider: str | None, base_url: str | None) -> Provider:
@@ -131,10 +140,12 @@ class ModelControl:
             return None, None
         recorded = (context.provider or "", context.model)
         self.choice = ModelChoice(provider.name, provider.model, self.choice.thinking_level, recorded)
-        if context.provider not in KNOWN_PROVIDERS:
+        self.choice.recorded_base_url = context.base_url
+        kind, base_url = session_endpoint(context)
+        if kind not in KNOWN_PROVIDERS:
             text = f"This session used {describe(recorded)}, which navtui cannot connect to; staying on {current}."
             return Notice(text=text, level="warning"), None
-        candidate = self.build(context.model, context.provider, None)
+        candidate = self.build(context.model, kind, base_url)
         try:
             info = await candidate.model_info()
         except NavtuiError as exc:

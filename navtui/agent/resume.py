@@ -57,6 +57,22 @@ class ModelChoice:
     recorded: tuple[str, str] | None = None  # (provider, model) the resumed session was using
     restored: bool = False  # the recorded model is the one chosen
     notice: str | None = None
+    base_url: str | None = None  # the endpoint to go back to (restored; None: the settings' / the default)
+    recorded_base_url: str | None = None  # the endpoint the session recorded with its model
+
+
+def session_endpoint(context: Any) -> tuple[str | None, str | None]:
+    """(navtui provider, base URL) of a session's model: a pi/omp custom provider name (``lmstudio``) is looked up
+    in their ``models.json``; a name they do not define, recorded with a base URL, is an OpenAI-compatible server."""
+    from navtui.session.foreign import custom_provider
+
+    provider, base_url = context.provider, context.base_url
+    if provider in KNOWN_PROVIDERS or not provider:
+        return provider, base_url
+    custom = custom_provider(provider)
+    if custom is not None:
+        return custom[0], base_url or custom[1]
+    return ("openai", base_url) if base_url else (provider, None)
 
 
 def choose_model(context: Any, options: LaunchOptions, settings: Settings, default_model: str) -> ModelChoice:
@@ -70,9 +86,10 @@ def choose_model(context: Any, options: LaunchOptions, settings: Settings, defau
         return configured
     recorded = (context.provider or "", context.model)
     configured.recorded = recorded
+    configured.recorded_base_url = context.base_url
     if options.model:  # -m: the command line wins
         return configured
-    provider = context.provider
+    provider, base_url = session_endpoint(context)
     if options.provider and options.provider != provider:  # -p another provider: its configured model
         return configured
     if provider not in KNOWN_PROVIDERS:
@@ -81,7 +98,17 @@ def choose_model(context: Any, options: LaunchOptions, settings: Settings, defau
             f"{', '.join(KNOWN_PROVIDERS)}); continuing on {describe((configured.provider or '', configured.model))}."
         )
         return configured
-    return ModelChoice(provider, context.model, level, recorded=recorded, restored=True)
+    if getattr(options, "base_url", None):  # -b: the command line's endpoint wins
+        base_url = None
+    return ModelChoice(
+        provider,
+        context.model,
+        level,
+        recorded=(provider or "", context.model),
+        restored=True,
+        base_url=base_url,
+        recorded_base_url=context.base_url,
+    )
 
 
 def options_thinking(options: LaunchOptions) -> str | None:

@@ -241,7 +241,14 @@ class Runtime:
                 prompt = resources.text
         if prompt:  # a session is never named here: its title is its first prompt until /name
             current = (self.provider.name, self.provider.model)
-            self.sessions.record_model(current, self.thinking_level, self.model_choice.recorded)
+            choice = self.model_choice
+            self.sessions.record_model(
+                current,
+                self.thinking_level,
+                choice.recorded,
+                base_url=getattr(self.provider, "base_url", None) or None,
+                recorded_base_url=choice.recorded_base_url,
+            )
         if prompt and not any(isinstance(m, UserMessage) for m in self.agent.messages):
             injected = await self._index_context(words or prompt)
             if injected is not None:
@@ -363,7 +370,9 @@ class Runtime:
             self._rebuild_agent(list(self.agent.messages))
         self.agent.budget.window = self.settings.providers.context_window
         self.agent.budget.reset()
-        self.sessions.record_model_change(self.provider.name, self.provider.model)
+        self.sessions.record_model_change(
+            self.provider.name, self.provider.model, getattr(self.provider, "base_url", None) or None
+        )
         await old.aclose()
 
     async def adopt_session_model(self) -> Notice | None:

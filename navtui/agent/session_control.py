@@ -84,23 +84,39 @@ class SessionControl:
         self.model_recorded = False
 
     # ------------------------------------------------------------------ recording
-    def record_model(self, current: tuple[str, str], thinking_level: str, recorded: tuple[str, str] | None) -> None:
-        """Before a run's first prompt: record the model (provider, name) and thinking level the run is on, when
-        they are not what the session already says (a new session, a new root after /clear, a flag or fallback
-        that changed them). ``recorded``: the model the resumed session was using."""
+    def record_model(
+        self,
+        current: tuple[str, str],
+        thinking_level: str,
+        recorded: tuple[str, str] | None,
+        *,
+        base_url: str | None = None,
+        recorded_base_url: str | None = None,
+    ) -> None:
+        """Before a run's first prompt: record the model (provider, name), its endpoint and the thinking level the
+        run is on, when they are not what the session already says (a new session, a new root after /clear, a
+        flag or fallback that changed them). ``recorded``: the model the resumed session was using."""
         session = self.current
         if session is None or self.model_recorded:
             return
         self.model_recorded = True
-        if session.leaf_id is None or recorded != current:
-            session.append_model_change(*current)
+        if session.leaf_id is None or recorded != current or (base_url and recorded_base_url != base_url):
+            self._append_model_change(*current, base_url)
         if session.build_context().thinking_level != thinking_level:
             session.append_thinking_level_change(thinking_level)
 
-    def record_model_change(self, provider: str, model: str) -> None:
+    def record_model_change(self, provider: str, model: str, base_url: str | None = None) -> None:
         if self.current is not None and self.current.leaf_id is not None:
-            self.current.append_model_change(provider, model)
+            self._append_model_change(provider, model, base_url)
             self.model_recorded = True
+
+    def _append_model_change(self, provider: str, model: str, base_url: str | None) -> None:
+        from navtui.session.foreign import custom_name_for
+
+        assert self.current is not None
+        # An OpenAI-compatible server is recorded under the name pi and omp give it, so they resume it too.
+        name = custom_name_for(provider, base_url) if base_url and provider == "openai" else None
+        self.current.append_model_change(name or provider, model, base_url=base_url)
 
     def record_thinking_level(self, level: str) -> None:
         if self.current is not None and self.current.leaf_id is not None:

@@ -57,6 +57,7 @@ class SessionContext:
     handover_notes: str | None = None
     model: str | None = None
     provider: str | None = None
+    base_url: str | None = None  # the endpoint recorded with the model (navtui's model_change baseUrl)
     thinking_level: str = "off"
     thinking_level_recorded: bool = False  # a thinking_level_change (or a v1 header) set it
     compaction: CompactionEntry | None = None  # the compaction in effect (None after a later handover)
@@ -74,6 +75,7 @@ def build_context(
     if default_thinking is not None:
         context.thinking_level, context.thinking_level_recorded = default_thinking, True
     changed: tuple[str | None, str | None] | None = None
+    changed_url: str | None = None
     answered_by: tuple[str | None, str | None] | None = None
     compaction_at = handover_at = -1
     for index, entry in enumerate(path):
@@ -82,7 +84,7 @@ def build_context(
             context.thinking_level_recorded = True
         elif isinstance(entry, ModelChangeEntry):
             if (entry.role or "default") == "default":
-                changed = entry.resolved
+                changed, changed_url = entry.resolved, entry.base_url
         elif isinstance(entry, MessageEntry):
             message = entry.message
             if isinstance(message, AssistantMessage) and message.model:
@@ -92,6 +94,7 @@ def build_context(
         elif is_handover(entry):
             handover_at = index
     context.provider, context.model = changed or answered_by or default_model
+    context.base_url = changed_url if changed else None
 
     start = handover_at + 1
     if handover_at >= 0:

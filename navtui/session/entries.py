@@ -93,6 +93,7 @@ class ModelChangeEntry(_Entry):
     model_id: str | None = None
     model: str | None = None
     role: str | None = None
+    base_url: str | None = None  # navtui's: the endpoint that served the model (pi and omp keep the field)
 
     @property
     def resolved(self) -> tuple[str | None, str | None]:

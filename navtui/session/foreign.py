@@ -71,3 +71,49 @@ def origin_of(path: Path) -> Origin:
         except ValueError:
             continue
     return "navtui"
+
+
+# ---------------------------------------------------------------------------- custom providers
+# pi's and omp's wire API names -> navtui's providers (omp's "ollama-chat" is Ollama's /api/chat).
+_API_PROVIDERS = {
+    "openai-completions": "openai",
+    "openai-responses": "openai",
+    "anthropic-messages": "anthropic",
+    "ollama-chat": "ollama",
+}
+
+
+def custom_providers() -> dict[str, tuple[str, str]]:
+    """The providers pi's and omp's ``models.json`` define: name -> (navtui provider, base URL). pi's first."""
+    import json
+
+    found: dict[str, tuple[str, str]] = {}
+    for _origin, sessions in foreign_roots():
+        path = sessions.parent / "models.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        providers = data.get("providers") if isinstance(data, dict) else None
+        for name, entry in (providers or {}).items() if isinstance(providers, dict) else ():
+            if not isinstance(entry, dict) or name in found:
+                continue
+            url, api = entry.get("baseUrl"), entry.get("api")
+            navtui = _API_PROVIDERS.get(api) if isinstance(api, str) else "openai"
+            if isinstance(url, str) and url and navtui is not None:
+                found[name] = (navtui, url.rstrip("/"))
+    return found
+
+
+def custom_provider(name: str) -> tuple[str, str] | None:
+    """(navtui provider, base URL) of a pi/omp custom provider name (``lmstudio``, ``vllm`` ...), else None."""
+    return custom_providers().get(name)
+
+
+def custom_name_for(provider: str, base_url: str) -> str | None:
+    """The name pi and omp give the server at ``base_url`` (their custom provider with that URL), else None."""
+    wanted = base_url.rstrip("/")
+    for name, (kind, url) in custom_providers().items():
+        if kind == provider and url == wanted:
+            return name
+    return None

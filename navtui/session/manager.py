@@ -271,9 +271,12 @@ class SessionManager:
         record = {"type": "message", "id": self._new_id(), "parentId": self._leaf_id, "timestamp": now_iso()}
         return self._append(RawEntry.of({**record, "message": message}))
 
-    def append_model_change(self, provider: str, model: str, role: str = "default") -> str:
+    def append_model_change(
+        self, provider: str, model: str, role: str = "default", *, base_url: str | None = None
+    ) -> str:
         fields = model_change_fields(provider, model)
-        return self._append(ModelChangeEntry(id=self._new_id(), parent_id=self._leaf_id, role=role, **fields))
+        entry = ModelChangeEntry(id=self._new_id(), parent_id=self._leaf_id, role=role, base_url=base_url, **fields)
+        return self._append(entry)
 
     def append_thinking_level_change(self, level: str) -> str:
         return self._append(ThinkingLevelChangeEntry(id=self._new_id(), parent_id=self._leaf_id, thinking_level=level))

@@ -41,5 +41,7 @@ async def handover_command(ctx: CommandContext, args: str) -> None:
 def register(registry: CommandRegistry) -> None:
     registry.command("compact", "summarise older history to free context", args="[instructions]")(compact_command)
     registry.command(
-        "handover", "have the model write notes, restart its context from them and carry on (starts a turn)", args="[instructions]"
+        "handover",
+        "have the model write notes, restart its context from them and carry on (starts a turn)",
+        args="[instructions]",
     )(handover_command)
