@@ -74,6 +74,14 @@ class Command:
 
 
 @dataclass
+class Unchanged:
+    """A whole file equal to the file as shown: nothing to apply (a model repeating a file, or quoting it)."""
+
+    path: str
+    raw: str = ""
+
+
+@dataclass
 class BadBlock:
     """A block that plainly meant to change a file but cannot be applied as written; ``why`` tells the model."""
 
@@ -83,7 +91,7 @@ class BadBlock:
     kind: str = "edit"  # the tool it meant: "edit" (search/replace) or "write" (a whole file)
 
 
-Segment = Prose | WholeFile | SearchReplace | Command | BadBlock
+Segment = Prose | WholeFile | SearchReplace | Command | Unchanged | BadBlock
 
 
 def lang_of(info: str) -> str:
@@ -415,8 +423,8 @@ class BlockReader:
             )
             return [BadBlock(why, raw_with_path, path, kind="write")]
         if original is not None and original == content:
-            self.blocks -= 1  # the file already reads so: nothing to do, and no reason to go on
-            return [Prose(raw_with_path + "\n")] if loose else []
+            self.blocks -= 1  # the file already reads so: nothing to do
+            return [Prose(raw_with_path + "\n")] if loose else [Unchanged(path, raw=raw_with_path)]
         return [WholeFile(path, content, raw=raw_with_path)]
 
     def _search_replace(self, path: str | None, body: list[str], raw: str) -> list[Segment]:

@@ -23,7 +23,16 @@ from typing import Any
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
 from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
 from navtui.providers.base import PARSE_ERROR_KEY, RAW_CALL_KEY, AnyMessage, ChatRequest, FileInPlay, ProviderStream
-from navtui.providers.editblocks import BadBlock, BlockReader, Command, Prose, SearchReplace, Segment, WholeFile
+from navtui.providers.editblocks import (
+    BadBlock,
+    BlockReader,
+    Command,
+    Prose,
+    SearchReplace,
+    Segment,
+    Unchanged,
+    WholeFile,
+)
 from navtui.providers.toolargs import error_arguments
 from navtui.providers.wrapped import WrappedProvider
 
@@ -259,13 +268,14 @@ class EditsProvider(WrappedProvider):
         )
         shown = {file.path: file.text for file in request.files}
         reader = BlockReader(shown)
+        acted = _has_acted(request.messages)
         calls: list[ToolCall] = []
         held: list[ProviderEvent] = []  # from the first block on, everything waits for the end of the reply
         stop: StopEvent | None = None
         async with contextlib.aclosing(self.inner.stream(inner_request)) as events:
             async for event in events:
                 if isinstance(event, TextDelta):
-                    for out in self._events(reader.feed(event.text), names, calls, shown):
+                    for out in self._events(reader.feed(event.text), names, calls, shown, acted):
                         if held or isinstance(out, ToolCallEvent):
                             held.append(out)
                         else:
@@ -278,15 +288,22 @@ class EditsProvider(WrappedProvider):
                 else:
                     yield event
         cut_off = stop is not None and stop.reason == "length"
-        for out in [*held, *self._events(reader.finish(cut_off=cut_off), names, calls, shown)]:
+        for out in [*held, *self._events(reader.finish(cut_off=cut_off), names, calls, shown, acted)]:
             yield out
         yield StopEvent(reason="tool_use" if calls else (stop.reason if stop else "stop"))
 
     def _events(
-        self, segments: list[Segment], names: set[str], calls: list[ToolCall], shown: dict[str, str | None]
+        self,
+        segments: list[Segment],
+        names: set[str],
+        calls: list[ToolCall],
+        shown: dict[str, str | None],
+        acted: bool,
     ) -> list[ProviderEvent]:
         out: list[ProviderEvent] = []
         for segment in segments:
+            if isinstance(segment, Unchanged) and acted:
+                continue  # a file repeated after the work was done: the turn may end
             call = self._call(segment, names, shown)
             if call is None:
                 if isinstance(segment, Prose):
@@ -311,6 +328,12 @@ class EditsProvider(WrappedProvider):
                     name, args = _empty_search(path, pairs, segment.raw, shown.get(path))
             case Command(command=command):
                 name, args = "shell", {"command": command}
+            case Unchanged(path=path, raw=raw):
+                why = (
+                    f"{path} already has exactly this content, so nothing changed. Copying a file out does not do "
+                    "the task: write the files the request asks for, or run a command."
+                )
+                name, args = "write", error_arguments(f"Block not applied: {why}", raw)
             case BadBlock(why=why, raw=raw, kind=kind):
                 name, args = kind, error_arguments(f"Block not applied: {why}", raw)
             case _:
@@ -321,6 +344,14 @@ class EditsProvider(WrappedProvider):
                 getattr(segment, "raw", ""),
             )
         return ToolCall(id=self.new_call_id(), name=name, arguments=args)
+
+
+def _has_acted(messages: Sequence[AnyMessage]) -> bool:
+    """Whether a block of this conversation changed a file or ran a command (a result that is no error)."""
+    return any(
+        isinstance(m, ToolResultMessage) and not m.is_error and m.tool_name in ("write", "edit", "shell")
+        for m in messages
+    )
 
 
 def _empty_search(path: str, pairs: list[tuple[str, str]], raw: str, current: str | None) -> tuple[str, dict[str, Any]]:

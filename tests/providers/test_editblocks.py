@@ -11,6 +11,7 @@ from navtui.providers.editblocks import (
     Prose,
     SearchReplace,
     Segment,
+    Unchanged,
     WholeFile,
     parse_reply,
 )
@@ -124,7 +125,9 @@ def test_a_whole_file_that_leaves_code_out_is_refused() -> None:
 
 def test_a_file_that_already_reads_so_is_no_edit() -> None:
     # A small model that repeats its file after "Replaced calc.py" must not loop: nothing to apply, the turn ends.
-    assert edits(parse_reply("calc.py\n```python\n" + CALC + "```\nDone.", FILES)) == []
+    assert edits(parse_reply("calc.py\n```python\n" + CALC + "```\nDone.", FILES)) == [
+        Unchanged("calc.py", raw="calc.py\n```python\n" + CALC + "```")
+    ]
 
 
 @pytest.mark.parametrize(

@@ -133,3 +133,23 @@ async def test_an_agent_that_cannot_edit_gets_the_text_protocol(fake_server: Fak
     events = await collect(provider(fake_server), ask(tools=(_tool("read"), _tool("advise"))))
     assert calls(events) == [("read", {"path": "calc.py"})]
     assert "<tool_call>" in fake_server.chat_requests[-1].json["messages"][0]["content"]
+
+
+async def test_a_file_copied_out_unchanged_is_said_before_any_work_and_ends_the_turn_after(
+    fake_server: FakeServer,
+) -> None:
+    # Qwen2.5-Coder 1.5B, asked to copy README.md's first line into answer.txt, first wrote README.md out as is.
+    readme = FileInPlay("README.md", "Project codeword: amber-falcon-42\n\nThis project is a demo.\n")
+    reply = "README.md\n```\nProject codeword: amber-falcon-42\n\nThis project is a demo.\n```\n"
+    fake_server.script(Text(reply))
+    ((name, args),) = calls(await collect(provider(fake_server), ask(files=(readme,))))
+    assert name == "write" and "already has exactly this content" in str(args[PARSE_ERROR_KEY])
+    done = ToolCall(id="c1", name="write", arguments={"path": "answer.txt", "content": "x\n"})
+    history = [
+        UserMessage(content="Copy it."),
+        AssistantMessage(content=[done]),
+        ToolResultMessage.of(done, "Created answer.txt: 1 lines (2 B)."),
+    ]
+    fake_server.script(Text(reply + "Done."))
+    events = await collect(provider(fake_server), ask(*history, files=(readme,)))
+    assert calls(events) == [] and text_of(events) == "Done." and events[-1] == StopEvent(reason="stop")
