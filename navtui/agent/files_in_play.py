@@ -12,7 +12,8 @@ Each is read afresh (so the model edits what is on disk now) and, shown whole, c
 cannot hold is shown as the lines that mention the prompt's names, with a few lines around them (enough for a
 search/replace block; it does not count as read, so it cannot be overwritten wholesale), or by name only. Never a protected file (``.env``, ``.git/config``) unless the user
 attached it, never a binary. The room is what the window has left after the system prompt, the history and
-a reserve for the answer: the request never outgrows the window.
+a reserve for the answer: the request never outgrows the window. Where the server counts tokens (llama.cpp's
+``/tokenize``) the chosen files are counted there, and chosen again in less room when bytes/4 undercounted them.
 """
 
 from __future__ import annotations
@@ -79,9 +80,30 @@ class FilesInPlayHooks(AgentHooks):
             return
         room = self._room(agent)
         self.files = await asyncio.to_thread(self._choose, agent, room)
-        agent.files_tokens = sum(_tokens(file) for file in self.files)
+        estimated = sum(_tokens(file) for file in self.files)
+        counted = await self._count(agent, self.files)
+        if counted is not None and counted > room and estimated:
+            # bytes/4 undercounts dense text (a 300-line config: 2,492 estimated, 5,219 real tokens): choose again
+            # as if the room were smaller by the same ratio, and count what that gives.
+            scaled = int(room * estimated / counted * 0.9)
+            self.files = await asyncio.to_thread(self._choose, agent, scaled)
+            estimated = sum(_tokens(file) for file in self.files)
+            counted = await self._count(agent, self.files)
+        agent.files_tokens = max(estimated, counted or 0)
         return
         yield  # pragma: no cover
+
+    @staticmethod
+    async def _count(agent: Agent, files: list[FileInPlay]) -> int | None:
+        """The files' size in the model's own tokens where the server can count them (llama.cpp), else None."""
+        if not files:
+            return 0
+        text = "\n".join(file.path + "\n" + (file.text if file.text is not None else file.note) for file in files)
+        try:
+            counted = await agent.provider.count_tokens(text)
+        except Exception:  # a count is a help; the estimate stands without it
+            return None
+        return counted + 12 * len(files) if counted is not None else None
 
     # ------------------------------------------------------------------ choosing
     def _room(self, agent: Agent) -> int:

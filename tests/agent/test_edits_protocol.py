@@ -184,3 +184,27 @@ async def test_a_block_without_a_path_is_the_new_file_the_prompt_names(
         assert "hello world" in shell[0].result.text
     finally:
         await rt.aclose()
+
+
+async def test_files_are_counted_by_the_servers_tokenizer_where_it_has_one(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    # bytes/4 would let this file in whole; the server's tokenizer (the fake counts 1 token per 3 characters, real
+    # dense configs run 2 characters a token) says it does not fit, so its lines that matter are shown instead.
+    fake_server.set_llamacpp(n_ctx=4096)
+    lines = [f"V{i} = {i * 7919 % 1000}\n" for i in range(850)]
+    lines[350] = "TIMEOUT = 30\n"
+    (workspace / "config.py").write_text("".join(lines), encoding="utf-8")
+    settings = {"providers": {"tool_protocol": "edits"}}
+    (navtui_home / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    options = LaunchOptions(cwd=workspace, provider="openai", base_url=fake_server.url + "/v1", model=MODEL)
+    rt = Runtime.create(options)
+    fake_server.script(Text("Done."))
+    try:
+        await run(rt, "In config.py, change TIMEOUT from 30 to 45.")
+        request = fake_server.chat_requests[0].json
+        text = user_text(request)
+        assert "too long to show whole" in text and "351: TIMEOUT = 30" in text
+        assert sum(len(str(m["content"])) for m in request["messages"]) // 3 <= 4096 - 1024  # room for the answer
+    finally:
+        await rt.aclose()
