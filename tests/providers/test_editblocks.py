@@ -183,3 +183,58 @@ def test_any_chunking_gives_the_same_segments() -> None:
             pieces.extend(reader.feed(reply[start : start + size]))
         pieces.extend(reader.finish())
         assert edits(pieces) == edits(whole) and prose(pieces) == prose(whole)
+
+
+# ---------------------------------------------------------------- real replies
+# Qwen2.5-Coder 1.5B (q4, llama-server --jinja -c 4096, temperature 0) to the protocol's first request on the
+# eval's tasks (bench/eval_tasks.py), copied as they came.
+
+REAL_CREATE_RUN = 'hello.py\n```python\nprint("hello world")\n```\n\n```bash\npython3 hello.py\n```'
+REAL_FIX_TEST = (
+    "The bug in `calc.py` is that it subtracts `a` from `b` instead of multiplying them. To fix this, change the "
+    "`add` function to `mul` and run the test again.\n\n```bash\npython3 test_calc.py\n```\n\nThe test should "
+    "pass now."
+)
+REAL_RENAME = (
+    "To rename the function `compute_total` to `sum_prices` everywhere in the project, you need to modify the "
+    "`shop/cart.py` and `shop/prices.py` files. Here's the updated content for each file:\n\n**shop/cart.py**\n"
+    "```python\nfrom shop.prices import sum_prices\n\n\ndef cart_total(items):\n    return sum_prices([price for _, "
+    "price in items])\n```\n\n**shop/prices.py**\n```python\ndef sum_prices(prices):\n    return sum(prices)\n```\n\n"
+    "After renaming the function, you can run the Python script `main.py` to see the updated output:\n\n```bash\n"
+    "python3 main.py\n```\n\nThe output should now reflect the changes in the function names."
+)
+REAL_READ_ANSWER = "README.md\n```\nProject codeword: amber-falcon-42\n\nThis project is a demo.\n```"
+
+
+def test_real_create_and_run() -> None:
+    segments = parse_reply(REAL_CREATE_RUN, {"hello.py": "", "notes.txt": "nothing here\n"})
+    assert [type(s) for s in edits(segments)] == [WholeFile, Command]
+    assert edits(segments)[0] == WholeFile("hello.py", 'print("hello world")\n', raw=edits(segments)[0].raw)  # type: ignore[union-attr]
+    assert edits(segments)[1].command == "python3 hello.py"  # type: ignore[union-attr]
+
+
+def test_real_fix_described_but_not_written_is_a_command_and_prose() -> None:
+    segments = parse_reply(REAL_FIX_TEST, FILES)
+    assert [getattr(s, "command", None) for s in edits(segments)] == ["python3 test_calc.py"]
+    assert prose(segments).startswith("The bug in `calc.py`") and prose(segments).endswith("The test should pass now.")
+
+
+def test_real_rename_in_bold_paths() -> None:
+    files: dict[str, str | None] = {
+        "main.py": "from shop.prices import compute_total\n",
+        "shop/cart.py": "from shop.prices import compute_total\n",
+        "shop/prices.py": "def compute_total(prices):\n    return sum(prices)\n",
+    }
+    cart, prices, command = edits(parse_reply(REAL_RENAME, files))
+    assert isinstance(cart, WholeFile) and cart.path == "shop/cart.py" and "sum_prices([price" in cart.content
+    assert isinstance(prices, WholeFile) and prices.content == "def sum_prices(prices):\n    return sum(prices)\n"
+    assert isinstance(command, Command) and command.command == "python3 main.py"
+
+
+def test_real_file_copied_out_unchanged() -> None:
+    files: dict[str, str | None] = {
+        "README.md": "Project codeword: amber-falcon-42\n\nThis project is a demo.\n",
+        "answer.txt": "",
+    }
+    (block,) = edits(parse_reply(REAL_READ_ANSWER, files))
+    assert isinstance(block, Unchanged) and block.path == "README.md"
