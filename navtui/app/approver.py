@@ -53,4 +53,34 @@ class UiApprover:
             response = await app.push_screen_wait(ApprovalScreen(request))
         finally:
             below.post_message(ApprovalWaiting(False))
-        return response if response is not None else ApprovalResponse(approved=False)
+        if response is None:
+            return ApprovalResponse(approved=False)
+        if response.approved and response.rule:
+            await self._save_rule(app, response.rule)
+        return response
+
+    @staticmethod
+    async def _save_rule(app: App[Any], rule: str) -> None:
+        """Keep an allowed command rule in the user's tools.allow, as Claude Code keeps its permission rules."""
+        import asyncio
+
+        from navtui.config.paths import user_settings_path
+        from navtui.core.errors import NavtuiError
+
+        def save() -> None:
+            from navtui.config.settings import read_json_object, save_user_setting
+
+            tools = read_json_object(user_settings_path()).get("tools", {})
+            allowed = list(tools.get("allow", [])) if isinstance(tools, dict) else []
+            if rule not in allowed:
+                save_user_setting("tools.allow", [*allowed, rule])
+
+        screen = getattr(app, "main_screen", None)
+        try:
+            await asyncio.to_thread(save)
+        except (NavtuiError, OSError, ValueError) as exc:
+            if screen is not None:
+                screen.notice(f"{rule} is allowed for this session; it could not be saved: {exc}", level="warning")
+            return
+        if screen is not None:
+            screen.notice(f"Allowed from now on: {rule} (tools.allow in {user_settings_path()}).")

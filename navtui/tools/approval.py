@@ -7,11 +7,18 @@ protected path (``protected``) forces a prompt outside yolo, whatever the lists 
 The agent calls ``authorize(tool, args, ctx, policy, approver, call)`` once per tool call, after the arguments
 validated and before ``tool.run``: ``None`` means run it, an ``ApprovalResponse`` means the user (or the
 policy) answered; when ``approved`` is false, ``denial_message`` is the tool error the model gets back.
+
+Command rules, as Claude Code writes them: ``shell(npm test:*)`` in ``tools.allow`` allows every shell command
+that starts with the words ``npm test``, ``shell(make lint)`` that command exactly. A rule only ever matches a
+simple command (no ``;``, ``&``, ``|``, redirection, ``$``, backquotes or newlines), so ``git status; rm -rf ~``
+is never "a git status", and a destructive command still asks. The approval modal offers the rule for the
+command's first words (``p``); the app saves it in the user's settings.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -37,6 +44,7 @@ class ApprovalRequest:
     danger: bool = False  # a destructive command or a protected path forced this prompt
     title: str | None = None  # the prompt's heading when not "Allow <tool>?"
     unsandboxed: bool = False  # asks to run a command again outside the shell sandbox
+    rule: str | None = None  # a command rule the user may allow for good: "shell(npm test:*)"
 
 
 @dataclass
@@ -45,6 +53,7 @@ class ApprovalResponse:
     always: bool = False  # allow this tool for the rest of the session
     reason: str | None = None  # the user's words on a denial, passed to the model
     by_policy: bool = False  # refused by settings (tools.deny), not by a person
+    rule: str | None = None  # the request's command rule, allowed for good (the app saves it in tools.allow)
 
 
 class Approver(Protocol):
@@ -70,8 +79,11 @@ class ApprovalPolicy:
         tools = settings.tools
         return cls(mode=settings.approval, allow=set(tools.allow), deny=set(tools.deny), prompt=set(tools.prompt))
 
-    def decide(self, tool: str, tier: Tier, danger: str | None = None, note: str | None = None) -> Decision:
-        """The verdict for one call; ``note`` is the tool's own reason for a closer look (shown when asking)."""
+    def decide(
+        self, tool: str, tier: Tier, danger: str | None = None, note: str | None = None, command: str | None = None
+    ) -> Decision:
+        """The verdict for one call; ``note`` is the tool's own reason for a closer look (shown when asking);
+        ``command``: a shell call's command, for the command rules."""
         if listed(tool, self.deny):
             return Decision("deny", f"{tool} is denied by the tools.deny setting")
         if danger and self.mode != "yolo":
@@ -81,6 +93,8 @@ class ApprovalPolicy:
         if listed(tool, self.prompt):
             return Decision("ask", note or f"{tool} is listed in tools.prompt")
         if listed(tool, self.allow) or tool in self.session_allow:
+            return Decision("allow")
+        if command is not None and rule_allows(self.allow | self.session_allow, tool, command):
             return Decision("allow")
         if tier == "exec":
             return Decision("ask", note or "runs a command")
@@ -92,6 +106,42 @@ class ApprovalPolicy:
 def listed(tool: str, names: set[str]) -> bool:
     """``tool`` is named in a tools.allow/deny/prompt list, exactly or by a glob (``mcp__github__*``)."""
     return tool in names or any("*" in name and fnmatch.fnmatchcase(tool, name) for name in names)
+
+
+_RULE = re.compile(r"^(?P<tool>[\w-]+)\((?P<words>[^()]+?)(?P<any>:\*)?\)$")
+_NOT_SIMPLE = re.compile(r"[;&|<>$`\n\\(){}]")
+_WORD = re.compile(r"^[A-Za-z0-9][\w.+-]*$")
+
+
+def _simple(command: str) -> bool:
+    return bool(command.strip()) and _NOT_SIMPLE.search(command) is None
+
+
+def rule_allows(rules: set[str], tool: str, command: str) -> bool:
+    """A rule ``tool(words:*)`` or ``tool(command)`` in ``rules`` allows this simple ``command``."""
+    if not _simple(command):
+        return False
+    words = command.split()
+    for rule in rules:
+        found = _RULE.match(rule)
+        if found is None or found["tool"] != tool:
+            continue
+        wanted = found["words"].split()
+        if words == wanted or (found["any"] and words[: len(wanted)] == wanted):
+            return True
+    return False
+
+
+def command_rule(tool: str, command: str) -> str | None:
+    """The rule to offer for ``command``: its program and, when it has one, its sub-command (``git status``,
+    ``npm test``, ``pytest``). None for a command no rule may cover (see ``rule_allows``)."""
+    if not _simple(command):
+        return None
+    words = command.split()
+    if not _WORD.match(words[0]):
+        return None
+    prefix = words[:2] if len(words) > 1 and _WORD.match(words[1]) and "/" not in words[1] else words[:1]
+    return f"{tool}({' '.join(prefix)}:*)"
 
 
 def allow_hint(tool: str) -> str:
@@ -171,7 +221,9 @@ async def authorize(
     tier = tool.tier_for(args, ctx)
     danger = forced_reason(tool, args, ctx)
     note = tool.approval_reason(args, ctx)
-    decision = policy.decide(tool.name, tier, danger, note)
+    command = getattr(args, "command", None) if tier == "exec" else None
+    command = command if isinstance(command, str) else None
+    decision = policy.decide(tool.name, tier, danger, note, command)
     if decision.verdict == "allow":
         return None
     if decision.verdict == "deny":
@@ -188,10 +240,13 @@ async def authorize(
         preview=preview,
         call_id=getattr(call, "id", "") or "",
         danger=danger is not None,
+        rule=command_rule(tool.name, command) if command is not None and danger is None else None,
     )
     response = await approver.request(request)
     if response.approved and response.always:
         policy.session_allow.add(tool.name)
+    if response.approved and response.rule and response.rule == request.rule:
+        policy.session_allow.add(response.rule)
     return response
 
 

@@ -51,6 +51,7 @@ class ApprovalScreen(AnswerModal[ApprovalResponse]):
     BINDINGS = [
         Binding("y", "allow(False)", "Allow once", show=False),
         Binding("a", "allow(True)", "Allow always", show=False),
+        Binding("p", "allow_rule", "Allow this command's rule", show=False),
         Binding("n", "ask_reason", "Deny", show=False),
         Binding("escape", "deny", "Deny", show=False),
     ]
@@ -66,6 +67,8 @@ class ApprovalScreen(AnswerModal[ApprovalResponse]):
             title = request.title or f"Allow {display_safe(request.tool)}?"
             box.border_title = Text(title)  # Text: a title string is markup
             box.border_subtitle = "y once · a always (this session) · n deny · esc deny"
+            if request.rule:
+                box.border_subtitle = f"y once · a always · p {display_safe(request.rule)} (saved) · n deny"
             # Everything below quotes the model's arguments: plain text, controls made visible.
             yield Static(Text(display_safe(request.reason or "needs your approval")), id="approval-reason")
             yield Static(Text(display_safe(request.summary)), id="approval-summary")
@@ -86,6 +89,11 @@ class ApprovalScreen(AnswerModal[ApprovalResponse]):
     def action_allow(self, always: bool) -> None:
         if not self._too_soon():
             self.dismiss(ApprovalResponse(approved=True, always=always))
+
+    def action_allow_rule(self) -> None:
+        """p: allow every command the offered rule covers, from now on (the app saves it in tools.allow)."""
+        if self.request.rule and not self._too_soon():
+            self.dismiss(ApprovalResponse(approved=True, rule=self.request.rule))
 
     def action_ask_reason(self) -> None:
         """n: deny, after an optional reason for the model (Enter or Esc sends it)."""
