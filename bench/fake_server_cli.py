@@ -10,7 +10,10 @@ background job (``sleep``) to try ``kill -9`` on navtui with. ``--scenario fault
 the model or the server misbehaves, one prompt each: an answer that breaks off (asked again), a model silent for
 8 s (the status line counts), a model calling a tool that does not exist (the run stops after 3), a tool call
 the server could not parse (HTTP 500, asked again then handed to the model). ``--scenario edits`` answers in
-the edit-block protocol (``providers.tool_protocol: edits``): a whole ``demo.py`` and a ``bash`` block. ``--cold 5`` starts the model out of memory
+the edit-block protocol (``providers.tool_protocol: edits``): a whole ``demo.py`` and a ``bash`` block.
+``--scenario checkpoints``: two turns that change files by shell (an edit, a new folder, a mode bit, a
+rename) to try ``/undo``, Esc Esc and ``/branch`` with (start navtui where ``demo.py`` exists, ``--approval
+yolo``). ``--cold 5`` starts the model out of memory
 (loading it takes 5 s); ``/models pull smollm2:135m`` downloads a model with progress. Ctrl+C stops the server.
 """
 
@@ -81,7 +84,27 @@ def edits_script(server: FakeServer, rate: float) -> None:
         "    return a + b\n\n\nprint(add(2, 3))\n```\n\nRun it:\n\n```bash\npython3 demo.py\n```\n"
     )
     server.script(*(Text(chunk, delay=1 / rate) for chunk in split_text(reply, 4)), Usage(input=420, output=60))
-    server.script(Text("Fixed: `add` now returns `a + b`, and `python3 demo.py` prints 5."), Usage(input=520, output=20))
+    server.script(
+        Text("Fixed: `add` now returns `a + b`, and `python3 demo.py` prints 5."), Usage(input=520, output=20)
+    )
+
+
+def checkpoints_script(server: FakeServer) -> None:
+    """Turns that change files, to try /undo, Esc Esc and /branch with: run navtui where demo.py exists."""
+    server.script(
+        Text("Fixing add and adding a test."),
+        ToolCall(
+            "shell",
+            {
+                "command": "sed -i 's/a - b/a + b/' demo.py && mkdir -p tests/unit && "
+                "printf 'from demo import add\\nassert add(2, 3) == 5\\n' > tests/unit/test_demo.py && "
+                "printf '#!/bin/sh\\npython3 -m pytest -q\\n' > check.sh && chmod +x check.sh"
+            },
+        ),
+    )
+    server.script(Text("Done: `add` adds, and `check.sh` runs the test."))
+    server.script(Text("Renaming the module."), ToolCall("shell", {"command": "mv demo.py calc.py"}))
+    server.script(Text("`demo.py` is now `calc.py`."))
 
 
 def main() -> None:
@@ -89,7 +112,9 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=3000, help="length of the long answer (4-char tokens)")
     parser.add_argument("--rate", type=float, default=300, help="tokens per second")
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--scenario", choices=["default", "sandbox", "faults", "edits"], default="default")
+    parser.add_argument(
+        "--scenario", choices=["default", "sandbox", "faults", "edits", "checkpoints"], default="default"
+    )
     parser.add_argument(
         "--cold", type=float, metavar="SECONDS", help="the model starts out of memory; loading takes this long"
     )
@@ -105,6 +130,8 @@ def main() -> None:
         faults_script(server)
     elif args.scenario == "edits":
         edits_script(server, args.rate)
+    elif args.scenario == "checkpoints":
+        checkpoints_script(server)
     else:
         script(server, args.tokens, args.rate)
     print(server.url, flush=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 SUBCOMMANDS = {
     "sessions": ("navtui.session.cli", "sessions_main", "list recent sessions for this directory"),
     "export": ("navtui.session.cli", "export_main", "export a session as HTML or Markdown"),
+    "undo": ("navtui.checkpoints.cli", "undo_main", "put back the files the latest turn changed"),
     "themes": ("navtui.themes.cli", "themes_main", "list or validate themes"),
     "index": ("navtui.index.cli", "index_main", "build the repository index (.navtui/index.sqlite)"),
     "search": ("navtui.index.cli", "search_main", "search the repository index"),

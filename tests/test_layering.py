@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "navtui"
-HEADLESS_PACKAGES = ("agent", "providers", "tools", "session", "index", "config", "core", "mcp")
+HEADLESS_PACKAGES = ("agent", "providers", "tools", "session", "index", "config", "core", "mcp", "checkpoints")
 
 
 def _imported_modules(path: Path) -> set[str]:

@@ -29,7 +29,7 @@ from navtui.config.context_files import context_file_warnings
 from navtui.config.launch import LaunchOptions
 from navtui.config.settings import Settings, load_settings
 from navtui.core.errors import NavtuiError
-from navtui.core.events import Notice
+from navtui.core.events import Notice, TurnFinished
 from navtui.core.messages import AssistantMessage, Usage, UserMessage
 from navtui.providers.base import AnyMessage, ListedModel, ModelInfo, Provider, PullProgress
 from navtui.tools.approval import ApprovalMode, ApprovalPolicy, Approver, DenyingApprover
@@ -37,6 +37,7 @@ from navtui.tools.base import ToolContext, ToolRegistry
 
 if TYPE_CHECKING:
     from navtui.agent.advisor import Advisor
+    from navtui.agent.checkpointing import TurnCheckpoints
     from navtui.agent.hooks import CompositeHooks
     from navtui.agent.resume import ModelChoice
     from navtui.agent.status import ContextUsage, StatusInfo
@@ -79,6 +80,7 @@ class Runtime:
         # One policy object: /approval changes what the agent enforces and what the tools see.
         self.policy = ApprovalPolicy.from_settings(settings)
         self.ctx = self._build_context()
+        self.checkpoints = self._build_checkpoints()  # before the agent: its hooks hold tools for the first walk
         self.agent = self._build_agent()
         if settings.advisor.enabled and settings.model_roles.get("advisor"):
             self.start_advisor(seed=True)
@@ -96,6 +98,8 @@ class Runtime:
         runtime = cls(options, loaded.settings, warnings, approver)
         if runtime.ctx.sandbox is not None and runtime.ctx.sandbox.warning:
             runtime.warnings.append(runtime.ctx.sandbox.warning)
+        if runtime.checkpoints is not None:
+            runtime.checkpoints.warm_up()
         return runtime
 
     def _build_tools(self) -> ToolRegistry:
@@ -114,6 +118,13 @@ class Runtime:
         from navtui.tools.registry import make_context
 
         return make_context(self.cwd, self.settings, self._artifacts_dir(), policy=self.policy, approver=self.approver)
+
+    def _build_checkpoints(self) -> TurnCheckpoints | None:
+        if self.session is None or not self.settings.checkpoints.enabled:
+            return None
+        from navtui.agent.checkpointing import TurnCheckpoints
+
+        return TurnCheckpoints(self.cwd, self.settings.checkpoints)
 
     def _artifacts_dir(self) -> Path:
         from navtui.config.paths import navtui_home
@@ -163,7 +174,8 @@ class Runtime:
 
         agent = self.settings.agent
         check = CheckHooks(self.cwd, agent.check_command, agent.check_rounds)
-        return CompositeHooks([context, files, AdvisorHooks(lambda: self.advisor), IndexHooks(self.cwd), check])
+        parts = [context, files, AdvisorHooks(lambda: self.advisor), IndexHooks(self.cwd), check]
+        return CompositeHooks([*parts, self.checkpoints] if self.checkpoints is not None else parts)
 
     def _rebuild_agent(self, messages: list[AnyMessage] | None) -> None:
         usage = self.agent.usage_total
@@ -253,7 +265,14 @@ class Runtime:
             injected = await self._index_context(words or prompt)
             if injected is not None:
                 yield injected
+        checkpoints, session = self.checkpoints, self.session
+        if checkpoints is not None and session is not None:
+            await checkpoints.record_before_run(session)
         async for event in self.agent.run(prompt):
+            if checkpoints is not None and session is not None and isinstance(event, TurnFinished):
+                event, notices = await checkpoints.after_turn(session, event)
+                for notice in notices:
+                    yield notice
             yield event
             for said in self.advisors.take_events():
                 yield said
@@ -261,6 +280,9 @@ class Runtime:
         while said_last := self.advisors.take_events():
             for said in said_last:
                 yield said
+        if checkpoints is not None:
+            for notice in await checkpoints.after_run():
+                yield notice
 
     async def _index_context(self, prompt: str) -> AgentEvent | None:
         """The first prompt of a session: the repository index's best chunks join the context first."""
@@ -491,4 +513,6 @@ class Runtime:
             result = kill_all()
             if hasattr(result, "__await__"):
                 await result
+        if self.checkpoints is not None:
+            await asyncio.to_thread(self.checkpoints.close)
         self.sessions.sync()

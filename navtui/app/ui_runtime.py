@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from navtui.agent.advisor import Advisor
+    from navtui.agent.checkpointing import TurnCheckpoints
     from navtui.agent.loop import Agent
     from navtui.agent.model_control import ProviderStatus
     from navtui.agent.status import ContextUsage, StatusInfo
@@ -50,6 +51,7 @@ class UiRuntime(Protocol):
     warnings: list[str]
     background_listener: Callable[[AgentEvent], None] | None
     mcp: McpManager | None  # None when no MCP server is configured
+    checkpoints: TurnCheckpoints | None  # None without a session file or with checkpoints.enabled off
 
     @property
     def session(self) -> SessionManager | None: ...

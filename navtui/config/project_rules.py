@@ -106,6 +106,9 @@ PROJECT_RULES: dict[str, Rule] = {
     "index.inject": Free(),
     "index.embed_model": Free(),
     "index.max_file_bytes": Free(),
+    "checkpoints.enabled": Stricter((False, True)),  # a project may ask for checkpoints, never turn them off
+    "checkpoints.max_file_kb": UserOnly("decide what /undo can put back"),
+    "checkpoints.max_files": UserOnly("decide what /undo can put back"),
     "mcp.startup_timeout": Free(),
     "mcp.call_timeout": Free(),
     # A repository's own servers are in its .mcp.json, behind the user's approval (navtui/mcp/trust.py).

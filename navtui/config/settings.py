@@ -95,6 +95,12 @@ class IndexSettings(_Section):
     max_file_bytes: int = Field(1_000_000, ge=1024, description="Larger files are left out of the index")
 
 
+class CheckpointSettings(_Section):
+    enabled: bool = Field(True, description="Snapshot the workspace after every turn that changed it (/undo)")
+    max_file_kb: int = Field(2048, ge=1, description="Larger files are left out of checkpoints (and said so)")
+    max_files: int = Field(50_000, ge=1, description="Checkpoints are off in a directory with more files")
+
+
 class McpToolFilter(_Section):
     allow: list[str] | None = Field(None, description="Offer only these tools of the server (globs on its names)")
     deny: list[str] = Field(default_factory=list, description="Never offer these tools of the server (globs)")
@@ -140,6 +146,7 @@ class Settings(BaseModel):
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     advisor: AdvisorSettings = Field(default_factory=AdvisorSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     ui: UISettings = Field(default_factory=UISettings)

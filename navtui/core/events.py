@@ -111,6 +111,7 @@ class TurnFinished(_Event):
     turn: int
     stop_reason: StopReason
     message: AssistantMessage
+    checkpoint: str | None = None  # the session entry of the workspace checkpoint this turn made, if any
 
 
 class RunFinished(_Event):

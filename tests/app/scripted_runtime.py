@@ -59,6 +59,7 @@ class ScriptedRuntime:
     background_listener: Any = None
     model_info: Any = None
     mcp: Any = None
+    checkpoints: Any = None
 
     @property
     def advisor_on(self) -> bool:

@@ -76,3 +76,48 @@ def test_omp_opens_a_navtui_session(tmp_path: Path) -> None:
     assert seen["roles"] == ["user", "assistant", "toolResult", "assistant", "custom"]
     assert seen["models"] == {"default": "anthropic/claude-sonnet-4-5"}
     assert seen["thinkingLevel"] == "high" and seen["cost"] == 0 and seen["totalTokens"] == 50
+
+
+def session_with_checkpoints(directory: Path) -> Path:
+    """A navtui session whose turns changed files: checkpoint entries, and /undo's note to the model."""
+    from navtui.checkpoints.service import Checkpointer
+
+    workspace = directory / "work"
+    workspace.mkdir()
+    (workspace / "a.py").write_text("x = 1\n")
+    session = SessionManager.create(workspace, root=directory / "sessions")
+    checkpoints = Checkpointer(workspace)
+    session.append_message(user("Change a.py"))
+    checkpoints.record_base(session)
+    call = ToolCall(id="call_1", name="write", arguments={"path": "a.py", "content": "x = 2\n"})
+    session.append_message(AssistantMessage(content=[call], provider="ollama", model="qwen3:4b"))
+    (workspace / "a.py").write_text("x = 2\n")
+    session.append_message(ToolResultMessage.of(call, "wrote a.py"))
+    checkpoints.record_turn(session)
+    answer = [TextBlock(text="a.py sets x to 2.")]
+    session.append_message(AssistantMessage(content=answer, provider="ollama", model="qwen3:4b"))
+    proposal = checkpoints.propose_undo(session.get_branch())
+    assert proposal is not None
+    checkpoints.apply(session, proposal)  # an undo entry and a note for the model
+    checkpoints.close()
+    session.sync()
+    return session.path
+
+
+@pytest.mark.skipif(not os.environ.get("NAVTUI_PI_DIR") or not shutil.which("node"), reason="pi not installed")
+def test_pi_opens_a_session_with_checkpoints(tmp_path: Path) -> None:
+    seen = run_check(
+        os.environ["NAVTUI_PI_DIR"], "pi_check.mjs", ["node"], session_with_checkpoints(tmp_path), tmp_path
+    )
+    assert seen["problems"] == [] and seen["entries"] == 8  # 4 messages, 3 checkpoints, 1 note
+    assert seen["roles"] == ["user", "assistant", "toolResult", "assistant", "custom"]  # checkpoints: not there
+    assert seen["llmRoles"] == ["user", "assistant", "toolResult", "assistant", "user"]
+
+
+@pytest.mark.skipif(not os.environ.get("NAVTUI_OMP_DIR") or not shutil.which("bun"), reason="omp not installed")
+def test_omp_opens_a_session_with_checkpoints(tmp_path: Path) -> None:
+    seen = run_check(
+        os.environ["NAVTUI_OMP_DIR"], "omp_check.ts", ["bun"], session_with_checkpoints(tmp_path), tmp_path
+    )
+    assert seen["problems"] == [] and seen["entries"] == 8
+    assert seen["roles"] == ["user", "assistant", "toolResult", "assistant", "custom"]

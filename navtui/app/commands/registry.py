@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "navtui.app.commands.builtin",
     "navtui.app.commands.models",
     "navtui.app.commands.tree",
+    "navtui.app.commands.checkpoints",
     "navtui.app.commands.theme",
     "navtui.app.commands.compaction",
     "navtui.app.commands.advisor",

@@ -10,6 +10,7 @@ import asyncio
 from pathlib import Path
 
 from navtui.app.commands import CommandContext, CommandRegistry
+from navtui.app.commands.checkpoints import ask_about_code, restore_code
 from navtui.app.screens.branch_summary import BranchSummaryScreen, SummaryChoice, SummaryProgressScreen
 from navtui.app.screens.sessions import SessionPickerScreen
 from navtui.app.screens.tree import TreeScreen
@@ -69,6 +70,17 @@ async def navigate_flow(ctx: CommandContext, entry_id: str) -> None:
     if plan.is_noop:
         ctx.notice("That is where the session already is.")
         return
+    session = _session(ctx)
+    target = session.get_branch(plan.new_leaf_id) if plan.new_leaf_id is not None else []
+    code = await ask_about_code(ctx, session.get_branch(), target)
+    if code is None:  # Esc: back to the tree, on the same entry
+        open_tree(ctx, select=entry_id)
+        return
+    if isinstance(code, tuple) and code[1].choice == "code":  # the files go back, the conversation stays
+        await restore_code(ctx, *code)
+        ctx.reload_transcript()
+        ctx.refresh_status()
+        return
     choice = SummaryChoice(False)
     setting = runtime.settings.ui.branch_summary
     if plan.can_summarize and setting == "always":
@@ -106,6 +118,8 @@ async def navigate_flow(ctx: CommandContext, entry_id: str) -> None:
     ctx.reload_transcript()
     if result.prefill is not None:
         ctx.set_prompt(result.prefill)
+    if isinstance(code, tuple):  # after the transcript shows the new path: its notices stay visible
+        await restore_code(ctx, *code)
     ctx.refresh_status()
     if result.summary_id is not None:
         ctx.notice("Moved in the tree; the summary of the branch you left is in the context.")
@@ -121,22 +135,35 @@ def open_branch(ctx: CommandContext) -> None:
     """Pick a user message; a new session file holds the path before it and becomes current."""
 
     def chosen(entry_id: str | None) -> None:
-        if not entry_id:
-            return
-        try:
-            result = branch(ctx.runtime, entry_id)
-        except NavtuiError as exc:
-            ctx.error(exc.message, exc.hint)
-            return
-        ctx.reload_transcript()
-        ctx.set_prompt(result.prefill)
-        ctx.refresh_status()
-        ctx.notice(
-            f"Branched into a new session, “{result.session.name}” ({result.path.name}); "
-            "the earlier one is unchanged (/resume)."
-        )
+        if entry_id:
+            ctx.app.run_worker(branch_flow(ctx, entry_id), group="tree-branch", exclusive=True)
 
     ctx.app.push_screen(TreeScreen(_session(ctx), mode="branch"), callback=chosen)
+
+
+async def branch_flow(ctx: CommandContext, entry_id: str) -> None:
+    """Ask whether the new session starts with that point's code (when the files changed since), then branch."""
+    session = _session(ctx)
+    entry = session.get_entry(entry_id)
+    parent = entry.parent_id if entry is not None else None
+    target = session.get_branch(parent) if parent is not None and session.get_entry(parent) else []
+    code = await ask_about_code(ctx, session.get_branch(), target, branch=True)
+    if code is None:
+        return
+    try:
+        result = branch(ctx.runtime, entry_id)
+    except NavtuiError as exc:
+        ctx.error(exc.message, exc.hint)
+        return
+    ctx.reload_transcript()
+    ctx.set_prompt(result.prefill)
+    if isinstance(code, tuple):
+        await restore_code(ctx, *code)
+    ctx.refresh_status()
+    ctx.notice(
+        f"Branched into a new session, “{result.session.name}” ({result.path.name}); "
+        "the earlier one is unchanged (/resume)."
+    )
 
 
 # ---------------------------------------------------------------------- /resume

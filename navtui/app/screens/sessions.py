@@ -8,6 +8,7 @@ files must not freeze the screen.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from rich.text import Text
@@ -278,6 +279,18 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         self.sessions = [s for s in self.sessions if s.path != summary.path]
         self._fill()
         self.notify(display_safe(f"Deleted {summary.path.name}"), markup=False)
+        if summary.cwd:  # its workspace checkpoints go with it
+            self.run_worker(partial(_prune_checkpoints, Path(summary.cwd)), thread=True, group="prune")
+
+
+def _prune_checkpoints(workspace: Path) -> None:
+    from navtui.checkpoints.service import prune_workspace
+    from navtui.core.errors import NavtuiError
+
+    try:
+        prune_workspace(workspace)
+    except (NavtuiError, OSError):
+        pass  # the next start prunes again
 
 
 def _search_text(summary: SessionSummary) -> str:

@@ -1,0 +1,127 @@
+"""/undo, and the question the tree and /branch ask when the files changed since the point chosen.
+
+The walks and writes run in a thread (``navtui.checkpoints.service.Checkpointer``); the screens in
+``app/screens/restore.py`` only collect the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from navtui.app.commands import CommandContext, CommandRegistry
+from navtui.app.screens.restore import RestoreAnswer, RestoreCodeScreen, UndoScreen
+from navtui.checkpoints.present import file_lines, plan_diff
+from navtui.checkpoints.restore import RestoreResult
+from navtui.checkpoints.service import NOTHING_TO_UNDO, Checkpointer, Proposal
+from navtui.core.display import display_safe
+from navtui.core.errors import NavtuiError
+from navtui.session.entries import Entry
+
+
+def checkpointer(ctx: CommandContext) -> Checkpointer | None:
+    checkpoints = ctx.runtime.checkpoints
+    return checkpoints.checkpointer if checkpoints is not None else None
+
+
+# ---------------------------------------------------------------------- /undo
+async def undo_command(ctx: CommandContext, args: str) -> None:
+    runtime = ctx.runtime
+    if runtime.running:
+        ctx.notice("The agent is working; press Esc to stop it before you undo.", level="warning")
+        return
+    if runtime.session is None:
+        ctx.notice("This run keeps no session file, so it keeps no checkpoints: nothing to undo.", level="warning")
+        return
+    files = checkpointer(ctx)
+    if files is None:
+        ctx.notice("Checkpoints are off (checkpoints.enabled in settings): nothing to undo.", level="warning")
+        return
+    ctx.app.run_worker(undo_flow(ctx, files), group="undo", exclusive=True)
+
+
+async def undo_flow(ctx: CommandContext, files: Checkpointer) -> None:
+    session = ctx.runtime.session
+    if session is None:
+        return
+    try:
+        proposal = await asyncio.to_thread(files.propose_undo, session.get_branch())
+        diff = await asyncio.to_thread(plan_diff, files.store, proposal.plan) if proposal is not None else ""
+    except NavtuiError as exc:
+        ctx.error(exc.message, exc.hint)
+        return
+    for notice in files.take_notices():
+        ctx.notice(notice, level="warning")
+    if proposal is None:
+        ctx.notice(f"{NOTHING_TO_UNDO}.")
+        return
+    answer = await ctx.app.push_screen_wait(UndoScreen(file_lines(proposal.plan), diff))
+    if answer is None:
+        ctx.notice("Undo cancelled; no file was changed.")
+        return
+    await _apply(ctx, files, proposal, answer)
+
+
+async def _apply(ctx: CommandContext, files: Checkpointer, proposal: Proposal, answer: RestoreAnswer) -> bool:
+    """Put the files back; say what happened. False when nothing could be done."""
+    runtime = ctx.runtime
+    overwrite = {c.path for c in proposal.plan.conflicts} if answer.overwrite else set()
+    tell_model = answer.choice in ("undo", "code")  # "both": the conversation goes back with the files
+    try:
+        restored = await asyncio.to_thread(files.restore, proposal, overwrite)
+        if runtime.session is not None:
+            files.record_restore(runtime.session, proposal, restored, tell_model=tell_model)
+    except NavtuiError as exc:
+        ctx.error(exc.message, exc.hint)
+        return False
+    result = restored.result
+    if tell_model:
+        runtime.reload_from_session()  # the note about the files joins the model's context
+    _report(ctx, result)
+    return True
+
+
+def _report(ctx: CommandContext, result: RestoreResult) -> None:
+    if result.restored:
+        shown = ", ".join(result.restored[:6]) + (
+            f" and {len(result.restored) - 6} more" if len(result.restored) > 6 else ""
+        )
+        ctx.notice(display_safe(f"Put back {len(result.restored)} file(s): {shown}."))
+    if result.kept:
+        ctx.notice(display_safe(f"Kept as you changed them: {', '.join(result.kept)}."), level="warning")
+    for path, why in result.failed:
+        ctx.notice(display_safe(f"Could not put back {path}: {why}"), level="error")
+
+
+# ---------------------------------------------------------------------- the tree and /branch
+async def ask_about_code(
+    ctx: CommandContext, current: list[Entry], target: list[Entry], *, branch: bool = False
+) -> tuple[Proposal, RestoreAnswer] | RestoreAnswer | None:
+    """When the files differ from the code of the point at the end of ``target``: ask what to take.
+
+    Returns (proposal, answer) to restore, a bare answer when there is nothing to restore (conversation only,
+    or no code recorded there: ``RestoreAnswer("conversation")``), ``None`` when the user went back (Esc).
+    """
+    files = checkpointer(ctx)
+    if files is None:
+        return RestoreAnswer("conversation")
+    try:
+        proposal = await asyncio.to_thread(files.propose_restore, current, target)
+        diff = await asyncio.to_thread(plan_diff, files.store, proposal.plan) if proposal is not None else ""
+    except NavtuiError as exc:
+        ctx.error(exc.message, exc.hint)
+        return RestoreAnswer("conversation")
+    if proposal is None:
+        return RestoreAnswer("conversation")
+    answer = await ctx.app.push_screen_wait(RestoreCodeScreen(file_lines(proposal.plan), diff, branch=branch))
+    if answer is None:
+        return None
+    return (proposal, answer) if answer.choice in ("both", "code") else answer
+
+
+async def restore_code(ctx: CommandContext, proposal: Proposal, answer: RestoreAnswer) -> bool:
+    files = checkpointer(ctx)
+    return files is not None and await _apply(ctx, files, proposal, answer)
+
+
+def register(registry: CommandRegistry) -> None:
+    registry.command("undo", "put back the files the last turn changed (again: the turn before)")(undo_command)

@@ -1,0 +1,134 @@
+"""/undo and the tree's code question in the full app: files written by the real agent loop and tools against the
+fake Ollama server, then put back with the keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from navtui.app.screens.main import MainScreen
+from navtui.app.screens.restore import RestoreCodeScreen, UndoScreen
+from navtui.app.screens.tree import TreeScreen
+from navtui.checkpoints.history import checkpoint_of
+from navtui.widgets.items import NoticeItem
+from navtui.widgets.transcript import Transcript
+from tests.app.test_tree_pilot import make_app, screen_is, send, wait_for
+from tests.fakes import Text, ToolCall
+
+SIZE = (100, 32)
+ORIGINAL = "def add(a, b):\n    return a + b\n"
+
+
+def grace(screen: Any) -> None:
+    screen._opened -= 1  # the modal ignores keys for its first 0.3 s; the test does not wait for that
+
+
+async def write_turn(app: Any, pilot: Any, fake_server: Any, workspace: Path) -> None:
+    fake_server.script(ToolCall("shell", {"command": "printf 'def add(a, b):\\n    return 0\\n' > calc.py"}))
+    fake_server.script(ToolCall("write", {"path": "tests/test_calc.py", "content": "assert True\n"}))
+    fake_server.script(Text("changed it"))
+    await send(app, pilot, "break add")
+
+
+def transcript_text(app: Any) -> str:
+    items = app.screen.query_one(Transcript).items
+    return "\n".join(item.text for item in items if isinstance(item, NoticeItem))
+
+
+async def test_undo_shows_the_files_and_y_puts_them_back(fake_server: Any, workspace: Path) -> None:
+    (workspace / "calc.py").write_text(ORIGINAL)
+    app = make_app(fake_server, workspace)
+    app.runtime.set_approval("yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await write_turn(app, pilot, fake_server, workspace)
+        await send(app, pilot, "/undo")
+        await wait_for(pilot, lambda: isinstance(app.screen, UndoScreen), "the undo dialog")
+        dialog = app.screen
+        assert [(line.what, line.path) for line in dialog.lines] == [("created", "tests/test_calc.py")]
+        grace(dialog)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: dialog.showing_diff, "the diff")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen) and not (workspace / "tests").exists())
+        await send(app, pilot, "/undo")  # again: the turn before
+        await wait_for(pilot, lambda: isinstance(app.screen, UndoScreen), "the second undo dialog")
+        assert [(line.what, line.path) for line in app.screen.lines] == [("changed", "calc.py")]
+        grace(app.screen)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: (workspace / "calc.py").read_text() == ORIGINAL, "calc.py restored")
+        await send(app, pilot, "/undo")
+        await wait_for(pilot, lambda: "Nothing to undo" in transcript_text(app), "nothing to undo")
+        notes = [e for e in app.runtime.session.entries if getattr(e, "custom_type", "") == "navtui-files-restored"]
+        assert len(notes) == 2  # the model is told its files went back
+        assert "calc.py" in app.runtime.agent.messages[-1].text
+
+
+async def test_a_hand_edit_is_marked_and_kept(fake_server: Any, workspace: Path) -> None:
+    (workspace / "calc.py").write_text(ORIGINAL)
+    app = make_app(fake_server, workspace)
+    app.runtime.set_approval("yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        fake_server.script(ToolCall("shell", {"command": "echo agent > calc.py && echo agent > notes.txt"}))
+        fake_server.script(Text("done"))
+        await send(app, pilot, "change both")
+        (workspace / "calc.py").write_text("mine\n")
+        await send(app, pilot, "/undo")
+        await wait_for(pilot, lambda: isinstance(app.screen, UndoScreen), "the undo dialog")
+        assert app.screen.conflicts == ["calc.py"]
+        grace(app.screen)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not (workspace / "notes.txt").exists(), "notes.txt removed")
+        assert (workspace / "calc.py").read_text() == "mine\n"
+        await wait_for(pilot, lambda: "Kept as you changed them: calc.py" in transcript_text(app), "the notice")
+
+
+async def test_going_back_in_the_tree_offers_the_code_too(fake_server: Any, workspace: Path) -> None:
+    (workspace / "calc.py").write_text(ORIGINAL)
+    app = make_app(fake_server, workspace, branch_summary="never")
+    app.runtime.set_approval("yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await write_turn(app, pilot, fake_server, workspace)
+        await pilot.press("escape", "escape")
+        await screen_is(app, pilot, TreeScreen)
+        await pilot.press("home", "enter")  # the first prompt: back to before it
+        await wait_for(pilot, lambda: isinstance(app.screen, RestoreCodeScreen), "the code question")
+        assert sorted(line.path for line in app.screen.lines) == ["calc.py", "tests/test_calc.py"]
+        await pilot.press("enter")  # conversation and code (the default)
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen) and not (workspace / "tests").exists())
+        await wait_for(pilot, lambda: (workspace / "calc.py").read_text() == ORIGINAL, "calc.py restored")
+        session = app.runtime.session
+        assert [e.type for e in session.get_branch()] == ["model_change", "custom"]  # before the first prompt
+        assert checkpoint_of(session.get_branch()[-1]).kind == "base"  # type: ignore[union-attr]
+
+
+async def test_code_only_keeps_the_conversation(fake_server: Any, workspace: Path) -> None:
+    (workspace / "calc.py").write_text(ORIGINAL)
+    app = make_app(fake_server, workspace, branch_summary="never")
+    app.runtime.set_approval("yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await write_turn(app, pilot, fake_server, workspace)
+        leaf_before = app.runtime.session.leaf_id
+        await pilot.press("escape", "escape")
+        await screen_is(app, pilot, TreeScreen)
+        await pilot.press("home", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RestoreCodeScreen), "the code question")
+        await pilot.press("down", "down", "enter")  # code only
+        await wait_for(pilot, lambda: (workspace / "calc.py").read_text() == ORIGINAL, "calc.py restored")
+        session = app.runtime.session
+        path_ids = [e.id for e in session.get_branch()]
+        assert leaf_before in path_ids  # the conversation stayed; the restore is recorded after it
+        assert checkpoint_of(session.get_branch()[-2]).kind == "restore"  # type: ignore[union-attr]
+
+
+async def test_a_pi_session_has_nothing_to_undo(fake_server: Any, workspace: Path) -> None:
+    from navtui.agent.runtime import LaunchOptions, Runtime
+    from navtui.app.app import NavtuiApp
+
+    pi_file = workspace.parent / "pi-session.jsonl"
+    pi_file.write_bytes((Path(__file__).parents[1] / "session" / "fixtures" / "pi-v3.jsonl").read_bytes())
+    options = LaunchOptions(cwd=workspace, provider="ollama", base_url=fake_server.url, resume=str(pi_file))
+    app = NavtuiApp(Runtime.create(options), animate=False, check_provider=False, watch_themes=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "/undo")
+        await wait_for(pilot, lambda: "Nothing to undo" in transcript_text(app), "nothing to undo")
+        assert not isinstance(app.screen, UndoScreen)
