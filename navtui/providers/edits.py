@@ -52,6 +52,11 @@ To run a command (a script, the tests, ls, grep), write it in a ```bash block.
 navtui saves your files and runs your commands, then tells you what happened. Code elsewhere in your reply \
 changes nothing. Answer questions in plain words. When the task is done, say so in a sentence, with no block."""
 
+# Seen: Qwen2.5-Coder 1.5B described the fix ("change the add function...") and ran the test, three times over.
+NO_FILE_CHANGED = (
+    "Your reply changed no file: describing a change does not make it. To change a file, write its path on a line "
+    "of its own, then its whole new content in a fenced block."
+)
 RESULTS_END = "If the task is done, say so in one sentence with no block; otherwise send the blocks that finish it."
 
 
@@ -175,22 +180,30 @@ def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]
     calls: dict[str, ToolCall] = {}
     shown = {file.path for file in files if file.text is not None}
     pending: list[str] = []  # results of one reply, sent as one user message
+    failed = False  # one of them is an error
+    wrote = True  # the latest reply had a file block: no reminder of how to write one
     for message in messages:
         if isinstance(message, ToolResultMessage):
             pending.append(render_result(calls.get(message.tool_call_id), message))
+            failed = failed or message.is_error
             continue
         if pending:
-            _append_user(out, _results_text(pending))
-            pending = []
+            _append_user(out, _results_text(pending, wrote or not failed))
+            pending, failed = [], False
         if isinstance(message, AssistantMessage):
             out.append(render_assistant(message))
             calls.update({call.id: call for call in message.tool_calls})
+            wrote = any(call.name in ("write", "edit") for call in message.tool_calls)
         elif isinstance(message.content, str):
-            _append_user(out, _without_shown_attachments(message.content, shown))
+            text = _without_shown_attachments(message.content, shown)
+            if not wrote and out and isinstance(out[-1], AssistantMessage):  # e.g. the check failed after prose
+                text = f"{text}\n\n{NO_FILE_CHANGED}"
+            _append_user(out, text)
+            wrote = True
         else:
             out.append(message)
     if pending:
-        _append_user(out, _results_text(pending))
+        _append_user(out, _results_text(pending, wrote or not failed))
     if files:
         section = "Files:\n\n" + render_files(files)
         last = max((i for i, m in enumerate(out) if isinstance(m, UserMessage)), default=None)
@@ -203,8 +216,9 @@ def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]
     return out
 
 
-def _results_text(results: list[str]) -> str:
-    return "What happened:\n\n" + "\n\n".join(results) + "\n\n" + RESULTS_END
+def _results_text(results: list[str], wrote: bool = True) -> str:
+    end = RESULTS_END if wrote else f"{NO_FILE_CHANGED} {RESULTS_END}"
+    return "What happened:\n\n" + "\n\n".join(results) + "\n\n" + end
 
 
 def _without_shown_attachments(text: str, shown: set[str]) -> str:

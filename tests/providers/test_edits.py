@@ -153,3 +153,33 @@ async def test_a_file_copied_out_unchanged_is_said_before_any_work_and_ends_the_
     fake_server.script(Text(reply + "Done."))
     events = await collect(provider(fake_server), ask(*history, files=(readme,)))
     assert calls(events) == [] and text_of(events) == "Done." and events[-1] == StopEvent(reason="stop")
+
+
+async def test_a_reply_that_only_describes_a_change_is_reminded_how_to_make_it(fake_server: FakeServer) -> None:
+    # Qwen2.5-Coder 1.5B on the eval's fix_test: prose about the fix, then the test, and never the file.
+    run = ToolCall(id="c1", name="shell", arguments={"command": "python3 test_calc.py"})
+    described = "The bug is in `add`: change it to add. Run the test again."
+    history = [
+        UserMessage(content="python3 test_calc.py fails. Fix calc.py."),
+        AssistantMessage(content=[TextBlock(text=described), run]),
+        ToolResultMessage.of(run, "AssertionError\n[exit code 1 · 0.1 s]", is_error=True),
+        AssistantMessage(content=[TextBlock(text="It is fixed now.")]),
+        UserMessage(content="I ran the check `python3 test_calc.py` and it fails: ..."),
+    ]
+    fake_server.script(Text("ok"))
+    await collect(provider(fake_server), ask(*history))
+    messages = fake_server.chat_requests[-1].json["messages"]
+    assert "Your reply changed no file" in messages[3]["content"]  # after the results of the prose-only reply
+    assert messages[5]["content"].endswith("then its whole new content in a fenced block.")  # after the check
+
+
+async def test_a_command_that_worked_needs_no_reminder(fake_server: FakeServer) -> None:
+    remove = ToolCall(id="c1", name="shell", arguments={"command": "rm debug.log"})
+    history = [
+        UserMessage(content="Delete the file debug.log."),
+        AssistantMessage(content=[remove]),
+        ToolResultMessage.of(remove, "(no output)\n[exit code 0 · 0.1 s]"),
+    ]
+    fake_server.script(Text("Deleted."))
+    await collect(provider(fake_server), ask(*history))
+    assert "changed no file" not in fake_server.chat_requests[-1].json["messages"][-1]["content"]
