@@ -22,6 +22,7 @@ from navtui.mcp.config import McpConfig, ServerSpec, project_root, user_config_p
 from navtui.mcp.connection import ConnectionOptions, ServerConnection, ServerState
 from navtui.mcp.prompts import PromptCommand, prompt_text
 from navtui.mcp.resources import READ_TOOL, ReadMcpResourceTool
+from navtui.mcp.search import SEARCH_TOOL, McpToolSearch
 from navtui.mcp.tool import McpTool
 from navtui.mcp.trust import TrustStore
 from navtui.tools.base import ToolRegistry
@@ -104,6 +105,7 @@ class McpManager:
         self.notices: list[tuple[str, Level]] = [(warning, "warning") for warning in config.warnings]
         self.connections: dict[str, ServerConnection] = {}
         self.withheld: set[str] = set()
+        self.loaded: set[str] = set()  # tools of withheld servers the model loaded with mcp_tool_search
         self._exposed: dict[str, list[str]] = {}
         self._starting: asyncio.Task[None] | None = None  # the first start of every server, once begun
         self._fitted: frozenset[str] | None = None  # the tool names the last window check saw
@@ -210,6 +212,7 @@ class McpManager:
                 else f'remove "disabled" from its entry in {connection.spec.path}',
             )
         self.withheld.discard(name)
+        self._sync_search_tool()
         await asyncio.to_thread(import_sdk)
         await connection.reconnect()
         return connection
@@ -266,17 +269,41 @@ class McpManager:
         self._sync_read_tool()
         for name in self._exposed.pop(connection.name, []):
             self.registry.remove(name)
-        if connection.state != "ready" or connection.name in self.withheld:
+        if connection.state != "ready":
             return
         exposed: list[str] = []
         for remote in self.offered(connection):
             tool = McpTool(connection, remote)
+            if connection.name in self.withheld and tool.name not in self.loaded:
+                continue  # found through mcp_tool_search
             if tool.name in self.registry:
                 self._notice(f"MCP tool {tool.name} has the name of another tool; it is not offered", "warning")
                 continue
             self.registry.add(tool)
             exposed.append(tool.name)
         self._exposed[connection.name] = exposed
+
+    def deferred_tools(self) -> list[McpTool]:
+        """The tools of servers left out for the window, not loaded yet."""
+        return [
+            tool
+            for name in sorted(self.withheld)
+            if (connection := self.connections[name]).state == "ready"
+            for tool in (McpTool(connection, remote) for remote in self.offered(connection))
+            if tool.name not in self.loaded
+        ]
+
+    def load_deferred(self, names: list[str]) -> None:
+        """Offer these tools of withheld servers from the next request on."""
+        self.loaded.update(names)
+        for name in self.withheld:
+            self._sync_tools(self.connections[name])
+
+    def _sync_search_tool(self) -> None:
+        if SEARCH_TOOL in self.registry:
+            self.registry.remove(SEARCH_TOOL)
+        if self.withheld:
+            self.registry.add(McpToolSearch(self))  # its description names the servers it searches
 
     def _sync_read_tool(self) -> None:
         """``read_mcp_resource`` is offered while a running server has resources."""
@@ -356,13 +383,16 @@ class McpManager:
             self._sync_tools(self.connections[name])
             dropped.append(name)
             total -= size
+        if dropped:
+            self._sync_search_tool()
         by_server = ", ".join(f"{name} ~{size}" for name, size in sorted(sizes.items(), key=lambda i: -i[1]))
         fix = "trim them with mcp.tools.<server>.allow / deny in settings (globs on the server's tool names)"
         if dropped:
             left = ", ".join(dropped)
             return (
                 f"MCP tool schemas do not fit the {window}-token window ({by_server} tokens): the tools of {left} "
-                f"are left out of requests. To use them, {fix}, or pick a model with a larger window."
+                f"are left out of requests; the model finds and loads them with {SEARCH_TOOL}. To offer them "
+                f"all, {fix}, or pick a model with a larger window."
             )
         return f"MCP tool schemas take ~{total} of the {window}-token window ({by_server}); {fix}."
 

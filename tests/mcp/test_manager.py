@@ -12,6 +12,7 @@ from navtui.config.settings import McpSettings
 from navtui.mcp.config import user_config_path
 from navtui.mcp.trust import trust_path
 from navtui.tools.base import ToolRegistry
+from navtui.tools.registry import make_context
 from tests.mcp.conftest import eventually, gone, make_manager, server_pid, stdio_entry, write_servers
 
 
@@ -108,9 +109,22 @@ async def test_tools_that_do_not_fit_a_small_window_are_left_out(workspace: Path
         assert "mcp.tools.<server>.allow / deny" in warning and len(registry.names()) == 12  # 11 + read_mcp_resource
         dropped = manager.fit_window(tokens) or ""
         assert "the tools of test are left out of requests" in dropped and "mcp.tools.<server>.allow" in dropped
-        assert registry.names() == ["read_mcp_resource"] and manager.status()[0].withheld
+        assert "finds and loads them with mcp_tool_search" in dropped
+        assert sorted(registry.names()) == ["mcp_tool_search", "read_mcp_resource"] and manager.status()[0].withheld
+        # Deferred loading: the model searches, the matches are offered under their own names (approved as usual).
+        search = registry.get("mcp_tool_search")
+        assert search is not None and "(test)" in search.description
+        ctx = make_context(workspace, None, workspace / ".artifacts")
+        found = await search.run(search.parse_args({"query": "repeat the text"}), ctx)
+        assert found.text.startswith("Loaded; call them by name:\n\nmcp__test__echo: Repeat the text.")
+        assert '"text": {"type": "string"}' in found.text
+        assert "mcp__test__echo" in registry and "mcp__test__crash" not in registry
+        echo = registry.get("mcp__test__echo")
+        assert echo is not None and (await echo.run(echo.parse_args({"text": "hi"}), ctx)).text == "hi"
+        missing = await search.run(search.parse_args({"query": "zebra"}), ctx)
+        assert missing.text.startswith("No MCP tool matches 'zebra'. Tools to search: mcp__test__place")
         await manager.reconnect("test")  # trimmed or not, a reconnect offers them again
-        assert len(registry.names()) == 12
+        assert len(registry.names()) == 12 and "mcp_tool_search" not in registry
     finally:
         await manager.aclose()
 
