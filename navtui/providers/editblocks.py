@@ -412,7 +412,7 @@ class BlockReader:
             if len(content.splitlines()) < 0.6 * len(known.splitlines()):
                 return [Prose(raw_with_path + "\n")]  # no path and much shorter than the file: a quote from it
         original = self.files.get(path)
-        if loose and original and _snippet_of(content, original):
+        if loose and original and (_snippet_of(content, original) or _instruction(self._before)):
             return [Prose(raw_with_path + "\n")]  # a quote from the file (an explanation), not a new version of it
         elided = is_elided(content, original) if original else None
         self.blocks += 1
@@ -477,9 +477,14 @@ def _likeness(new: str, old: str) -> float:
 
 
 def _snippet_of(content: str, original: str) -> bool:
-    """A block much shorter than a file of some length: a quote from it rather than the file."""
-    old = len(original.splitlines())
-    return old >= 8 and len(content.splitlines()) < old // 2
+    """A block much shorter than the file: a quote from it rather than the file."""
+    return len(content.splitlines()) < 0.6 * len(original.splitlines())
+
+
+def _instruction(before: list[str]) -> bool:
+    """The sentence before the block tells the user what to do ("... replace the line:"): the block is a part."""
+    last = next((line for line in reversed(before) if line.strip()), "")
+    return bool(re.search(r"\b(?:replace|change|modify|find|locate|look for)\b", last, re.IGNORECASE))
 
 
 def _is_script(path: str) -> bool:

@@ -238,3 +238,22 @@ def test_real_file_copied_out_unchanged() -> None:
     }
     (block,) = edits(parse_reply(REAL_READ_ANSWER, files))
     assert isinstance(block, Unchanged) and block.path == "README.md"
+
+
+REAL_RENAME_STEPS = (
+    "To rename the function `compute_total` to `sum_prices` in the `shop/cart.py` and `shop/prices.py` files, and "
+    "then run `python3 main.py`, follow these steps:\n\n1. Open the `shop/cart.py` file and replace the line:\n"
+    "```python\n   def compute_total(prices):\n```\n   with:\n```python\n   def sum_prices(prices):\n```\n\n2. Open the "
+    "`shop/prices.py` file and replace the line:\n```python\n   def compute_total(prices):\n```\n   with:\n```python\n"
+    "   def sum_prices(prices):\n```\n\n3. Save the changes to both files.\n"
+)
+
+
+def test_real_instructions_in_prose_never_overwrite_a_file() -> None:
+    # The 1.5B's second try at the rename: steps for the user. Its snippets named in a sentence must stay text,
+    # never a two-line file written over with one line of it.
+    files: dict[str, str | None] = {
+        "shop/cart.py": "from shop.prices import compute_total\n\n\ndef cart_total(items):\n    return 1\n",
+        "shop/prices.py": "def compute_total(prices):\n    return sum(prices)\n",
+    }
+    assert edits(parse_reply(REAL_RENAME_STEPS, files)) == []
