@@ -85,6 +85,6 @@ def _prompt_handler(command: PromptCommand) -> Handler:
             return
         finally:
             ctx.set_activity(False)
-        ctx.submit(text)
+        ctx.send(text)  # as the user's message: a server's text never runs as a command, !cmd or $code
 
     return run
