@@ -415,6 +415,8 @@ class BlockReader:
         if loose and original and (_snippet_of(content, original) or _instruction(self._before)):
             return [Prose(raw_with_path + "\n")]  # a quote from the file (an explanation), not a new version of it
         elided = is_elided(content, original) if original else None
+        if elided is None and original and _fragment_of(content, original):
+            elided = content.lstrip("\n").splitlines()[0].strip()
         self.blocks += 1
         if elided is not None:
             why = (
@@ -479,6 +481,13 @@ def _likeness(new: str, old: str) -> float:
 def _snippet_of(content: str, original: str) -> bool:
     """A block much shorter than the file: a quote from it rather than the file."""
     return len(content.splitlines()) < 0.6 * len(original.splitlines())
+
+
+def _fragment_of(content: str, original: str) -> bool:
+    """A block that starts indented where the file does not, and is much shorter: a piece cut out of the file."""
+    first = next((line for line in content.splitlines() if line.strip()), "")
+    start = next((line for line in original.splitlines() if line.strip()), "")
+    return first[:1].isspace() and not start[:1].isspace() and _snippet_of(content, original)
 
 
 def _instruction(before: list[str]) -> bool:

@@ -257,3 +257,9 @@ def test_real_instructions_in_prose_never_overwrite_a_file() -> None:
         "shop/prices.py": "def compute_total(prices):\n    return sum(prices)\n",
     }
     assert edits(parse_reply(REAL_RENAME_STEPS, files)) == []
+
+
+def test_a_piece_of_a_file_under_its_path_is_refused_not_written() -> None:
+    long = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+    (block,) = edits(parse_reply("calc.py\n```python\n    return a + b\n```", {"calc.py": long}))
+    assert isinstance(block, BadBlock) and block.kind == "write" and "leaves part of the file out" in block.why
