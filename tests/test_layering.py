@@ -57,9 +57,9 @@ def test_headless_runtime_does_not_import_textual_or_anthropic() -> None:
 
 
 # Which tools sub-package may import which (run-time or type-only): ``tools`` is the framework (base, schema,
-# approval, registry). The registry assembles the standard tool set, so it may import every sub-package; base and
-# approval name a few of their types (jobs, sandbox policy) and ask the danger rules. Anything new here is a
-# design decision: change docs/architecture.md with it.
+# approval, authorize, registry). The registry assembles the standard tool set, so it may import every
+# sub-package; base names a few of their types (jobs, sandbox policy) and authorize asks the danger rules and the
+# protected paths. Anything new here is a design decision: change docs/architecture.md with it.
 TOOLS_ALLOWED = {
     "files": {"tools", "shell.output"},
     "shell": {"tools", "sandbox"},
@@ -102,3 +102,74 @@ def test_the_sandbox_launcher_imports_nothing_of_navtui() -> None:
     assert modules <= {"ctypes", "os", "sys", "_signal", "__future__", *sibling}
     namespaces = _imported_modules(ROOT / "tools" / "sandbox" / "namespaces.py")
     assert namespaces <= {"ctypes", "os", "sys", "time", "_signal", "select", "collections.abc"}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _run_time_imports(path: Path, known: set[str]) -> set[str]:
+    """The navtui modules ``path`` imports when it runs: at the top or inside functions, not under TYPE_CHECKING."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                for other in child.orelse:
+                    visit_one(other)
+                continue
+            visit_one(child)
+
+    def visit_one(node: ast.AST) -> None:
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)  # a submodule by name
+        visit(node)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return found & known
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_of_navtui_imports_itself_back_at_run_time() -> None:
+    """A cycle means neither module can be read, tested or moved alone (and its import order decides whether
+    it works). Break one by moving the shared type down, or by a Protocol where the lower module needs the
+    higher one (docs/architecture.md). Imports under ``TYPE_CHECKING`` do not count."""
+    paths = {_module_name(path): path for path in ROOT.rglob("*.py")}
+    graph = {name: _run_time_imports(path, set(paths)) - {name} for name, path in paths.items()}
+    cycles = [" <-> ".join(cycle) for cycle in _cycles(graph)]
+    assert cycles == []

@@ -3,13 +3,28 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from navtui.core.messages import Usage
 
 if TYPE_CHECKING:
-    from navtui.agent.loop import Agent
+    from navtui.providers.base import AnyMessage
+    from navtui.tools.base import ToolRegistry
+
+
+class Measured(Protocol):
+    """What the budget reads of an agent (``loop.Agent`` is one): its messages, the tools it offers and the
+    system prompt of its next request."""
+
+    @property
+    def messages(self) -> Sequence[AnyMessage]: ...
+
+    @property
+    def tools(self) -> ToolRegistry: ...
+
+    def request_system_prompt(self) -> str: ...
 
 # A reported prompt below half the estimate is a cache-hit count (Ollama), not the prompt's size.
 MIN_TRUSTED_RATIO = 0.5
@@ -41,7 +56,7 @@ class ContextBudget:
         # Real tokens per estimated token, learnt from usage; applied to estimates after the history changes.
         self.ratio = 1.0
 
-    def observe(self, usage: Usage, agent: Agent) -> None:
+    def observe(self, usage: Usage, agent: Measured) -> None:
         # The files in play (edits protocol) are chosen afresh for each request: counted apart, never calibrated.
         prompt_tokens = usage.context_tokens - _files(agent)
         if prompt_tokens > 0:
@@ -54,7 +69,7 @@ class ContextBudget:
             self._calibrated_tokens = prompt_tokens + usage.output
             self._calibrated_count = len(agent.messages)
 
-    def calibrate(self, tokens: int, agent: Agent) -> None:
+    def calibrate(self, tokens: int, agent: Measured) -> None:
         """Take ``tokens`` (the server's own count of the whole request, as it stands) as exact."""
         raw = self.raw_estimate(agent, agent.messages)
         if raw:
@@ -76,7 +91,7 @@ class ContextBudget:
         self._calibrated_tokens = None
         self._calibrated_count = 0
 
-    def estimate(self, agent: Agent) -> int:
+    def estimate(self, agent: Measured) -> int:
         messages = agent.messages
         if self._calibrated_tokens is not None and self._calibrated_count <= len(messages):
             tail = messages[self._calibrated_count :]
@@ -87,17 +102,17 @@ class ContextBudget:
             )
         return int(self.ratio * self.raw_estimate(agent, messages)) + _files(agent)
 
-    def raw_estimate(self, agent: Agent, messages: Any) -> int:
+    def raw_estimate(self, agent: Measured, messages: Any) -> int:
         """bytes/4 of the system prompt, the tool specs (when they are sent) and ``messages``, uncalibrated."""
         offered = getattr(getattr(agent, "provider", None), "offers_tools", True)
         tools = json.dumps([t.model_dump() for t in agent.tools.specs()]) if offered else ""
         return (
-            estimate_text_tokens(agent.hooks.system_prompt(agent))
+            estimate_text_tokens(agent.request_system_prompt())
             + estimate_text_tokens(tools)
             + sum(estimate_message_tokens(m) for m in messages)
         )
 
-    def fraction(self, agent: Agent) -> float | None:
+    def fraction(self, agent: Measured) -> float | None:
         if not self.window:
             return None
         return self.estimate(agent) / self.window

@@ -2,8 +2,8 @@
 
 ``ContextHooks`` plugs into the loop (see ``hooks.py``). Before every model request it makes sure the request
 fits the window: old tool outputs are pruned first, then the context is handed over (handover enabled) or
-compacted; as a last resort big texts are trimmed. ``compact_now`` and ``request_handover`` serve
-``/compact`` and ``/handover``. Numbers and formats: docs/context.md.
+compacted; as a last resort big texts are trimmed. ``compact_now`` and ``request_handover``
+(``context_requests.py``) serve ``/compact`` and ``/handover``. Numbers and formats: docs/context.md.
 """
 
 from __future__ import annotations
@@ -463,9 +463,3 @@ def _tools_json(agent: Agent) -> str:
 
 def _is_handover(entry: Any) -> bool:
     return getattr(entry, "type", None) == "custom_message" and getattr(entry, "custom_type", None) == "handover"
-
-
-# The UI's entry points live in their own module; importing them from here keeps one name for the feature.
-from navtui.agent.context_requests import compact_now, context_hooks, request_handover  # noqa: E402
-
-__all__ = ["ContextHooks", "compact_now", "context_hooks", "request_handover"]

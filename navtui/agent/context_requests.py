@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from navtui.core.errors import NavtuiError
 from navtui.core.events import AgentEvent, Handover, Notice
 
 if TYPE_CHECKING:
     from navtui.agent.context_manager import ContextHooks
-    from navtui.agent.runtime import Runtime
+    from navtui.agent.loop import Agent
+    from navtui.session.manager import SessionManager
 
 
-def context_hooks(runtime: Runtime) -> ContextHooks:
+class RuntimeView(Protocol):
+    """What these requests use of the runtime (``agent/runtime.py``'s ``Runtime`` is one)."""
+
+    @property
+    def agent(self) -> Agent: ...
+
+    @property
+    def session(self) -> SessionManager | None: ...
+
+    async def check_provider(self) -> object: ...
+
+    def run(self, prompt: str | None) -> AsyncGenerator[AgentEvent, None]: ...
+
+
+def context_hooks(runtime: RuntimeView) -> ContextHooks:
     """The runtime's ``ContextHooks`` (alone, or inside the advisor's ``CompositeHooks``)."""
     from navtui.agent.context_manager import ContextHooks
     from navtui.agent.hooks import CompositeHooks
@@ -27,7 +42,7 @@ def context_hooks(runtime: Runtime) -> ContextHooks:
     return found
 
 
-async def compact_now(runtime: Runtime, instructions: str | None = None) -> AsyncGenerator[AgentEvent, None]:
+async def compact_now(runtime: RuntimeView, instructions: str | None = None) -> AsyncGenerator[AgentEvent, None]:
     """``/compact [instructions]``: compact now (or before the next request when a run is going)."""
     hooks = context_hooks(runtime)
     if runtime.agent.running:
@@ -41,7 +56,7 @@ async def compact_now(runtime: Runtime, instructions: str | None = None) -> Asyn
 
 
 async def request_handover(
-    runtime: Runtime, instructions: str | None = None, *, continue_task: bool = True
+    runtime: RuntimeView, instructions: str | None = None, *, continue_task: bool = True
 ) -> AsyncGenerator[AgentEvent, None]:
     """``/handover [instructions]``: the model writes notes, the context restarts, and (by default) work goes on."""
     hooks = context_hooks(runtime)
@@ -60,12 +75,12 @@ async def request_handover(
             yield event
 
 
-async def _learn_window(runtime: Runtime) -> None:
+async def _learn_window(runtime: RuntimeView) -> None:
     if runtime.agent.budget.window is None:
         await runtime.check_provider()
 
 
-def _sync(runtime: Runtime) -> None:
+def _sync(runtime: RuntimeView) -> None:
     session = runtime.session
     if session is not None:
         try:

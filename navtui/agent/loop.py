@@ -51,7 +51,8 @@ from navtui.core.messages import (
     UserMessage,
 )
 from navtui.providers.base import PARSE_ERROR_KEY, AnyMessage, ChatRequest, Provider
-from navtui.tools.approval import ApprovalPolicy, Approver, DenyingApprover, authorize, denial_message
+from navtui.tools.approval import ApprovalPolicy, Approver, DenyingApprover, denial_message
+from navtui.tools.authorize import authorize
 from navtui.tools.base import ToolContext, ToolRegistry
 from navtui.tools.shell.output import keep_long_result
 
@@ -89,7 +90,7 @@ class Agent:
         max_tokens: int | None = None,
         temperature: float | None = None,
         think: bool | str | None = None,
-        hooks: AgentHooks | None = None,
+        hooks: AgentHooks[Agent] | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -107,7 +108,7 @@ class Agent:
         self.compact = False  # small window: core tools, short prompts (agent/window.py)
         self.files_tokens = 0  # the files in play the latest request showed whole (the edits protocol)
         self.check_note: str | None = None  # how this run's check ended (agent/check.py), said after the answer
-        self.hooks = hooks or AgentHooks()
+        self.hooks: AgentHooks[Agent] = hooks or AgentHooks()
         self.usage_total = Usage()
         self._abort = asyncio.Event()
         self._steering: list[str] = []
@@ -127,6 +128,10 @@ class Agent:
         """Stop the running turn at the next await: partial text is kept, pending tools get results."""
         self._abort.set()
 
+    def request_system_prompt(self) -> str:
+        """The system prompt the next request sends (the hooks may shape it)."""
+        return self.hooks.system_prompt(self)
+
     def steer(self, text: str) -> None:
         """Queue a user-role message injected before the next model request (remaining tools are skipped)."""
         self._steering.append(text)
@@ -142,7 +147,7 @@ class Agent:
         if not files:
             self.files_tokens = 0
         return ChatRequest(
-            system=self.hooks.system_prompt(self),
+            system=self.request_system_prompt(),
             messages=replay_messages(self.messages),
             tools=self.tools.specs(),
             max_tokens=output_limit(self.budget.window, self.budget.estimate(self), self.max_tokens),

@@ -114,7 +114,7 @@ def context_usage(
         model=provider.label,
         window=agent.budget.window,
         used=agent.budget.estimate(agent),
-        system_tokens=estimate_text_tokens(agent.hooks.system_prompt(agent)),
+        system_tokens=estimate_text_tokens(agent.request_system_prompt()),
         tools=tools.names(),
         context_files=[str(found.path) for found in discover_context_files(cwd)],
         mcp_tokens=mcp.tool_tokens() if mcp is not None else {},

@@ -8,13 +8,20 @@ window too small for even the system prompt and tools stops the run with what to
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from navtui.core.errors import NavtuiError
 from navtui.core.events import Notice
 
 if TYPE_CHECKING:
-    from navtui.agent.loop import Agent
+    from navtui.tools.base import ToolRegistry
+
+
+class Compactable(Protocol):
+    """What ``compact_tools`` changes of an agent (``loop.Agent`` is one)."""
+
+    tools: ToolRegistry
+    compact: bool
 
 COMPACT_BELOW = 8192
 MIN_OUTPUT = 256  # never ask for less: an answer this short is no answer
@@ -42,7 +49,7 @@ def wants_compact(window: int | None, setting: str) -> bool:
     return window < COMPACT_BELOW
 
 
-def compact_tools(agent: Agent, core: tuple[str, ...], keep: tuple[str, ...] = ("handover",)) -> list[str]:
+def compact_tools(agent: Compactable, core: tuple[str, ...], keep: tuple[str, ...] = ("handover",)) -> list[str]:
     """Give the agent its own registry of the core tools (and those it handles itself); return what was dropped.
 
     The runtime's full registry is left as it was, so a later agent for a larger window gets every tool.

@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual.screen import Screen
 from textual.widgets import Static
 
 from navtui.app import gc_policy
@@ -24,9 +25,12 @@ from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from navtui.agent.status import StatusInfo
     from navtui.app.events import EventRouter
-    from navtui.app.screens.main import MainScreen
+    from navtui.app.ui_runtime import UiRuntime
     from navtui.core.events import AgentEvent  # pydantic models: imported with the runtime, after the first frame
+    from navtui.core.messages import ToolCall
+    from navtui.widgets.transcript import Transcript
 
 RECLAIM_DELAY = 3.0  # idle seconds before a full garbage collection
 WAIT_SHOWN_AFTER = 2  # seconds of silence from the model before the status line counts them
@@ -36,8 +40,48 @@ _FIRST_OUTPUT = frozenset(
 )
 
 
+class TurnScreen(Screen[None]):
+    """The screen a ``TurnRunner`` runs turns for (``MainScreen`` is the one): what the runner uses of it beyond
+    Textual's ``Screen``. Declared here so that the runner does not import the screen that owns it."""
+
+    animations: bool  # the spinner turns (off in tests and over slow links)
+
+    @property
+    def runtime(self) -> UiRuntime:
+        raise NotImplementedError
+
+    @property
+    def transcript(self) -> Transcript:
+        raise NotImplementedError
+
+    def error(self, message: str, hint: str | None = None) -> None:
+        raise NotImplementedError
+
+    def set_prompt(self, text: str) -> None:
+        raise NotImplementedError
+
+    def refresh_status(self) -> None:
+        raise NotImplementedError
+
+    def show_status(self, info: StatusInfo) -> None:
+        raise NotImplementedError
+
+    def describe_call(self, call: ToolCall) -> str:
+        raise NotImplementedError
+
+    def submit(self, text: str) -> None:
+        raise NotImplementedError
+
+    def announce(self, text: str) -> None:
+        raise NotImplementedError
+
+    @property
+    def settings_ui(self) -> object:
+        raise NotImplementedError
+
+
 class TurnRunner:
-    def __init__(self, screen: MainScreen) -> None:
+    def __init__(self, screen: TurnScreen) -> None:
         self.screen = screen
         self.queued: list[str] = []
         self.running = False

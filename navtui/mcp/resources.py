@@ -8,18 +8,29 @@ provider takes one, other binary content as one line saying what it is.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, Field
 
 from navtui.core.errors import ToolError
 from navtui.core.messages import ImageBlock
-from navtui.tools.base import Tier, Tool, ToolContext, ToolResult
+from navtui.tools.approval import Tier
+from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.shell.output import human_size, sanitize
 
 if TYPE_CHECKING:
-    from navtui.mcp.manager import McpManager
+    from navtui.mcp.connection import ServerConnection
+
+
+class Servers(Protocol):
+    """What resources need of the MCP manager (``manager.McpManager`` is one): the servers' connections."""
+
+    @property
+    def connections(self) -> Mapping[str, ServerConnection]: ...
+
+    def require(self, name: str) -> ServerConnection: ...
 
 READ_TOOL = "read_mcp_resource"
 ATTACH_LIMIT = 100_000  # characters of one resource's text, as for an @file
@@ -73,7 +84,7 @@ class ReadMcpResourceTool(Tool[ReadResourceArgs]):
         "Returns its text (images attached)."
     )
 
-    def __init__(self, manager: McpManager) -> None:
+    def __init__(self, manager: Servers) -> None:
         self.manager = manager
 
     def summary(self, args: ReadResourceArgs) -> str:
@@ -106,7 +117,7 @@ def mentions(text: str, servers: set[str]) -> list[tuple[str, str]]:
     return found
 
 
-async def attach_resources(text: str, manager: McpManager) -> AttachedResources:
+async def attach_resources(text: str, manager: Servers) -> AttachedResources:
     """The prompt with each ``@server:uri`` resource's content appended in a ``<mcp_resource>`` block."""
     result = AttachedResources(text)
     wanted = mentions(text, set(manager.connections))

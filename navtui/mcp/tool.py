@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict
 
 from navtui.core.errors import ToolError
 from navtui.core.messages import ImageBlock, ToolSpec
-from navtui.tools.base import Tier, Tool, ToolContext, ToolResult
+from navtui.tools.approval import Tier
+from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.schema import plain_schema
 from navtui.tools.shell.output import excerpt_file, human_size, sanitize
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from navtui.core.errors import ToolError
 from navtui.core.messages import ImageBlock, ToolCall, ToolSpec
+from navtui.tools.approval import Tier
 from navtui.tools.schema import plain_schema
 
 if TYPE_CHECKING:
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from navtui.tools.sandbox.policy import SandboxPolicy
     from navtui.tools.shell.jobs import JobRegistry
 
-Tier = Literal["read", "write", "exec"]
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 

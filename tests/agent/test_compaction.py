@@ -19,7 +19,7 @@ from navtui.agent.compaction import (
     summary_message,
     write_summary,
 )
-from navtui.agent.context_manager import compact_now
+from navtui.agent.context_requests import compact_now
 from navtui.agent.file_list import FileOps, strip_files
 from navtui.core.messages import AssistantMessage, TextBlock, ToolCall, ToolResultMessage, UserMessage
 from navtui.session.manager import SessionManager

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from navtui.agent.context_manager import request_handover
+from navtui.agent.context_requests import request_handover
 from navtui.agent.handover import CONTINUE_PREFIX, HandoverArgs, HandoverNotes
 from navtui.core.messages import AssistantMessage, TextBlock, UserMessage
 from navtui.session.manager import SessionManager

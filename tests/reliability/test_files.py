@@ -218,7 +218,8 @@ async def test_f07_paths_outside_the_workspace_or_invalid_are_clear_errors(
 
 @pytest.mark.parametrize("path", [".git/config", ".navtui/settings.json", ".env"])
 async def test_f07_protected_paths_always_ask_outside_yolo(ws: Path, ctx, path: str) -> None:
-    from navtui.tools.approval import ApprovalPolicy, DenyingApprover, authorize
+    from navtui.tools.approval import ApprovalPolicy, DenyingApprover
+    from navtui.tools.authorize import authorize
 
     (ws / ".git").mkdir()
     args = write.parse_args({"path": path, "content": "x"})

@@ -14,9 +14,9 @@ from navtui.tools.approval import (
     ApprovalRequest,
     ApprovalResponse,
     DenyingApprover,
-    authorize,
     denial_message,
 )
+from navtui.tools.authorize import authorize
 from navtui.tools.files.edit import EditTool
 from navtui.tools.files.read import ReadTool
 from navtui.tools.files.write import WriteTool

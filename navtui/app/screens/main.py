@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Static
 
 from navtui.app import gc_policy
@@ -33,7 +32,7 @@ from navtui.app.completion import (
 )
 from navtui.app.compositor import DiffingCompositor
 from navtui.app.history import PromptHistory
-from navtui.app.turns import TurnRunner
+from navtui.app.turns import TurnRunner, TurnScreen
 from navtui.config.launch import THINKING_LEVELS
 from navtui.widgets.completion_menu import CompletionMenu
 from navtui.widgets.items import ErrorItem, Level, NoticeItem, ProviderHelpItem, ToolItem, WelcomeItem
@@ -105,7 +104,7 @@ def provider_steps(provider: str, model: str, *, installed: list[str] | None = N
     ]
 
 
-class MainScreen(Screen[None]):
+class MainScreen(TurnScreen):
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", show=False),
         Binding("ctrl+c", "copy_or_interrupt", "Interrupt", show=False),  # the prompt handles its own ctrl+c

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from navtui.tools.base import Tier, ToolContext
+from navtui.tools.approval import Tier
+from navtui.tools.base import ToolContext
 
 
 def readable_without_prompt(resolved: Path, ctx: ToolContext) -> bool:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from navtui.tools.approval import ApprovalPolicy, ApprovalResponse, DenyingApprover, authorize, denial_message
+from navtui.tools.approval import ApprovalPolicy, ApprovalResponse, DenyingApprover, denial_message
+from navtui.tools.authorize import authorize
 from navtui.tools.files.edit import EditTool
 from navtui.tools.files.protected import protected_reason
 from navtui.tools.files.write import WriteTool
