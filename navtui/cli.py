@@ -87,10 +87,21 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from navtui.core.terminal import guarded_output
+
+    # Everything written to stdout/stderr from here on is inert on a terminal (docs/trust.md, section 1).
+    with guarded_output():
+        return _guarded_main(argv)
+
+
+def _guarded_main(argv: list[str] | None) -> int:
     try:
         code = _main(list(sys.argv[1:] if argv is None else argv))
         sys.stdout.flush()  # a pipe's last buffered lines: a closed reader shows here, not at interpreter exit
         return code
+    except KeyboardInterrupt:
+        print("navtui: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader stopped early (navtui themes list | head -3): end quietly, as CLI tools do. Point stdout
         # at /dev/null so the interpreter's last flush at exit does not raise again.
@@ -98,6 +109,11 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return EXIT_BROKEN_PIPE
+    except Exception:  # a bug: its traceback goes through the same guard (an exception may quote a file name)
+        import traceback
+
+        traceback.print_exc()
+        return EXIT_PROVIDER
 
 
 def _protect_process() -> None:

@@ -16,7 +16,6 @@ Input piped in (``git diff | navtui --print "review this"``) is attached to the 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import stat
@@ -41,6 +40,8 @@ from navtui.core.events import (
     TurnStarted,
 )
 from navtui.core.secrets import mask_secrets
+from navtui.core.terminal import is_terminal
+from navtui.core.text import json_text
 from navtui.tools.base import ToolRegistry
 
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -106,19 +107,12 @@ def _short(text: str, limit: int = 100) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _is_terminal(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # a closed or unusual stream
-        return False
-
-
 def writer(stream: TextIO, *, mask: bool = False) -> Callable[[str], None]:
     """Print lines to ``stream``; on a terminal, untrusted text is made safe first (a pipe gets it raw).
 
     ``mask``: secrets are masked too (errors, notices and tool lines; never the answer itself).
     """
-    safe = _is_terminal(stream)
+    safe = is_terminal(stream)
 
     def write(line: str) -> None:
         if mask:
@@ -132,7 +126,7 @@ class _PrintSink:
     """The answer's text to stdout as it streams; tool activity, notices and errors to stderr."""
 
     def __init__(self, out: TextIO, err: TextIO, tools: ToolRegistry) -> None:
-        self.stream, self.safe = out, _is_terminal(out)
+        self.stream, self.safe = out, is_terminal(out)
         self.err = writer(err, mask=True)
         self.tools = tools
         self.error: str | None = None
@@ -183,7 +177,7 @@ class _JsonSink:
         if isinstance(event, AgentError):
             self.error = event.message + (f" ({event.hint})" if event.hint else "")
         line = {"v": JSON_EVENTS_VERSION, **event.to_json()}
-        self.out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self.out.write(json_text(line) + "\n")  # valid UTF-8 and inert on a terminal, same values
         self.out.flush()
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from navtui.core.messages import Usage
+from navtui.core.text import utf8_size
 
 if TYPE_CHECKING:
     from navtui.providers.base import AnyMessage
@@ -35,7 +36,7 @@ FULL_WINDOW_RATIO = 0.97
 
 
 def estimate_text_tokens(text: str) -> int:
-    return (len(text.encode("utf-8")) + 3) // 4
+    return (utf8_size(text) + 3) // 4  # total: a byte that was not UTF-8 is a lone surrogate here
 
 
 def estimate_message_tokens(message: Any) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from navtui.session.markdown_safe import escape_raw_html
+from navtui.session.markdown_safe import safe_markdown
 from navtui.widgets.cards import display_user_text
 from navtui.widgets.items import (
     AssistantItem,
@@ -38,11 +38,11 @@ def transcript_markdown(items: list[TranscriptItem]) -> str:
         if isinstance(item, UserItem):
             text, paths = display_user_text(item.text)
             attached = f"\n\n_attached: {', '.join(paths)}_" if paths else ""
-            parts.append(f"## User\n\n{escape_raw_html(text)}{escape_raw_html(attached)}")
+            parts.append(f"## User\n\n{safe_markdown(text)}{safe_markdown(attached)}")
         elif isinstance(item, AssistantItem):
-            parts.append(f"## Assistant\n\n{escape_raw_html(item.text.strip())}")
+            parts.append(f"## Assistant\n\n{safe_markdown(item.text.strip())}")
         elif isinstance(item, ThinkingItem):
-            thinking = escape_raw_html(item.text.strip())  # inside our own <details>: its HTML must stay text
+            thinking = safe_markdown(item.text.strip())  # inside our own <details>: its HTML must stay text
             parts.append("<details><summary>Thinking</summary>\n\n" + thinking + "\n\n</details>")
         elif isinstance(item, ToolItem):
             status = {"pending": "…", "success": "ok", "error": "error"}[item.status]
@@ -53,10 +53,10 @@ def transcript_markdown(items: list[TranscriptItem]) -> str:
                 else f"**{item.name}** {_code(item.title or '')} ({status})"
             )
         elif isinstance(item, NoticeItem):
-            parts.append(f"> {escape_raw_html(item.text)}")
+            parts.append(f"> {safe_markdown(item.text)}")
         elif isinstance(item, ErrorItem):
             error = item.message + (f" ({item.hint})" if item.hint else "")
-            parts.append(f"> **Error:** {escape_raw_html(error)}")
+            parts.append(f"> **Error:** {safe_markdown(error)}")
         elif isinstance(item, DividerItem):
             parts.append(f"---\n\n_{item.label}_")
     return "\n\n".join(parts) + "\n"

@@ -13,7 +13,10 @@ result does not depend on how a stream was cut into chunks:
 * DEL becomes ``␡``;
 * C1 controls (U+0080-U+009F; U+009B is a one-byte CSI) and the bidirectional overrides that reorder what is
   shown (U+202A-U+202E, U+2066-U+2069, the "Trojan Source" characters) become ``\\x9b`` / ``\\u202e``;
-* U+2028 and U+2029 (line and paragraph separators) become ``\\u2028`` / ``\\u2029``.
+* U+2028 and U+2029 (line and paragraph separators) become ``\\u2028`` / ``\\u2029``;
+* lone surrogates, which no terminal can be sent: U+DC80-U+DCFF is how a byte that is not UTF-8 is held in
+  navtui's text (``surrogateescape``, see ``core/text.py``) and is shown as that byte, ``\\x9b``; any other
+  surrogate as ``\\ud800``. So the result always encodes as UTF-8.
 
 The raw text stays what it was in the session file and in ``--json``: this is for display only.
 """
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _stand_in(code: int) -> str:
@@ -32,11 +35,14 @@ def _stand_in(code: int) -> str:
         return "\u2421"  # ␡
     if code <= 0xFF:
         return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, held by surrogateescape: show the byte
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\u{code:04x}"
 
 
 _TABLE = {code: _stand_in(code) for code in [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]}
 _TABLE.update({code: _stand_in(code) for code in (0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))})
+_TABLE.update({code: _stand_in(code) for code in range(0xD800, 0xE000)})
 
 
 def display_safe(text: str) -> str:

@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from navtui.core.display import display_safe
+from navtui.core.terminal import is_terminal, raw
+
 EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEFAULT_SHOWN_LINES = 12
 
@@ -85,7 +88,7 @@ def index_main(argv: list[str]) -> int:
         "base_url": ollama_base_url(settings),
     }
     try:
-        if sys.stderr.isatty() and not args.json:
+        if is_terminal(sys.stderr) and not args.json:
             stats = _build_with_progress(root, options)
         else:
             stats = build_index(root, **options)
@@ -120,7 +123,7 @@ def _build_with_progress(root: Path, options: dict[str, Any]) -> Any:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    with Progress(*columns, console=Console(file=raw(sys.stderr)), transient=True) as bar:
         tasks: dict[str, Any] = {}
 
         def report(phase: str, done: int, total: int) -> None:
@@ -166,37 +169,42 @@ def search_main(argv: list[str]) -> int:
     return EXIT_OK if hits else EXIT_NO_MATCH
 
 
-def _print_symbols(found: list[Any]) -> None:
+def _console() -> Any:
+    """Colours on a terminal (on the raw stream: every text printed here went through display_safe)."""
     from rich.console import Console
+
+    return Console(file=raw(sys.stdout) if is_terminal(sys.stdout) else sys.stdout, highlight=False)
+
+
+def _print_symbols(found: list[Any]) -> None:
     from rich.text import Text
 
-    console = Console(highlight=False)
+    console = _console()
     if not found:
         console.print("No matching definitions.")
     for s in found:
-        line = Text.assemble((s.qualified_name, "bold"), "  ", (s.kind, "yellow"), "  ")
-        line.append(f"{s.path}:{s.start_line}-{s.end_line}", style="cyan")
+        line = Text.assemble((display_safe(s.qualified_name), "bold"), "  ", (display_safe(s.kind), "yellow"), "  ")
+        line.append(display_safe(f"{s.path}:{s.start_line}-{s.end_line}"), style="cyan")
         console.print(line)
 
 
 def _print_hits(hits: list[Any], query: str, shown_lines: int) -> None:
-    from rich.console import Console
     from rich.text import Text
 
     from navtui.index.tokens import query_terms
 
-    console = Console(highlight=False)
+    console = _console()
     if not hits:
         console.print("No matches.")
         return
     words = sorted({*query_terms(query), *query.split()}, key=len, reverse=True)
     for hit in hits:
-        header = Text(f"{hit.path}:{hit.start_line}-{hit.end_line}", style="bold cyan")
+        header = Text(display_safe(f"{hit.path}:{hit.start_line}-{hit.end_line}"), style="bold cyan")
         if hit.symbol:
-            header.append(f"  {hit.symbol}", style="yellow")
+            header.append(f"  {display_safe(hit.symbol)}", style="yellow")
         header.append(f"  {hit.score:.2f}", style="dim")
         console.print(header)
-        lines = hit.text.split("\n")
+        lines = display_safe(hit.text).split("\n")
         limit = len(lines) if shown_lines <= 0 else shown_lines
         width = len(str(hit.start_line + len(lines)))
         for offset, line in enumerate(lines[:limit]):

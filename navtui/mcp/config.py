@@ -98,7 +98,7 @@ class ServerSpec:
     def fingerprint(self) -> str:
         """Changes whenever the entry does, so an approval never carries over to a different command."""
         text = json.dumps(self.config.model_dump(mode="json"), sort_keys=True)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 _PLAIN_WORD = re.compile(r"[\w@%+=:,./~${}-]+")

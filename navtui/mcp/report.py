@@ -20,6 +20,8 @@ STATE_TEXT = {
 
 def status_lines(manager: McpManager) -> list[str]:
     rows = manager.status()
+    if not rows:  # every entry was refused (the warnings say why)
+        return ["No MCP servers can be started: see the warnings above."]
     width = max(len(row.name) for row in rows) + 2
     lines: list[str] = []
     for row in rows:

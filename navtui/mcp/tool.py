@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from navtui.core.errors import ToolError
 from navtui.core.messages import ImageBlock, ToolSpec
+from navtui.core.text import utf8_size
 from navtui.tools.approval import Tier
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.schema import plain_schema
@@ -129,7 +130,7 @@ def to_tool_result(result: CallToolResult, ctx: ToolContext, *, label: str, read
     if not parts and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False, indent=2))
     text = sanitize("\n".join(parts)) or ("(the tool failed without a message)" if result.is_error else "(no output)")
-    if len(text.encode("utf-8")) > INLINE_LIMIT:
+    if utf8_size(text) > INLINE_LIMIT:
         text = _excerpt(text, ctx, label)
     return ToolResult(text=text, is_error=bool(result.is_error), images=images)
 

@@ -17,6 +17,7 @@ from navtui.config.settings import ProviderSettings
 from navtui.core.errors import ProviderError
 from navtui.core.events import ProviderEvent, StopEvent, TextDelta, ThinkingDelta, ToolCallEvent, UsageEvent
 from navtui.core.messages import StopReason, ToolCall, Usage
+from navtui.core.text import for_wire
 from navtui.providers.anthropic_convert import build_params
 from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice
 from navtui.providers.detect import detect_base_url
@@ -137,7 +138,7 @@ class AnthropicProvider(Provider):
         import anthropic
         import httpx2
 
-        params = build_params(request, self.model, self.settings)
+        params = for_wire(build_params(request, self.model, self.settings))  # no lone surrogate goes out
         try:
             async with asyncio.timeout(self.settings.request_timeout):
                 stream = await self._sdk().messages.create(**params)

@@ -31,6 +31,7 @@ from navtui.core.events import (
     UsageEvent,
 )
 from navtui.core.messages import StopReason, ToolCall, Usage
+from navtui.core.text import for_wire
 from navtui.providers.base import (
     ChatRequest,
     ListedModel,
@@ -264,7 +265,7 @@ class OllamaProvider(Provider):
         can_think = facts.capabilities is None or "thinking" in facts.capabilities
         if think is not None and can_think and not self._think_rejected:
             body["think"] = think
-        return body
+        return for_wire(body)  # a byte that was not UTF-8 (a lone surrogate) becomes U+FFFD
 
     async def _attempt(self, request: ChatRequest, facts: ModelFacts) -> AsyncGenerator[ProviderEvent, None]:
         import httpx

@@ -18,6 +18,7 @@ from navtui.config.settings import ProviderSettings
 from navtui.core.errors import ProviderError
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ToolCallEvent, UsageEvent
 from navtui.core.messages import ToolCall
+from navtui.core.text import for_wire
 from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice, ProviderStream, request_fields
 from navtui.providers.detect import detect_base_url
 from navtui.providers.openai_convert import normalise_base_url, to_openai_messages, to_openai_tools
@@ -203,7 +204,7 @@ class OpenAIProvider(Provider):
             body["reasoning_effort"] = "medium" if think is True else think
         body.update(request_fields(self.settings.request_fields, self.model))
         body.update(self.extra_body)
-        return body
+        return for_wire(body)  # a byte that was not UTF-8 (a lone surrogate) becomes U+FFFD
 
     async def _attempt(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent, None]:
         import httpx

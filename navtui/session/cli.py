@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 from navtui.core.errors import NavtuiError
+from navtui.core.text import json_text
 from navtui.session.listing import SessionSummary, list_sessions
 
 
@@ -22,7 +22,7 @@ def sessions_main(argv: list[str] | None = None, *, cwd: Path | None = None, roo
     if args.limit > 0:
         rows = rows[: args.limit]
     if args.json:
-        print(json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False))
+        print(json_text([row.to_json() for row in rows], indent=2))
         return 0
     if not rows:
         where = "anywhere" if args.all else "for this directory"
@@ -37,16 +37,31 @@ def export_main(argv: list[str] | None = None, *, cwd: Path | None = None, root:
     parser.add_argument("session", help="a session file, or a session id (or its first characters)")
     parser.add_argument("--format", choices=("html", "md"), help="default: from -o's suffix, else html")
     parser.add_argument(
-        "-o", "--output", type=Path, help="file or folder to write to (default: ~/.navtui/exports/<session>.<format>)"
+        "-o",
+        "--output",
+        help="file or folder to write to, - for stdout (default: ~/.navtui/exports/<session>.<format>)",
     )
     parser.add_argument("--theme", choices=("dark", "light"), default="dark", help="HTML colours (default dark)")
     args = parser.parse_args(argv)
-    from navtui.session.export import export_format, export_html, export_markdown, export_target
+    from navtui.session.export import (
+        export_format,
+        export_html,
+        export_markdown,
+        export_target,
+        render_html,
+        render_markdown,
+    )
     from navtui.session.manager import SessionManager
 
     try:
         session = SessionManager.open(SessionManager.resolve(cwd or Path.cwd(), args.session, root=root))
-        fmt = args.format or (export_format(args.output) if args.output else "html")
+        if args.output == "-":  # stdout: through the terminal guard like every other output (navtui/cli.py)
+            fmt = args.format or "md"
+            sys.stdout.write(render_markdown(session) if fmt == "md" else render_html(session, theme=args.theme))
+            for warning in session.warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+            return 0
+        fmt = args.format or (export_format(Path(args.output)) if args.output else "html")
         output = export_target(args.output, Path.cwd(), f"{session.path.stem}.{fmt}")
         if fmt == "md":
             export_markdown(session, output)

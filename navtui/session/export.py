@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from navtui.core.display import display_safe
 from navtui.core.fs import atomic_write_text
 from navtui.core.messages import (
     AssistantMessage,
@@ -42,7 +43,7 @@ from navtui.session.entries import (
 )
 from navtui.session.interop import prompt_words
 from navtui.session.manager import SessionManager
-from navtui.session.markdown_safe import escape_raw_html
+from navtui.session.markdown_safe import safe_markdown
 
 _PALETTES = {
     "dark": {
@@ -171,7 +172,7 @@ def render_html(session: SessionManager, *, leaf_id: str | None = None, theme: s
         if part
     )
     title = html.escape(_title(session))
-    return (
+    return display_safe(  # no raw control character in the page (a terminal may cat it); a page has no CR of its own
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         f"<title>{title}</title><style>:root{{{variables}}}{_CSS}{pygments_css}</style></head>\n"
@@ -315,7 +316,7 @@ def render_markdown(session: SessionManager, *, leaf_id: str | None = None) -> s
         if section:
             lines += ["", section]
     # Raw HTML a model wrote must not render where the file is previewed (everything generated here is fenced).
-    return escape_raw_html("\n".join(lines) + "\n")
+    return safe_markdown("\n".join(lines) + "\n")
 
 
 def _markdown_item(item: _Item) -> str:

@@ -97,13 +97,35 @@ def test_markdown_export_escapes_raw_html_but_not_code(session: SessionManager, 
 
 
 def test_markdown_escaping_follows_code_spans_and_fences() -> None:
-    from navtui.session.markdown_safe import escape_raw_html
+    from navtui.session.markdown_safe import safe_markdown
 
-    assert escape_raw_html("a <b> `c<d>` ``e`<f>`` g") == "a &lt;b> `c<d>` ``e`<f>`` g"
-    assert escape_raw_html("`open <i>\n\nnext <b>`") == "`open &lt;i>\n\nnext &lt;b>`"  # spans stop at a blank line
-    assert escape_raw_html("- item\n\n  ```\n  <x>\n  ```\n> <q>") == "- item\n\n  ```\n  <x>\n  ```\n> &lt;q>"
-    assert escape_raw_html("    <indented code>") == "    <indented code>"
-    assert escape_raw_html("no tags at all") == "no tags at all"
+    assert safe_markdown("a <b> `c<d>` ``e`<f>`` g") == "a &lt;b> `c<d>` ``e`<f>`` g"
+    assert safe_markdown("`open <i>\n\nnext <b>`") == "`open &lt;i>\n\nnext &lt;b>`"  # spans stop at a blank line
+    assert safe_markdown("- item\n\n  ```\n  <x>\n  ```\n> <q>") == "- item\n\n  ```\n  <x>\n  ```\n> &lt;q>"
+    assert safe_markdown("    <indented code>") == "    <indented code>"
+    assert safe_markdown("no tags at all") == "no tags at all"
+
+
+def test_markdown_links_that_run_script_point_nowhere() -> None:
+    from navtui.session.markdown_safe import safe_markdown
+
+    assert safe_markdown("[x](javascript:alert(1))") == "[x](#unsafe-link:javascript:alert(1))"
+    assert safe_markdown("[x]( <JavaScript:go>)") == "[x]( &lt;#unsafe-link:JavaScript:go>)"
+    assert safe_markdown("[r]: vbscript:run\n\n[r]") == "[r]: #unsafe-link:vbscript:run\n\n[r]"
+    assert safe_markdown("[e](&#106;avascript:x)") == "[e](&amp;#106;avascript:x)"  # no entity spells a scheme
+    assert safe_markdown("`[x](javascript:y)`") == "`[x](javascript:y)`"  # code is left as written
+    assert safe_markdown("[ok](https://example.com) data: values") == "[ok](https://example.com) data: values"
+
+
+def test_exports_show_escapes_and_any_byte_as_text(session: SessionManager, tmp_path: Path) -> None:
+    hostile = "clip\x1b]52;c;aGk=\x1b\\ csi\x9b2J raw\udc9bbyte lone\ud800 nul\x00"
+    session.append_message(user(hostile))
+    session.append_message(AssistantMessage(content=[TextBlock(text=hostile)], provider="ollama", model="m"))
+    markdown = export_markdown(session, tmp_path / "s.md").read_bytes().decode("utf-8")  # valid UTF-8
+    page = export_html(session, tmp_path / "s.html").read_bytes().decode("utf-8")
+    for text in (markdown, page):
+        assert "clip␛]52;c;aGk=␛\\ csi\\x9b2J raw\\x9bbyte lone\\ud800 nul␀" in text
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text.replace("\r\n", "\n"))
 
 
 def test_markdown_fences_outgrow_backticks_in_the_content(session: SessionManager, tmp_path: Path) -> None:

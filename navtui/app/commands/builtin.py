@@ -240,7 +240,7 @@ def _system_copy(text: str) -> str | None:
         if shutil.which(program[0]) is None:
             continue
         try:
-            subprocess.run(program, input=text.encode(), timeout=3, check=True, capture_output=True)
+            subprocess.run(program, input=text.encode("utf-8", "replace"), timeout=3, check=True, capture_output=True)
         except (OSError, subprocess.SubprocessError):
             continue
         return program[0]
