@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from navtui.themes.contrast import readability_warnings
+from navtui.themes.contrast import readability_warnings, safety_issues
 from navtui.themes.loader import ThemeRegistry, brief_error, builtin_themes, load_theme_file
 from navtui.themes.schema import ThemeError
 
@@ -70,6 +70,16 @@ def _validate(files: list[Path], out: TextIO, err: TextIO) -> int:
         builtin = builtin_themes().get(theme.name)
         if builtin is not None and builtin.path != path.resolve():
             print(f'  note: in a themes folder this file replaces the built-in theme "{theme.name}"', file=out)
+        unsafe = safety_issues(theme)
+        if unsafe:
+            print(
+                f"  warning: {len(unsafe)} colour pairs of the approval dialogs, warnings or status line are "
+                "unreadable: navtui corrects them in your own themes and does not use such a theme from a "
+                "repository's .navtui/themes:",
+                file=out,
+            )
+            for unsafe_pair in unsafe[:_MAX_CONTRAST_LINES]:
+                print(f"    {unsafe_pair}", file=out)
         issues = readability_warnings(theme)
         if issues:
             print(f"  warning: {len(issues)} colours are invisible or hard to read (contrast under 3:1):", file=out)

@@ -150,3 +150,55 @@ def readability_warnings(theme: NavTheme) -> list[Invisible | ContrastIssue]:
                 if ratio < HARD_TO_READ:
                     warnings.append(ContrastIssue(foreground, background, ratio, HARD_TO_READ))
     return warnings
+
+
+# ------------------------------------------------------------------ legibility where safety depends on it
+SAFETY_MINIMUM = 3.0
+"""What the approval dialogs, warnings and the status line must reach whatever the theme says (WCAG large text)."""
+
+SAFETY_PAIRS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # The approval dialogs: the command or path (text on the code background, the dialog's surface), why it
+    # asks (muted), the border and title (warning), a diff's signs.
+    ("text", (_BACKGROUND, _SURFACE)),
+    ("muted", (_SURFACE,)),
+    ("warning", (_BACKGROUND, _SURFACE)),
+    ("error", (_BACKGROUND, "toolErrorBg")),
+    ("toolDiffAdded", (_SURFACE,)),
+    ("toolDiffRemoved", (_SURFACE,)),
+    ("toolTitle", _TOOL_BGS),
+    *((token, ("statusLineBg",)) for token in TOKEN_GROUPS["Status line segments"]),
+)
+
+
+def safety_issues(theme: NavTheme) -> list[ContrastIssue]:
+    """The pairs of ``SAFETY_PAIRS`` a user could not read in ``theme``."""
+    issues = []
+    for foreground, backgrounds in SAFETY_PAIRS:
+        for background in backgrounds:
+            ratio = contrast_ratio(_paint(theme, foreground), _paint(theme, background))
+            if ratio < SAFETY_MINIMUM:
+                issues.append(ContrastIssue(foreground, background, ratio, SAFETY_MINIMUM))
+    return issues
+
+
+def made_legible(theme: NavTheme) -> NavTheme:
+    """``theme`` with each unreadable safety foreground replaced: by the theme's text colour when that reads on
+    all of the token's safety backgrounds, else by white or black, whichever reads better."""
+    from dataclasses import replace
+
+    colors = dict(theme.colors)
+    for _round in range(2):  # correcting ``text`` can make it the fix for the others
+        current = replace(theme, colors=colors)
+        failing = {issue.foreground for issue in safety_issues(current)}
+        if not failing:
+            break
+        for token in failing:
+            backgrounds = [_paint(current, bg) for fg, bgs in SAFETY_PAIRS if fg == token for bg in bgs]
+            candidates = ([current.foreground] if token != "text" else []) + ["#ffffff", "#000000"]
+
+            def worst(colour: str, backgrounds: list[str] = backgrounds) -> float:
+                return min(contrast_ratio(colour, bg) for bg in backgrounds)
+
+            readable = [c for c in candidates if worst(c) >= MAIN_MINIMUM]
+            colors[token] = readable[0] if readable else max(candidates, key=worst)
+    return replace(theme, colors=colors)

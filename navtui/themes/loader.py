@@ -167,11 +167,21 @@ class ThemeRegistry:
         except ThemeError as error:
             self._errors[key] = error
             return ThemeReload(key, "invalid", theme=previous, error=error)
+        theme, legibility = _legible(theme)
+        if legibility is not None and theme.source == "project":  # a repository's theme is used only if it passes
+            self._errors[key] = legibility
+            return ThemeReload(key, "invalid", theme=previous, error=legibility)
         self._errors.pop(key, None)
         self._custom[key] = theme
         warning = None
         if theme.name in self._builtins:
             warning = f'{key} replaces the built-in theme "{theme.name}"'
+        if legibility is not None:
+            count = len(legibility.issues)
+            warning = (
+                f"{key}: {count} colour pair{'s' if count > 1 else ''} of the approval dialogs, warnings or status "
+                f"line were unreadable and are corrected (`navtui themes validate {key}` lists them)"
+            )
         renamed = previous.name if previous is not None and previous.name != theme.name else None
         return ThemeReload(
             key,
@@ -192,3 +202,20 @@ class ThemeRegistry:
         # Later folders override earlier ones; within a folder, the last file (by name) wins.
         ordered = sorted(self._custom.values(), key=lambda t: (t.source == "project", str(t.path)))
         return {theme.name: theme for theme in ordered}
+
+
+def _legible(theme: NavTheme) -> tuple[NavTheme, ThemeError | None]:
+    """``theme`` made readable where safety depends on it (approval dialogs, warnings, the status line), and the
+    error that says what was not; a project's theme is refused with it, a user's is corrected."""
+    from navtui.themes.contrast import made_legible, safety_issues
+
+    issues = safety_issues(theme)
+    if not issues:
+        return theme, None
+    error = ThemeError(
+        f"{theme.path}: {len(issues)} colour pair{'s' if len(issues) > 1 else ''} of the approval dialogs, warnings or "
+        "status line would be unreadable",
+        issues=[str(issue) for issue in issues],
+        hint="a repository's theme is not used until it is readable; navtui themes validate FILE lists the pairs",
+    )
+    return made_legible(theme), error

@@ -21,22 +21,22 @@ def test_user_themes_come_from_navtui_home(user_themes: Path) -> None:
 
 
 def test_a_user_file_overrides_the_builtin_of_its_name_with_a_note(user_themes: Path) -> None:
-    write_theme(user_themes / "nord.json", theme_json("nord", accent="#010101"))
+    write_theme(user_themes / "nord.json", theme_json("nord", accent="#f0d0a0"))
     registry = ThemeRegistry()
     nord = registry.get("nord")
-    assert nord.source == "user" and nord.colors["accent"] == "#010101"
+    assert nord.source == "user" and nord.colors["accent"] == "#f0d0a0"
     assert registry.is_custom("nord") and registry.names().count("nord") == 1
     assert registry.warnings == [f'{user_themes / "nord.json"} replaces the built-in theme "nord"']
-    assert builtin_themes()["nord"].colors["accent"] != "#010101"  # the built-in itself is untouched
+    assert builtin_themes()["nord"].colors["accent"] != "#f0d0a0"  # the built-in itself is untouched
 
 
 def test_project_themes_win_over_user_themes(user_themes: Path, workspace: Path) -> None:
     (workspace / ".git").mkdir()
-    write_theme(user_themes / "shared.json", theme_json("shared", accent="#111111"))
-    write_theme(workspace / ".navtui" / "themes" / "shared.json", theme_json("shared", accent="#222222"))
+    write_theme(user_themes / "shared.json", theme_json("shared", accent="#a0c0f0"))
+    write_theme(workspace / ".navtui" / "themes" / "shared.json", theme_json("shared", accent="#f0a0c0"))
     registry = ThemeRegistry(workspace)
     theme = registry.get("shared")
-    assert theme.source == "project" and theme.colors["accent"] == "#222222"
+    assert theme.source == "project" and theme.colors["accent"] == "#f0a0c0"
 
 
 def test_a_bad_file_is_recorded_not_raised(user_themes: Path) -> None:
