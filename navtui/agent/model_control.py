@@ -20,6 +20,7 @@ from navtui.agent.resume import (
     session_endpoint,
     think_setting,
 )
+from navtui.config.launch import DEFAULT_MODEL
 from navtui.core.errors import NavtuiError
 from navtui.core.events import Notice
 
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
     from navtui.config.settings import Settings
     from navtui.providers.base import ModelInfo, Provider
     from navtui.session.context import SessionContext
-
-DEFAULT_MODEL = "qwen2.5-coder:7b"
 
 
 @dataclass

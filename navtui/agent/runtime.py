@@ -26,9 +26,9 @@ from navtui.agent.model_control import ModelControl, ProviderStatus
 from navtui.agent.prompt import build_system_prompt
 from navtui.agent.session_control import SessionControl
 from navtui.config.context_files import context_file_warnings
-from navtui.config.launch import LaunchOptions
+from navtui.config.launch import DEFAULT_MODEL, LaunchOptions
 from navtui.config.settings import Settings, load_settings
-from navtui.core.errors import NavtuiError
+from navtui.core.errors import ConfigError, NavtuiError
 from navtui.core.events import Notice, TurnFinished
 from navtui.core.messages import AssistantMessage, Usage, UserMessage
 from navtui.providers.base import AnyMessage, ListedModel, ModelInfo, Provider, PullProgress
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from navtui.agent.hooks import CompositeHooks
     from navtui.agent.resume import ModelChoice
     from navtui.agent.status import ContextUsage, StatusInfo
+    from navtui.config.project_rules import HeldModel
     from navtui.core.events import AgentEvent
     from navtui.mcp.manager import McpManager
     from navtui.session.entries import Entry
@@ -61,6 +62,8 @@ class Runtime:
         self.warnings = warnings
         self.approver: Approver = approver or DenyingApprover()
         self.pending_notices: list[AgentEvent] = []  # said at the start of the next run (window facts)
+        self.held_models: list[HeldModel] = []  # a repository's models on another endpoint, not answered yet
+        self.repository: Path | None = None
         self.handover_count = 0
         self.sessions, opened = SessionControl.open(self.cwd, options)
         self.warnings.extend(opened)
@@ -91,11 +94,15 @@ class Runtime:
         from navtui.agent.housekeeping import recover_interrupted_writes, stop_leftovers_and_prune
 
         loaded = load_settings(options.cwd, options.overrides())
+        if loaded.held and approver is None:  # no screen to ask on: say why and which flag to use
+            raise held_model_error(loaded.held[0], loaded.settings)
         warnings = list(loaded.warnings)
         warnings.extend(recover_interrupted_writes())
         warnings.extend(context_file_warnings(options.cwd))
         warnings.extend(stop_leftovers_and_prune(loaded.settings))
         runtime = cls(options, loaded.settings, warnings, approver)
+        runtime.held_models = loaded.held  # the app asks about them once the runtime is on screen
+        runtime.repository = loaded.repository
         if runtime.ctx.sandbox is not None and runtime.ctx.sandbox.warning:
             runtime.warnings.append(runtime.ctx.sandbox.warning)
         if runtime.checkpoints is not None:
@@ -516,3 +523,14 @@ class Runtime:
         if self.checkpoints is not None:
             await asyncio.to_thread(self.checkpoints.close)
         self.sessions.sync()
+
+
+def held_model_error(held: HeldModel, settings: Settings) -> ConfigError:
+    """Why a headless run does not start on a repository's model choice, and the flag that decides it."""
+    from navtui.config.paths import user_settings_path
+
+    if held.path == "model":
+        hint = f"to use it, run with -m {held.value}; to keep yours, run with -m {settings.model or DEFAULT_MODEL}"
+    else:
+        hint = f"to use it, set {held.path} in {user_settings_path()}, or allow it once in navtui (it asks)"
+    return ConfigError(f"{held.describe()}. A repository may only choose among the models of your endpoint", hint=hint)

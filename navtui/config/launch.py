@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+DEFAULT_MODEL = "qwen2.5-coder:7b"  # when no model is set anywhere (a local one: nothing leaves the machine)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 """pi's and omp's thinking levels, lowest first (``--thinking``, the prompt border's colours)."""
 

@@ -12,6 +12,10 @@ as ``model_roles`` is one entry for all its keys):
   over ``write`` is ignored with a warning.
 * ``Added``: a list that only restricts (``tools.deny``); the project's entries are added to the user's, never
   replace them.
+* ``SameEndpoint``: a model name (``model``, ``model_roles.*``). A project may pick any model the provider and
+  endpoint the user configured serve; one that another provider or endpoint would serve (a cloud one instead of
+  the local Ollama) is held back: the user is asked once in the app (remembered per repository,
+  ``config/repo_approvals.py``), and ``--print``/``--json`` refuse to start, saying why and which flag to use.
 
 A setting missing from the table is ignored in a project file (fail closed), and ``tests/config`` fails until it
 is classified. To add a section (e.g. ``sandbox`` or ``mcp``), add one entry per field here:
@@ -24,7 +28,8 @@ No pydantic here: the first frame reads it too (``app/startup.py``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -58,7 +63,33 @@ class Added:
     """A list whose entries only restrict: a project's entries join the user's."""
 
 
-Rule = Free | UserOnly | Stricter | Added
+@dataclass(frozen=True)
+class SameEndpoint:
+    """A model name: a project may choose among the models of the user's provider and endpoint, never beyond."""
+
+
+Rule = Free | UserOnly | Stricter | Added | SameEndpoint
+
+Endpoint = tuple[str, str]  # (provider, base URL)
+
+
+@dataclass(frozen=True)
+class HeldModel:
+    """A project's model choice that would move the conversation to another provider or endpoint."""
+
+    path: str  # "model" or "model_roles.advisor"
+    value: str
+    endpoint: Endpoint  # where it would go
+    user_endpoint: Endpoint  # where the user's own settings send it
+    source: str  # the project file
+
+    def describe(self) -> str:
+        (provider, url), (user_provider, user_url) = self.endpoint, self.user_endpoint
+        return (
+            f"{self.source} sets {self.path} to '{self.value}', which would send your prompts and code to "
+            f"{provider} at {url} instead of {user_provider} at {user_url}, the endpoint you configured"
+        )
+
 
 _ENDPOINT = UserOnly("send your code and keys to another endpoint")
 
@@ -66,10 +97,10 @@ PROJECT_RULES: dict[str, Rule] = {
     "base_url": _ENDPOINT,
     "api_key": _ENDPOINT,
     "provider": _ENDPOINT,
-    "model": Free(),
+    "model": SameEndpoint(),
     "approval": Stricter(("yolo", "write", "ask")),
     "max_turns": Free(),
-    "model_roles": Free(),  # model names on the endpoint the user chose
+    "model_roles": SameEndpoint(),
     "providers.num_ctx_cap": Free(),
     "providers.keep_alive": Free(),
     "providers.think": Free(),
@@ -81,7 +112,7 @@ PROJECT_RULES: dict[str, Rule] = {
     "providers.max_tokens": Free(),
     "providers.temperature": Free(),
     "providers.compact_prompt": Free(),
-    "providers.request_fields": Free(),
+    "providers.request_fields": UserOnly("add fields to what navtui sends to the model (e.g. store: true)"),
     "tools.allow": UserOnly("let tools run without asking"),
     "tools.deny": Added(),
     "tools.prompt": Added(),
@@ -158,15 +189,24 @@ class ProjectLayer:
     allowed: dict[str, Any]
     additions: dict[str, list[Any]]
     warnings: list[str]
+    held: list[HeldModel] = field(default_factory=list)
 
 
 def filter_project(
-    data: dict[str, Any], lower: dict[str, Any], *, source: str, user_file: str, known: set[str]
+    data: dict[str, Any],
+    lower: dict[str, Any],
+    *,
+    source: str,
+    user_file: str,
+    known: set[str],
+    endpoint: Callable[[str, str], Endpoint] | None = None,
 ) -> ProjectLayer:
     """Apply ``PROJECT_RULES`` to a project file's ``data``.
 
     ``lower`` holds the effective values below the project (defaults and the user file), ``known`` the dotted
-    paths navtui has settings for (unknown ones are reported elsewhere and only dropped here).
+    paths navtui has settings for (unknown ones are reported elsewhere and only dropped here). ``endpoint(path,
+    model)`` is where a model named at ``path`` would be served under the user's own choices (``path`` ``""``:
+    the user's own model); without it a project's model names are all held back.
     """
     layer = ProjectLayer({}, {}, [])
     where = f"set it in {user_file} if you mean it"
@@ -205,10 +245,30 @@ def filter_project(
                         f"{source}: '{path}: {json.dumps(value)}' is ignored in a project file: it is looser than "
                         f"{json.dumps(current)}, and a repository may only make it stricter ({where})"
                     )
+            elif isinstance(rule, SameEndpoint):
+                same_endpoint(path, value, out, key)
             elif isinstance(value, list):  # Added
                 layer.additions[path] = value
             else:
                 out[key] = value  # not a list: validation reports the bad value with the file's name
+
+    def same_endpoint(path: str, value: Any, out: dict[str, Any], key: str) -> None:
+        if isinstance(value, dict):  # model_roles: each role on its own
+            kept: dict[str, Any] = {}
+            for role, name in value.items():
+                same_endpoint(f"{path}.{role}", name, kept, role)
+            if kept:
+                out[key] = kept
+            return
+        if not isinstance(value, str) or not value:
+            out[key] = value  # not a model name: validation reports the bad value with the file's name
+            return
+        user = endpoint("", "") if endpoint is not None else ("", "")
+        target = endpoint(path, value) if endpoint is not None else ("?", "?")
+        if target == user and endpoint is not None:
+            out[key] = value
+        else:
+            layer.held.append(HeldModel(path, value, target, user, source))
 
     walk(data, "", layer.allowed)
     return layer

@@ -8,13 +8,15 @@ redirect endpoints: ``project_rules.PROJECT_RULES`` says what it may change (a n
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from navtui.config.launch import DEFAULT_MODEL
 from navtui.config.paths import project_dir, user_settings_path
-from navtui.config.project_rules import PROJECT_RULES, filter_project
+from navtui.config.project_rules import PROJECT_RULES, Endpoint, HeldModel, filter_project
 from navtui.core.errors import ConfigError
 
 ApprovalMode = Literal["ask", "write", "yolo"]
@@ -153,12 +155,25 @@ class Settings(BaseModel):
 
 
 class LoadedSettings:
-    """The merged settings plus what went wrong reading them (warnings are shown once, never fatal)."""
+    """The merged settings plus what went wrong reading them (warnings are shown once, never fatal).
 
-    def __init__(self, settings: Settings, warnings: list[str], sources: list[Path]) -> None:
+    ``held``: a repository's model choices that would leave the user's endpoint and that the user has not
+    answered yet (not applied; the app asks, headless runs refuse). ``repository``: the root they belong to.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        warnings: list[str],
+        sources: list[Path],
+        held: list[HeldModel] | None = None,
+        repository: Path | None = None,
+    ) -> None:
         self.settings = settings
         self.warnings = warnings
         self.sources = sources
+        self.held = held or []
+        self.repository = repository
 
 
 def read_json_object(path: Path) -> dict[str, Any]:
@@ -243,8 +258,11 @@ def load_settings(cwd: Path, overrides: dict[str, Any] | None = None) -> LoadedS
     warnings: list[str] = []
     sources: list[Path] = []
     merged: dict[str, Any] = {}
+    held: list[HeldModel] = []
+    flags = {k: v for k, v in (overrides or {}).items() if v is not None}
     user_path = user_settings_path()
     project_path = project_dir(cwd) / "settings.json"
+    repository = project_path.parent.parent
     for path, is_project in ((user_path, False), (project_path, True)):
         if is_project and path.resolve() == user_path.resolve():
             continue
@@ -255,21 +273,72 @@ def load_settings(cwd: Path, overrides: dict[str, Any] | None = None) -> LoadedS
         for key in _unknown_keys(data, Settings):
             if not (is_project and key in PROJECT_RULES):  # those get the project warning instead
                 warnings.append(f"{path}: unknown setting '{key}' (ignored)")
-        validate_settings(data, str(path))  # name the file that holds a bad value
         if not is_project:
+            validate_settings(data, str(path))  # name the file that holds a bad value
             merged = _deep_merge(merged, data)
             continue
         lower = validate_settings(merged, str(user_path))
+        chosen = validate_settings(_deep_merge(merged, flags), "settings") if flags else lower
         layer = filter_project(
-            data, lower.model_dump(), source=str(path), user_file=str(user_path), known=setting_paths()
+            data,
+            lower.model_dump(),
+            source=str(path),
+            user_file=str(user_path),
+            known=setting_paths(),
+            endpoint=_endpoints(chosen),
         )
         warnings.extend(layer.warnings)
+        # Only what a project may set is validated: a bad value under a key it may not set was ignored above.
+        validate_settings(layer.allowed, str(path))
         merged = _deep_merge(merged, layer.allowed)
         for dotted, items in layer.additions.items():
             _extend(merged, dotted, items, lower)
-    if overrides:
-        merged = _deep_merge(merged, {k: v for k, v in overrides.items() if v is not None})
-    return LoadedSettings(validate_settings(merged, "settings"), warnings, sources)
+        held = _answered(layer.held, repository, merged, warnings, flags)
+    if flags:
+        merged = _deep_merge(merged, flags)
+    return LoadedSettings(validate_settings(merged, "settings"), warnings, sources, held, repository)
+
+
+def _endpoints(settings: Settings) -> Callable[[str, str], Endpoint]:
+    """Where a model named at a setting path would be served under ``settings`` (path ``""``: the user's own)."""
+
+    def endpoint(path: str, model: str) -> Endpoint:
+        from navtui.providers.registry import resolve_base_url, resolve_provider
+
+        chosen = settings
+        if not path:
+            model = settings.model or DEFAULT_MODEL
+        elif path == "model":  # it replaces the user's model: the user's provider applies to it
+            chosen = settings.model_copy(update={"model": model})
+        name = resolve_provider(chosen, model)
+        return name, resolve_base_url(chosen, name)
+
+    return endpoint
+
+
+def _answered(
+    held: list[HeldModel], repository: Path, merged: dict[str, Any], warnings: list[str], flags: dict[str, Any]
+) -> list[HeldModel]:
+    """Apply what the user allowed for this repository, drop what they declined; the rest is still to be asked."""
+    from navtui.config.repo_approvals import RepoApprovals
+
+    pending = []
+    approvals = RepoApprovals()
+    for choice in held:
+        if choice.path == "model" and flags.get("model"):
+            continue  # -m: the command line chose the model, the repository's does not matter
+        decision = approvals.decision(repository, choice)
+        if decision == "allow":
+            *parents, last = choice.path.split(".")
+            node = merged
+            for part in parents:
+                node = node.setdefault(part, {})
+            node[last] = choice.value
+        elif decision == "deny":
+            warnings.append(f"{choice.describe()}; not used, as you answered for this repository")
+        else:
+            pending.append(choice)
+    return pending
 
 
 def save_user_setting(key_path: str, value: Any) -> None:

@@ -113,3 +113,70 @@ def test_the_first_frame_applies_the_same_rule(repo: Path, navtui_home: Path) ->
     project(repo, {"approval": "ask"})
     assert peek_settings(repo, {}).approval == "ask"
     assert peek_settings(repo, {"approval": "yolo"}).approval == "yolo"
+
+
+# ------------------------------------------------------------ a repository chooses among the user's choices
+def test_a_project_model_on_another_endpoint_is_held_back(repo: Path) -> None:
+    project(repo, {"model": "claude-sonnet-4-5"})
+    loaded = load_settings(repo)
+    assert loaded.settings.model is None  # the default local model stays
+    (held,) = loaded.held
+    assert (held.path, held.value, held.endpoint[0], held.user_endpoint[0]) == (
+        "model",
+        "claude-sonnet-4-5",
+        "anthropic",
+        "ollama",
+    )
+    assert "instead of ollama at http://127.0.0.1:11434" in held.describe()
+
+
+def test_a_project_model_on_the_user_s_endpoint_applies(repo: Path, navtui_home: Path) -> None:
+    project(repo, {"model": "llama3.2:3b", "model_roles": {"advisor": "qwen3:4b", "classifier": "gpt-4o"}})
+    loaded = load_settings(repo)
+    assert loaded.settings.model == "llama3.2:3b"
+    assert loaded.settings.model_roles == {"advisor": "qwen3:4b"}
+    assert [(h.path, h.value) for h in loaded.held] == [("model_roles.classifier", "gpt-4o")]
+    user(navtui_home, {"provider": "openai", "base_url": "http://127.0.0.1:8080/v1", "model": "local"})
+    project(repo, {"model": "claude-sonnet-4-5"})  # the user's provider serves whatever name: it stays there
+    loaded = load_settings(repo)
+    assert (loaded.settings.model, loaded.held) == ("claude-sonnet-4-5", [])
+
+
+def test_the_answer_is_remembered_per_repository(repo: Path, tmp_path: Path) -> None:
+    from navtui.config.repo_approvals import RepoApprovals
+
+    project(repo, {"model": "gpt-4o"})
+    (held,) = load_settings(repo).held
+    RepoApprovals().remember(repo, held, "allow")
+    loaded = load_settings(repo)
+    assert (loaded.settings.model, loaded.held) == ("gpt-4o", [])
+    RepoApprovals().remember(repo, held, "deny")
+    loaded = load_settings(repo)
+    assert (loaded.settings.model, loaded.held) == (None, [])
+    assert any("not used, as you answered" in w for w in loaded.warnings)
+    project(repo, {"model": "o3"})  # another model: asked again
+    assert [h.value for h in load_settings(repo).held] == ["o3"]
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    project(other, {"model": "gpt-4o"})  # another repository: asked again
+    assert [h.value for h in load_settings(other).held] == ["gpt-4o"]
+
+
+def test_the_command_line_model_makes_the_question_moot(repo: Path) -> None:
+    project(repo, {"model": "claude-sonnet-4-5"})
+    loaded = load_settings(repo, {"model": "qwen3:4b"})
+    assert (loaded.settings.model, loaded.held) == ("qwen3:4b", [])
+
+
+def test_request_fields_from_a_project_are_not_sent(repo: Path) -> None:
+    project(repo, {"providers": {"request_fields": {"*": {"store": True}}, "max_tokens": 4096}})
+    loaded = load_settings(repo)
+    assert loaded.settings.providers.request_fields == {} and loaded.settings.providers.max_tokens == 4096
+    assert any("'providers.request_fields' is ignored in a project file" in w for w in loaded.warnings)
+
+
+def test_a_bad_value_under_a_key_a_project_may_not_set_is_only_a_warning(repo: Path) -> None:
+    project(repo, {"tools": {"allow": 5, "extra_roots": "nope"}, "base_url": 7, "approval": "bogus", "max_turns": 3})
+    loaded = load_settings(repo)  # no ConfigError: none of these could have applied
+    assert loaded.settings.max_turns == 3
+    assert sum("is ignored in a project file" in w for w in loaded.warnings) == 4

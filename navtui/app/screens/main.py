@@ -321,11 +321,17 @@ class MainScreen(TurnScreen):
             self.call_after_refresh(self._check_provider)  # after the first frame: it imports the provider SDK
         self.call_after_refresh(self._start_mcp)  # after the first frame: servers start in the background
         self.run_worker(self._load_custom_commands(), group="custom-commands", exclusive=True)
+        self.call_after_refresh(self._ask_repository_models)
         if runtime.options.resume == "":
             self.run_worker(COMMANDS.run(self, "/resume"), group="command")  # navtui -r without an id: pick one
         initial = runtime.options.prompt
         if initial:
             self.call_after_refresh(self.submit, initial)
+
+    def _ask_repository_models(self) -> None:
+        from navtui.app.repo_models import ask_repository_models
+
+        ask_repository_models(self)
 
     def _start_mcp(self) -> None:
         from navtui.app.mcp_servers import start_servers
