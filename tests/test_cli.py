@@ -186,21 +186,23 @@ def test_a_repository_cannot_grant_itself_yolo(fake_server, workspace: Path, nav
 
 
 KEY = "gateway-key-7f3a9c2e5b1d"  # no known key shape: only the known-value masking can catch it
+SHORT_KEY = "k7Qz9xP"  # 7 characters: under the 8 a generic secret needs, still a key
 
 
 @pytest.mark.parametrize("mode", ["--print", "--json"])
+@pytest.mark.parametrize("key", [KEY, SHORT_KEY])
 def test_a_401_that_quotes_the_key_never_shows_it(
-    fake_server, workspace: Path, navtui_home: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+    fake_server, workspace: Path, navtui_home: Path, monkeypatch: pytest.MonkeyPatch, mode: str, key: str
 ) -> None:
-    monkeypatch.setenv("NAVTUI_API_KEY", KEY)
+    monkeypatch.setenv("NAVTUI_API_KEY", key)
     fake_server.script(HttpError(401, "Incorrect API key provided: {api_key}. Find your key at ..."))
     result = navtui(mode, "hi", "-p", "openai", "-b", fake_server.url + "/v1", "-m", "gpt-4o", cwd=workspace)
-    assert fake_server.chat_requests[0].headers["authorization"] == f"Bearer {KEY}"  # the server did quote it
+    assert fake_server.chat_requests[0].headers["authorization"] == f"Bearer {key}"  # the server did quote it
     assert result.returncode == 1
-    assert KEY not in result.stderr and KEY not in result.stdout
+    assert key not in result.stderr and key not in result.stdout
     assert "Incorrect API key provided: ****" in result.stderr + result.stdout
     stored = "".join(path.read_text() for path in (navtui_home / "sessions").rglob("*.jsonl"))
-    assert stored and KEY not in stored
+    assert stored and key not in stored
 
 
 def test_provider_error_exits_1_with_one_line_reason(fake_server, workspace: Path) -> None:

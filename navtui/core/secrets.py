@@ -139,6 +139,10 @@ def _line_patterns(line: str) -> list[tuple[re.Pattern[str], str]]:
 
 _SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(?:^|_)AUTH(?:_|$))", re.IGNORECASE)
 _MIN_SECRET_VALUE = 8
+# An API key is masked however short it is (a gateway's 7-character key came back in a 401 unmasked); below 5
+# characters a value would mask ordinary words.
+_KEY_NAME = re.compile(r"API_?KEY", re.IGNORECASE)
+_MIN_KEY_VALUE = 5
 _NOT_SECRET = re.compile(r"^(?:[/~.]|https?://|true$|false$|yes$|no$|[0-9]+$)", re.IGNORECASE)
 
 
@@ -147,7 +151,9 @@ def env_secrets() -> tuple[str, ...]:
     values = {
         value
         for name, value in os.environ.items()
-        if _SECRET_NAME.search(name) and len(value) >= _MIN_SECRET_VALUE and not _NOT_SECRET.match(value)
+        if _SECRET_NAME.search(name)
+        and len(value) >= (_MIN_KEY_VALUE if _KEY_NAME.search(name) else _MIN_SECRET_VALUE)
+        and not _NOT_SECRET.match(value)
     }
     return tuple(sorted(values, key=len, reverse=True))
 

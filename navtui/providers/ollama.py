@@ -17,7 +17,7 @@ import json
 import os
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from navtui.config.settings import ProviderSettings
 from navtui.core.errors import ProviderError
@@ -47,7 +47,14 @@ from navtui.providers.ollama_convert import to_ollama_messages, to_ollama_tools
 from navtui.providers.ollama_info import ModelFacts, clear_model_cache, connection_error, fetch_facts
 from navtui.providers.ollama_models import all_models, loaded_models, pull, same_model
 from navtui.providers.retry import RetryPolicy, is_model_output_error, retryable_status
-from navtui.providers.streaming import RetryableError, error_event, next_within, retry_after_seconds, with_retries
+from navtui.providers.streaming import (
+    RetryableError,
+    error_event,
+    ndjson_lines,
+    next_within,
+    retry_after_seconds,
+    with_retries,
+)
 from navtui.providers.textproto import ToolCallScanner
 from navtui.providers.textprovider import TextProtocolProvider
 from navtui.providers.toolargs import call_ids, decode_arguments
@@ -277,8 +284,7 @@ class OllamaProvider(Provider):
         try:
             async with contextlib.AsyncExitStack() as stack:
                 response = await self._open(stack, body)
-                # httpx's aiter_lines is an async generator (typed as an iterator): closed with the response
-                line_stream = cast("AsyncGenerator[str, None]", response.aiter_lines())
+                line_stream = ndjson_lines(response.aiter_bytes())  # on \n only: U+0085 may be in the text
                 lines = await stack.enter_async_context(contextlib.aclosing(line_stream))
                 timeout = self.settings.request_timeout
                 while done is None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from navtui.core.errors import ProviderError
 from navtui.providers.base import ListedModel, PullProgress
+from navtui.providers.streaming import ndjson_lines
 
 if TYPE_CHECKING:
     import httpx
@@ -90,7 +91,7 @@ async def pull(http: httpx.AsyncClient, name: str) -> AsyncIterator[PullProgress
         if response.status_code >= 400:
             await response.aread()
             raise ProviderError(f"Ollama could not pull {name}: {_error_text(response)}", status=response.status_code)
-        async for line in response.aiter_lines():
+        async for line in ndjson_lines(response.aiter_bytes()):
             if not line.strip():
                 continue
             try:

@@ -116,3 +116,22 @@ def model_output_call(exc: ProviderError) -> list[ProviderEvent]:
     )
     call = ToolCall(id="", name=INVALID_CALL_NAME, arguments={PARSE_ERROR_KEY: reason})
     return [ToolCallEvent(call=call), StopEvent(reason="tool_use")]
+
+
+async def ndjson_lines(chunks: AsyncIterator[bytes]) -> AsyncGenerator[str, None]:
+    """The lines of a newline-delimited JSON stream, split on ``\\n`` only.
+
+    httpx's ``aiter_lines`` splits like ``str.splitlines``, also on U+0085, U+2028, U+2029 and the other
+    separators JSON allows raw inside a string, so a model's text holding one broke a line in two. A byte that is
+    not UTF-8 is kept as navtui keeps such bytes (``surrogateescape``, ``core/text.py``).
+    """
+    pending = b""
+    async for chunk in chunks:
+        pending += chunk
+        if b"\n" not in pending:
+            continue
+        *complete, pending = pending.split(b"\n")
+        for line in complete:
+            yield line.rstrip(b"\r").decode("utf-8", "surrogateescape")
+    if pending.strip():
+        yield pending.rstrip(b"\r").decode("utf-8", "surrogateescape")

@@ -98,6 +98,16 @@ async def test_tool_calls_in_the_final_chunk_are_kept(fake_server: FakeServer) -
     assert events[-1] == StopEvent(reason="tool_use")
 
 
+async def test_separators_json_allows_raw_inside_text_do_not_split_a_line(fake_server: FakeServer) -> None:
+    """NDJSON lines end at \\n only: U+0085, U+2028 and U+2029 may stand raw inside a JSON string."""
+    text = "next\u0085line \u2028 sep \u2029 para \x1c fs"
+    chunk = {"model": MODEL, "message": {"role": "assistant", "content": text}, "done": False}
+    fake_server.script(RawLine(json.dumps(chunk, ensure_ascii=False)), Text(" end"))
+    events = await collect(make(fake_server), ask())
+    assert not [e for e in events if isinstance(e, ErrorEvent)]
+    assert "".join(e.text for e in events if hasattr(e, "text") and not isinstance(e, ErrorEvent)) == text + " end"
+
+
 async def test_request_carries_num_ctx_from_api_show_capped_by_setting(fake_server: FakeServer) -> None:
     fake_server.set_model("big:70b", context_length=131072)
     fake_server.set_model("small:1b", context_length=4096)
