@@ -124,13 +124,17 @@ class SessionManager:
 
     @classmethod
     def continue_recent(cls, cwd: Path, *, root: Path | None = None) -> SessionManager | None:
-        """The most recently written session of ``cwd`` (``None`` when there is none)."""
+        """The most recently written session of ``cwd`` that has something to continue (``None``: there is none).
+
+        A damaged one (its first line unreadable) is still returned, read-only: the caller continues its history
+        in a new file and says why, instead of claiming there is no earlier session.
+        """
         for path in session_files(Path(cwd).resolve(), root):
             try:
                 manager = cls.open(path)
             except NavtuiError:
                 continue
-            if manager.read_only_reason is None:
+            if manager.read_only_reason is None or manager.leaf_id is not None:
                 return manager
         return None
 

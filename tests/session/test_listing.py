@@ -93,6 +93,17 @@ def test_continue_recent_opens_the_newest_readable_session(project: Path, root: 
     assert [m.text for m in recent.build_context().messages] == ["newest", "ok"]
 
 
+def test_continue_recent_finds_a_session_whose_first_line_is_damaged(project: Path, root: Path) -> None:
+    _session(project, root, "older", age=100)
+    damaged = _session(project, root, "latest", age=10)
+    first, rest = damaged.path.read_bytes().split(b"\n", 1)
+    damaged.path.write_bytes(first[:20] + b"\n" + rest)
+    recent = SessionManager.continue_recent(project, root=root)
+    assert recent is not None and recent.path == damaged.path
+    assert recent.read_only_reason == "its first line is not a readable session header"
+    assert [m.text for m in recent.build_context().messages] == ["latest", "ok"]
+
+
 def test_unreadable_lines_are_not_counted_as_entries(project: Path, root: Path) -> None:
     manager = _session(project, root, "count me")  # header + 2 entries
     with open(manager.path, "ab") as handle:
