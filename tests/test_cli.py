@@ -286,3 +286,13 @@ def test_print_says_when_the_model_is_being_loaded(fake_server, workspace: Path)
     assert f"[info] loading {MODEL} into memory…" in lines
     assert any(line.startswith(f"[info] {MODEL} loaded in ") for line in lines)
     assert result.stdout == "ready\n"
+
+
+def test_a_clean_exit_leaves_no_temp_journal(fake_server, workspace: Path, navtui_home: Path) -> None:
+    fake_server.script(ToolCall("write", {"path": "notes.txt", "content": "hi\n"}))
+    fake_server.script(Text("written"))
+    result = headless(fake_server, "--print", "write it", "--approval", "write", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "notes.txt").read_text() == "hi\n"  # the write went through a journalled temp file
+    assert (navtui_home / "journal").is_dir()
+    assert list((navtui_home / "journal").iterdir()) == []

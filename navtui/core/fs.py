@@ -8,6 +8,7 @@ and the next start removes the ones whose process is gone (``recover_temp_files`
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import fcntl
@@ -100,6 +101,7 @@ class _TempJournal:
     def __init__(self) -> None:
         self._directory: Path | None = None
         self._fd: int | None = None
+        self._at_exit = False
 
     def open(self, directory: Path) -> None:
         if self._directory == directory and self._fd is not None:
@@ -112,6 +114,9 @@ class _TempJournal:
             return  # no journal: writes still work, only the clean-up after a crash is lost
         fcntl.flock(fd, fcntl.LOCK_EX)
         self._directory, self._fd = directory, fd
+        if not self._at_exit:  # a clean exit leaves no journal behind (a crash does: the next start reads it)
+            atexit.register(self.close)
+            self._at_exit = True
 
     def note(self, tmp: str) -> None:
         if self._fd is not None:
