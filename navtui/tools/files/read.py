@@ -12,6 +12,7 @@ from typing import BinaryIO
 from pydantic import BaseModel, Field
 
 from navtui.core.errors import ToolError
+from navtui.core.text import decode_bytes
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.files.listing import list_directory
 from navtui.tools.files.pathtools import ReadsPath
@@ -191,8 +192,8 @@ class ReadTool(ReadsPath, Tool[ReadArgs]):
             return data.decode("utf-8"), False
         except UnicodeDecodeError as exc:
             if cut and exc.start >= len(data) - 3:
-                return data[: exc.start].decode("utf-8", "replace"), False
-            return data.decode("utf-8", "replace"), True
+                return data[: exc.start].decode("utf-8", "surrogateescape"), False
+            return decode_bytes(data), True
 
     def _window_utf8(
         self, path: Path, size: int, offset: int, limit: int, bom: bool

@@ -78,7 +78,7 @@ class FindTool(ReadsPath, Tool[FindArgs]):
             lines = ripgrep.rg_lines(["--files", "--sort", "path"], root, run, seconds=TIMEOUT)
             async with contextlib.aclosing(lines):
                 async for line in lines:
-                    rel = line.decode("utf-8", "replace").removeprefix("./")
+                    rel = line.decode("utf-8", "surrogateescape").removeprefix("./")
                     if not spec.match_file(rel) or rules.hidden(root, rel):
                         continue
                     total += 1
@@ -210,11 +210,11 @@ class GrepTool(ReadsPath, Tool[GrepArgs]):
                 match = _RG_LINE.match(rest)
                 if match is None:
                     continue
-                rel = path.decode("utf-8", "replace").removeprefix("./")
+                rel = path.decode("utf-8", "surrogateescape").removeprefix("./")
                 if target == "." and rules.hidden(cwd, rel):  # a file named explicitly is always searched
                     continue
                 shown = _display(cwd, rel, ctx)
-                text = match.group(3).decode("utf-8", "replace")
+                text = match.group(3).decode("utf-8", "surrogateescape")
                 hits.add(shown, int(match.group(1)), match.group(2) == b":", text)
         if run.returncode == 2 and not hits.matches:
             message = run.stderr.splitlines()[-1] if run.stderr else "ripgrep error"
@@ -244,7 +244,7 @@ class GrepTool(ReadsPath, Tool[GrepArgs]):
                 continue
             if is_binary(data):
                 continue
-            lines = data.decode("utf-8", "replace").split("\n")
+            lines = data.decode("utf-8", "surrogateescape").split("\n")
             if lines and lines[-1] == "":
                 lines.pop()
             found = [i for i, line in enumerate(lines) if regex.search(line)]

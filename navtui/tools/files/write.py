@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from navtui.core.errors import ToolError
 from navtui.core.fs import atomic_write_bytes, write_error_text
+from navtui.core.text import REPLACEMENT, NotEncodable, encode_file_text
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.files.diff import diff_stats, unified_diff
 from navtui.tools.files.textfile import UTF8_BOM, decode_for_edit, require_regular
@@ -79,17 +80,20 @@ class WriteTool(Tool[WriteArgs]):
     def _write(self, args: WriteArgs, ctx: ToolContext) -> ToolResult:
         path = ctx.workspace.confine(args.path, action="write")
         shown = ctx.workspace.display(path)
+        _require_workspace(path, ctx)
         if path.is_dir():
             raise ToolError(f"{shown} is a directory; give a file path")
         exists = path.exists()
         before = ""
         content = args.content
         bom = b""
+        old_bytes = b""
         if exists:
             require_regular(path, shown)
             ctx.file_state.ensure_fresh(path, shown, require_seen=True)
+            old_bytes = path.read_bytes()
             try:
-                old = decode_for_edit(path.read_bytes(), shown)
+                old = decode_for_edit(old_bytes, shown)
             except ToolError:
                 old = None  # a binary or non-UTF-8 file is simply replaced
             if old is not None:
@@ -98,7 +102,11 @@ class WriteTool(Tool[WriteArgs]):
                     content = content.replace("\n", "\r\n")
                 if old.bom and not content.startswith("\ufeff"):
                     bom = UTF8_BOM
-        data = bom + content.encode("utf-8")
+        _refuse_replacement_characters(content, old_bytes, shown)
+        try:
+            data = bom + encode_file_text(content)  # a byte held as U+DC80+byte goes back as that byte
+        except NotEncodable as exc:
+            raise ToolError(f"Not written: {exc}. Leave it out of {shown}'s content.") from None
         try:
             atomic_write_bytes(path, data, mode=None if exists else _new_file_mode())
         except OSError as exc:
@@ -120,3 +128,26 @@ class WriteTool(Tool[WriteArgs]):
             )
         details = {"path": str(path), "diff": diff, "created": not exists, "added": added, "removed": removed}
         return ToolResult(text, details=details)
+
+
+def _require_workspace(path: Path, ctx: ToolContext) -> None:
+    """Parent folders are created, but never the workspace itself: gone, it was deleted or moved away."""
+    for root in ctx.workspace.roots:
+        if path.is_relative_to(root) and not root.is_dir():
+            raise ToolError(
+                f"The workspace {root} no longer exists (deleted or moved while navtui ran); nothing was written. "
+                "Tell the user: navtui has to be started again in an existing directory."
+            )
+
+
+def _refuse_replacement_characters(content: str, old: bytes, shown: str) -> None:
+    """U+FFFD is what a byte that is not UTF-8 became on its way to the model (a Latin-1 file read, say); writing
+    it would replace those bytes for good. Only as many as the file already holds are let through."""
+    count = content.count(REPLACEMENT)
+    if count and count > old.count(REPLACEMENT.encode("utf-8")):
+        raise ToolError(
+            f"Not written: the content holds {count} U+FFFD (\ufffd) replacement character(s). They stand for bytes "
+            f"that are not UTF-8 in what you read (e.g. a Latin-1 file): writing them would replace those bytes in "
+            f"{shown} for good. Convert the source to UTF-8 first (shell: iconv -f latin1 -t utf-8) and read it "
+            "again, or leave those characters out."
+        )

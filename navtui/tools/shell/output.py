@@ -132,7 +132,7 @@ def excerpt_file(
             data = handle.read(size)
             lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
             if lines <= head_lines + tail_lines:
-                return Excerpt(sanitize(data.decode("utf-8", "replace")), "", size, lines, 0, 0)
+                return Excerpt(sanitize(data.decode("utf-8", "surrogateescape")), "", size, lines, 0, 0)
             head = _first_lines(data[:head_bytes], head_lines)
             tail = _last_lines(data[len(head) :][-tail_bytes:], tail_lines)
         else:
@@ -149,8 +149,8 @@ def excerpt_file(
     omitted_bytes = size - len(head) - len(tail)
     shown_lines = head.count(b"\n") + tail.count(b"\n") + (0 if tail.endswith(b"\n") or not tail else 1)
     return Excerpt(
-        head=sanitize(head.decode("utf-8", "replace")),
-        tail=sanitize(tail.decode("utf-8", "replace")),
+        head=sanitize(head.decode("utf-8", "surrogateescape")),
+        tail=sanitize(tail.decode("utf-8", "surrogateescape")),
         total_bytes=size,
         total_lines=total_lines,
         omitted_bytes=omitted_bytes,
@@ -169,7 +169,7 @@ def read_tail(path: Path, max_bytes: int, max_lines: int) -> str:
         data = handle.read(max_bytes)
     if size > max_bytes and b"\n" in data[:-1]:
         data = data[data.find(b"\n") + 1 :]
-    return sanitize(_last_lines(data, max_lines).decode("utf-8", "replace"))
+    return sanitize(_last_lines(data, max_lines).decode("utf-8", "surrogateescape"))
 
 
 def keep_long_result(text: str, artifacts_dir: Path, call_id: str) -> str:
@@ -181,7 +181,7 @@ def keep_long_result(text: str, artifacts_dir: Path, call_id: str) -> str:
     try:
         artifacts_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as handle:
             handle.write(text)
         where = f" The whole result is in {path}."
     except OSError as exc:

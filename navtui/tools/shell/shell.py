@@ -35,7 +35,7 @@ class _Follower:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.offset = 0
-        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
 
     def read_new(self, limit: int = STREAM_CHUNK) -> str:
         try:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from navtui.core.errors import ToolError
+from navtui.core.text import for_wire
 from navtui.tools.files.read import ReadTool
 from tests.tools.conftest import call
 
@@ -99,7 +100,9 @@ async def test_bom_and_crlf_are_not_shown(ws: Path, ctx) -> None:
 async def test_invalid_utf8_is_shown_with_replacement_and_a_note(ws: Path, ctx) -> None:
     (ws / "latin.txt").write_bytes("café\n".encode("latin-1"))
     result = await call(read, ctx, path="latin.txt")
-    assert "caf\ufffd" in result.text and "not valid UTF-8" in result.text
+    # navtui holds the byte (core/text.py); the model gets U+FFFD for it, the note says so.
+    assert "caf\udce9" in result.text and "not valid UTF-8" in result.text
+    assert "caf\ufffd" in for_wire(result.text)
 
 
 async def test_utf16_is_decoded(ws: Path, ctx) -> None:

@@ -65,3 +65,37 @@ async def test_fifo_target_is_refused(ws: Path, ctx) -> None:
     os.mkfifo(ws / "pipe")
     with pytest.raises(ToolError, match="FIFO"):
         await asyncio.wait_for(call(write, ctx, path="pipe", content="x"), 5)
+
+
+async def test_text_read_from_a_latin1_file_is_not_written_back_lossily(ws: Path, ctx) -> None:
+    latin = ws / "latin.txt"
+    latin.write_bytes("café\n".encode("latin-1"))
+    await call(read, ctx, path="latin.txt")
+    with pytest.raises(ToolError, match=r"1 U\+FFFD .* Latin-1 .*iconv"):
+        await call(write, ctx, path="latin.txt", content="caf\ufffd au lait\n")  # what the model was shown
+    assert latin.read_bytes() == b"caf\xe9\n"
+    with pytest.raises(ToolError, match=r"U\+FFFD"):
+        await call(write, ctx, path="copy.txt", content="caf\ufffd\n")  # a copy elsewhere loses it too
+    assert not (ws / "copy.txt").exists()
+    await call(write, ctx, path="latin.txt", content="caf\udce9 au lait\n")  # the byte as navtui holds it: kept
+    assert latin.read_bytes() == b"caf\xe9 au lait\n"
+
+
+async def test_a_file_that_holds_u_fffd_may_keep_it(ws: Path, ctx) -> None:
+    (ws / "r.txt").write_text("a \ufffd b\n", encoding="utf-8")
+    await call(read, ctx, path="r.txt")
+    await call(write, ctx, path="r.txt", content="a \ufffd c\n")
+    assert (ws / "r.txt").read_text(encoding="utf-8") == "a \ufffd c\n"
+
+
+async def test_a_lone_surrogate_is_refused_not_crashed(ws: Path, ctx) -> None:
+    with pytest.raises(ToolError, match="U\\+D800, half of a UTF-16 surrogate pair"):
+        await call(write, ctx, path="x.txt", content="a\ud800b")
+    assert not (ws / "x.txt").exists()
+
+
+async def test_a_deleted_workspace_is_not_recreated(ws: Path, ctx) -> None:
+    os.rmdir(ws)  # deleted while navtui runs
+    with pytest.raises(ToolError, match="no longer exists .*nothing was written"):
+        await call(write, ctx, path="sub/new.txt", content="x\n")
+    assert ws.name not in os.listdir(ws.parent)
