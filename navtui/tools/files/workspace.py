@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from navtui.core.errors import ToolError
+from navtui.core.text import REPLACEMENT, for_wire
 
 # Linux's limits (PATH_MAX, NAME_MAX): a longer path fails in every system call, so it is refused up front.
 MAX_PATH_BYTES = 4095
@@ -34,6 +35,8 @@ class Workspace:
         candidate = Path(text).expanduser()
         if not candidate.is_absolute():
             candidate = self.cwd / candidate
+        if REPLACEMENT in text and not os.path.lexists(candidate):
+            candidate = _name_with_bytes(candidate)
         try:
             resolved = candidate.resolve()
         except (OSError, RuntimeError) as exc:  # a symlink loop, a name too long
@@ -77,3 +80,21 @@ class Workspace:
 
 def _clip(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def _name_with_bytes(path: Path) -> Path:
+    """``path`` with each name the model could only write with U+FFFD (the disk's name holds a byte that is not
+    UTF-8, which the model was shown as U+FFFD) replaced by the one name on disk that matches it, if exactly one
+    does; otherwise ``path`` as it was (and the tool says it is not found)."""
+    found = Path(path.parts[0])
+    for part in path.parts[1:]:
+        if REPLACEMENT in part and not os.path.lexists(found / part):
+            try:
+                matches = [name for name in os.listdir(found) if name != part and for_wire(name) == part]
+            except OSError:
+                return path
+            if len(matches) != 1:
+                return path
+            part = matches[0]
+        found = found / part
+    return found

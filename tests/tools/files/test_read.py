@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,14 @@ async def test_unreadable_file_is_a_tool_error(ctx) -> None:
     ctx.workspace.extra_roots.append(Path("/proc"))
     with pytest.raises(ToolError, match=r"Cannot read /proc/\d+/mem: Input/output error"):
         await call(read, ctx, path="/proc/self/mem")
+
+
+async def test_a_name_holding_a_byte_that_is_not_utf8_can_be_named_back(ws: Path, ctx) -> None:
+    """The model saw the byte as U+FFFD (ls, find, grep); that name finds the one file it stands for."""
+    (ws / os.fsdecode(b"raw\x9bname.txt")).write_bytes(b"inside\n")
+    result = await call(read, ctx, path="raw\ufffdname.txt")
+    assert "inside" in result.text
+    (ws / os.fsdecode(b"two\x9a.txt")).write_bytes(b"a\n")
+    (ws / os.fsdecode(b"two\x9b.txt")).write_bytes(b"b\n")
+    with pytest.raises(ToolError, match="not found"):  # two names match: none is guessed
+        await call(read, ctx, path="two\ufffd.txt")
