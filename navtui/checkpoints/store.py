@@ -154,7 +154,7 @@ class ObjectStore:
         try:
             with self._db:
                 self._db.executemany("INSERT OR REPLACE INTO stat VALUES (?, ?, ?)", rows)
-        except sqlite3.Error:
+        except (sqlite3.Error, UnicodeEncodeError):  # a name with a byte that is not UTF-8 cannot be bound
             pass  # only a cache: the next process reads those files again
 
     def load_stats(self) -> dict[str, tuple[str, str]]:
