@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+from navtui.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from navtui.config.settings import Settings
 
 ProviderName = Literal["ollama", "anthropic", "openai"]
 
@@ -69,3 +74,30 @@ def normalise_ollama_host(host: str) -> str:
     if hostport.startswith(":"):
         hostport = "127.0.0.1" + hostport
     return f"{scheme}://{hostport}{slash}{path}"
+
+
+PROVIDERS: tuple[ProviderName, ...] = ("ollama", "anthropic", "openai")
+
+
+def resolve_provider(settings: Settings, model: str, provider: str | None = None) -> ProviderName:
+    """Explicit choice, else ``settings.provider`` when ``model`` is the configured model, else detection.
+
+    So ``-p openai -m smollm`` stays OpenAI-compatible, while ``/model claude-...`` later finds Anthropic.
+    """
+    choice = provider or (settings.provider if settings.model in (None, model) else None)
+    if choice is None:
+        return detect_provider(model)
+    if choice not in PROVIDERS:
+        raise ConfigError(f"Unknown provider '{choice}'", hint="use one of: " + ", ".join(PROVIDERS))
+    return choice
+
+
+def resolve_base_url(settings: Settings, name: ProviderName, base_url: str | None = None) -> str:
+    """Explicit URL, else ``settings.base_url`` when it belongs to this provider, else the provider's default."""
+    if base_url:
+        return base_url
+    if settings.base_url and settings.model and resolve_provider(settings, settings.model) == name:
+        return settings.base_url
+    if settings.base_url and not settings.model and settings.provider in (None, name):
+        return settings.base_url
+    return detect_base_url(name)
