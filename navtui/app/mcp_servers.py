@@ -31,9 +31,9 @@ async def _start(screen: Any, manager: McpManager) -> None:
 
 
 def _on_event(screen: Any, text: str | None, level: str) -> None:
+    sync_prompt_commands(screen.runtime.mcp)  # also while closing: stopped servers' prompts leave the registry
     if not screen.is_attached:
         return
-    sync_prompt_commands(screen.runtime.mcp)
     if text:
         screen.notice(text, level=level)
     screen.show_status(screen.runtime.status(with_git=False))
