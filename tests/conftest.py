@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,18 @@ def _fresh_model_facts() -> None:
 
     clear_model_cache()
     registry.forget_model_info()
+
+
+@pytest.fixture(autouse=True)
+def _slash_commands_restored() -> Iterator[None]:
+    """Slash commands registered while a test runs (an MCP server's prompts, custom command files) are gone after
+    it: the registry is the process's, and a later test's /help, palette or completion must not list them. The
+    registry is put back as it was, loaded or not (a test may be the first to load the built-in commands)."""
+    from navtui.app.commands.registry import COMMANDS
+
+    saved = (COMMANDS._loaded, dict(COMMANDS._commands), dict(COMMANDS._aliases))
+    yield
+    COMMANDS._loaded, COMMANDS._commands, COMMANDS._aliases = saved  # load() registers them again when asked
 
 
 @pytest.fixture

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.command import CommandList
+
 from navtui.agent.model_control import ProviderStatus
 from navtui.app.app import NavtuiApp
 from navtui.app.commands import CommandRegistry
@@ -172,7 +174,9 @@ def test_command_palette(snap_compare: Any) -> None:
         for widget in pilot.app.screen.query("Input"):
             widget.cursor_blink = False
         await pilot.press(*"mod")
-        await pilot.pause(0.3)
+        # the matches arrive from a worker: all eight of them, however slow the machine
+        await wait_for(pilot, lambda: pilot.app.screen.query_one(CommandList).option_count >= 8)
+        await pilot.pause()
 
     assert snap_compare(app_with(ScriptedRuntime()), terminal_size=SIZE, run_before=open_palette)
 
