@@ -23,6 +23,11 @@ class Task:
     prompt: str
     files: Files
     check: Callable[[Path, Files], str | None]  # None when finished, else what is wrong
+    # The files a user would add to the chat for this request (aider's command line, navtui's @path): the ones
+    # the request is about, as a user who knows the repository would pick them. Empty when the user would not
+    # know (find which file ...) or there is none yet (create ...).
+    user_files: tuple[str, ...] = ()
+    edits: bool = True  # False: the task needs no file written (a small model should at least finish these)
 
     def make(self, root: Path) -> None:
         for rel, text in self.files.items():
@@ -66,8 +71,11 @@ def _answer_is(root: Path, rel: str, expected: str) -> str | None:
 
 
 # ---------------------------------------------------------------------- the tasks
+IGNORED = {"__pycache__"}  # and dot files: the agents' own state, Python's caches
+
+
 def _check_hello(root: Path, files: Files) -> str | None:
-    extra = sorted(p.name for p in root.iterdir() if p.name not in files and not p.name.startswith("."))
+    extra = sorted(p.name for p in root.iterdir() if p.name not in files and p.name not in IGNORED and p.name[0] != ".")
     return f"wrote files: {extra}" if extra else None
 
 
@@ -225,14 +233,212 @@ def _check_delete(root: Path, files: Files) -> str | None:
     return _unchanged(root, files, "notes.txt")
 
 
+def _unchanged_all(root: Path, files: Files) -> str | None:
+    """Every file as it was and no new one (dot files aside: the agents' own state)."""
+    return _unchanged(root, files, *files) or _check_hello(root, files)
+
+
+MATHUTIL = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+TEST_MATHUTIL = "from mathutil import add, sub\n\nassert add(2, 3) == 5\nassert sub(5, 3) == 2\nprint('ok')\n"
+
+
+def _check_add_function(root: Path, files: Files) -> str | None:
+    code = (
+        "from mathutil import add, sub, clamp\n"
+        "assert clamp(5, 0, 3) == 3 and clamp(-1, 0, 3) == 0 and clamp(2, 0, 3) == 2\n"
+        "assert add(2, 3) == 5 and sub(5, 3) == 2\n"
+    )
+    if run(root, "python3", "-c", code).returncode != 0:
+        return "mathutil.clamp is missing or wrong (or add/sub broke)"
+    test = _read(root, "test_mathutil.py") or ""
+    if "clamp" not in test:
+        return "test_mathutil.py does not test clamp"
+    if "assert add(2, 3) == 5" not in test or "assert sub(5, 3) == 2" not in test:
+        return "test_mathutil.py lost its old asserts"
+    out = run(root, "python3", "test_mathutil.py")
+    return None if out.returncode == 0 else f"test_mathutil.py exits {out.returncode}"
+
+
+STATS = "def average(values):\n    return sum(values) / len(values)\n"
+REPORT = "from stats import average\n\nprint('mean:', average([]))\nprint('mean:', average([2, 4]))\n"
+TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "report.py", line 3, in <module>\n'
+    "    print('mean:', average([]))\n"
+    '  File "stats.py", line 2, in average\n'
+    "    return sum(values) / len(values)\n"
+    "ZeroDivisionError: division by zero\n"
+)
+
+
+def _check_traceback(root: Path, files: Files) -> str | None:
+    if problem := _unchanged(root, files, "report.py"):
+        return problem
+    out = run(root, "python3", "report.py")
+    if out.returncode != 0:
+        return f"report.py exits {out.returncode}"
+    if out.stdout.split() not in (["mean:", "0", "mean:", "3.0"], ["mean:", "0.0", "mean:", "3.0"]):
+        return f"report.py prints {out.stdout.strip()[:40]!r}"
+    return None
+
+
+RENAME_CLASS_FILES = {
+    "models.py": "class UserRecord:\n    def __init__(self, name):\n        self.name = name\n",
+    "store.py": "from models import UserRecord\n\n\ndef load(names):\n    return [UserRecord(n) for n in names]\n",
+    "app.py": "from models import UserRecord\nfrom store import load\n\n"
+    "users = load(['ann', 'bob'])\nprint(len(users), isinstance(users[0], UserRecord), users[1].name)\n",
+}
+
+
+def _check_rename_class(root: Path, files: Files) -> str | None:
+    for rel in files:
+        text = _read(root, rel)
+        if text is None:
+            return f"{rel} missing"
+        if "UserRecord" in text:
+            return f"{rel} still says UserRecord"
+    if "class Account" not in (_read(root, "models.py") or ""):
+        return "models.py does not define Account"
+    out = run(root, "python3", "app.py")
+    return None if out.stdout.split() == ["2", "True", "bob"] else "app.py does not print 2 True bob"
+
+
+APP_INI = "[server]\nhost = 127.0.0.1\nport = 8000\nworkers = 2\n\n[log]\nlevel = info\n"
+
+
+def _check_ini(root: Path, files: Files) -> str | None:
+    text = _read(root, "app.ini")
+    if text is None:
+        return "app.ini missing"
+    if text == files["app.ini"].replace("port = 8000", "port = 9000"):
+        return None
+    return "port not set to 9000" if "9000" not in text else "other lines of app.ini changed"
+
+
+TEXT_PY = (
+    "import re\n\n\n"
+    "def slugify(title):\n"
+    "    words = re.findall(r'[a-z0-9]+', title.lower())\n"
+    "    return '-'.join(words)\n"
+)
+
+
+def _check_add_test(root: Path, files: Files) -> str | None:
+    if problem := _unchanged(root, files, "text.py"):
+        return problem
+    test = _read(root, "test_text.py")
+    if test is None:
+        return "test_text.py missing"
+    if "slugify" not in test or "assert" not in test:
+        return "test_text.py has no assert on slugify"
+    out = run(root, "python3", "test_text.py")
+    if out.returncode != 0:
+        return f"test_text.py exits {out.returncode}"
+    (root / "text.py").write_text("def slugify(title):\n    return title\n", encoding="utf-8")  # a broken one
+    try:
+        broken = run(root, "python3", "test_text.py")
+    finally:
+        (root / "text.py").write_text(files["text.py"], encoding="utf-8")
+    return None if broken.returncode != 0 else "test_text.py passes a slugify that does nothing"
+
+
+NUMBERS = "".join(f"{i}\n" for i in range(1, 11))
+
+
+def _check_script_run(root: Path, files: Files) -> str | None:
+    if problem := _unchanged(root, files, "numbers.txt"):
+        return problem
+    if not (root / "total.py").is_file():
+        return "total.py missing"
+    out = run(root, "python3", "total.py")
+    if out.returncode != 0 or out.stdout.strip() not in ("55", "55.0"):
+        return f"total.py prints {out.stdout.strip()[:40]!r}, expected 55"
+    (root / "numbers.txt").write_text("4\n5\n", encoding="utf-8")  # not a printed constant
+    out = run(root, "python3", "total.py")
+    return None if out.stdout.strip() in ("9", "9.0") else "total.py does not sum numbers.txt (prints 55 for 4, 5)"
+
+
+def _check_gitignore(root: Path, files: Files) -> str | None:
+    text = _read(root, ".gitignore")
+    if text is None:
+        return ".gitignore missing"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if sorted(lines) != sorted(["*.pyc", "__pycache__/", "*.log"]):
+        return f".gitignore is {text[:60]!r}"
+    return None if lines[0] == "*.pyc" else "the old line moved"
+
+
+UTILS = (
+    "def slug(s):\n    return s.strip().lower().replace(' ', '-')\n\n\n"
+    "def old_helper(x):\n    return x * 42\n\n\n"
+    "def shout(s):\n    return s.upper() + '!'\n"
+)
+UTILS_MAIN = "from utils import shout, slug\n\nprint(slug(' Hello World '), shout('hi'))\n"
+
+
+def _check_remove_function(root: Path, files: Files) -> str | None:
+    text = _read(root, "utils.py")
+    if text is None:
+        return "utils.py missing"
+    if "old_helper" in text:
+        return "utils.py still defines old_helper"
+    for keep in ("def slug(s):\n    return s.strip().lower().replace(' ', '-')\n", "def shout(s):\n"):
+        if keep not in text:
+            return "utils.py lost more than old_helper"
+    if problem := _unchanged(root, files, "main.py"):
+        return problem
+    out = run(root, "python3", "main.py")
+    return None if out.stdout.split() == ["hello-world", "HI!"] else "main.py does not print hello-world HI!"
+
+
+HELPERS = "def format_money(cents):\n    return f'${cents / 100:.2f}'\n"
+IMPORT_MAIN = "from helpers import format_price\n\nprint(format_price(350))\n"
+
+
+def _check_fix_import(root: Path, files: Files) -> str | None:
+    if problem := _unchanged(root, files, "helpers.py"):
+        return problem
+    out = run(root, "python3", "main.py")
+    return None if out.returncode == 0 and out.stdout.strip() == "$3.50" else "main.py does not print $3.50"
+
+
+DATES = (
+    "from datetime import date\n\n\n"
+    "def parse_date(text):\n"
+    "    year, month, day = (int(part) for part in text.split('-'))\n"
+    "    return date(year, month, day)\n"
+)
+
+
+def _check_docstring(root: Path, files: Files) -> str | None:
+    import ast
+
+    text = _read(root, "dates.py")
+    try:
+        tree = ast.parse(text or "")
+    except SyntaxError:
+        return "dates.py does not parse"
+    functions = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "parse_date"]
+    if not functions or ast.get_docstring(functions[0]) is None:
+        return "parse_date has no docstring"
+    body = functions[0].body[1:]
+    original = ast.parse(files["dates.py"]).body[-1]
+    assert isinstance(original, ast.FunctionDef)
+    if [ast.dump(n) for n in body] != [ast.dump(n) for n in original.body]:
+        return "parse_date's code changed"
+    out = run(root, "python3", "-c", "from dates import parse_date; print(parse_date('2024-02-29'))")
+    return None if out.stdout.strip() == "2024-02-29" else "parse_date no longer works"
+
+
 TASKS: list[Task] = [
-    Task("hello", "answer", "Say hello.", {"notes.txt": "nothing here\n"}, _check_hello),
+    Task("hello", "answer", "Say hello.", {"notes.txt": "nothing here\n"}, _check_hello, edits=False),
     Task(
         "read_answer",
         "read",
         "Read README.md and write its first line, exactly, into a new file answer.txt.",
         {"README.md": README},
         _check_read_answer,
+        ("README.md",),
     ),
     Task(
         "create_run",
@@ -247,6 +453,7 @@ TASKS: list[Task] = [
         "python3 test_calc.py fails. Fix the bug in calc.py (do not change the test) and run the test again.",
         {"calc.py": CALC, "test_calc.py": TEST_CALC},
         _check_fix_test,
+        ("calc.py", "test_calc.py"),
     ),
     Task(
         "rename",
@@ -254,6 +461,7 @@ TASKS: list[Task] = [
         "Rename the function compute_total to sum_prices everywhere in this project, then run python3 main.py.",
         RENAME_FILES,
         _check_rename,
+        ("shop/prices.py", "shop/cart.py", "main.py"),
     ),
     Task(
         "grep_define",
@@ -269,6 +477,7 @@ TASKS: list[Task] = [
         "In config.py, change TIMEOUT from 30 to 45. Change nothing else.",
         {"config.py": _big_file()},
         _check_edit_big,
+        ("config.py",),
     ),
     Task(
         "recover",
@@ -276,6 +485,7 @@ TASKS: list[Task] = [
         "Run python3 build.py. It fails: find out why and fix config.json (not build.py) until it succeeds.",
         {"build.py": BUILD, "config.json": '{"name": "demo",}\n'},
         _check_recover,
+        ("build.py", "config.json"),
     ),
     Task(
         "append_line",
@@ -283,6 +493,7 @@ TASKS: list[Task] = [
         "Add the line numpy>=1.26 at the end of requirements.txt.",
         {"requirements.txt": REQUIREMENTS},
         _check_append,
+        ("requirements.txt",),
     ),
     Task(
         "new_module",
@@ -297,6 +508,7 @@ TASKS: list[Task] = [
         "Count the data rows of data.csv (not the header line) and write the number into a new file count.txt.",
         {"data.csv": CSV},
         _check_count,
+        ("data.csv",),
     ),
     Task(
         "fix_syntax",
@@ -304,6 +516,7 @@ TASKS: list[Task] = [
         "python3 app.py fails with a syntax error. Fix app.py so that it prints OK.",
         {"app.py": APP},
         _check_syntax,
+        ("app.py",),
     ),
     Task(
         "json_setting",
@@ -311,6 +524,7 @@ TASKS: list[Task] = [
         'In settings.json, set "debug" to true. Keep everything else as it is.',
         {"settings.json": SETTINGS},
         _check_json,
+        ("settings.json",),
     ),
     Task(
         "delete_log",
@@ -319,4 +533,143 @@ TASKS: list[Task] = [
         {"debug.log": "old log line\n" * 20, "notes.txt": "keep me\n"},
         _check_delete,
     ),
+    Task(
+        "add_function",
+        "add function+test",
+        "Add a function clamp(x, low, high) to mathutil.py that limits x to the range low..high, and add a test "
+        "for it to test_mathutil.py. Then run python3 test_mathutil.py.",
+        {"mathutil.py": MATHUTIL, "test_mathutil.py": TEST_MATHUTIL},
+        _check_add_function,
+        ("mathutil.py", "test_mathutil.py"),
+    ),
+    Task(
+        "traceback",
+        "crash from traceback",
+        "python3 report.py crashes:\n\n" + TRACEBACK + "\nFix average in stats.py so that an empty list gives 0. "
+        "Do not change report.py.",
+        {"stats.py": STATS, "report.py": REPORT},
+        _check_traceback,
+        ("stats.py",),
+    ),
+    Task(
+        "rename_class",
+        "rename across files",
+        "Rename the class UserRecord to Account in models.py, store.py and app.py, then run python3 app.py.",
+        RENAME_CLASS_FILES,
+        _check_rename_class,
+        ("models.py", "store.py", "app.py"),
+    ),
+    Task(
+        "ini_setting",
+        "one setting",
+        "In app.ini, change the server port to 9000.",
+        {"app.ini": APP_INI},
+        _check_ini,
+        ("app.ini",),
+    ),
+    Task(
+        "explain",
+        "explain code",
+        "Explain what the function slugify in text.py does. Do not change any files.",
+        {"text.py": TEXT_PY},
+        _unchanged_all,
+        ("text.py",),
+        edits=False,
+    ),
+    Task(
+        "script_run",
+        "script+run",
+        "Write a Python script total.py that prints the sum of the numbers in numbers.txt (one number per line), "
+        "then run it.",
+        {"numbers.txt": NUMBERS},
+        _check_script_run,
+        ("numbers.txt",),
+    ),
+    Task(
+        "add_test",
+        "write a test",
+        "Write a test file test_text.py with a few asserts for slugify from text.py, then run it with python3.",
+        {"text.py": TEXT_PY},
+        _check_add_test,
+        ("text.py",),
+    ),
+    Task(
+        "gitignore",
+        "small edit",
+        "Add __pycache__/ and *.log to .gitignore, keeping what is there.",
+        {".gitignore": "*.pyc\n"},
+        _check_gitignore,
+        (".gitignore",),
+    ),
+    Task(
+        "remove_function",
+        "delete code",
+        "Remove the unused function old_helper from utils.py.",
+        {"utils.py": UTILS, "main.py": UTILS_MAIN},
+        _check_remove_function,
+        ("utils.py",),
+    ),
+    Task(
+        "fix_import",
+        "crash from traceback",
+        "python3 main.py fails with: ImportError: cannot import name 'format_price' from 'helpers'. "
+        "The function in helpers.py is called format_money: fix main.py to use it.",
+        {"helpers.py": HELPERS, "main.py": IMPORT_MAIN},
+        _check_fix_import,
+        ("main.py", "helpers.py"),
+    ),
+    Task(
+        "docstring",
+        "document code",
+        "Add a docstring to the function parse_date in dates.py.",
+        {"dates.py": DATES},
+        _check_docstring,
+        ("dates.py",),
+    ),
 ]
+
+
+def solve(task: Task, root: Path) -> None:
+    """Write a right answer for ``task`` into ``root`` (the checkers' own test: each must pass it)."""
+    for rel, text in SOLUTIONS[task.name].items():
+        if text is None:
+            (root / rel).unlink()
+        else:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+
+
+SOLUTIONS: dict[str, dict[str, str | None]] = {
+    "hello": {},
+    "read_answer": {"answer.txt": "Project codeword: amber-falcon-42\n"},
+    "create_run": {"hello.py": "print('Hello world')\n"},
+    "fix_test": {"calc.py": CALC.replace("a - b", "a + b")},
+    "rename": {rel: text.replace("compute_total", "sum_prices") for rel, text in RENAME_FILES.items()},
+    "grep_define": {"answer.txt": "pkg/net/wire.py\n"},
+    "edit_big": {"config.py": _big_file().replace("TIMEOUT = 30", "TIMEOUT = 45")},
+    "recover": {"config.json": '{"name": "demo"}\n'},
+    "append_line": {"requirements.txt": REQUIREMENTS + "numpy>=1.26\n"},
+    "new_module": {"src/util/strings.py": "def reverse(s):\n    return s[::-1]\n"},
+    "count_rows": {"count.txt": "17\n"},
+    "fix_syntax": {"app.py": APP.replace("print('OK'", "print('OK')")},
+    "json_setting": {"settings.json": SETTINGS.replace("false", "true")},
+    "delete_log": {"debug.log": None},
+    "add_function": {
+        "mathutil.py": MATHUTIL + "\n\ndef clamp(x, low, high):\n    return max(low, min(x, high))\n",
+        "test_mathutil.py": TEST_MATHUTIL.replace(
+            "from mathutil import add, sub", "from mathutil import add, clamp, sub"
+        ).replace("print('ok')", "assert clamp(9, 0, 3) == 3\nprint('ok')"),
+    },
+    "traceback": {
+        "stats.py": "def average(values):\n    if not values:\n        return 0\n" + STATS.split(":\n", 1)[1]
+    },
+    "rename_class": {rel: text.replace("UserRecord", "Account") for rel, text in RENAME_CLASS_FILES.items()},
+    "ini_setting": {"app.ini": APP_INI.replace("8000", "9000")},
+    "explain": {},
+    "script_run": {"total.py": "print(sum(int(line) for line in open('numbers.txt') if line.strip()))\n"},
+    "add_test": {"test_text.py": "from text import slugify\n\nassert slugify('Hello, World!') == 'hello-world'\n"},
+    "gitignore": {".gitignore": "*.pyc\n__pycache__/\n*.log\n"},
+    "remove_function": {"utils.py": UTILS.replace("def old_helper(x):\n    return x * 42\n\n\n", "")},
+    "fix_import": {"main.py": IMPORT_MAIN.replace("format_price", "format_money")},
+    "docstring": {"dates.py": DATES.replace("(text):\n", '(text):\n    """A date from YYYY-MM-DD."""\n')},
+}
