@@ -13,10 +13,11 @@ import asyncio
 import contextlib
 import secrets
 from collections.abc import AsyncGenerator, Callable
+from collections.abc import Set as AbstractSet
 from typing import Any, Protocol
 
 from navtui.agent.budget import ContextBudget
-from navtui.agent.guards import RunawayGuard
+from navtui.agent.guards import REPEATED_RESULT, RunawayGuard
 from navtui.agent.hooks import AgentHooks, Nudge
 from navtui.agent.replay import replay_messages
 from navtui.agent.window import output_limit
@@ -213,7 +214,7 @@ class Agent:
                     for call in assistant.tool_calls:
                         self.add_message(ToolResultMessage.of(call, ABORTED_RESULT, is_error=True))
                 if calls:
-                    async for event in self._run_tools(calls):
+                    async for event in self._run_tools(calls, guard.repeated(calls)):
                         yield event
                 stuck = guard.after_tools(calls, self._results, self._invalid_calls)
                 yield TurnFinished(turn=turn, stop_reason=assistant.stop_reason, message=assistant)
@@ -239,7 +240,7 @@ class Agent:
                     break
                 broken = 0
                 if stuck is not None:
-                    stop_reason = "error"
+                    stop_reason = "error" if isinstance(stuck, AgentError) else "stop"
                     yield stuck
                     break
                 if calls or self._steering:
@@ -430,8 +431,12 @@ class Agent:
     def _is_parse_error(call: ToolCall) -> bool:
         return PARSE_ERROR_KEY in call.arguments
 
-    async def _run_tools(self, calls: list[ToolCall]) -> AsyncGenerator[AgentEvent, None]:
+    async def _run_tools(
+        self, calls: list[ToolCall], again: AbstractSet[str] = frozenset()
+    ) -> AsyncGenerator[AgentEvent, None]:
+        """Run ``calls`` in order; those in ``again`` (a repeat of the previous, successful step) are not run."""
         self._results = {}
+        self.ctx.offered = frozenset(self.tools.names())
         self._invalid_calls = set()
         for index, call in enumerate(calls):
             if self._abort.is_set() or self._steering:
@@ -442,8 +447,10 @@ class Agent:
                     yield ToolCallFinished(call=rest, result=result)
                 return
             yield ToolCallStarted(call=call)
-            intercepted = await self.hooks.intercept_tool(self, call)
-            if intercepted is not None:
+            intercepted = None if call.id in again else await self.hooks.intercept_tool(self, call)
+            if call.id in again:
+                result = ToolResultMessage.of(call, REPEATED_RESULT)
+            elif intercepted is not None:
                 result = intercepted
             else:
                 ran: ToolResultMessage | None = None

@@ -1,7 +1,9 @@
 """Constrained decoding (``providers.tool_protocol: constrained``): the server's sampler enforces a valid step.
 
 Every response must be one JSON object: ``{"final_answer": "..."}`` or ``{"name": TOOL, "arguments": {...}}``
-with arguments valid for that tool's schema. The schema goes to the server as a grammar: Ollama's ``format``,
+with arguments valid for that tool's schema. The final answer is always on offer, so a run can always end (a
+model made to act first called tools for "say hello" until the turn limit); an answer that claims a change no
+tool made is questioned by the agent (``agent/claims.py``). The schema goes to the server as a grammar: Ollama's ``format``,
 and ``response_format`` (``json_schema``) for OpenAI-compatible servers (llama.cpp, vLLM, LM Studio). A small
 model then cannot write a malformed call, call a tool that does not exist or leave out a required argument.
 Tools are described in the system prompt (as in the text protocol); history is written back as the JSON the
@@ -19,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from navtui.core.events import ErrorEvent, StopEvent, TextDelta, ToolCallEvent
-from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, ToolSpec
+from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolSpec
 from navtui.providers.base import (
     PARSE_ERROR_KEY,
     RAW_CALL_KEY,
@@ -37,16 +39,6 @@ from navtui.providers.wrapped import WrappedProvider
 ANSWER_KEY = "final_answer"
 _ANSWER_START = re.compile(r'\s*\{\s*"final_answer"\s*:\s*"')
 _SCHEMA_NOISE = ("description", "title", "examples", "default")
-
-
-def _may_answer(request: ChatRequest) -> bool:
-    """A final answer is offered once the turn has a tool result: the first step of a turn must act.
-
-    Measured: with the answer on offer at once, Qwen2.5-Coder 1.5B answered "create hello.py and run it" with
-    "Created hello.py ... Ran it with python3." and no call, in every task; made to act first, it wrote the file.
-    """
-    last = request.messages[-1] if request.messages else None
-    return isinstance(last, ToolResultMessage)
 
 
 def step_schema(tools: Sequence[ToolSpec], *, answer: bool = True) -> dict[str, Any]:
@@ -87,8 +79,9 @@ def render_instructions(tools: Sequence[ToolSpec], *, compact: bool) -> str:
             '- To act, call a tool: an object with "name" (the tool) and "arguments" (its parameters). The result '
             "comes back in a <tool_result> block. Files are created and changed, and commands run, only by tool "
             "calls: writing code in an answer does nothing.",
-            f'- Only when the tools have done the task: an object with only "{ANSWER_KEY}", a short report to the '
-            "user as a string. The first reply to a request is always a tool call.",
+            f'- When the tools have done the task, or the request needs no tool (a question, an explanation): an '
+            f'object with only "{ANSWER_KEY}", a short report to the user as a string. Never report a change that '
+            "no tool call made.",
             "",
             render_tool_list(tools, compact=compact),
         ]
@@ -128,7 +121,7 @@ class ConstrainedProvider(WrappedProvider):
             system=system,
             messages=to_text_messages(request.messages, render_step),
             tools=(),
-            response_schema=step_schema(request.tools, answer=_may_answer(request)),
+            response_schema=step_schema(request.tools),
         )
         reader = StepReader(request.tools, self.new_call_id)
         stop: StopEvent | None = None

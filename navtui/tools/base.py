@@ -48,10 +48,16 @@ class ToolContext:
     approval: ApprovalPolicy | None = None  # the session's policy (tools read it, the agent enforces it)
     sandbox: SandboxPolicy | None = None  # what shell commands may touch (None: unconfined)
     approver: Approver | None = None  # for a tool's follow-up question (shell: run again without the sandbox?)
+    # The tools the model is offered right now (the agent sets it before each call; None: every tool). A result
+    # never sends the model to a tool it cannot call (a small window's compact set has no find, no shell_status).
+    offered: frozenset[str] | None = None
 
     @property
     def cwd(self) -> Path:
         return self.workspace.cwd
+
+    def offers(self, name: str) -> bool:
+        return self.offered is None or name in self.offered
 
 
 class Tool(Generic[ArgsT]):

@@ -257,7 +257,7 @@ async def test_approval_denied_goes_back_with_reason(tmp_path: Path) -> None:
 
 async def test_approval_always_allows_the_tool_for_the_session(tmp_path: Path) -> None:
     approver = RecordingApprover(ApprovalResponse(approved=True, always=True))
-    provider = ScriptedProvider(calls(("slow", {"seconds": 0})), calls(("slow", {"seconds": 0})), text("ok"))
+    provider = ScriptedProvider(calls(("slow", {"seconds": 0})), calls(("slow", {"seconds": 0.001})), text("ok"))
     agent = make_agent(provider, tmp_path, policy=ApprovalPolicy(mode="ask"), approver=approver)
     events = await collect(agent, "go")
     assert len(approver.requests) == 1

@@ -87,6 +87,21 @@ def test_p16_the_same_failing_call_repeated_stops_after_three(fake_server: FakeS
     assert len(fake_server.chat_requests) == 3
 
 
+def test_p16_the_same_successful_call_runs_once_and_its_third_repeat_ends_the_run_with_a_note(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    # Qwen2.5-Coder 1.5B in the eval: the same successful write six times until the turn limit, the file long right.
+    for _ in range(50):
+        fake_server.script(ToolCall("shell", {"command": "echo numpy >> requirements.txt"}))
+    run = _headless(fake_server, "--print", "add numpy", cwd=workspace)
+    assert run.returncode == 0, run.stderr
+    assert "made the same shell call 3 times in a row; the run stops" in run.stderr
+    assert len(fake_server.chat_requests) == 3
+    assert (workspace / "requirements.txt").read_text() == "numpy\n"  # run once: a repeat would append again
+    results = _results(fake_server)
+    assert len(results) == 2 and results[1].startswith("Not run again: this is the same call")
+
+
 def test_p16_running_out_of_max_turns_exits_1(fake_server: FakeServer, workspace: Path, navtui_home: Path) -> None:
     (navtui_home / "settings.json").write_text(json.dumps({"max_turns": 2}))
     (workspace / "a.txt").write_text("a\n")

@@ -86,16 +86,25 @@ def _count_lines(path: Path, size: int) -> int | None:
     return lines + (0 if last == b"\n" else 1)
 
 
-def _not_found(resolved: Path, shown: str) -> ToolError:
+def _locate_hint(ctx: ToolContext) -> str:
+    """How to look for a file, with the tools on offer only (a small window's compact set has no find)."""
+    tools = [name for name in ("find", "ls") if ctx.offers(name)]
+    if not tools:
+        return "read a directory to list it"
+    return f"use {' or '.join(tools)} to locate it"
+
+
+def _not_found(resolved: Path, shown: str, ctx: ToolContext) -> ToolError:
     parent = resolved.parent
+    locate = _locate_hint(ctx)
     if not parent.is_dir():
-        return ToolError(f"File not found: {shown} (its directory does not exist either); use find to locate it")
+        return ToolError(f"File not found: {shown} (its directory does not exist either); {locate}")
     try:
         names = os.listdir(parent)
     except OSError:
         names = []
     close = difflib.get_close_matches(resolved.name, names, n=3, cutoff=0.6)
-    hint = f" Did you mean: {', '.join(close)}?" if close else " Use find or ls to locate it."
+    hint = f" Did you mean: {', '.join(close)}?" if close else f" {locate[0].upper()}{locate[1:]}."
     return ToolError(f"File not found: {shown}.{hint}")
 
 
@@ -132,7 +141,7 @@ class ReadTool(ReadsPath, Tool[ReadArgs]):
             size = require_regular(resolved, shown)
         except ToolError as exc:
             if not resolved.exists() and not resolved.is_symlink():
-                raise _not_found(resolved, shown) from exc
+                raise _not_found(resolved, shown, ctx) from exc
             raise
         try:
             return await asyncio.to_thread(self._read, resolved, shown, size, args, ctx)

@@ -61,7 +61,7 @@ def _setting(ctx: ToolContext, name: str, default: Any) -> Any:
     return getattr(getattr(ctx.settings, "tools", None), name, default)
 
 
-def _job_footer(job: Job) -> str:
+def _job_footer(job: Job, polling: bool = True) -> str:
     if job.status == "timed_out":
         line = f"[timed out after {job.timeout:g} s: the command and everything it started were stopped]"
     elif job.status == "killed":
@@ -74,11 +74,13 @@ def _job_footer(job: Job) -> str:
             f"\n[navtui undid what the command did to files git or navtui run programs from: {shown}. Commands may "
             "not change git's config or hooks, .navtui/, .mcp.json or .env*; ask the user to make such a change]"
         )
-    if job.leftovers:
+    if job.leftovers and polling:
         line += (
             f"\n[stopped {job.leftovers} background process(es) the command left running; start a long-lived "
             "server as its own shell call with a small wait_ms and check it with shell_status]"
         )
+    elif job.leftovers:
+        line += f"\n[stopped {job.leftovers} background process(es) the command left running]"
     return line
 
 
@@ -95,10 +97,11 @@ def _job_details(job: Job, truncated: bool = False) -> dict[str, Any]:
     }
 
 
-def finished_result(job: Job) -> ToolResult:
+def finished_result(job: Job, polling: bool = True) -> ToolResult:
+    """The result of a finished job; ``polling``: shell_status is on offer (a hint may name it)."""
     excerpt = excerpt_file(job.output_path)
     body = excerpt.render(full_output=str(job.output_path)) if excerpt.total_bytes else "(no output)"
-    text = f"{body.rstrip()}\n{_job_footer(job)}"
+    text = f"{body.rstrip()}\n{_job_footer(job, polling)}"
     full = disk_full_note(job.output_path.parent)
     if full is not None:
         text += f"\n{full}"
@@ -180,8 +183,12 @@ class ShellTool(Tool[ShellArgs]):
         return again
 
     async def _run_job(self, args: ShellArgs, ctx: ToolContext, cwd: Path, sandbox: SandboxPolicy | None) -> ToolResult:
-        wait_ms = args.wait_ms if args.wait_ms is not None else _setting(ctx, "shell_wait_ms", DEFAULT_WAIT_MS)
         timeout = args.timeout or _setting(ctx, "shell_timeout", DEFAULT_TIMEOUT)
+        polling = ctx.offers(ShellStatusTool.name)
+        if polling:
+            wait_ms = args.wait_ms if args.wait_ms is not None else _setting(ctx, "shell_wait_ms", DEFAULT_WAIT_MS)
+        else:  # no background job the model could never check on: wait_ms is ignored, the command runs to its end
+            wait_ms = int(timeout * 1000) + 1000
         env = scrubbed_env(os.environ, _setting(ctx, "shell_env_passthrough", ()))
         job = ctx.jobs.start(
             args.command, cwd=cwd, env=env, output_dir=ctx.artifacts_dir, timeout=timeout, sandbox=sandbox
@@ -197,7 +204,7 @@ class ShellTool(Tool[ShellArgs]):
                 if chunk:
                     ctx.on_output(chunk)
                 if finished:
-                    return finished_result(job)
+                    return finished_result(job, polling)
                 if left <= 0:
                     return self._backgrounded(job, wait_ms)
         except asyncio.CancelledError:

@@ -78,6 +78,21 @@ async def test_missing_file_suggests_close_names(ws: Path, ctx) -> None:
         await call(read, ctx, path="nowhere/x.py")
 
 
+async def test_a_missing_file_hint_names_only_tools_on_offer(ws: Path, ctx) -> None:
+    """A small window's compact set has no find: a small model told "use find" typed find into bash or gave up."""
+    with pytest.raises(ToolError, match="Use find or ls to locate it"):
+        await call(read, ctx, path="missing.py")
+    ctx.offered = frozenset({"read", "write", "edit", "shell", "ls"})
+    with pytest.raises(ToolError, match=r"File not found: missing\.py\. Use ls to locate it\.$") as raised:
+        await call(read, ctx, path="missing.py")
+    assert "find" not in str(raised.value)
+    with pytest.raises(ToolError, match=r"does not exist either\); use ls to locate it$"):
+        await call(read, ctx, path="nowhere/x.py")
+    ctx.offered = frozenset({"read", "write"})
+    with pytest.raises(ToolError, match="read a directory to list it"):
+        await call(read, ctx, path="nowhere/x.py")
+
+
 async def test_directory_is_listed(ws: Path, ctx) -> None:
     (ws / "src").mkdir()
     (ws / "src" / "main.py").write_text("x = 1\n")

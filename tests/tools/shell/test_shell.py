@@ -114,6 +114,17 @@ async def test_background_job_polled_to_completion(ws: Path, ctx) -> None:
     assert "finished" in output.text
 
 
+async def test_without_shell_status_on_offer_no_command_goes_to_the_background(ws: Path, ctx) -> None:
+    """Qwen2.5-Coder 1.5B fills the optional wait_ms with 0: in the compact tool set (no shell_status) all 128 such
+    commands in 11 eval runs went to the background, their output never seen."""
+    ctx.offered = frozenset({"read", "write", "edit", "shell", "ls"})
+    result = await call(shell, ctx, command="sleep 0.3; echo done", wait_ms=0)
+    assert not result.is_error and result.details["status"] == "exited"
+    assert result.text.startswith("done\n") and "shell_status" not in result.text and "background" not in result.text
+    left = await call(shell, ctx, command="sleep 300 & echo started", wait_ms=0)
+    assert "stopped 1 background process(es)" in left.text and "shell_status" not in left.text
+
+
 async def test_kill_stops_a_job_and_its_children(ws: Path, ctx) -> None:
     pidfile = ws / "child.pid"
     await call(shell, ctx, command=f"sleep 300 & echo $! > {pidfile}; sleep 300", wait_ms=0)
