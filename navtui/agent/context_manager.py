@@ -17,7 +17,7 @@ from navtui.agent.budget import ContextLimits, estimate_message_tokens, estimate
 from navtui.agent.compaction import SummaryBudget, is_overflow, plan_compaction, summary_message, write_summary
 from navtui.agent.handover import ACCEPTED, HandoverNotes, HandoverTool, mode_prompt, notes_from_call, write_notes
 from navtui.agent.hooks import AgentHooks, Nudge
-from navtui.agent.pruning import Pruned, prune_tool_outputs, trim_to_fit
+from navtui.agent.pruning import Pruned, prune_tool_outputs, trim_to_fit, unseen_from
 from navtui.agent.unexpected_stop import StopWatch
 from navtui.agent.window import check_fixed_fits
 from navtui.core.errors import NavtuiError
@@ -38,7 +38,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 DEFAULT_WINDOW = 32768  # for /compact before the provider told us its window
-TIGHT = 0.8  # of the compaction threshold: from here on the server's tokenizer counts, where it can
+# Of the compaction threshold: from here on the server's tokenizer counts, where it can. bytes/4 can be far off
+# (a 300-line file of numbers: ~2,600 estimated, 6,600 real tokens with Qwen's one token per digit).
+TIGHT = 0.5
 TEMPLATE_TOKENS = 6  # a chat template's role markers around each message
 PARSE_ERROR_KEY = "__parse_error__"
 
@@ -56,7 +58,6 @@ class ContextHooks(AgentHooks):
         self._overflow_tried = False  # one retry per overflow: reset by a successful turn or a new prompt
         self._retry_anchor: Any = None
         self._copies: dict[int, tuple[Any, Any]] = {}  # id(copy) -> (copy, the message the session holds)
-        self._warned_full = False
         self._futile = False  # the last compaction did not shrink the context: no automatic retry
         self._counted_at = -1  # messages in the context when the server last counted its tokens
         tools = getattr(runtime, "tools", None)
@@ -219,6 +220,9 @@ class ContextHooks(AgentHooks):
             return
         if self._fixed_tokens(agent) + window // 10 > trigger:
             return  # the system prompt and tools fill the window: summaries would only loop (the guard warns)
+        fresh = agent.messages[unseen_from(agent.messages) :]
+        if estimate - int(agent.budget.ratio * sum(estimate_message_tokens(m) for m in fresh)) <= trigger:
+            return  # only results the model has not seen overflow: a summary of the rest frees nothing (the guard cuts)
         handed_over = False
         if self.auto_handover and _has_progress(agent.messages):
             async for event in self.hand_over_on_request(agent, automatic=True):
@@ -230,7 +234,12 @@ class ContextHooks(AgentHooks):
                 yield event
 
     async def _guard(self, agent: Agent, limits: ContextLimits) -> AsyncGenerator[AgentEvent, None]:
-        """The last line: nothing bigger than ``hard_limit`` is sent, whatever failed before."""
+        """The last line: nothing bigger than ``hard_limit`` is sent, whatever failed before.
+
+        Tool outputs the model has seen are blanked first, then the biggest texts are cut (a result it has not
+        seen yet is cut to what fits, never blanked); a request that still does not fit is not sent: the run stops
+        with an error (a server refuses it anyway, or silently drops the start of the conversation).
+        """
         excess = agent.budget.estimate(agent) - limits.hard_limit
         if excess <= 0:
             return
@@ -241,15 +250,17 @@ class ContextHooks(AgentHooks):
         if excess > 0:
             trimmed = self._replace(agent, trim_to_fit(agent.messages, int(excess / agent.budget.ratio) + 1))
             if trimmed.results:
+                _partly_seen(agent, trimmed)
                 yield Notice(
                     text=f"Trimmed {trimmed.results} long messages to fit the context window.", level="warning"
                 )
-        if agent.budget.estimate(agent) > limits.hard_limit and not self._warned_full:
-            self._warned_full = True
-            yield Notice(
-                text=f"The context still does not fit the model's window of {limits.window} tokens: "
-                f"the system prompt and tools take ~{self._fixed_tokens(agent)}.",
-                level="error",
+        estimate = agent.budget.estimate(agent)
+        if estimate > limits.hard_limit:
+            raise NavtuiError(
+                f"The next request (~{estimate} tokens) does not fit the model's window of {limits.window} tokens, "
+                f"even with old tool outputs pruned and long messages trimmed (the system prompt and tools take "
+                f"~{self._fixed_tokens(agent)})",
+                hint="start afresh with /new, or give the model a larger window (llama.cpp -c, providers.num_ctx_cap)",
             )
 
     def _fixed_tokens(self, agent: Agent) -> int:
@@ -409,6 +420,17 @@ class ContextHooks(AgentHooks):
 
 
 # ---------------------------------------------------------------- helpers
+def _partly_seen(agent: Agent, trimmed: Pruned) -> None:
+    """A ``read`` result cut to fit: the model has not seen that file whole (``write`` must not replace it)."""
+    from pathlib import Path
+
+    state = getattr(getattr(agent, "ctx", None), "file_state", None)
+    for _original, copy in trimmed.replaced:
+        path = (getattr(copy, "details", None) or {}).get("path")
+        if state is not None and isinstance(copy, ToolResultMessage) and copy.tool_name == "read" and path:
+            state.mark_partial(Path(path))
+
+
 def _interrupted(agent: Agent) -> bool:
     event = getattr(agent, "_abort", None)
     return bool(agent.running and event is not None and event.is_set())

@@ -178,10 +178,11 @@ class Runtime:
         # The files in play are chosen after context management has made its room (edits protocol only).
         files = FilesInPlayHooks(self.cwd)
         from navtui.agent.check import CheckHooks
+        from navtui.agent.claims import ClaimCheck
 
         agent = self.settings.agent
         check = CheckHooks(self.cwd, agent.check_command, agent.check_rounds)
-        parts = [context, files, AdvisorHooks(lambda: self.advisor), IndexHooks(self.cwd), check]
+        parts = [context, files, ClaimCheck(), AdvisorHooks(lambda: self.advisor), IndexHooks(self.cwd), check]
         return CompositeHooks([*parts, self.checkpoints] if self.checkpoints is not None else parts)
 
     def _rebuild_agent(self, messages: list[AnyMessage] | None) -> None:
@@ -244,7 +245,7 @@ class Runtime:
                 self.cwd,
                 window=self.agent.budget.window,
                 named=self.settings.tools.auto_attach,
-                seen=self.ctx.file_state.record,
+                seen=lambda path, data: self.ctx.file_state.record(path, data, whole=data is not None),
             )
             for notice in attached.notices():
                 yield notice

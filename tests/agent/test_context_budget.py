@@ -137,3 +137,17 @@ async def test_a_window_the_system_prompt_fills_stops_the_run_with_what_to_chang
     assert "1024" in error.message and "system prompt and tools" in error.message
     assert "ctx-size" in (error.hint or "") and "providers.context_window" in (error.hint or "")
     assert provider.requests == [] and events[-1].stop_reason == "error"
+
+
+def test_a_result_the_model_has_not_seen_is_never_blanked_only_cut_at_a_line() -> None:
+    """Seen with the 1.5B at 4k: a 300-line read was blanked before the model saw it; it then overwrote the file."""
+    call = ToolCall(id="r1", name="read", arguments={"path": "config.py"})
+    lines = "\n".join(f"{n:>6}\tOPTION_{n:03d} = {n * 7 % 101}" for n in range(1, 301))
+    messages = [UserMessage(content="task"), AssistantMessage(content=[call]), ToolResultMessage.of(call, lines)]
+    assert prune_tool_outputs(messages, protect_tokens=0, min_savings=0).results == 0
+    trimmed = trim_to_fit(messages, 1000)
+    text = trimmed.messages[-1].text
+    kept = text.splitlines()[:-1]
+    assert kept == lines.splitlines()[: len(kept)] and 20 < len(kept) < 300  # whole lines from the top
+    assert text.splitlines()[-1].startswith(f"[cut to fit the model's context window after line {len(kept)}:")
+    assert f"offset={len(kept) + 1}" in text and "do not write the whole file" in text

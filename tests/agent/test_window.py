@@ -16,8 +16,10 @@ from tests.fakes.server import FakeServer
 MODEL = "coder-model"
 
 
-def runtime_for(server: FakeServer, workspace: Path, **providers: object) -> Runtime:
-    options = LaunchOptions(cwd=workspace, model=MODEL, provider="openai", base_url=server.url, ephemeral=True)
+def runtime_for(server: FakeServer, workspace: Path, approval: str | None = None, **providers: object) -> Runtime:
+    options = LaunchOptions(
+        cwd=workspace, model=MODEL, provider="openai", base_url=server.url, ephemeral=True, approval=approval
+    )
     runtime = Runtime.create(options)
     for key, value in providers.items():
         setattr(runtime.settings.providers, key, value)
@@ -131,3 +133,51 @@ async def test_near_the_limit_the_servers_tokenizer_counts(fake_server: FakeServ
     assert [r.path for r in fake_server.requests].count("/tokenize") == 1
     # The fake counts a token per 3 characters, not 4: the output limit shrinks to what really is left.
     assert fake_server.chat_requests[-1].json["max_tokens"] < 1000
+
+
+async def test_a_read_the_window_cannot_hold_is_cut_to_fit_never_pruned_and_the_file_not_replaced_blind(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    """Seen with the 1.5B at 4k: a 300-line read was pruned before the model saw it (the next request grew by 33
+    tokens), navtui counted the file as read, and the model overwrote it with one line (+1 -300)."""
+    import json
+
+    fake_server.set_llamacpp(n_ctx=4096)  # its /tokenize counts one token per 3 characters: more than bytes/4
+    original = "".join(f"OPTION_{i:03d} = {i * 7 % 101}  # option {i}\n" for i in range(300))
+    (workspace / "settings.py").write_text(original)
+    fake_server.script(ToolCall("read", {"path": "settings.py"}))
+    fake_server.script(ToolCall("write", {"path": "settings.py", "content": "TIMEOUT = 45\n"}))
+    fake_server.script(Text("Done."))
+    events = await run(runtime_for(fake_server, workspace, approval="yolo"), "set TIMEOUT to 45")
+    second = fake_server.chat_requests[1].json
+    seen = second["messages"][-1]["content"]
+    assert "OPTION_000 = 0" in seen and "output pruned" not in seen
+    assert "[cut to fit the model's context window after line " in seen and "offset=" in seen
+    assert len(json.dumps(second["messages"])) // 3 + second["max_tokens"] <= 4096
+    sent = [json.dumps(r.json["messages"]) for r in fake_server.chat_requests[2:]]
+    assert any("Not written: you have seen only part of settings.py" in text for text in sent)
+    assert (workspace / "settings.py").read_text() == original
+    for request in fake_server.chat_requests:
+        assert len(json.dumps(request.json["messages"])) // 3 <= 4096
+    assert any(isinstance(e, Notice) and "Trimmed" in e.text for e in events)
+
+
+async def test_a_request_that_cannot_fit_is_not_sent(fake_server: FakeServer, tmp_path: Path) -> None:
+    """Seen: a 6,405-token request went to a 4,096-token window twice, after "nothing to compact"."""
+    from navtui.config.settings import ProviderSettings
+    from navtui.core.messages import AssistantMessage, TextBlock, UserMessage
+    from navtui.providers.openai import OpenAIProvider
+
+    fake_server.set_llamacpp(n_ctx=4096)
+    provider = OpenAIProvider("m", fake_server.url, ProviderSettings())
+    await provider.model_info()
+    history: list[object] = []
+    for i in range(150):  # many short messages: nothing to prune, none long enough to trim
+        history += [UserMessage(content=f"note {i}: " + "word " * 20), AssistantMessage(content=[TextBlock(text="ok")])]
+    settings = settings_with(compaction={"strategy": "off"})
+    agent, _ = build_agent(provider, tmp_path, window=4096, settings=settings, messages=[*history])
+    fake_server.script(Text("never sent"))
+    events = await collect(agent, "and now?")
+    (error,) = [e for e in events if isinstance(e, AgentError)]
+    assert "does not fit the model's window of 4096 tokens" in error.message and error.hint
+    assert fake_server.chat_requests == []

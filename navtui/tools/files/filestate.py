@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import stat
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from navtui.core.errors import ToolError
@@ -23,6 +23,7 @@ class FileStamp:
     size: int
     sha256: str  # "" when the file was too large to hash
     seen_ns: int = field(default_factory=time.time_ns)
+    whole: bool = True  # False: the model saw only part of it (a page of a read, a read cut to fit the window)
 
     @property
     def racy(self) -> bool:
@@ -44,13 +45,42 @@ def stamp(path: Path, data: bytes | None = None) -> FileStamp:
 class FileStateTracker:
     def __init__(self) -> None:
         self._seen: dict[Path, FileStamp] = {}
+        self._warned: dict[Path, str] = {}  # path -> digest of the write refused once as a blind overwrite
 
-    def record(self, path: Path, data: bytes | None = None) -> None:
-        """Remember ``path`` as seen now; pass ``data`` when the caller already holds the file's bytes."""
+    def record(self, path: Path, data: bytes | None = None, *, whole: bool = True) -> None:
+        """Remember ``path`` as seen now; pass ``data`` when the caller already holds the file's bytes.
+
+        ``whole``: the model saw all of it. Seen in part, it may be edited but not replaced by a ``write`` that
+        was not sent twice (``check_whole``).
+        """
         try:
-            self._seen[path] = stamp(path, data)
+            self._seen[path] = replace(stamp(path, data), whole=whole)
         except OSError:
             self._seen.pop(path, None)
+
+    def mark_partial(self, path: Path) -> None:
+        """What the model saw of ``path`` was cut (a read trimmed to fit the window): no longer seen whole."""
+        if path in self._seen:
+            self._seen[path] = replace(self._seen[path], whole=False)
+
+    def check_whole(self, path: Path, shown: str, content: bytes) -> bool:
+        """Refuse, once, to replace a file the model has seen only in part; True when it was refused before.
+
+        The refusal says how to go on: edit the part it saw, read the rest, or send the same write again to
+        replace the file anyway (then the result warns that lines it never saw are gone).
+        """
+        before = self._seen.get(path)
+        if before is None or before.whole:
+            return False
+        digest = _digest(content)
+        if self._warned.get(path) == digest:
+            return True
+        self._warned[path] = digest
+        raise ToolError(
+            f"Not written: you have seen only part of {shown}, and write replaces the whole file, so the lines you "
+            "have not seen would be lost. Change the part you saw with edit, or read the rest first. If the whole "
+            "file really must become exactly this content, send the same write again."
+        )
 
     def forget(self, path: Path) -> None:
         self._seen.pop(path, None)

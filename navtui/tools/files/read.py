@@ -190,7 +190,7 @@ class ReadTool(ReadsPath, Tool[ReadArgs]):
             notes.append(f"[lines {first}-{last}{of}; continue with offset={last + 1}]")
         elif first > 1:
             notes.append(f"[lines {first}-{last} of {total}; end of file]")
-        ctx.file_state.record(path)
+        ctx.file_state.record(path, whole=first == 1 and not more and not cut_any)
         details.update(first_line=first, last_line=last, total_lines=total, truncated=more)
         return ToolResult("\n".join(out + notes), details=details)
 

@@ -84,6 +84,7 @@ class WriteTool(Tool[WriteArgs]):
         if path.is_dir():
             raise ToolError(f"{shown} is a directory; give a file path")
         exists = path.exists()
+        blind = False
         before = ""
         content = args.content
         bom = b""
@@ -92,6 +93,7 @@ class WriteTool(Tool[WriteArgs]):
             require_regular(path, shown)
             ctx.file_state.ensure_fresh(path, shown, require_seen=True)
             old_bytes = path.read_bytes()
+            blind = ctx.file_state.check_whole(path, shown, args.content.encode("utf-8"))
             try:
                 old = decode_for_edit(old_bytes, shown)
             except ToolError:
@@ -126,6 +128,8 @@ class WriteTool(Tool[WriteArgs]):
                 f"\nWarning: line {placeholder[0]} looks like a placeholder ({placeholder[1][:80]!r}). write replaces "
                 "the whole file, so any code it stands for is now gone; restore it if that was not intended."
             )
+        if exists and blind:
+            text += f"\nWarning: you had seen only part of {shown}; the lines you had not seen are replaced too."
         details = {"path": str(path), "diff": diff, "created": not exists, "added": added, "removed": removed}
         return ToolResult(text, details=details)
 

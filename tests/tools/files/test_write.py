@@ -99,3 +99,26 @@ async def test_a_deleted_workspace_is_not_recreated(ws: Path, ctx) -> None:
     with pytest.raises(ToolError, match="no longer exists .*nothing was written"):
         await call(write, ctx, path="sub/new.txt", content="x\n")
     assert ws.name not in os.listdir(ws.parent)
+async def test_a_file_seen_only_in_part_is_not_replaced_blind(ws: Path, ctx) -> None:
+    """The 1.5B read a page of a 300-line file, then wrote it whole as one line (+1 -300)."""
+    original = "".join(f"OPTION_{i:03d} = {i}\n" for i in range(300))
+    (ws / "config.py").write_text(original)
+    await call(ReadTool(), ctx, path="config.py", limit=50)
+    with pytest.raises(ToolError, match="you have seen only part of config.py") as refused:
+        await call(WriteTool(), ctx, path="config.py", content="TIMEOUT = 45\n")
+    assert "edit" in str(refused.value) and "send the same write again" in str(refused.value)
+    assert (ws / "config.py").read_text() == original
+    forced = await call(WriteTool(), ctx, path="config.py", content="TIMEOUT = 45\n")
+    assert "Warning: you had seen only part of config.py" in forced.text
+    assert (ws / "config.py").read_text() == "TIMEOUT = 45\n"
+
+
+async def test_a_file_read_whole_or_cut_to_fit_is_tracked_as_such(ws: Path, ctx) -> None:
+    (ws / "a.txt").write_text("one\ntwo\n")
+    await call(ReadTool(), ctx, path="a.txt")
+    assert ctx.file_state.seen(ws / "a.txt").whole
+    ctx.file_state.mark_partial(ws / "a.txt")  # what the context guard does to a read it had to cut
+    with pytest.raises(ToolError, match="seen only part"):
+        await call(WriteTool(), ctx, path="a.txt", content="three\n")
+    await call(ReadTool(), ctx, path="a.txt")  # read whole again: written at once
+    assert "Replaced a.txt" in (await call(WriteTool(), ctx, path="a.txt", content="three\n")).text

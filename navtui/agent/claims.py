@@ -1,0 +1,89 @@
+"""A final answer that claims a change no tool made is questioned, once per request.
+
+Measured in the eval: under the text protocol and native tools, Qwen2.5-Coder 0.5B/1.5B answered "I've updated
+calc.py, the test passes now" without one call, and the run ended as if the work was done. Here, when the final
+answer says files were changed (created, updated, fixed, deleted, ...) and no tool that can change anything
+(a ``write``/``exec`` tier tool: write, edit, shell) succeeded since the user's request, the model is told so
+and asked once to make the change or to correct its answer. Whatever it answers then ends the run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from navtui.agent.hooks import AgentHooks, Nudge
+from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
+
+if TYPE_CHECKING:
+    from navtui.agent.loop import Agent
+
+CLAIM_MESSAGE = (
+    "Your answer says a file was changed, but no tool call changed anything for this request: nothing was written "
+    "and no command ran. If a change is needed, make it now with a tool call. If none is needed, answer again "
+    "without claiming one."
+)
+_CODE = re.compile(r"```.*?(```|$)", re.DOTALL)
+_VERBS = (
+    r"(?:created|updated|modified|changed|fixed|added|appended|wrote|written|edited|renamed|replaced|removed|"
+    r"deleted|corrected|inserted|saved|set|rewritten|rewrote|refactored|implemented|moved)"
+)
+# "I've updated", "I have now fixed", "I created", "has been added", "was renamed", "Done: updated ...".
+_CLAIMS = (
+    re.compile(r"\bI(?:'ve| have)?\s+(?:(?:now|just|also|successfully|already)\s+){0,2}" + _VERBS + r"\b", re.I),
+    re.compile(r"\b(?:has|have|had|was|were)\s+(?:now\s+|also\s+|successfully\s+)?been\s+" + _VERBS + r"\b", re.I),
+    re.compile(r"\b(?:is|are)\s+now\s+(?:" + _VERBS + r"|fixed|in place|passing)\b", re.I),
+    re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)(?:Successfully\s+)?" + _VERBS + r"\s+[`'\"]?[\w./-]+\.\w+", re.I),
+)
+_NEGATED = re.compile(r"(?:\b(?:not|never|no|nothing|none)\b|n't\b)[^.!?\n]{0,40}$", re.I)
+CHANGE_TIERS = frozenset({"write", "exec"})
+
+
+def claims_change(text: str) -> bool:
+    """True when ``text`` (code blocks left out) reports a change to files as done."""
+    prose = _CODE.sub(" ", text.replace("\u2019", "'"))
+    for pattern in _CLAIMS:
+        for match in pattern.finditer(prose):
+            before = prose[max(0, match.start() - 60) : match.end()]
+            if not _NEGATED.search(before[: len(before) - len(match.group(0).split()[-1])]):
+                return True
+    return False
+
+
+class ClaimCheck(AgentHooks):
+    """Questions a final answer claiming a change when nothing that changes files ran since the request."""
+
+    async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
+        if message.tool_calls or message.stop_reason != "stop" or not claims_change(message.text):
+            return None
+        since = _since_request(agent.messages)
+        if any(isinstance(m, UserMessage) and m.text == CLAIM_MESSAGE for m in since):
+            return None  # asked once already
+        for item in since:
+            if isinstance(item, ToolResultMessage) and not item.is_error and _changes(agent, item.tool_name):
+                return None
+        return Nudge(
+            message=CLAIM_MESSAGE,
+            notice="The answer claims a change no tool made; asking the model once to make it or correct the answer.",
+        )
+
+
+def _changes(agent: Agent, name: str) -> bool:
+    tool = agent.tools.get(name)
+    return tool is None or tool.tier in CHANGE_TIERS  # a tool no longer offered: give it the benefit of the doubt
+
+
+def _since_request(messages: Sequence[object]) -> list[object]:
+    """The messages after the user's request (nudges, ours or the stop watch's, do not count as a request)."""
+    from navtui.agent.unexpected_stop import MAX_NUDGES
+
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, UserMessage) and not _is_nudge(message.text, MAX_NUDGES):
+            return list(messages[index + 1 :])
+    return list(messages)
+
+
+def _is_nudge(text: str, attempts: int) -> bool:
+    return text == CLAIM_MESSAGE or any(f"Attempt {n}/{attempts}" in text for n in range(1, attempts + 1))

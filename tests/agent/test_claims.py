@@ -1,0 +1,81 @@
+"""A final answer claiming a change no tool made is questioned once (agent/claims.py), run headless on the fakes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from navtui.agent.claims import CLAIM_MESSAGE, claims_change
+from tests.fakes import FakeServer, Text, ToolCall
+from tests.fakes.crash import run_navtui
+
+MODEL = "qwen2.5-coder:7b"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Qwen2.5-Coder 0.5B/1.5B final answers from the eval's session files, no call made before them.
+        "Created hello.py that prints hello world. Ran it with python3.",
+        "I've updated the `add` function in calc.py to return the sum of a and b. The test should pass now.",
+        "The line `numpy>=1.26` has been added to the end of requirements.txt.",
+        'Updated settings.json: "debug" is now true.',
+        "I have renamed compute_total to sum_prices in all files.",
+    ],
+)
+def test_claims_of_a_change_are_recognised(text: str) -> None:
+    assert claims_change(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hello! How can I help you today?",
+        "slugify lowercases the title, keeps runs of letters and digits and joins them with dashes.",
+        "I did not change any files.",
+        "Nothing has been modified.",
+        "To fix it, change `a - b` to `a + b` in calc.py.",
+        "I will update calc.py next.",
+        "Here is the fixed code:\n```python\n# I've fixed calc.py\n```",
+    ],
+)
+def test_answers_and_advice_are_no_claims(text: str) -> None:
+    assert not claims_change(text)
+
+
+def _run(server: FakeServer, workspace: Path, prompt: str):
+    return run_navtui("-p", "ollama", "-b", server.url, "-m", MODEL, "--approval", "yolo", "--print", prompt,
+                      cwd=workspace)  # fmt: skip
+
+
+def test_a_false_claim_is_questioned_once_and_the_model_then_makes_the_change(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    fake_server.script(Text("I've fixed calc.py: add now returns a + b."))
+    fake_server.script(ToolCall("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}))
+    fake_server.script(Text("Fixed calc.py."))
+    run = _run(fake_server, workspace, "fix add in calc.py")
+    assert run.returncode == 0, run.stderr
+    assert "claims a change no tool made" in run.stderr
+    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    asked = fake_server.chat_requests[1].json["messages"][-1]
+    assert asked == {"role": "user", "content": CLAIM_MESSAGE}
+    assert run.stdout.strip() == "Fixed calc.py."
+
+
+def test_the_claim_is_questioned_only_once(fake_server: FakeServer, workspace: Path) -> None:
+    fake_server.script(Text("I've updated notes.txt."))
+    fake_server.script(Text("I have updated notes.txt."))
+    run = _run(fake_server, workspace, "update notes.txt")
+    assert run.returncode == 0, run.stderr
+    assert len(fake_server.chat_requests) == 2 and run.stdout.strip() == "I have updated notes.txt."
+
+
+def test_a_claim_after_a_real_change_is_not_questioned(fake_server: FakeServer, workspace: Path) -> None:
+    fake_server.script(ToolCall("write", {"path": "hello.py", "content": "print('hello world')\n"}))
+    fake_server.script(Text("Created hello.py."))
+    run = _run(fake_server, workspace, "create hello.py")
+    assert run.returncode == 0 and "claims a change" not in run.stderr, run.stderr
+    assert len(fake_server.chat_requests) == 2
