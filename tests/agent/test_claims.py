@@ -7,10 +7,9 @@ from pathlib import Path
 import pytest
 
 from navtui.agent.claims import CLAIM_MESSAGE, claims_change
+from navtui.core.events import Notice, RunFinished
+from tests.agent.test_window import run, runtime_for
 from tests.fakes import FakeServer, Text, ToolCall
-from tests.fakes.crash import run_navtui
-
-MODEL = "qwen2.5-coder:7b"
 
 
 @pytest.mark.parametrize(
@@ -44,38 +43,37 @@ def test_answers_and_advice_are_no_claims(text: str) -> None:
     assert not claims_change(text)
 
 
-def _run(server: FakeServer, workspace: Path, prompt: str):
-    return run_navtui("-p", "ollama", "-b", server.url, "-m", MODEL, "--approval", "yolo", "--print", prompt,
-                      cwd=workspace)  # fmt: skip
+async def _run(server: FakeServer, workspace: Path, prompt: str) -> tuple[list[str], str]:
+    events = await run(runtime_for(server, workspace, approval="yolo"), prompt)
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    return notices, next(e.text for e in events if isinstance(e, RunFinished))
 
 
-def test_a_false_claim_is_questioned_once_and_the_model_then_makes_the_change(
+async def test_a_false_claim_is_questioned_once_and_the_model_then_makes_the_change(
     fake_server: FakeServer, workspace: Path
 ) -> None:
     (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     fake_server.script(Text("I've fixed calc.py: add now returns a + b."))
     fake_server.script(ToolCall("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}))
     fake_server.script(Text("Fixed calc.py."))
-    run = _run(fake_server, workspace, "fix add in calc.py")
-    assert run.returncode == 0, run.stderr
-    assert "claims a change no tool made" in run.stderr
+    notices, answer = await _run(fake_server, workspace, "fix add in calc.py")
+    assert any("claims a change no tool made" in n for n in notices)
     assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
     asked = fake_server.chat_requests[1].json["messages"][-1]
     assert asked == {"role": "user", "content": CLAIM_MESSAGE}
-    assert run.stdout.strip() == "Fixed calc.py."
+    assert answer == "Fixed calc.py."
 
 
-def test_the_claim_is_questioned_only_once(fake_server: FakeServer, workspace: Path) -> None:
+async def test_the_claim_is_questioned_only_once(fake_server: FakeServer, workspace: Path) -> None:
     fake_server.script(Text("I've updated notes.txt."))
     fake_server.script(Text("I have updated notes.txt."))
-    run = _run(fake_server, workspace, "update notes.txt")
-    assert run.returncode == 0, run.stderr
-    assert len(fake_server.chat_requests) == 2 and run.stdout.strip() == "I have updated notes.txt."
+    _notices, answer = await _run(fake_server, workspace, "update notes.txt")
+    assert len(fake_server.chat_requests) == 2 and answer == "I have updated notes.txt."
 
 
-def test_a_claim_after_a_real_change_is_not_questioned(fake_server: FakeServer, workspace: Path) -> None:
+async def test_a_claim_after_a_real_change_is_not_questioned(fake_server: FakeServer, workspace: Path) -> None:
     fake_server.script(ToolCall("write", {"path": "hello.py", "content": "print('hello world')\n"}))
     fake_server.script(Text("Created hello.py."))
-    run = _run(fake_server, workspace, "create hello.py")
-    assert run.returncode == 0 and "claims a change" not in run.stderr, run.stderr
-    assert len(fake_server.chat_requests) == 2
+    notices, _answer = await _run(fake_server, workspace, "create hello.py")
+    assert not any("claims a change" in n for n in notices)
+    assert len(fake_server.chat_requests) == 2 and (workspace / "hello.py").exists()
