@@ -303,7 +303,7 @@ def discover_window(args: argparse.Namespace) -> int | None:
 def describe_agents(args: argparse.Namespace) -> None:
     source = Path(args.navtui_src or Path(__file__).resolve().parent.parent)
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=source, capture_output=True, text=True)
-    args.navtui_commit = "navtui " + (head.stdout.strip() or "?")
+    args.navtui_commit = "navtui " + (head.stdout.strip() or source.name)  # a snapshot (git archive) by its name
     args.aider_version = ""
     if any(p in AIDER_FORMATS for p in args.protocol):
         version = subprocess.run([args.aider, "--version"], capture_output=True, text=True, check=False)
