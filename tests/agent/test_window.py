@@ -177,7 +177,10 @@ async def test_a_request_that_cannot_fit_is_not_sent(fake_server: FakeServer, tm
     settings = settings_with(compaction={"strategy": "off"})
     agent, _ = build_agent(provider, tmp_path, window=4096, settings=settings, messages=[*history])
     fake_server.script(Text("never sent"))
-    events = await collect(agent, "and now?")
+    try:
+        events = await collect(agent, "and now?")
+    finally:
+        await provider.aclose()
     (error,) = [e for e in events if isinstance(e, AgentError)]
     assert "does not fit the model's window of 4096 tokens" in error.message and error.hint
     assert fake_server.chat_requests == []
