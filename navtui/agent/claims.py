@@ -33,6 +33,7 @@ _VERBS = (
 _CLAIMS = (
     re.compile(r"\bI(?:'ve| have)?\s+(?:(?:now|just|also|successfully|already)\s+){0,2}" + _VERBS + r"\b", re.I),
     re.compile(r"\b(?:has|have|had|was|were)\s+(?:now\s+|also\s+|successfully\s+)?been\s+" + _VERBS + r"\b", re.I),
+    re.compile(r"\b(?:was|were|got)\s+(?:now\s+|also\s+|successfully\s+)?" + _VERBS + r"\b", re.I),
     re.compile(r"\b(?:is|are)\s+now\s+(?:" + _VERBS + r"|fixed|in place|passing)\b", re.I),
     re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)(?:Successfully\s+)?" + _VERBS + r"\s+[`'\"]?[\w./-]+\.\w+", re.I),
 )

@@ -21,6 +21,9 @@ from tests.fakes import FakeServer, Text, ToolCall
         "The line `numpy>=1.26` has been added to the end of requirements.txt.",
         'Updated settings.json: "debug" is now true.',
         "I have renamed compute_total to sum_prices in all files.",
+        # Qwen2.5-Coder 1.5B under constrained decoding, the final answer on offer at once (eval, append_line, fix_test)
+        "The line numpy>=1.26 was added to the end of requirements.txt. The file was updated with the new line.",
+        "The bug was fixed by changing the `add` function to `return a + b`. The test passed again.",
     ],
 )
 def test_claims_of_a_change_are_recognised(text: str) -> None:
