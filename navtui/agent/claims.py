@@ -20,9 +20,8 @@ if TYPE_CHECKING:
     from navtui.agent.loop import Agent
 
 CLAIM_MESSAGE = (
-    "Your answer says a file was changed, but no tool call changed anything for this request: nothing was written "
-    "and no command ran. If a change is needed, make it now with a tool call. If none is needed, answer again "
-    "without claiming one."
+    "Your answer says a file was changed, but nothing changed anything for this request: no file was written and no "
+    "command succeeded. If a change is needed, make it now. If none is needed, answer again without claiming one."
 )
 _CODE = re.compile(r"```.*?(```|$)", re.DOTALL)
 _VERBS = (

@@ -6,17 +6,17 @@ from __future__ import annotations
 from navtui.config.settings import ProviderSettings, Settings
 from navtui.core.messages import UserMessage
 from navtui.providers.base import ChatRequest, ListedModel
-from navtui.providers.constrained import ConstrainedProvider
 from navtui.providers.ollama import OllamaProvider
 from navtui.providers.openai import OpenAIProvider
 from navtui.providers.registry import build_provider
 from navtui.providers.textprovider import TextProtocolProvider
+from navtui.providers.wrapped import WrappedProvider
 from tests.fakes import HttpError, Text
 from tests.fakes.clock import FakeClock
 from tests.fakes.server import FakeServer
 from tests.providers.support import collect, text_of
 
-SMALL = "qwen2.5-coder:1.5b"  # auto picks constrained decoding for it (providers/families.py)
+SMALL = "qwen2.5-coder:1.5b"  # auto wraps it (the edits protocol, providers/families.py)
 
 
 async def test_a_wrapped_ollama_model_lists_what_is_loaded_and_can_pull(fake_server: FakeServer) -> None:
@@ -25,7 +25,7 @@ async def test_a_wrapped_ollama_model_lists_what_is_loaded_and_can_pull(fake_ser
     fake_server.set_pullable("smollm2:135m", size=1_000_000, steps=2)
     provider = build_provider(Settings(), model=SMALL, provider="ollama", base_url=fake_server.url)
     try:
-        assert isinstance(provider, ConstrainedProvider) and provider.can_pull
+        assert isinstance(provider, WrappedProvider) and provider.can_pull
         listed = await provider.describe_models()
         assert [(m.name, m.loaded, m.context) for m in listed] == [(SMALL, True, 8192), ("llama3.2:3b", False, None)]
         assert listed[1] == ListedModel("llama3.2:3b", size=4_683_087_332, parameter_size="3.2B", quantization="Q4_K_M")
