@@ -54,7 +54,8 @@ async def test_a_blocked_command_offers_an_unsandboxed_run_and_a_remembers_it(ma
     canary = Canary()
     try:
         fake_server.script(ToolCall("shell", {"command": canary.connect_command()}))
-        fake_server.script(ToolCall("shell", {"command": canary.connect_command()}))
+        # Not the identical call: a repeat of a call that succeeded is not run again (agent/guards.py).
+        fake_server.script(ToolCall("shell", {"command": canary.connect_command() + " # again"}))
         fake_server.script(Text("Both connected."))
         app = make_app(approval="write")
         async with app.run_test(size=SIZE) as pilot:
