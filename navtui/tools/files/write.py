@@ -93,7 +93,7 @@ class WriteTool(Tool[WriteArgs]):
             require_regular(path, shown)
             ctx.file_state.ensure_fresh(path, shown, require_seen=True)
             old_bytes = path.read_bytes()
-            blind = ctx.file_state.check_whole(path, shown, args.content.encode("utf-8"))
+            blind = ctx.file_state.check_whole(path, shown, args.content.encode("utf-8", "surrogatepass"))
             try:
                 old = decode_for_edit(old_bytes, shown)
             except ToolError:
