@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
-from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall, ToolResultMessage, UserMessage
+from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from navtui.providers.base import PARSE_ERROR_KEY, RAW_CALL_KEY, AnyMessage, ChatRequest, FileInPlay, ProviderStream
 from navtui.providers.editblocks import (
     BadBlock,
@@ -33,6 +33,7 @@ from navtui.providers.editblocks import (
     Unchanged,
     WholeFile,
 )
+from navtui.providers.textprovider import assistant_as_text
 from navtui.providers.toolargs import error_arguments
 from navtui.providers.wrapped import WrappedProvider
 
@@ -119,17 +120,7 @@ def _edit_pairs(args: dict[str, Any]) -> list[tuple[str, str]]:
 
 def render_assistant(message: AssistantMessage) -> AssistantMessage:
     """Prose and blocks in the order written."""
-    if not message.tool_calls:
-        return message
-    thinking = [b for b in message.content if isinstance(b, ThinkingBlock)]
-    parts: list[str] = []
-    for block in message.content:
-        if isinstance(block, ToolCall):
-            parts.append(render_call(block))
-        elif isinstance(block, TextBlock) and block.text.strip():
-            parts.append(block.text.strip("\n"))
-    content: list[TextBlock | ThinkingBlock | ToolCall] = [*thinking, TextBlock(text="\n\n".join(parts))]
-    return message.model_copy(update={"content": content})
+    return assistant_as_text(message, render_call)
 
 
 def render_result(call: ToolCall | None, result: ToolResultMessage) -> str:

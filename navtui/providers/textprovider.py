@@ -84,15 +84,16 @@ def to_text_messages(
     return out
 
 
-def assistant_as_text(message: AssistantMessage) -> AssistantMessage:
-    """Calls written back as the text the model would have produced, in the order text and calls came."""
+def assistant_as_text(message: AssistantMessage, render: Callable[[ToolCall], str] = render_call) -> AssistantMessage:
+    """Calls written back as the text the model would have produced (``render``: a protocol's way of writing a
+    call), in the order text and calls came."""
     if not message.tool_calls:
         return message
     thinking = [b for b in message.content if isinstance(b, ThinkingBlock)]
     parts: list[str] = []
     for block in message.content:
         if isinstance(block, ToolCall):
-            parts.append(render_call(block))
+            parts.append(render(block))
         elif isinstance(block, TextBlock) and block.text.strip():
             parts.append(block.text.strip("\n"))
     content: list[TextBlock | ThinkingBlock | ToolCall] = [*thinking, TextBlock(text="\n\n".join(parts))]
