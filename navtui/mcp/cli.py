@@ -1,5 +1,5 @@
 """``navtui mcp list``, ``add NAME (--url URL | -- COMMAND ARGS...)``, ``add-json NAME JSON``, ``get NAME``,
-``import claude-desktop|claude-code``, ``remove NAME``."""
+``import claude-desktop|claude-code``, ``remove NAME``, ``login NAME``, ``logout NAME``."""
 
 from __future__ import annotations
 
@@ -60,6 +60,13 @@ def _parser() -> argparse.ArgumentParser:
     importing.add_argument("--force", action="store_true", help="replace servers of the same names")
     remove = commands.add_parser("remove", help="remove a server from the user file")
     remove.add_argument("name")
+    login = commands.add_parser(
+        "login", help="sign in to an HTTP server with OAuth (opens the browser; prints the URL)"
+    )
+    login.add_argument("name")
+    login.add_argument("--mcp-trust", action="store_true", help="allow this repository's .mcp.json server")
+    logout = commands.add_parser("logout", help="forget an HTTP server's OAuth tokens")
+    logout.add_argument("name")
     return parser
 
 
@@ -86,6 +93,10 @@ def mcp_main(argv: list[str], *, cwd: Path | None = None, out: TextIO | None = N
             return asyncio.run(_get(cwd or Path.cwd(), args.name, args.no_connect, stdout, stderr))
         if args.action == "import":
             return _import(cwd or Path.cwd(), args.origin, args.from_file, args.force, stdout, stderr)
+        if args.action == "login":
+            return asyncio.run(_login(cwd or Path.cwd(), args.name, args.mcp_trust, stdout, stderr))
+        if args.action == "logout":
+            return _logout(cwd or Path.cwd(), args.name, stdout, stderr)
         return _remove(args.name, stdout, stderr)
     except NavtuiError as exc:
         print(f"navtui mcp: {exc}", file=stderr)
@@ -112,7 +123,7 @@ async def _list(cwd: Path, no_connect: bool, trust: bool, out: TextIO, err: Text
         print("\n".join(status_lines(manager)), file=out)
     finally:
         await manager.aclose()
-    return 1 if any(status.state == "failed" for status in manager.status()) else 0
+    return 1 if any(status.state in ("failed", "signin") for status in manager.status()) else 0
 
 
 def _add(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -203,7 +214,48 @@ async def _get(cwd: Path, name: str, no_connect: bool, out: TextIO, err: TextIO)
         print("\n".join(block), file=out)
     finally:
         await manager.aclose()
-    return 1 if connection.state == "failed" else 0
+    return 1 if connection.state in ("failed", "signin") else 0
+
+
+async def _login(cwd: Path, name: str, trust: bool, out: TextIO, err: TextIO) -> int:
+    from navtui.config.paths import navtui_home
+    from navtui.config.settings import load_settings
+    from navtui.mcp.manager import build_manager
+    from navtui.mcp.oauth import SignIn, token_path
+    from navtui.tools.base import ToolRegistry
+
+    settings = load_settings(cwd).settings
+    manager = build_manager(cwd, settings, ToolRegistry(), navtui_home() / "artifacts", trust_project=trust)
+    if manager is None:
+        print(f"navtui mcp login: no server '{name}' (none configured)", file=err)
+        return 1
+
+    def show(text: str) -> None:
+        print(text, file=out, flush=True)
+
+    try:
+        connection = await manager.sign_in(name, SignIn(show=show, console_browser=True))
+        if connection.state != "ready":
+            print(f"navtui mcp login: '{name}' is not signed in: {connection.error}", file=err)
+            return 1
+        count = len(manager.offered(connection))
+        print(f"Signed in to '{name}' ({count} tools). The tokens are kept in {token_path(name)}.", file=out)
+        return 0
+    finally:
+        await manager.aclose()
+
+
+def _logout(cwd: Path, name: str, out: TextIO, err: TextIO) -> int:
+    from navtui.mcp.oauth import forget, token_path
+
+    if load_config(cwd).get(name) is None and not token_path(name).exists():
+        print(f"navtui mcp logout: no server '{name}'", file=err)
+        return 1
+    if forget(name):
+        print(f"Signed out of '{name}': its tokens and registered client are forgotten.", file=out)
+    else:
+        print(f"'{name}' was not signed in (no tokens stored).", file=out)
+    return 0
 
 
 def _import(cwd: Path, origin: str, path: Path | None, force: bool, out: TextIO, err: TextIO) -> int:

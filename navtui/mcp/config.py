@@ -48,6 +48,7 @@ class ServerConfig(BaseModel):
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
+    auth: Literal["oauth", "none"] | None = None  # an HTTP server's OAuth: always, never, or when it asks
     disabled: bool = False
 
     @model_validator(mode="after")
@@ -64,6 +65,8 @@ class ServerConfig(BaseModel):
             raise ValueError("type stdio needs a command")
         if self.type in _HTTP_TYPES and not self.url:
             raise ValueError(f"type {self.type} needs a url")
+        if self.auth is not None and not self.url:
+            raise ValueError("auth applies to an HTTP server (url) only")
         return self
 
     @property
@@ -97,7 +100,10 @@ class ServerSpec:
 
     def fingerprint(self) -> str:
         """Changes whenever the entry does, so an approval never carries over to a different command."""
-        text = json.dumps(self.config.model_dump(mode="json"), sort_keys=True)
+        # ``auth`` joined the entry later: left out while unset, so approvals given before stay valid.
+        text = json.dumps(
+            self.config.model_dump(mode="json", exclude={"auth"} if self.config.auth is None else None), sort_keys=True
+        )
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
-from navtui.core.errors import ConfigError, ToolError
+from navtui.core.errors import ConfigError, NavtuiError, ToolError
 from navtui.mcp import process
 from navtui.mcp.config import ResolvedServer, ServerSpec, resolve
 from navtui.tools.shell import lifetime
@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from mcp import Client
     from mcp.types import CallToolResult
 
-ServerState = Literal["starting", "ready", "failed", "stopped", "disabled", "unapproved", "denied"]
+    from navtui.mcp.oauth import Callback, SignIn
+
+ServerState = Literal["starting", "ready", "failed", "stopped", "disabled", "unapproved", "denied", "signin"]
 # Called on every state change; with a text when the user should be told (a notice), else None.
 Notify = Callable[["ServerConnection", str | None, Literal["info", "warning", "error"]], None]
 
@@ -123,6 +125,8 @@ class ServerConnection:
         self._recovering = False
         self._renewing: asyncio.Task[bool] | None = None
         self._troubled = False  # failed or crashed this session: its stderr log is kept for a look
+        self._signing_in: tuple[SignIn, Callback] | None = None  # an interactive OAuth sign-in under way
+        self._auth: Any = None  # an HTTP server's OAuth (navtui.mcp.oauth), when it uses it
 
     @property
     def transport(self) -> str:
@@ -151,7 +155,9 @@ class ServerConnection:
         self._stop, self._closed = asyncio.Event(), asyncio.Event()
         started: asyncio.Future[Listing] = asyncio.get_running_loop().create_future()
         self._task = asyncio.create_task(self._serve(resolved, started, generation), name=f"mcp-{self.name}")
-        done, _ = await asyncio.wait({started}, timeout=self.options.startup_timeout)
+        # A sign-in waits for the user in the browser: its own timeout comes on top.
+        waiting = self.options.startup_timeout + (self._signing_in[0].timeout if self._signing_in else 0)
+        done, _ = await asyncio.wait({started}, timeout=waiting)
         if not done:
             await self._stop_task()
             self._fail(f"did not start within {self.options.startup_timeout:g} s (mcp.startup_timeout)")
@@ -159,7 +165,10 @@ class ServerConnection:
         if started.exception() is not None:
             reason = self._describe(started.exception())
             await self._stop_task()
-            self._fail(reason)
+            if _sign_in_needed(started.exception()):
+                self._needs_sign_in(reason)
+            else:
+                self._fail(reason)
             return
         if generation != self._generation:
             return  # stopped meanwhile
@@ -222,6 +231,43 @@ class ServerConnection:
         self._settled.set()
         self.notify(self, f"MCP server '{self.name}' failed: {reason}{self.stderr_note()}", "error")
 
+    def _needs_sign_in(self, reason: str) -> None:
+        self.state = "signin"
+        self.error = reason
+        self._settled.set()
+        self.notify(self, f"MCP server '{self.name}' needs sign-in: {reason}", "warning")
+
+    async def sign_in(self, how: SignIn) -> None:
+        """Sign in to an HTTP server with OAuth in the browser (a fresh sign-in: stored tokens are replaced),
+        then connect. The outcome is the state (``ready``, or ``failed``/``signin`` with the reason)."""
+        from navtui.mcp.oauth import Callback, TokenFile, free_port
+
+        if self.transport != "http":
+            raise ConfigError(f"MCP server '{self.name}' runs a command (stdio); only HTTP servers sign in")
+        resolved = resolve(self.spec, os.environ, self.base_dir)
+        store = TokenFile(self.name, resolved.url)
+        registered = store.redirect_port()
+        port = free_port(registered)
+        if port != registered:
+            store.drop_client()  # its redirect URI names a port that is not free now: register again
+        store.drop_tokens()
+        await self.stop()
+        self.restarts_left = 1
+        async with Callback(port) as callback:
+            self._signing_in = (how, callback)
+            try:
+                await self.start()
+            except asyncio.CancelledError:  # the user stopped waiting (Esc)
+                self._generation += 1
+                await self._stop_task()
+                self.state, self.error = "signin", f"the sign-in was stopped; /mcp login {self.name} starts it again"
+                self._settled.set()
+                raise
+            finally:
+                self._signing_in = None
+                if self._auth is not None:
+                    self._auth.end_sign_in()
+
     # ------------------------------------------------------------------ the task that owns the client
     async def _serve(self, resolved: ResolvedServer, started: asyncio.Future[Listing], generation: int) -> None:
         from mcp import Client
@@ -268,9 +314,15 @@ class ServerConnection:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
+            from navtui.mcp.oauth import http_auth
+
+            how, callback = self._signing_in or (None, None)
+            self._auth = http_auth(resolved, self.spec.config.auth, how, callback)
             # The SDK's recommended timeouts: a response stream may stay open for minutes.
             timeout = httpx2.Timeout(30.0, read=300.0)
-            http = await stack.enter_async_context(httpx2.AsyncClient(headers=dict(resolved.headers), timeout=timeout))
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(headers=dict(resolved.headers), timeout=timeout, auth=self._auth)
+            )
             return streamable_http_client(resolved.url, http_client=http)
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -454,6 +506,11 @@ class ServerConnection:
             raise ToolError(
                 f"The MCP server '{self.name}' is restarting (it stopped a moment ago); try the call again shortly."
             )
+        if self.state == "signin":
+            raise ToolError(
+                f"The MCP server '{self.name}' needs the user to sign in (OAuth) before its tools can be used; "
+                f"the user can run /mcp login {self.name}."
+            )
         why = f": {self.error}" if self.error else ""
         raise ToolError(
             f"The MCP server '{self.name}' is {self.state}{why}. Its tools cannot be used now; "
@@ -580,8 +637,12 @@ class ServerConnection:
         from mcp.shared.exceptions import MCPError
         from mcp.types import CONNECTION_CLOSED
 
-        leaf = _leaf(exc)
-        if isinstance(leaf, MCPError):
+        from navtui.mcp.oauth import NeedsSignIn
+
+        leaf = _find(exc, NeedsSignIn) or _leaf(exc)
+        if isinstance(leaf, NeedsSignIn | NavtuiError):
+            text = str(leaf)
+        elif isinstance(leaf, MCPError):
             text = "it exited during start-up" if leaf.code == CONNECTION_CLOSED else leaf.message
         elif isinstance(leaf, OSError) and leaf.strerror:
             text = leaf.strerror
@@ -592,6 +653,29 @@ class ServerConnection:
         if self._resolved is not None and self._resolved.transport == "http" and "connect" in text.lower():
             text = f"cannot connect to {self.spec.target}: {text}"
         return self._redact(text)
+
+
+def _find(exc: BaseException | None, kind: type[BaseException]) -> BaseException | None:
+    """The first ``kind`` inside ``exc`` (exception groups, causes and contexts included)."""
+    seen: set[int] = set()
+    todo = [exc]
+    while todo:
+        current = todo.pop(0)
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, kind):
+            return current
+        if isinstance(current, BaseExceptionGroup):
+            todo.extend(current.exceptions)
+        todo.extend([current.__cause__, current.__context__])
+    return None
+
+
+def _sign_in_needed(exc: BaseException | None) -> bool:
+    from navtui.mcp.oauth import NeedsSignIn
+
+    return _find(exc, NeedsSignIn) is not None
 
 
 def _leaf(exc: BaseException | None) -> BaseException | None:

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from navtui.core.errors import NavtuiError
 from navtui.mcp import process
@@ -26,6 +26,9 @@ from navtui.mcp.search import SEARCH_TOOL, McpToolSearch
 from navtui.mcp.tool import McpTool
 from navtui.mcp.trust import TrustStore
 from navtui.tools.base import ToolRegistry
+
+if TYPE_CHECKING:
+    from navtui.mcp.oauth import SignIn
 
 Level = Literal["info", "warning", "error"]
 # Told about every notice (a text) and every state change (None), on the event loop.
@@ -203,6 +206,14 @@ class McpManager:
                 waiter.cancel()
 
     async def reconnect(self, name: str) -> ServerConnection:
+        connection = self._may_start(name)
+        self.withheld.discard(name)
+        self._sync_search_tool()
+        await asyncio.to_thread(import_sdk)
+        await connection.reconnect()
+        return connection
+
+    def _may_start(self, name: str) -> ServerConnection:
         connection = self.require(name)
         if connection.state in ("unapproved", "denied", "disabled"):
             raise NavtuiError(
@@ -211,11 +222,33 @@ class McpManager:
                 if connection.state != "disabled"
                 else f'remove "disabled" from its entry in {connection.spec.path}',
             )
-        self.withheld.discard(name)
-        self._sync_search_tool()
-        await asyncio.to_thread(import_sdk)
-        await connection.reconnect()
         return connection
+
+    async def sign_in(self, name: str, how: SignIn) -> ServerConnection:
+        """Sign in to an HTTP server with OAuth (the browser), then connect it (``/mcp login``)."""
+        connection = self._may_start(name)
+        if connection.transport != "http":
+            raise NavtuiError(
+                f"MCP server '{name}' runs a command (stdio): there is nothing to sign in to",
+                hint="OAuth sign-in is for HTTP servers (an entry with a url)",
+            )
+        self.withheld.discard(name)
+        await asyncio.to_thread(import_sdk)
+        await connection.sign_in(how)
+        return connection
+
+    async def sign_out(self, name: str) -> bool:
+        """Forget an HTTP server's OAuth tokens and registered client, and disconnect it (``/mcp logout``).
+        False when none were stored."""
+        from navtui.mcp.oauth import forget
+
+        connection = self.require(name)
+        removed = forget(name)
+        if connection.state in ("ready", "starting", "signin"):
+            await connection.stop()
+            connection.state, connection.error = "signin", f"signed out; sign in with /mcp login {name}"
+            self._event(connection, None, "info")
+        return removed
 
     async def aclose(self) -> None:
         if self._starting is not None and not self._starting.done():
@@ -438,6 +471,8 @@ class McpManager:
             parts.append(f"{states.count('failed')} failed")
         if states.count("unapproved"):
             parts.append(f"{states.count('unapproved')} to approve")
+        if states.count("signin"):
+            parts.append(f"{states.count('signin')} to sign in")
         return "mcp " + ", ".join(parts) if parts else None
 
     def take_notices(self) -> list[tuple[str, Level]]:

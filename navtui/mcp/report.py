@@ -15,6 +15,7 @@ STATE_TEXT = {
     "failed": "failed",
     "stopped": "not started",
     "starting": "starting",
+    "signin": "needs sign-in",
 }
 
 
@@ -50,6 +51,8 @@ def _details(row: ServerStatus, manager: McpManager) -> list[str]:
         lines = (row.error or "").splitlines()[:3]
         tail = manager.connections[row.name].stderr_tail()
         return lines + [f"stderr: {line}" for line in tail.splitlines()[-5:]]
+    if row.state == "signin":
+        return [row.error or f"sign in with /mcp login {row.name} (or: navtui mcp login {row.name})"]
     if row.state == "unapproved":
         return [f"from {row.config_path}: approve it in navtui (/mcp approve {row.name}), or run with --mcp-trust"]
     if row.state == "denied":

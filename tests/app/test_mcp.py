@@ -224,3 +224,40 @@ async def test_prompts_are_commands_and_resources_complete_and_attach(make_app, 
         sent = fake_server.chat_requests[1].json["messages"][-1]["content"]
         assert '<mcp_resource server="test" uri="notes://today">\nbuy milk\ncall Ann\n</mcp_resource>' in sent
         assert "Attached @test:notes://today." in notices(app)
+
+
+async def test_slash_mcp_login_signs_in_with_the_url_shown(make_app, traces: Path, monkeypatch) -> None:
+    """An OAuth server in the app: 'needs sign-in' in /mcp and the status line; /mcp login shows the URL (no
+    browser here, as over SSH); the test's browser opens it; the server's tools join."""
+    import re
+
+    import httpx
+
+    from tests.mcp.test_oauth import OAuthServer
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
+        monkeypatch.delenv(name, raising=False)
+    server = OAuthServer(traces)
+    try:
+        write_servers(user_file(), {"web": {"url": server.url}})
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            manager = lambda: main_screen(app).runtime.mcp  # noqa: E731
+            await wait_for(pilot, lambda: manager() is not None and manager().connections["web"].state == "signin")
+            status = main_screen(app).query_one(StatusLine)
+            await wait_for(pilot, lambda: status.data.mcp == "mcp 1 to sign in")
+            main_screen(app).submit("/mcp")
+            await settle(app, pilot)
+            assert "web  user     http   needs sign-in" in notices(app)[-1]
+            main_screen(app).submit("/mcp login web")
+            found = re.compile(r"open (http://\S+)")
+            await wait_for(pilot, lambda: any(found.search(text) for text in notices(app)))
+            url = next(m.group(1) for text in notices(app) if (m := found.search(text)))
+            async with httpx.AsyncClient(follow_redirects=True) as browser:
+                assert (await browser.get(url)).status_code == 200
+            await wait_for(pilot, lambda: ready(app, "web"))
+            await wait_for(pilot, lambda: "Signed in to 'web': 1 tools." in notices(app))
+            assert "mcp__web__secret" in main_screen(app).runtime.tools
+            assert status.data.mcp is None
+    finally:
+        server.stop()

@@ -1,16 +1,14 @@
-"""/mcp: the MCP servers (state, transport, tools), reconnecting one, approving a repository's server."""
+"""/mcp: the MCP servers (state, transport, tools), reconnecting one, approving a repository's server, signing
+in to an HTTP server with OAuth and out again."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
 
 from navtui.app.commands import CommandContext, CommandRegistry
 from navtui.core.errors import NavtuiError
 
-if TYPE_CHECKING:
-    pass
-
-USAGE = "/mcp [list] · /mcp reconnect NAME · /mcp approve NAME"
+USAGE = "/mcp [list] · /mcp reconnect NAME · /mcp approve NAME · /mcp login NAME · /mcp logout NAME"
 
 
 async def mcp_command(ctx: CommandContext, args: str) -> None:
@@ -30,7 +28,7 @@ async def mcp_command(ctx: CommandContext, args: str) -> None:
 
         ctx.notice("\n".join(status_lines(manager)), title="MCP servers")
         return
-    if action not in ("reconnect", "approve") or not name:
+    if action not in ("reconnect", "approve", "login", "logout") or not name:
         ctx.notice(f"Usage: {USAGE}", level="warning")
         return
     try:
@@ -42,6 +40,18 @@ async def mcp_command(ctx: CommandContext, args: str) -> None:
             from navtui.app.mcp_servers import ask
 
             await ask(ctx, manager, connection.spec)
+            return
+        if action == "login":
+            await _login(ctx, name)
+            return
+        if action == "logout":
+            removed = await manager.sign_out(name)
+            ctx.notice(
+                f"Signed out of '{name}': its tokens are forgotten. /mcp login {name} signs in again."
+                if removed
+                else f"'{name}' was not signed in (no tokens stored)."
+            )
+            ctx.refresh_status()
             return
         ctx.set_activity(True, f"mcp: reconnecting {name}")
         try:
@@ -56,6 +66,31 @@ async def mcp_command(ctx: CommandContext, args: str) -> None:
     ctx.refresh_status()
 
 
+async def _login(ctx: CommandContext, name: str) -> None:
+    """The browser sign-in: the URL is shown (a browser opens where one can); Esc gives up waiting."""
+    from navtui.mcp.oauth import SignIn
+
+    manager = ctx.runtime.mcp
+    assert manager is not None
+    task = asyncio.current_task()
+
+    def stop() -> None:
+        if task is not None:
+            task.cancel()
+
+    ctx.set_activity(True, f"mcp: signing in to {name} (Esc stops waiting)", cancel=stop)
+    try:
+        connection = await manager.sign_in(name, SignIn(show=ctx.notice))
+    except asyncio.CancelledError:
+        ctx.notice(f"Sign-in to '{name}' stopped.", level="warning")
+        return
+    finally:
+        ctx.set_activity(False)
+        ctx.refresh_status()
+    if connection.state == "ready":
+        ctx.notice(f"Signed in to '{name}': {len(manager.offered(connection))} tools.")
+
+
 async def mcp_arguments(ctx: CommandContext) -> list[str]:
     """For the completion list: ``list``, ``reconnect NAME`` for each server that may start, ``approve NAME`` for
     each of the repository's."""
@@ -65,13 +100,14 @@ async def mcp_arguments(ctx: CommandContext) -> list[str]:
     connections = manager.connections.values()
     reconnect = [f"reconnect {c.name}" for c in connections if c.state not in ("unapproved", "denied", "disabled")]
     approve = [f"approve {c.name}" for c in connections if c.spec.source == "project"]
-    return ["list", *reconnect, *approve]
+    oauth = [f"{verb} {c.name}" for c in connections if c.transport == "http" for verb in ("login", "logout")]
+    return ["list", *reconnect, *approve, *oauth]
 
 
 def register(registry: CommandRegistry) -> None:
     registry.command(
         "mcp",
-        "MCP servers: list them, reconnect one, approve a repository's",
-        args="[list|reconnect NAME|approve NAME]",
+        "MCP servers: list them, reconnect one, approve a repository's, sign in to one (OAuth) or out",
+        args="[list|reconnect NAME|approve NAME|login NAME|logout NAME]",
         arguments=mcp_arguments,
     )(mcp_command)
