@@ -487,8 +487,10 @@ class Agent:
         tool = self.tools.get(call.name)
         if tool is None:
             self._invalid_calls.add(call.id)
+            reason = self.tools.unavailable(call.name)  # a known tool whose server is down says so
             names = ", ".join(self.tools.names())
-            yield ToolResultMessage.of(call, f"Unknown tool '{call.name}'. Available tools: {names}.", is_error=True)
+            text = reason or f"Unknown tool '{call.name}'. Available tools: {names}."
+            yield ToolResultMessage.of(call, text, is_error=True)
             return
         try:
             args = tool.parse_args(call.arguments)

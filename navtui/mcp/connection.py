@@ -506,16 +506,31 @@ class ServerConnection:
             raise ToolError(
                 f"The MCP server '{self.name}' is restarting (it stopped a moment ago); try the call again shortly."
             )
+        raise ToolError(self.unavailable())
+
+    def unavailable(self) -> str:
+        """Why this server's tools cannot be used now (it is not ready): what the model is told when it calls one."""
+        name = self.name
         if self.state == "signin":
-            raise ToolError(
-                f"The MCP server '{self.name}' needs the user to sign in (OAuth) before its tools can be used; "
-                f"the user can run /mcp login {self.name}."
+            return (
+                f"The MCP server '{name}' needs the user to sign in (OAuth) before its tools can be used; "
+                f"the user can run /mcp login {name}."
             )
-        why = f": {self.error}" if self.error else ""
-        raise ToolError(
-            f"The MCP server '{self.name}' is {self.state}{why}. Its tools cannot be used now; "
-            f"the user can run /mcp reconnect {self.name}."
-        )
+        if self.state == "starting":
+            return f"The MCP server '{name}' is still starting; try the call again shortly."
+        if self.state in ("unapproved", "denied"):
+            return (
+                f"The MCP server '{name}' from {self.spec.path} is not approved in this repository, so its tools "
+                f"are not offered; the user can run /mcp approve {name}."
+            )
+        if self.state == "disabled":
+            return f"The MCP server '{name}' is disabled in {self.spec.path}; its tools are not offered."
+        if self.state == "failed":
+            return (
+                f"The MCP server '{name}' is down, so its tools cannot be used now: {self.error or 'it failed'}."
+                f"{self.stderr_note()}\nThe user can run /mcp reconnect {name} (after fixing what stopped it)."
+            )
+        return f"The MCP server '{name}' is not running; the user can run /mcp reconnect {name}."
 
     def _died_message(self, tool: str) -> str:
         if self.restarts_left > 0:

@@ -121,6 +121,7 @@ class McpManager:
             )
             connection.state = self._initial_state(spec, trust_project)
             self.connections[spec.name] = connection
+        tools.explain_missing(self.why_unavailable)
 
     def _initial_state(self, spec: ServerSpec, trust_project: bool) -> ServerState:
         if spec.config.disabled:
@@ -315,6 +316,21 @@ class McpManager:
             self.registry.add(tool)
             exposed.append(tool.name)
         self._exposed[connection.name] = exposed
+
+    def why_unavailable(self, tool: str) -> str | None:
+        """What a call to ``mcp__<server>__<tool>`` hears when the tool is not offered because its server is not
+        running (failed, restarting, needs sign-in, not approved) or is searched for; None for any other name."""
+        from navtui.mcp.tool import PREFIX
+
+        servers = [c for c in self.connections.values() if tool.startswith(f"{PREFIX}{c.name}__")]
+        if not servers:
+            return None
+        connection = max(servers, key=lambda c: len(c.name))  # "a__b" before "a" when both are configured
+        if connection.state != "ready":
+            return connection.unavailable()
+        if connection.name in self.withheld and any(t.name == tool for t in self.deferred_tools()):
+            return f"{tool} is not loaded yet: call {SEARCH_TOOL} with words from its purpose to load it first."
+        return None
 
     def deferred_tools(self) -> list[McpTool]:
         """The tools of servers left out for the window, not loaded yet."""

@@ -126,6 +126,8 @@ class ToolRegistry:
     def __init__(self, tools: Iterable[Tool[Any]] = ()) -> None:
         self._tools: dict[str, Tool[Any]] = {}
         self.compact = False  # one-line descriptions and bare schemas, for small windows
+        # Who can say why a tool that is not here cannot be used (an MCP server that is down).
+        self._explainers: list[Callable[[str], str | None]] = []
         for tool in tools:
             self.add(tool)
 
@@ -140,6 +142,18 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         return list(self._tools)
+
+    def explain_missing(self, explainer: Callable[[str], str | None]) -> None:
+        """Add a way to say why a tool by some name is not offered now (its MCP server is down)."""
+        self._explainers.append(explainer)
+
+    def unavailable(self, name: str) -> str | None:
+        """Why ``name`` cannot be used now, when a part that offers tools knows it; None: no such tool."""
+        for explain in self._explainers:
+            reason = explain(name)
+            if reason:
+                return reason
+        return None
 
     def specs(self) -> list[ToolSpec]:
         specs = [tool.spec() for tool in self._tools.values()]

@@ -108,3 +108,47 @@ def test_headless_runs_report_a_crash_and_the_restart(fake_server, workspace: Pa
     fake_server.script(Text("Done."))
     printed = headless(fake_server, "--print", "crash it", cwd=workspace)
     assert "restarting it once" in printed.stderr
+
+
+async def test_a_server_that_crashed_twice_is_named_with_what_it_printed_not_unknown_tool(
+    workspace: Path, traces: Path
+) -> None:
+    write_servers(user_config_path(), {"test": stdio_entry(traces)})
+    running = Running(workspace, "test")
+    try:
+        await running.manager.start()
+        with pytest.raises(ToolError, match="stopped during the call to crash"):
+            await running.run("crash", message="first")
+        restarted = lambda: running.connection.restarts_left == 0 and running.connection.state == "ready"  # noqa: E731
+        await eventually(restarted, "the restart", 60)
+        with pytest.raises(ToolError, match="stopped during the call to crash"):
+            await running.run("crash", message="second")
+        await eventually(lambda: running.connection.state == "failed", "the server to be given up")
+        assert "mcp__test__echo" not in running.registry  # its tools are withdrawn ...
+        told = running.registry.unavailable("mcp__test__echo")  # ... and a call to one hears why
+        assert told is not None
+        assert told.startswith("The MCP server 'test' is down, so its tools cannot be used now: stopped again")
+        assert "crashing: second" in told and told.endswith(
+            "The user can run /mcp reconnect test (after fixing what stopped it)."
+        )
+        assert running.registry.unavailable("mcp__other__echo") is None  # no such server: "Unknown tool"
+        assert running.registry.unavailable("echo") is None
+    finally:
+        await running.manager.aclose()
+
+
+def test_a_call_to_a_server_that_never_started_says_why_headless(fake_server, workspace: Path) -> None:
+    write_servers(user_config_path(), {"broken": {"command": "navtui-missing-server"}})
+    user_settings_path().write_text(json.dumps({"tools": {"allow": ["mcp__*"]}}))
+    fake_server.script(ToolCall("mcp__broken__lookup", {"word": "x"}))
+    fake_server.script(Text("It is down."))
+    result = headless(fake_server, "--print", "look it up", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert "MCP server 'broken' failed: it exited during start-up" in result.stderr
+    assert "cannot run navtui-missing-server" in result.stderr
+    told = fake_server.chat_requests[1].json["messages"][-1]["content"]
+    assert told.startswith(
+        "The MCP server 'broken' is down, so its tools cannot be used now: it exited during start-up."
+    )
+    assert "navtui: cannot run navtui-missing-server: No such file or directory" in told
+    assert "Unknown tool" not in told
