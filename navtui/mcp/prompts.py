@@ -16,7 +16,7 @@ from navtui.core.errors import NavtuiError
 from navtui.mcp.tool import PREFIX
 
 if TYPE_CHECKING:
-    from navtui.mcp.connection import RemotePrompt
+    from navtui.mcp.listing import RemotePrompt
 
 
 def command_name(server: str, prompt: str) -> str:

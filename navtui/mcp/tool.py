@@ -26,7 +26,8 @@ from navtui.tools.shell.output import excerpt_file, human_size, sanitize
 if TYPE_CHECKING:
     from mcp.types import CallToolResult, EmbeddedResource
 
-    from navtui.mcp.connection import RemoteTool, ServerConnection
+    from navtui.mcp.connection import ServerConnection
+    from navtui.mcp.listing import RemoteTool
 
 PREFIX = "mcp__"
 MAX_NAME = 64  # Anthropic's and OpenAI's limit for a tool name

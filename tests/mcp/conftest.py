@@ -14,7 +14,7 @@ import pytest
 
 from navtui.config.settings import McpSettings
 from navtui.mcp.config import load_config, user_config_path
-from navtui.mcp.connection import ConnectionOptions
+from navtui.mcp.lifecycle import ConnectionOptions
 from navtui.mcp.manager import McpManager
 from navtui.tools.base import ToolRegistry
 from navtui.tools.shell.procs import is_alive
