@@ -42,6 +42,7 @@ _COMMAND_WORDS = {
 _ELISION = re.compile(
     r"^\s*(?:#|//|/\*|<!--|--)?\s*(?:\.\.\.|…)?\s*(?:\(?\s*(?:rest|remainder) of (?:the )?(?:code|file|content)"
     r"|(?:existing|other|previous|unchanged|same) (?:code|content|lines|functions|methods)"
+    r"|\(?\s*(?:the )?rest (?:is |stays |remains )?unchanged"
     r"|\.\.\.\s*$|…\s*$)",
     re.IGNORECASE,
 )
@@ -102,7 +103,7 @@ def lang_of(info: str) -> str:
 def clean_path(text: str) -> str | None:
     """``text`` as a file path when it is one (``./`` dropped), else None."""
     text = text.strip().strip("*`'\"").rstrip(":").strip("*`'\"").strip()
-    text = text.removeprefix("./")
+    text = text.removeprefix("@").removeprefix("./")  # ``@calc.py``: the attachment form of the user's prompt
     if not text or len(text) > 200 or "://" in text or text.startswith(("-", "$")):
         return None
     if not _PATH.match(text):

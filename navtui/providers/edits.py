@@ -16,6 +16,7 @@ path as any call (approval, sandbox, cards, diffs, checkpoints, ``--json``):
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -39,16 +40,18 @@ from navtui.providers.wrapped import WrappedProvider
 
 LONG_FILE_LINES = 150  # a file this long is better changed by search/replace than written out again
 
+# The instructions quote no placeholder: told never to write "rest unchanged", the 1.5B answered "delete
+# debug.log" with a debug.log holding exactly that line.
 INSTRUCTIONS = """\
 You are navtui, a coding assistant working in the user's repository. The files that matter for the request \
 are shown in full: each one is its path on a line of its own, then its content in a fenced block.
 
 To change or create a file, reply in the same form: the file's path on a line of its own, then a fenced block \
-with the complete new content of the file. Write every line; never leave code out or write "rest unchanged".
+with the complete new content of the file, every line of it.
 To change a few lines of a long file, write its path on a line of its own, then a fenced block holding: a line \
 <<<<<<< SEARCH, the lines to change copied exactly from the file, a line =======, the new lines, and a line \
 >>>>>>> REPLACE.
-To run a command (a script, the tests, ls, grep), write it in a ```bash block.
+To run a command (a script, the tests, ls, grep, rm), write it in a ```bash block.
 
 navtui saves your files and runs your commands, then tells you what happened. Code elsewhere in your reply \
 changes nothing. Answer questions in plain words. When the task is done, say so in a sentence, with no block."""
@@ -57,6 +60,12 @@ changes nothing. Answer questions in plain words. When the task is done, say so 
 NO_FILE_CHANGED = (
     "Your reply changed no file: describing a change does not make it. To change a file, write its path on a line "
     "of its own, then its whole new content in a fenced block."
+)
+# Seen: asked again with that reminder, the 1.5B repeated its description word for word (temperature 0). Naming
+# the file it described, and the very first line to write, got the file.
+NAME_THE_FILE = (
+    "Your reply changed no file: describing a change does not make it. Write the new {path} now: the line {path} "
+    "on its own, then a fenced block with the whole new content of the file."
 )
 RESULTS_END = "If the task is done, say so in one sentence with no block; otherwise send the blocks that finish it."
 
@@ -173,28 +182,30 @@ def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]
     pending: list[str] = []  # results of one reply, sent as one user message
     failed = False  # one of them is an error
     wrote = True  # the latest reply had a file block: no reminder of how to write one
+    said = ""  # the prose of the latest reply
     for message in messages:
         if isinstance(message, ToolResultMessage):
             pending.append(render_result(calls.get(message.tool_call_id), message))
             failed = failed or message.is_error
             continue
         if pending:
-            _append_user(out, _results_text(pending, wrote or not failed))
+            _append_user(out, _results_text(pending, _reminder(wrote or not failed, said, files)))
             pending, failed = [], False
         if isinstance(message, AssistantMessage):
             out.append(render_assistant(message))
             calls.update({call.id: call for call in message.tool_calls})
             wrote = any(call.name in ("write", "edit") for call in message.tool_calls)
+            said = message.text
         elif isinstance(message.content, str):
             text = _without_shown_attachments(message.content, shown)
             if not wrote and out and isinstance(out[-1], AssistantMessage):  # e.g. the check failed after prose
-                text = f"{text}\n\n{NO_FILE_CHANGED}"
+                text = f"{text}\n\n{_reminder(False, said, files)}"
             _append_user(out, text)
             wrote = True
         else:
             out.append(message)
     if pending:
-        _append_user(out, _results_text(pending, wrote or not failed))
+        _append_user(out, _results_text(pending, _reminder(wrote or not failed, said, files)))
     if files:
         section = "Files:\n\n" + render_files(files)
         last = max((i for i, m in enumerate(out) if isinstance(m, UserMessage)), default=None)
@@ -207,14 +218,30 @@ def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]
     return out
 
 
-def _results_text(results: list[str], wrote: bool = True) -> str:
-    end = RESULTS_END if wrote else f"{NO_FILE_CHANGED} {RESULTS_END}"
+def _results_text(results: list[str], reminder: str) -> str:
+    end = f"{reminder} {RESULTS_END}" if reminder else RESULTS_END
     return "What happened:\n\n" + "\n\n".join(results) + "\n\n" + end
+
+
+def _reminder(wrote: bool, said: str, files: Sequence[FileInPlay]) -> str:
+    """Nothing after a reply that wrote a file; else how to write one, naming the file the reply talked about."""
+    if wrote:
+        return ""
+    named = sorted(
+        (at, file.path) for file in files if file.text is not None and (at := _mention(said, file.path)) >= 0
+    )
+    return NAME_THE_FILE.format(path=named[0][1]) if named else NO_FILE_CHANGED  # the first named: the one described
+
+
+def _mention(text: str, path: str) -> int:
+    """Where ``text`` first names the file (its path or its bare name), or -1."""
+    name = path.rsplit("/", 1)[-1]
+    found = re.search(rf"(?<![\w./-])(?:[\w./-]*/)?{re.escape(name)}(?![\w-])", text)
+    return found.start() if found is not None else -1
 
 
 def _without_shown_attachments(text: str, shown: set[str]) -> str:
     """``<attached_file>`` blocks of files shown afresh in the files section are left out (no stale copy)."""
-    import re
 
     def keep(match: re.Match[str]) -> str:
         return "" if match.group(1) in shown else match.group(0)

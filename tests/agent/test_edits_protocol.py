@@ -186,6 +186,23 @@ async def test_a_block_without_a_path_is_the_new_file_the_prompt_names(
         await rt.aclose()
 
 
+async def test_a_path_given_as_an_example_is_no_new_file(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    # The eval's grep_define: the 1.5B, shown "a/b.py" as a new file, answered "a/b.py".
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.script(Text("Done."))
+    try:
+        await run(
+            rt, "Find the file that defines f and write its path (relative, like a/b.py) into a new file answer.txt."
+        )
+        text = user_text(fake_server.chat_requests[0].json)
+        assert "answer.txt\n(a new file: it does not exist yet)" in text
+        assert "a/b.py\n(a new file" not in text
+    finally:
+        await rt.aclose()
+
+
 async def test_files_are_counted_by_the_servers_tokenizer_where_it_has_one(
     fake_server: FakeServer, workspace: Path, navtui_home: Path
 ) -> None:

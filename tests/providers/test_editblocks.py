@@ -240,6 +240,32 @@ def test_real_file_copied_out_unchanged() -> None:
     assert isinstance(block, Unchanged) and block.path == "README.md"
 
 
+# The second round: the paths written in the prompt's attachment form (``@path``), as the user typed them.
+REAL_RENAME_AT_PATHS = (
+    "To rename the function `compute_total` to `sum_prices` in all files, I'll make the following changes:\n\n"
+    "@shop/prices.py\n```\ndef sum_prices(prices):\n    return sum(prices)\n```\n\n@shop/cart.py\n```\nfrom "
+    "shop.prices import sum_prices\n\n\ndef cart_total(items):\n    return sum_prices([price for _, price in items])\n"
+    "```\n\n@main.py\n```\nfrom shop.cart import cart_total\nfrom shop.prices import sum_prices\n\nprint(cart_total(["
+    "('tea', 3), ('cake', 4)]), sum_prices([1, 2]))\n```\n\nNow, running `python3 main.py` will compute the total "
+    "prices correctly."
+)
+
+
+def test_real_rename_with_at_paths_writes_all_three_files() -> None:
+    files: dict[str, str | None] = {
+        "shop/prices.py": "def compute_total(prices):\n    return sum(prices)\n",
+        "shop/cart.py": "from shop.prices import compute_total\n\n\ndef cart_total(items):\n    return compute_total([price for _, price in items])\n",
+        "main.py": "from shop.cart import cart_total\nfrom shop.prices import compute_total\n\nprint(1)\n",
+    }
+    blocks = edits(parse_reply(REAL_RENAME_AT_PATHS, files))
+    assert [(type(b), getattr(b, "path", None)) for b in blocks] == [
+        (WholeFile, "shop/prices.py"),
+        (WholeFile, "shop/cart.py"),
+        (WholeFile, "main.py"),
+    ]
+    assert all("compute_total" not in b.content for b in blocks)  # type: ignore[union-attr]
+
+
 REAL_RENAME_STEPS = (
     "To rename the function `compute_total` to `sum_prices` in the `shop/cart.py` and `shop/prices.py` files, and "
     "then run `python3 main.py`, follow these steps:\n\n1. Open the `shop/cart.py` file and replace the line:\n"
@@ -263,3 +289,10 @@ def test_a_piece_of_a_file_under_its_path_is_refused_not_written() -> None:
     long = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
     (block,) = edits(parse_reply("calc.py\n```python\n    return a + b\n```", {"calc.py": long}))
     assert isinstance(block, BadBlock) and block.kind == "write" and "leaves part of the file out" in block.why
+
+
+def test_a_whole_file_of_a_placeholder_is_refused() -> None:
+    # The 1.5B's answer to "Delete the file debug.log": the log written over with one placeholder line.
+    log = "old log line\n" * 20
+    (block,) = edits(parse_reply("debug.log\n```\nrest unchanged\n```", {"debug.log": log}))
+    assert isinstance(block, BadBlock) and "rest unchanged" in block.why

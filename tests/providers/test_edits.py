@@ -183,3 +183,25 @@ async def test_a_command_that_worked_needs_no_reminder(fake_server: FakeServer) 
     fake_server.script(Text("Deleted."))
     await collect(provider(fake_server), ask(*history))
     assert "changed no file" not in fake_server.chat_requests[-1].json["messages"][-1]["content"]
+
+
+async def test_a_description_asked_again_names_the_file_it_described(fake_server: FakeServer) -> None:
+    # The 1.5B on the eval's recover task, word for word, twice: the same reminder got the same description back.
+    described = (
+        'The error in `config.json` is that the key `"name"` is missing a colon. It should be `"name": "demo"}`. '
+        "After fixing this, the `build.py` script should run successfully."
+    )
+    history = [
+        UserMessage(content="Run python3 build.py. It fails: fix config.json (not build.py) until it succeeds."),
+        AssistantMessage(content=[TextBlock(text=described)]),
+        UserMessage(content="I ran the check `python3 build.py` and it fails: ..."),
+    ]
+    files = (FileInPlay("build.py", "import json\n"), FileInPlay("config.json", '{"name": "demo",}\n'))
+    fake_server.script(Text("ok"))
+    await collect(provider(fake_server), ask(*history, files=files))
+    last = fake_server.chat_requests[-1].json["messages"][-1]["content"]
+    assert last.endswith(
+        "Write the new config.json now: the line config.json on its own, then a fenced block with the whole new "
+        "content of the file."
+    )
+    assert "build.py on its own" not in last
