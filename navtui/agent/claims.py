@@ -4,7 +4,8 @@ Measured in the eval: under the text protocol and native tools, Qwen2.5-Coder 0.
 calc.py, the test passes now" without one call, and the run ended as if the work was done. Here, when the final
 answer says files were changed (created, updated, fixed, deleted, ...) and no tool that can change anything
 (a ``write``/``exec`` tier tool: write, edit, shell) succeeded since the user's request, the model is told so
-and asked once to make the change or to correct its answer. Whatever it answers then ends the run.
+and asked once to make the change or to correct its answer. Whatever it answers then ends the run. So is a
+plain "the task is done" after changes were tried and every one of them failed (a block that was refused).
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ _CLAIMS = (
     re.compile(r"\b(?:is|are)\s+now\s+(?:" + _VERBS + r"|fixed|in place|passing)\b", re.I),
     re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)(?:Successfully\s+)?" + _VERBS + r"\s+[`'\"]?[\w./-]+\.\w+", re.I),
 )
+# "The task is done." after blocks that were all refused: nothing was done.
+_DONE = re.compile(
+    r"\b(?:task|it|that|this|everything|work)\s+(?:is|has been)\s+(?:now\s+)?(?:done|complete|completed|finished)\b",
+    re.I,
+)
 _NEGATED = re.compile(r"(?:\b(?:not|never|no|nothing|none)\b|n't\b)[^.!?\n]{0,40}$", re.I)
 CHANGE_TIERS = frozenset({"write", "exec"})
 
@@ -55,14 +61,16 @@ class ClaimCheck(AgentHooks):
     """Questions a final answer claiming a change when nothing that changes files ran since the request."""
 
     async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
-        if message.tool_calls or message.stop_reason != "stop" or not claims_change(message.text):
+        if message.tool_calls or message.stop_reason != "stop":
             return None
         since = _since_request(agent.messages)
         if any(isinstance(m, UserMessage) and m.text == CLAIM_MESSAGE for m in since):
             return None  # asked once already
-        for item in since:
-            if isinstance(item, ToolResultMessage) and not item.is_error and _changes(agent, item.tool_name):
-                return None
+        changes = [item for item in since if isinstance(item, ToolResultMessage) and _changes(agent, item.tool_name)]
+        if any(not item.is_error for item in changes):
+            return None
+        if not claims_change(message.text) and not (changes and _DONE.search(message.text)):
+            return None  # no claim; or "done" said where nothing was even tried (an answer to a question)
         return Nudge(
             message=CLAIM_MESSAGE,
             notice="The answer claims a change no tool made; asking the model once to make it or correct the answer.",

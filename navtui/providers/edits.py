@@ -365,6 +365,9 @@ class EditsProvider(WrappedProvider):
                     f"{path} already has exactly this content, so nothing changed. Copying a file out does not do "
                     "the task: write the files the request asks for, or run a command."
                 )
+                new = [known for known, text in shown.items() if text == "" and known != path]
+                if len(new) == 1:  # read_answer: README.md copied out where answer.txt was asked for
+                    why += f" The request asks for a new file, {new[0]}: write the line {new[0]}, then its content in a fenced block."
                 name, args = "write", error_arguments(f"Block not applied: {why}", raw)
             case BadBlock(why=why, raw=raw, kind=kind):
                 name, args = kind, error_arguments(f"Block not applied: {why}", raw)

@@ -80,3 +80,21 @@ async def test_a_claim_after_a_real_change_is_not_questioned(fake_server: FakeSe
     notices, _answer = await _run(fake_server, workspace, "create hello.py")
     assert not any("claims a change" in n for n in notices)
     assert len(fake_server.chat_requests) == 2 and (workspace / "hello.py").exists()
+
+
+async def test_done_after_every_change_was_refused_is_questioned(fake_server: FakeServer, workspace: Path) -> None:
+    # The 1.5B on the eval's read_answer: its one block was refused, then "The task is done."
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    fake_server.script(ToolCall("edit", {"path": "calc.py", "old_text": "a * b", "new_text": "a + b"}))
+    fake_server.script(Text("The task is done."))
+    fake_server.script(Text("Nothing changed; the SEARCH text was not in calc.py."))
+    notices, answer = await _run(fake_server, workspace, "fix add in calc.py")
+    assert any("claims a change no tool made" in n for n in notices)
+    assert fake_server.chat_requests[2].json["messages"][-1] == {"role": "user", "content": CLAIM_MESSAGE}
+    assert answer.startswith("Nothing changed")
+
+
+async def test_done_without_any_change_tried_is_an_answer(fake_server: FakeServer, workspace: Path) -> None:
+    fake_server.script(Text("It is done: the function returns the sum, so there is nothing to fix."))
+    notices, _answer = await _run(fake_server, workspace, "does add in calc.py work?")
+    assert not any("claims a change" in n for n in notices) and len(fake_server.chat_requests) == 1

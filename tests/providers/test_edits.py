@@ -142,8 +142,12 @@ async def test_a_file_copied_out_unchanged_is_said_before_any_work_and_ends_the_
     readme = FileInPlay("README.md", "Project codeword: amber-falcon-42\n\nThis project is a demo.\n")
     reply = "README.md\n```\nProject codeword: amber-falcon-42\n\nThis project is a demo.\n```\n"
     fake_server.script(Text(reply))
-    ((name, args),) = calls(await collect(provider(fake_server), ask(files=(readme,))))
+    answer = FileInPlay("answer.txt", "", note="a new file: it does not exist yet")
+    ((name, args),) = calls(await collect(provider(fake_server), ask(files=(readme, answer))))
     assert name == "write" and "already has exactly this content" in str(args[PARSE_ERROR_KEY])
+    assert str(args[PARSE_ERROR_KEY]).endswith(
+        "The request asks for a new file, answer.txt: write the line answer.txt, then its content in a fenced block."
+    )
     done = ToolCall(id="c1", name="write", arguments={"path": "answer.txt", "content": "x\n"})
     history = [
         UserMessage(content="Copy it."),
