@@ -226,6 +226,8 @@ def _new_files(prompts: list[str], agent: Agent) -> list[str]:
                 continue
             if path.exists() or not agent.ctx.workspace.contains(path) or protected_reason(path) is not None:
                 continue
+            if ".." in shown.lstrip("./"):
+                continue  # "to the range low..high": no file name
             if re.search(rf"\b(?:like|e\.g\.|such as|for example)[,:]?\s+`?{re.escape(shown)}", text, re.IGNORECASE):
                 continue  # "its path (relative, like a/b.py)": a shape, not a file to create
             if shown not in out:

@@ -122,6 +122,23 @@ class UserMessage(_Model):
         return "".join(b.text for b in self.content if isinstance(b, TextBlock))
 
 
+# How the user-role messages navtui writes itself begin (a nudge: the check loop's failure, a questioned claim,
+# a stop the stop watch asks past). A protocol may treat them as navtui's, not the user's: agent/check.py,
+# claims.py and unexpected_stop.py each write one (tests/agent/test_nudges.py holds them to this list).
+NUDGE_OPENINGS = (
+    "I ran the check `",
+    "Your answer says a file was changed, but nothing changed",
+    "Your answer was cut off by the output limit.",
+    "You stopped without completing the task.",
+    "You said you would continue with a tool call or action but stopped.",
+)
+
+
+def is_nudge(text: str) -> bool:
+    """Whether a user-role text is one navtui wrote to make the model go on."""
+    return text.startswith(NUDGE_OPENINGS)
+
+
 class AssistantMessage(_Model):
     role: Literal["assistant"] = "assistant"
     content: list[AssistantBlock] = Field(default_factory=list)

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
-from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage, is_nudge
 from navtui.providers.base import PARSE_ERROR_KEY, RAW_CALL_KEY, AnyMessage, ChatRequest, FileInPlay, ProviderStream
 from navtui.providers.editblocks import (
     BadBlock,
@@ -183,7 +183,7 @@ def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]
     failed = False  # one of them is an error
     wrote = True  # the latest reply had a file block: no reminder of how to write one
     said = ""  # the prose of the latest reply
-    for message in messages:
+    for index, message in enumerate(messages):
         if isinstance(message, ToolResultMessage):
             pending.append(render_result(calls.get(message.tool_call_id), message))
             failed = failed or message.is_error
@@ -192,13 +192,15 @@ def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]
             _append_user(out, _results_text(pending, _reminder(wrote or not failed, said, files)))
             pending, failed = [], False
         if isinstance(message, AssistantMessage):
-            out.append(render_assistant(message))
             calls.update({call.id: call for call in message.tool_calls})
             wrote = any(call.name in ("write", "edit") for call in message.tool_calls)
             said = message.text
+            if not message.tool_calls and _nudged(messages, index + 1):
+                continue  # words only, and navtui asked again: shown them, a small model says them again
+            out.append(render_assistant(message))
         elif isinstance(message.content, str):
             text = _without_shown_attachments(message.content, shown)
-            if not wrote and out and isinstance(out[-1], AssistantMessage):  # e.g. the check failed after prose
+            if not wrote and is_nudge(message.content):  # e.g. the check failed after a reply that changed nothing
                 text = f"{text}\n\n{_reminder(False, said, files)}"
             _append_user(out, text)
             wrote = True
@@ -216,6 +218,14 @@ def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]
             text = message.content if isinstance(message.content, str) else message.text
             out[last] = UserMessage(content=f"{section}\n\n{text}")
     return out
+
+
+def _nudged(messages: Sequence[AnyMessage], index: int) -> bool:
+    """Whether the message at ``index`` is navtui's own nudge (the check failed, a claim questioned, a stop)."""
+    if index >= len(messages):
+        return False
+    message = messages[index]
+    return isinstance(message, UserMessage) and isinstance(message.content, str) and is_nudge(message.content)
 
 
 def _results_text(results: list[str], reminder: str) -> str:

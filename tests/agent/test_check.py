@@ -11,6 +11,7 @@ import pytest
 from navtui.agent.check import check_in_prompt
 from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.core.events import CheckFinished, Notice, RunFinished, ToolCallFinished, UserMessageEvent
+from navtui.core.messages import is_nudge
 from tests.agent.history import history_is_valid
 from tests.fakes import Text, ToolCall
 from tests.fakes.server import FakeServer
@@ -77,6 +78,7 @@ async def test_a_failing_check_goes_back_to_the_model_until_it_passes(
     assert "AssertionError: 6" in checks[0].output
     nudge = next(e for e in events if isinstance(e, UserMessageEvent) and e.kind == "nudge")
     assert "I ran the check `python3 test_calc.py` and it fails" in nudge.text and "AssertionError: 6" in nudge.text
+    assert is_nudge(nudge.text)  # a protocol can tell it from the user's words
     # The model saw the output in its next request.
     assert "AssertionError: 6" in fake_server.chat_requests[2].json["messages"][-1]["content"]
     # The check is a shell card like any other.

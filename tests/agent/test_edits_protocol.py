@@ -199,6 +199,8 @@ async def test_a_path_given_as_an_example_is_no_new_file(
         text = user_text(fake_server.chat_requests[0].json)
         assert "answer.txt\n(a new file: it does not exist yet)" in text
         assert "a/b.py\n(a new file" not in text
+        await run(rt, "Add clamp(x, low, high) to limit x to the range low..high.")
+        assert "low..high\n(a new file" not in user_text(fake_server.chat_requests[1].json)
     finally:
         await rt.aclose()
 

@@ -173,8 +173,25 @@ async def test_a_reply_that_only_describes_a_change_is_reminded_how_to_make_it(f
     fake_server.script(Text("ok"))
     await collect(provider(fake_server), ask(*history))
     messages = fake_server.chat_requests[-1].json["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert "Your reply changed no file" in messages[3]["content"]  # after the results of the prose-only reply
-    assert messages[5]["content"].endswith("then its whole new content in a fenced block.")  # after the check
+    # "It is fixed now." is left out: the check's failure follows the results, and the reminder ends it.
+    assert "It is fixed now" not in str(messages)
+    assert messages[3]["content"].endswith("then its whole new content in a fenced block.")
+    assert "I ran the check" in messages[3]["content"]
+
+
+async def test_an_answer_to_a_question_stays_and_the_next_request_gets_no_reminder(fake_server: FakeServer) -> None:
+    history = [
+        UserMessage(content="What does add do?"),
+        AssistantMessage(content=[TextBlock(text="It subtracts b from a, which looks like a bug.")]),
+        UserMessage(content="Then fix it."),
+    ]
+    fake_server.script(Text("ok"))
+    await collect(provider(fake_server), ask(*history))
+    messages = fake_server.chat_requests[-1].json["messages"]
+    assert messages[2] == {"role": "assistant", "content": "It subtracts b from a, which looks like a bug."}
+    assert messages[3]["content"].endswith("Then fix it.") and "changed no file" not in messages[3]["content"]
 
 
 async def test_a_command_that_worked_needs_no_reminder(fake_server: FakeServer) -> None:
@@ -203,7 +220,9 @@ async def test_a_description_asked_again_names_the_file_it_described(fake_server
     files = (FileInPlay("build.py", "import json\n"), FileInPlay("config.json", '{"name": "demo",}\n'))
     fake_server.script(Text("ok"))
     await collect(provider(fake_server), ask(*history, files=files))
-    last = fake_server.chat_requests[-1].json["messages"][-1]["content"]
+    sent = fake_server.chat_requests[-1].json["messages"]
+    assert [m["role"] for m in sent] == ["system", "user"] and "missing a colon" not in sent[1]["content"]
+    last = sent[-1]["content"]
     assert last.endswith(
         "Write the new config.json now: the line config.json on its own, then a fenced block with the whole new "
         "content of the file."
