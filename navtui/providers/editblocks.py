@@ -463,6 +463,9 @@ class BlockReader:
         if not scores:
             return None
         best, path = scores[0]
+        keeping = [known for known, text in shown.items() if text.strip() and _keeps_every_line(content, text)]
+        if len(keeping) == 1 and content.strip() != shown[keeping[0]].strip():
+            return keeping[0]  # every line of that file, in order, and more: its new version (.gitignore + 2 lines)
         runner_up = scores[1][0] if len(scores) > 1 else 0.0
         empty = [known for known, text in shown.items() if not text.strip()]
         if len(empty) == 1 and best < 0.5:
@@ -477,6 +480,14 @@ def _likeness(new: str, old: str) -> float:
     if not old.strip() or len(old) > 20_000 or len(new) > 20_000:
         return 0.0
     return difflib.SequenceMatcher(None, old, new, autojunk=False).ratio()
+
+
+def _keeps_every_line(content: str, original: str) -> bool:
+    """Whether ``content`` holds each non-blank line of ``original``, in the same order."""
+    lines = iter(line.rstrip() for line in content.splitlines())
+    return all(
+        any(line == wanted for line in lines) for wanted in (o.rstrip() for o in original.splitlines() if o.strip())
+    )
 
 
 def _snippet_of(content: str, original: str) -> bool:

@@ -296,3 +296,12 @@ def test_a_whole_file_of_a_placeholder_is_refused() -> None:
     log = "old log line\n" * 20
     (block,) = edits(parse_reply("debug.log\n```\nrest unchanged\n```", {"debug.log": log}))
     assert isinstance(block, BadBlock) and "rest unchanged" in block.why
+
+
+def test_a_block_without_a_path_that_keeps_every_line_of_a_file_is_its_new_version() -> None:
+    # The 1.5B on the eval's gitignore task: no path, no language, the old line and the two new ones.
+    (block,) = edits(parse_reply("```\n*.pyc\n__pycache__/\n*.log\n```\n", {".gitignore": "*.pyc\n"}))
+    assert block == WholeFile(".gitignore", "*.pyc\n__pycache__/\n*.log\n", raw=block.raw)  # type: ignore[union-attr]
+    files: dict[str, str | None] = {"a.txt": "x = 1\n", "b.txt": "y = 2\n"}
+    (block,) = edits(parse_reply("```\ny = 2\nz = 3\n```\n", files))
+    assert isinstance(block, WholeFile) and block.path == "b.txt"
