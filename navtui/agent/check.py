@@ -7,7 +7,8 @@ again, up to ``agent.check_rounds`` times (3); the run ends saying whether it pa
 A check is in force when ``agent.check_command`` is set, or when the prompt names one: a test command
 (``python3 test_calc.py``, ``pytest -q tests/``, ``python -m unittest``, ``npm test``, ``go test ./...``, ``cargo
 test``, ``make test``), a script it says fails ("python3 app.py fails with ...", "run python3 build.py ... until
-it succeeds"), or "make the test(s) pass" with one test file in the repository. It runs as a ``shell``
+it succeeds") or to run after the change ("..., then run python3 main.py": it must not crash), or "make the
+test(s) pass" with one test file in the repository. It runs as a ``shell``
 call through the agent (approval, sandbox, a card with its output, ``--json``): a repository's setting cannot make
 navtui run anything the user would not be asked about. It runs when the run changed a file since the last check,
 or once when the prompt named it (a model that changed nothing is told the check still fails); when the model ran
@@ -55,6 +56,12 @@ _FAILING_RUN = re.compile(
     r"|((?:python3?|node|bash|sh)\s+[\w./-]+\.(?:py|js|sh))`?[^\n]{0,60}?\buntil it (?:succeeds|passes|works|runs)\b",
     re.IGNORECASE,
 )
+# "..., then run python3 main.py": the user wants the run to work; a crash (an import left behind by a rename) is
+# what the check loop is for. Only a script given by path, never "run it".
+_THEN_RUN = re.compile(
+    r"\b(?:then|and(?:\s+then)?|after\s+that,?)\s+run\s+`?((?:python3?|node|bash|sh)\s+[\w./-]+\.(?:py|js|sh))`?(?=$|[\s.,;:!?)])",
+    re.IGNORECASE,
+)
 _TEST_FILE = re.compile(r"^(?:test_[\w-]+|[\w-]+_test)\.py$")
 
 
@@ -70,6 +77,9 @@ def check_in_prompt(prompt: str, cwd: Path) -> str | None:
     )  # "python3 app.py fails with ...", "Run python3 build.py ... until it succeeds"
     if failing is not None:
         return (failing.group(1) or failing.group(2)).strip()
+    then_run = _THEN_RUN.search(words)
+    if then_run is not None:
+        return then_run.group(1).strip()
     if _PASS_WISH.search(words):
         tests = sorted(p.name for p in cwd.glob("*.py") if _TEST_FILE.match(p.name))
         if len(tests) == 1:

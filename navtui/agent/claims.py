@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from navtui.agent.hooks import AgentHooks, Nudge
-from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
+from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage, is_nudge
 
 if TYPE_CHECKING:
     from navtui.agent.loop import Agent
@@ -83,15 +83,9 @@ def _changes(agent: Agent, name: str) -> bool:
 
 
 def _since_request(messages: Sequence[object]) -> list[object]:
-    """The messages after the user's request (nudges, ours or the stop watch's, do not count as a request)."""
-    from navtui.agent.unexpected_stop import MAX_NUDGES
-
+    """The messages after the user's request (nudges, ours or the other hooks', do not count as a request)."""
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if isinstance(message, UserMessage) and not _is_nudge(message.text, MAX_NUDGES):
+        if isinstance(message, UserMessage) and not is_nudge(message.text):
             return list(messages[index + 1 :])
     return list(messages)
-
-
-def _is_nudge(text: str, attempts: int) -> bool:
-    return text == CLAIM_MESSAGE or any(f"Attempt {n}/{attempts}" in text for n in range(1, attempts + 1))

@@ -148,7 +148,7 @@ class FilesInPlayHooks(AgentHooks):
             if file is not None:
                 chosen.append(file)
                 room -= _tokens(file)
-        for shown in _new_files(prompts[-1:], agent):  # "Create hello.py ...": a block without a path is that file
+        for shown in new_files(prompts[-1:], agent):  # "Create hello.py ...": a block without a path is that file
             if len(chosen) < MAX_FILES and room > 32:
                 chosen.append(FileInPlay(shown, "", note=NEW_FILE))
         return chosen
@@ -212,7 +212,7 @@ class FilesInPlayHooks(AgentHooks):
         return [rel for _, rel in found[:MAX_FILES]]
 
 
-def _new_files(prompts: list[str], agent: Agent) -> list[str]:
+def new_files(prompts: list[str], agent: Agent) -> list[str]:
     """Files the prompt names that do not exist yet, in the workspace (never a protected path)."""
     from navtui.agent.attachments import named_paths
     from navtui.tools.files.protected import protected_reason

@@ -177,12 +177,13 @@ class Runtime:
 
         # The files in play are chosen after context management has made its room (edits protocol only).
         files = FilesInPlayHooks(self.cwd)
+        from navtui.agent.asked_files import AskedFiles
         from navtui.agent.check import CheckHooks
         from navtui.agent.claims import ClaimCheck
 
         agent = self.settings.agent
         check = CheckHooks(self.cwd, agent.check_command, agent.check_rounds)
-        parts = [context, files, ClaimCheck(), AdvisorHooks(lambda: self.advisor), IndexHooks(self.cwd), check]
+        parts = [context, files, ClaimCheck(), AskedFiles(), AdvisorHooks(lambda: self.advisor), IndexHooks(self.cwd), check]
         return CompositeHooks([*parts, self.checkpoints] if self.checkpoints is not None else parts)
 
     def _rebuild_agent(self, messages: list[AnyMessage] | None) -> None:

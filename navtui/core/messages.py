@@ -123,14 +123,16 @@ class UserMessage(_Model):
 
 
 # How the user-role messages navtui writes itself begin (a nudge: the check loop's failure, a questioned claim,
-# a stop the stop watch asks past). A protocol may treat them as navtui's, not the user's: agent/check.py,
-# claims.py and unexpected_stop.py each write one (tests/agent/test_nudges.py holds them to this list).
+# a stop the stop watch asks past, a file asked for and missing). A protocol may treat them as navtui's, not the
+# user's: agent/check.py, claims.py, asked_files.py and unexpected_stop.py each write one
+# (tests/agent/test_nudges.py holds them to this list).
 NUDGE_OPENINGS = (
     "I ran the check `",
     "Your answer says a file was changed, but nothing changed",
     "Your answer was cut off by the output limit.",
     "You stopped without completing the task.",
     "You said you would continue with a tool call or action but stopped.",
+    "A file the request asks for does not exist yet",
 )
 
 

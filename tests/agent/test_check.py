@@ -34,7 +34,9 @@ TEST = "from calc import add\n\nassert add(2, 3) == 5, add(2, 3)\nprint('passed'
         ("Run python3 build.py. It fails: fix config.json (not build.py) until it succeeds.", "python3 build.py"),
         ("Make the test pass.", "python3 test_calc.py"),  # the one test file here
         ("Create hello.py that prints hello world, then run it with python3.", None),
-        ("Rename compute_total everywhere, then run python3 main.py.", None),
+        ("Rename compute_total everywhere, then run python3 main.py.", "python3 main.py"),
+        ("Rename the class in a.py and b.py, and run `python3 app.py`.", "python3 app.py"),
+        ("How do I run python3 main.py?", None),
         ("Explain what test_calc.py checks.", None),
         ('Fix it.\n\n<attached_file path="x.py">\npytest -q\n</attached_file>\n', None),  # a file's text is no prompt
     ],

@@ -1,0 +1,49 @@
+"""A new file the request asks for, missing at the final answer, is asked for once (agent/asked_files.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from navtui.agent.asked_files import asked_message
+from navtui.core.events import Notice, RunFinished
+from tests.agent.test_window import run, runtime_for
+from tests.fakes import FakeServer, Text, ToolCall
+
+
+async def _run(server: FakeServer, workspace: Path, prompt: str) -> tuple[list[str], str]:
+    events = await run(runtime_for(server, workspace, approval="yolo"), prompt)
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    return notices, next(e.text for e in events if isinstance(e, RunFinished))
+
+
+async def test_a_missing_file_the_request_asks_for_is_asked_for_once(fake_server: FakeServer, workspace: Path) -> None:
+    # Qwen2.5-Coder 1.5B on the eval's count_rows: the number in words, and no count.txt.
+    (workspace / "data.csv").write_text("name,qty\na,1\nb,2\n")
+    fake_server.script(Text("There are 2 data rows."))
+    fake_server.script(ToolCall("write", {"path": "count.txt", "content": "2\n"}))
+    fake_server.script(Text("Wrote count.txt."))
+    notices, answer = await _run(
+        fake_server, workspace, "Count the data rows of data.csv and write the number into a new file count.txt."
+    )
+    assert (workspace / "count.txt").read_text() == "2\n" and answer == "Wrote count.txt."
+    assert any("asks for count.txt" in n for n in notices)
+    asked = fake_server.chat_requests[1].json["messages"][-1]
+    assert asked == {"role": "user", "content": asked_message(["count.txt"])}
+    assert asked["content"].startswith("A file the request asks for does not exist yet: count.txt.")
+
+
+async def test_it_is_asked_only_once(fake_server: FakeServer, workspace: Path) -> None:
+    fake_server.script(Text("The answer is 4."))
+    fake_server.script(Text("Still 4."))
+    _notices, answer = await _run(fake_server, workspace, "Write 2+2 into answer.txt.")
+    assert len(fake_server.chat_requests) == 2 and answer == "Still 4."
+
+
+async def test_a_file_named_in_a_question_or_as_an_example_is_not_asked_for(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    fake_server.script(Text("It would print hello."))
+    fake_server.script(Text("pkg/a.py"))
+    notices, _answer = await _run(fake_server, workspace, "What would hello.py print if it existed?")
+    notices2, _answer = await _run(fake_server, workspace, "Which file defines f? Answer with a path, like a/b.py.")
+    assert not any("asks for" in n for n in notices + notices2) and len(fake_server.chat_requests) == 2
