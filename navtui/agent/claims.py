@@ -36,6 +36,8 @@ _CLAIMS = (
     re.compile(r"\b(?:was|were|got)\s+(?:now\s+|also\s+|successfully\s+)?" + _VERBS + r"\b", re.I),
     re.compile(r"\b(?:is|are)\s+now\s+(?:" + _VERBS + r"|fixed|in place|passing)\b", re.I),
     re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)(?:Successfully\s+)?" + _VERBS + r"\s+[`'\"]?[\w./-]+\.\w+", re.I),
+    # "Renamed the function `compute_total` to ...": a report that opens with the verb ("Set" may be advice).
+    re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)" + _VERBS.replace("|set|", "|") + r"\s+(?:the|a|an|all|every)\b", re.I),
 )
 # "The task is done." after blocks that were all refused: nothing was done.
 _DONE = re.compile(

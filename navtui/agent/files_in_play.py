@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from navtui.agent.budget import estimate_text_tokens
 from navtui.agent.hooks import AgentHooks
-from navtui.core.messages import AssistantMessage, UserMessage
+from navtui.core.messages import AssistantMessage, UserMessage, is_nudge
 from navtui.core.walk import is_binary, walk_files
 from navtui.providers.base import FileInPlay
 
@@ -115,7 +115,11 @@ class FilesInPlayHooks(AgentHooks):
         return max(0, window - rest - answer)
 
     def _choose(self, agent: Agent, room: int) -> list[FileInPlay]:
-        prompts = [m.content for m in agent.messages if isinstance(m, UserMessage) and isinstance(m.content, str)]
+        prompts = [
+            m.content
+            for m in agent.messages
+            if isinstance(m, UserMessage) and isinstance(m.content, str) and not is_nudge(m.content)
+        ]  # the user's words: a nudge of navtui's ("I ran the check ...") is no request
         candidates: list[tuple[str, bool]] = []  # (path as written, attached by the user)
         for text in reversed(prompts):
             candidates.extend((path, True) for path in _ATTACHED.findall(text))
@@ -145,6 +149,10 @@ class FilesInPlayHooks(AgentHooks):
             if len(chosen) >= MAX_FILES:
                 break
             file = self._read(agent, shown, attached, seen, names, room)
+            if file is not None and prompts and _deletes(prompts[-1], file.path):
+                # Shown whole, the 1.5B wrote the log out again (new lines in it) instead of deleting it.
+                note = f"the request deletes it: run rm {file.path} in a bash block"
+                file = FileInPlay(file.path, None, note=note, hide=True)
             if file is not None:
                 chosen.append(file)
                 room -= _tokens(file)
@@ -233,6 +241,15 @@ def new_files(prompts: list[str], agent: Agent) -> list[str]:
             if shown not in out:
                 out.append(shown)
     return out[:2]
+
+
+_DELETE = re.compile(r"\b(?:delete|remove|rm)\s+(?:the\s+)?(?:file\s+)?`?([\w./-]+\.\w+)", re.IGNORECASE)
+
+
+def _deletes(prompt: str, path: str) -> bool:
+    """Whether the prompt asks to delete the file (``Delete the file debug.log``), by its path or its name."""
+    words = prompt.split("<attached_file", 1)[0]
+    return any(found in (path, path.rsplit("/", 1)[-1]) for found in _DELETE.findall(words))
 
 
 def _command_files(command: str) -> list[str]:

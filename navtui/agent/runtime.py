@@ -183,7 +183,15 @@ class Runtime:
 
         agent = self.settings.agent
         check = CheckHooks(self.cwd, agent.check_command, agent.check_rounds)
-        parts = [context, files, ClaimCheck(), AskedFiles(), AdvisorHooks(lambda: self.advisor), IndexHooks(self.cwd), check]
+        parts = [
+            context,
+            files,
+            ClaimCheck(),
+            AskedFiles(),
+            AdvisorHooks(lambda: self.advisor),
+            IndexHooks(self.cwd),
+            check,
+        ]
         return CompositeHooks([*parts, self.checkpoints] if self.checkpoints is not None else parts)
 
     def _rebuild_agent(self, messages: list[AnyMessage] | None) -> None:

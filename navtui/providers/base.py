@@ -105,6 +105,7 @@ class FileInPlay:
     path: str  # as the model should write it: relative to the workspace
     text: str | None  # None: not shown (``note`` says why)
     note: str = ""
+    hide: bool = False  # its text is kept from the model everywhere (an attachment of it too): the request deletes it
 
 
 @dataclass

@@ -178,7 +178,7 @@ def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]
     """History as plain chat: blocks for calls, results as user text; the files shown before the newest user text."""
     out: list[AnyMessage] = []
     calls: dict[str, ToolCall] = {}
-    shown = {file.path for file in files if file.text is not None}
+    shown = {file.path for file in files if file.text is not None or file.hide}  # their attachments are left out
     pending: list[str] = []  # results of one reply, sent as one user message
     failed = False  # one of them is an error
     wrote = True  # the latest reply had a file block: no reminder of how to write one
@@ -200,7 +200,8 @@ def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]
             out.append(render_assistant(message))
         elif isinstance(message.content, str):
             text = _without_shown_attachments(message.content, shown)
-            if not wrote and is_nudge(message.content):  # e.g. the check failed after a reply that changed nothing
+            if not wrote and is_nudge(message.content) and "fenced block" not in message.content:
+                # e.g. the check failed after a reply that changed nothing (a nudge that says how needs no more)
                 text = f"{text}\n\n{_reminder(False, said, files)}"
             _append_user(out, text)
             wrote = True
@@ -237,10 +238,14 @@ def _reminder(wrote: bool, said: str, files: Sequence[FileInPlay]) -> str:
     """Nothing after a reply that wrote a file; else how to write one, naming the file the reply talked about."""
     if wrote:
         return ""
+    # The first file named is the one described; a new file the request asks for before any ("The first line of
+    # README.md ... has been written into answer.txt": answer.txt is the one to write).
     named = sorted(
-        (at, file.path) for file in files if file.text is not None and (at := _mention(said, file.path)) >= 0
+        (file.text != "", at, file.path)
+        for file in files
+        if file.text is not None and (at := _mention(said, file.path)) >= 0
     )
-    return NAME_THE_FILE.format(path=named[0][1]) if named else NO_FILE_CHANGED  # the first named: the one described
+    return NAME_THE_FILE.format(path=named[0][2]) if named else NO_FILE_CHANGED
 
 
 def _mention(text: str, path: str) -> int:

@@ -107,6 +107,6 @@ async def test_a_run_sends_the_named_file_and_says_so(fake_server, workspace: Pa
     finally:
         await runtime.aclose()
     assert seen is not None  # the model read it with the prompt: it may edit it without a read call
-    user = fake_server.chat_requests[-1].json["messages"][-1]["content"]
+    user = fake_server.chat_requests[0].json["messages"][-1]["content"]
     assert "amber-falcon-42" in user and user.startswith("Read README.md")
     assert any(isinstance(e, Notice) and "Attached README.md" in e.text for e in events)

@@ -24,6 +24,8 @@ from tests.fakes import FakeServer, Text, ToolCall
         # Qwen2.5-Coder 1.5B under constrained decoding, the final answer on offer at once (eval, append_line, fix_test)
         "The line numpy>=1.26 was added to the end of requirements.txt. The file was updated with the new line.",
         "The bug was fixed by changing the `add` function to `return a + b`. The test passed again.",
+        # Qwen2.5-Coder 1.5B, edits protocol, the eval's rename (no block written)
+        "Renamed the function `compute_total` to `sum_prices` in `shop/prices.py`, `shop/cart.py`, and `main.py`.",
     ],
 )
 def test_claims_of_a_change_are_recognised(text: str) -> None:
@@ -39,6 +41,7 @@ def test_claims_of_a_change_are_recognised(text: str) -> None:
         "Nothing has been modified.",
         "To fix it, change `a - b` to `a + b` in calc.py.",
         "I will update calc.py next.",
+        "Set the port to 9000 in app.ini, then restart the server.",  # advice, opening with a verb
         "Here is the fixed code:\n```python\n# I've fixed calc.py\n```",
     ],
 )

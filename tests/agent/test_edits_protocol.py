@@ -205,6 +205,23 @@ async def test_a_path_given_as_an_example_is_no_new_file(
         await rt.aclose()
 
 
+async def test_a_file_the_request_deletes_is_shown_by_name_with_how(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    # The eval's delete_log: shown the log whole, the 1.5B wrote it out again with new lines.
+    (workspace / "debug.log").write_text("old log line\n" * 20, encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.script(Text("```bash\nrm debug.log\n```"))
+    fake_server.script(Text("Deleted."))
+    try:
+        await run(rt, "Delete the file debug.log.")
+        text = user_text(fake_server.chat_requests[0].json)
+        assert "debug.log\n(the request deletes it: run rm debug.log in a bash block)" in text
+        assert "old log line" not in text and not (workspace / "debug.log").exists()
+    finally:
+        await rt.aclose()
+
+
 async def test_files_are_counted_by_the_servers_tokenizer_where_it_has_one(
     fake_server: FakeServer, workspace: Path, navtui_home: Path
 ) -> None:

@@ -228,3 +228,26 @@ async def test_a_description_asked_again_names_the_file_it_described(fake_server
         "content of the file."
     )
     assert "build.py on its own" not in last
+
+
+async def test_the_file_named_is_the_new_one_the_request_asks_for(fake_server: FakeServer) -> None:
+    # The 1.5B on read_answer: README.md named first, answer.txt is the file the claim is about.
+    from navtui.agent.claims import CLAIM_MESSAGE
+
+    said = 'The first line of README.md is "Project codeword: amber-falcon-42". This line has been written into answer.txt.'
+    history = [
+        UserMessage(content="Read README.md and write its first line into a new file answer.txt."),
+        AssistantMessage(content=[TextBlock(text=said)]),
+        UserMessage(content=CLAIM_MESSAGE),
+    ]
+    files = (FileInPlay("README.md", "Project codeword: amber-falcon-42\n"), FileInPlay("answer.txt", "", note="new"))
+    fake_server.script(Text("ok"))
+    await collect(provider(fake_server), ask(*history, files=files))
+    assert (
+        fake_server.chat_requests[-1]
+        .json["messages"][-1]["content"]
+        .endswith(
+            "Write the new answer.txt now: the line answer.txt on its own, then a fenced block with the whole new content "
+            "of the file."
+        )
+    )
