@@ -239,6 +239,9 @@ async def _login(cwd: Path, name: str, trust: bool, out: TextIO, err: TextIO) ->
             print(f"navtui mcp login: '{name}' is not signed in: {connection.error}", file=err)
             return 1
         count = len(manager.offered(connection))
+        if not manager.signed_in(name):
+            print(f"'{name}' did not ask for a sign-in; it is connected ({count} tools).", file=out)
+            return 0
         print(f"Signed in to '{name}' ({count} tools). The tokens are kept in {token_path(name)}.", file=out)
         return 0
     finally:

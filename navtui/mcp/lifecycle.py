@@ -96,6 +96,13 @@ class ServerLifecycle:
     def transport(self) -> str:
         return self.spec.transport
 
+    def resolved_url(self) -> str:
+        """An HTTP server's URL with ``${VAR}`` expanded ("" when a variable is unset)."""
+        try:
+            return resolve(self.spec, os.environ, self.base_dir).url
+        except ConfigError:
+            return ""
+
     async def wait_settled(self) -> None:
         """Until a start (or restart) under way is over: ready, failed or stopped."""
         await self._settled.wait()
@@ -204,12 +211,18 @@ class ServerLifecycle:
     async def sign_in(self, how: SignIn) -> None:
         """Sign in to an HTTP server with OAuth in the browser (a fresh sign-in: stored tokens are replaced),
         then connect. The outcome is the state (``ready``, or ``failed``/``signin`` with the reason)."""
-        from navtui.mcp.oauth import Callback, TokenFile, free_port
+        from navtui.mcp.oauth import Callback, TokenFile, free_port, wants_oauth
 
         if self.transport != "http":
             raise ConfigError(f"MCP server '{self.name}' runs a command (stdio); only HTTP servers sign in")
         resolved = resolve(self.spec, os.environ, self.base_dir)
         store = TokenFile(self.name, resolved.url)
+        if wants_oauth(resolved, self.spec.config.auth, store) is False:
+            why = '"auth": "none"' if self.spec.config.auth == "none" else "its own Authorization header"
+            raise ConfigError(
+                f"OAuth is off for MCP server '{self.name}': its entry sets {why}",
+                hint=f"remove that from its entry in {self.spec.path} to sign in with OAuth",
+            )
         registered = store.redirect_port()
         port = free_port(registered)
         if port != registered:

@@ -239,6 +239,13 @@ class McpManager:
         await connection.sign_in(how)
         return connection
 
+    def signed_in(self, name: str) -> bool:
+        """Whether OAuth tokens are stored for this server (a sign-in to a server that never asked stores none)."""
+        from navtui.mcp.oauth import TokenFile
+
+        connection = self.require(name)
+        return connection.transport == "http" and TokenFile(name, connection.resolved_url()).has_tokens()
+
     async def sign_out(self, name: str) -> bool:
         """Forget an HTTP server's OAuth tokens and registered client, and disconnect it (``/mcp logout``).
         False when none were stored."""

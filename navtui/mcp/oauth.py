@@ -87,6 +87,9 @@ class TokenFile:
     def _write(self, data: dict[str, Any]) -> None:
         from navtui.core.fs import atomic_write_text
 
+        if not data.get("tokens") and not data.get("client_info"):
+            self.path.unlink(missing_ok=True)  # nothing left to keep
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         data = {**data, "server_url": self.url}
         atomic_write_text(self.path, json.dumps(data, indent=2) + "\n", mode=0o600)

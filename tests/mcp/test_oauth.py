@@ -236,3 +236,18 @@ def test_a_headless_run_says_which_server_needs_a_sign_in(
     assert result.stdout == "Hello.\n"
     assert "MCP server 'web' needs sign-in: it asks for an OAuth sign-in; sign in with /mcp login web" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_mcp_login_to_a_server_that_does_not_ask_says_so(workspace: Path, http_server: str) -> None:
+    write_servers(
+        user_config_path(),
+        {"open": {"url": http_server}, "keyed": {"url": http_server, "headers": {"Authorization": "Bearer ${K:-k1}"}}},
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert mcp_main(["login", "open"], cwd=workspace, out=out, err=err) == 0, err.getvalue()
+    assert "'open' did not ask for a sign-in; it is connected (11 tools)." in out.getvalue()
+    assert "Sign in to" not in out.getvalue() and not token_path("open").exists()
+    out, err = io.StringIO(), io.StringIO()
+    assert mcp_main(["login", "keyed"], cwd=workspace, out=out, err=err) == 2
+    assert "OAuth is off for MCP server 'keyed': its entry sets its own Authorization header" in err.getvalue()
+    assert "Traceback" not in err.getvalue()

@@ -88,7 +88,11 @@ async def _login(ctx: CommandContext, name: str) -> None:
         ctx.set_activity(False)
         ctx.refresh_status()
     if connection.state == "ready":
-        ctx.notice(f"Signed in to '{name}': {len(manager.offered(connection))} tools.")
+        count = len(manager.offered(connection))
+        if manager.signed_in(name):
+            ctx.notice(f"Signed in to '{name}': {count} tools.")
+        else:
+            ctx.notice(f"'{name}' did not ask for a sign-in; it is connected: {count} tools.")
 
 
 async def mcp_arguments(ctx: CommandContext) -> list[str]:
