@@ -7,6 +7,7 @@ the screens import what they need when they open.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,7 @@ from textual.binding import Binding
 from navtui.app import gc_policy
 from navtui.app.commands import COMMANDS
 from navtui.app.compositor import DiffingCompositor
-from navtui.app.screen_image import ScreenImage
+from navtui.app.screen_image import ScreenImage, erases_with_background
 from navtui.app.theme_defaults import nav_defaults
 from navtui.app.theming import AppThemes
 from navtui.styles import stylesheet
@@ -80,7 +81,8 @@ class NavtuiApp(App[int]):
         self.check_provider = check_provider
         self.watch_theme_files = watch_themes
         self.pacer = InputPacer()  # typing first: streamed output waits for the echo (widgets/pacing.py)
-        self.screen_image = ScreenImage(self.console)  # what the terminal shows: frames write only what changed
+        # What the terminal shows: frames write only what changed
+        self.screen_image = ScreenImage(self.console, erase=erases_with_background(os.environ.get("TERM")))
         if runtime is not None:
             COMMANDS.load()
         self.themes = AppThemes(self, Path(self.options.cwd), self.settings.ui.theme)

@@ -7,7 +7,13 @@ frame's rows with them and writes
 
 - a scroll of the band of rows whose content moved up or down (the terminal moves them: a scroll region and
   line feeds, a few bytes), when that saves rows;
-- for each row that still differs, only the runs of cells that differ (a cursor move and the new cells).
+- for each row that still differs, only the runs of cells that differ (a cursor move and the new cells);
+- each run's looks as a change from the looks the terminal has just used (only the colours or attributes that
+  differ, no reset after every run as Textual writes; a run of blanks keeps the foreground it finds, which
+  a blank does not show), and one reset at the end of the frame;
+- a long run of blanks as an erase (ECH: the terminal fills the cells with the background in use), on terminals
+  whose terminfo says they erase with the background (``bce``: xterm and the terminals that take its name, the
+  Linux console, rxvt-unicode); elsewhere as spaces.
 
 The image is exact only while every byte that changes cells goes through it: any other update (another
 screen's compositor, a resize, a suspend and resume) calls ``invalidate`` and the next frame writes its rows
@@ -33,6 +39,66 @@ _PAD = "\x00"  # the second cell of a wide character (never a character of its o
 _MAX_STYLES = 4096  # distinct styles remembered; past that the image starts again (one whole repaint)
 _GAP = 6  # unchanged cells between two changed runs cheaper to rewrite than to skip with a cursor move
 _MAX_SCROLL = 12  # rows a frame may scroll by (a streamed answer moves one or two)
+_ERASE_MIN = 12  # blanks worth an erase and a cursor move (ECH + CUF: ~10 bytes)
+# TERM values whose terminfo has ``bce`` (an erase fills with the current background). Not xterm-kitty, tmux,
+# screen, alacritty, foot, wezterm: their entries do not say so, and a terminal without it would erase to its
+# own default background.
+_BCE_TERMS = frozenset(
+    ("xterm", "xterm-color", "xterm-256color", "xterm-direct", "linux", "rxvt-unicode", "rxvt-unicode-256color")
+)
+
+
+def erases_with_background(term: str | None) -> bool:
+    """Whether a terminal named ``term`` (``$TERM``) fills erased cells with the current background."""
+    return term in _BCE_TERMS
+
+
+# Rich's attribute bits (``Style._attributes``), the SGR code that turns each off, and the bits that code turns off.
+_OFF = ("22", "22", "23", "24", "25", "25", "27", "28", "29", "24", "54", "54", "55")
+_OFF_BITS = {code: sum(1 << bit for bit, off in enumerate(_OFF) if off == code) for code in set(_OFF)}
+_ON = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "21", "51", "52", "53")
+# Attributes a blank cell shows (underline, reverse, strike, double underline, frame, encircle, overline).
+_SHOWN_ON_BLANK = sum(1 << bit for bit in (3, 6, 8, 9, 10, 11, 12))
+
+
+@dataclass(frozen=True, slots=True)
+class Pen:
+    """What a look sets on the terminal: its attribute bits and its foreground and background SGR codes."""
+
+    attributes: int = 0
+    fg: str = ""
+    bg: str = ""
+    link: str = ""  # the OSC 8 sequence that opens the look's link ("" for none)
+
+    def codes(self) -> str:
+        on = [_ON[bit] for bit in range(self.attributes.bit_length()) if self.attributes >> bit & 1]
+        return ";".join([*on, *(code for code in (self.fg, self.bg) if code)])
+
+
+_DEFAULT_PEN = Pen()
+
+
+def _change(current: Pen, new: Pen) -> str:
+    """The shortest SGR sequence that turns the terminal's ``current`` pen into ``new`` (links aside)."""
+    if (current.attributes, current.fg, current.bg) == (new.attributes, new.fg, new.bg):
+        return ""
+    codes: list[str] = []
+    attributes = current.attributes
+    removed = attributes & ~new.attributes
+    if removed:
+        for code in sorted({_OFF[bit] for bit in range(removed.bit_length()) if removed >> bit & 1}):
+            codes.append(code)
+            attributes &= ~_OFF_BITS[code]
+    added = new.attributes & ~attributes
+    codes.extend(_ON[bit] for bit in range(added.bit_length()) if added >> bit & 1)
+    if new.fg != current.fg:
+        codes.append(new.fg or "39")
+    if new.bg != current.bg:
+        codes.append(new.bg or "49")
+    step = ";".join(codes)
+    full = new.codes()
+    reset = f"0;{full}" if full else "0"
+    return f"\x1b[{step if len(step) <= len(reset) else reset}m"
 
 
 @dataclass(slots=True)
@@ -50,14 +116,17 @@ class Row:
 class ScreenImage:
     """The terminal's cells as the last frames left them (``None``: a row whose content is not known)."""
 
-    def __init__(self, console: Console | None = None) -> None:
+    def __init__(self, console: Console | None = None, erase: bool = False) -> None:
         self.console = console
+        self.erase = erase  # long runs of blanks are written as an erase (the terminal has ``bce``)
+        self.erase_min = _ERASE_MIN
         self.width = 0
         self.height = 0
         self.rows: list[Row | None] = []
         self._look_of: dict[Style | None, int] = {}
         self._look_ids: dict[tuple[str, str | None], int] = {}
         self.styles: list[Style | None] = []
+        self.pens: list[Pen] = []
         self.color_system = ColorSystem.TRUECOLOR
 
     def invalidate(self) -> None:
@@ -75,6 +144,7 @@ class ScreenImage:
             self._look_of.clear()
             self._look_ids.clear()
             self.styles.clear()
+            self.pens.clear()
             self.invalidate()
 
     # ------------------------------------------------------------------ cells
@@ -92,8 +162,18 @@ class ScreenImage:
         if look is None:
             look = self._look_ids[key] = len(self.styles)
             self.styles.append(style)
+            self.pens.append(self._pen(style))
         self._look_of[style] = look
         return look
+
+    def _pen(self, style: Style | None) -> Pen:
+        if style is None:
+            return _DEFAULT_PEN
+        system = self.color_system
+        fg = ";".join(style._color.downgrade(system).get_ansi_codes()) if style._color is not None else ""
+        bg = ";".join(style._bgcolor.downgrade(system).get_ansi_codes(False)) if style._bgcolor is not None else ""
+        link = f"\x1b]8;id={style._link_id};{style._link}\x1b\\" if style._link else ""
+        return Pen(style._attributes & style._set_attributes, fg, bg, link)
 
     def row_of(self, strips: Iterable[tuple[int, Strip]], base: Row | None = None) -> Row:
         """The row that ``strips`` (each at a column) paint over ``base`` (blank where neither covers)."""
@@ -154,6 +234,7 @@ class DiffUpdate(CompositorUpdate):
     def render_segments(self, console: Console) -> str:
         image = self.image
         out: list[str] = []
+        pen = _DEFAULT_PEN  # scrolls go first, with the terminal's default looks (a new line is blank)
         old = image.rows
         for top, bottom, by in _scrolls(old, self.rows):
             out.append(_scroll_sequence(top, bottom, by))
@@ -165,7 +246,9 @@ class DiffUpdate(CompositorUpdate):
                 continue
             for start, end in _changed_runs(before, row):
                 out.append(f"\x1b[{y + 1};{start + 1}H")
-                out.append(_render_cells(image, row, start, end))
+                pen = _render_cells(out, image, row, start, end, pen)
+        if pen != _DEFAULT_PEN:
+            out.append("\x1b[0m")  # Textual's own writes start from the default looks
         new_rows = list(old)
         for y, row in self.rows.items():
             if y < len(new_rows):
@@ -265,9 +348,10 @@ def _changed_runs(before: Row | None, after: Row) -> list[tuple[int, int]]:
     return fixed
 
 
-def _render_cells(image: ScreenImage, row: Row, start: int, end: int) -> str:
-    parts: list[str] = []
-    cells, looks, styles = row.cells, row.looks, image.styles
+def _render_cells(out: list[str], image: ScreenImage, row: Row, start: int, end: int, pen: Pen) -> Pen:
+    """Append the cells ``[start, end)`` of ``row`` to ``out``, the terminal's looks being ``pen``; returns the
+    looks it leaves."""
+    cells, looks, pens = row.cells, row.looks, image.pens
     x = start
     while x < end:
         look = looks[x]
@@ -275,7 +359,40 @@ def _render_cells(image: ScreenImage, row: Row, start: int, end: int) -> str:
         while run_end < end and looks[run_end] == look:
             run_end += 1
         text = "".join(cell for cell in cells[x:run_end] if cell != _PAD)
-        style = styles[look]
-        parts.append(text if style is None else Strip.render_style(style, text, image.color_system))
+        new = pens[look]
+        if new.link:
+            out.append(_change(pen, new))
+            out.append(f"{new.link}{text}\x1b]8;;\x1b\\")
+            pen = new
+        else:
+            plain = not (new.attributes | pen.attributes) & _SHOWN_ON_BLANK
+            if plain and not text.strip(" "):
+                new = Pen(pen.attributes, pen.fg, new.bg)  # blanks: only the background shows
+            out.append(_change(pen, new))
+            pen = new
+            if plain and image.erase and " " * image.erase_min in text:
+                _write_erasing(out, cells, x, run_end, end, image.erase_min)
+            else:
+                out.append(text)
         x = run_end
-    return "".join(parts)
+    return pen
+
+
+def _write_erasing(out: list[str], cells: list[str], x: int, run_end: int, end: int, least: int) -> None:
+    """Write cells ``[x, run_end)`` (one look) with each run of ``least`` blanks or more as an erase, and a cursor
+    move past it when more cells follow in the write."""
+    blanks = [" "] * least
+    while x < run_end:
+        blank = x
+        while blank < run_end and not (cells[blank] == " " and cells[blank : blank + least] == blanks):
+            blank += 1
+        out.append("".join(cell for cell in cells[x:blank] if cell != _PAD))
+        if blank == run_end:
+            return
+        stop = blank
+        while stop < run_end and cells[stop] == " ":
+            stop += 1
+        out.append(f"\x1b[{stop - blank}X")
+        if stop < end:
+            out.append(f"\x1b[{stop - blank}C")
+        x = stop

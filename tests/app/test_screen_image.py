@@ -19,15 +19,21 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from navtui.app.screen_image import DiffUpdate, Row, ScreenImage
+from navtui.app.screen_image import DiffUpdate, Row, ScreenImage, erases_with_background
 from tests.fakes import FakeServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from terminal import Terminal  # noqa: E402
 
 WIDTH, HEIGHT = 12, 8
-STYLES = [Style(color="#ff0000", bgcolor="#000000"), Style(color="#00ff00", bold=True), Style(bgcolor="#0000ff")]
-CHARS = "ab x─│界"  # box drawing, a space and a wide character among them
+STYLES = [
+    Style(color="#ff0000", bgcolor="#000000"),
+    Style(color="#00ff00", bold=True),
+    Style(bgcolor="#0000ff"),
+    Style(color="#00ff00", bgcolor="#0000ff", italic=True, underline=True),
+    Style(color="#ff0000", bgcolor="#000000", reverse=True, strike=True),
+]
+CHARS = "ab x─│界  "  # box drawing, blanks (runs long enough to be erased below) and a wide character
 
 
 CONSOLE = Console(force_terminal=True, color_system="truecolor", width=WIDTH)
@@ -83,23 +89,32 @@ def frames(draw: st.DrawFn) -> list[dict[int, list[tuple[str, int]]]]:
     return out
 
 
-def _shown(term: pyte.Screen) -> list[list[tuple[str, str, str]]]:
-    return [
-        [(term.buffer[y][x].data, term.buffer[y][x].fg, term.buffer[y][x].bg) for x in range(WIDTH)]
-        for y in range(HEIGHT)
-    ]
+def _look(cell: pyte.screens.Char) -> tuple[object, ...]:
+    """What a user sees of a cell: a blank shows only its background (unless underlined, struck or reversed)."""
+    if cell.data == " " and not (cell.underscore or cell.strikethrough or cell.reverse):
+        return (" ", cell.bg)
+    return (cell.data, cell.fg, cell.bg, cell.bold, cell.italics, cell.underscore, cell.strikethrough, cell.reverse)
+
+
+def _shown(term: pyte.Screen) -> list[list[tuple[object, ...]]]:
+    return [[_look(term.buffer[y][x]) for x in range(WIDTH)] for y in range(HEIGHT)]
 
 
 @settings(max_examples=150, deadline=None)
-@given(frames())
-def test_every_frame_leaves_the_cells_a_whole_repaint_leaves(sequence: list[dict[int, list[tuple[str, int]]]]) -> None:
-    image = ScreenImage(CONSOLE)
+@given(frames(), st.booleans())
+def test_every_frame_leaves_the_cells_a_whole_repaint_leaves(
+    sequence: list[dict[int, list[tuple[str, int]]]], erase: bool
+) -> None:
+    image = ScreenImage(CONSOLE, erase=erase)
+    image.erase_min = 3  # runs of blanks this short are erased too: more erases on a small screen
     diffed, whole = pyte.Screen(WIDTH, HEIGHT), pyte.Screen(WIDTH, HEIGHT)
     diffed_stream, whole_stream = pyte.Stream(diffed), pyte.Stream(whole)
     for frame in sequence:
         image.begin(WIDTH, HEIGHT)
         rows: dict[int, Row] = {y: image.row_of([(0, _strip(cells))]) for y, cells in frame.items()}
-        diffed_stream.feed(DiffUpdate(image, rows).render_segments(CONSOLE))
+        written = DiffUpdate(image, rows).render_segments(CONSOLE)
+        diffed_stream.feed(written)
+        assert diffed.cursor.attrs == diffed.default_char  # the frame leaves the default looks for Textual's writes
         # What Textual writes: every row of the frame whole
         whole_stream.feed("".join(f"\x1b[{y + 1};1H" + _strip(cells).render(CONSOLE) for y, cells in frame.items()))
         assert _shown(diffed) == _shown(whole)
@@ -145,6 +160,40 @@ def test_a_changed_word_writes_only_its_cells() -> None:
     after = {0: image.row_of([(0, Strip([Segment("the answer grows by a word more".ljust(40))]))])}
     written = DiffUpdate(image, after).render_segments(CONSOLE)
     assert written == "\x1b[1;28Hmore"  # the space before it was there already
+
+
+def test_looks_are_written_as_changes_from_the_looks_before() -> None:
+    image = ScreenImage(CONSOLE)
+    image.begin(9, 1)
+    plain = Style(color="#ffffff", bgcolor="#101010")
+    bold = Style(color="#ff0000", bgcolor="#101010", bold=True)
+    row = image.row_of(
+        [(0, Strip([Segment("ab", plain), Segment("cd", bold), Segment("ef", plain), Segment("   ", bold)]))]
+    )
+    written = DiffUpdate(image, {0: row}).render_segments(CONSOLE)
+    assert written == (
+        "\x1b[1;1H\x1b[38;2;255;255;255;48;2;16;16;16mab"
+        "\x1b[1;38;2;255;0;0mcd"  # only what differs: no reset, the background stays
+        "\x1b[22;38;2;255;255;255mef"  # bold off
+        "   "  # blanks in the same background: nothing to change
+        "\x1b[0m"  # the default looks again at the end of the frame
+    )
+
+
+def test_long_blanks_are_erased_where_the_terminal_erases_with_the_background() -> None:
+    image = ScreenImage(CONSOLE, erase=True)
+    image.begin(40, 1)
+    back = Style(color="#ffffff", bgcolor="#101010")
+    row = image.row_of([(0, Strip([Segment("a" + " " * 20 + "b" + " " * 18, back)]))])
+    written = DiffUpdate(image, {0: row}).render_segments(CONSOLE)
+    # 20 blanks: an erase and a move past them; the 18 at the end of the row: an erase only
+    assert written == "\x1b[1;1H\x1b[38;2;255;255;255;48;2;16;16;16ma\x1b[20X\x1b[20Cb\x1b[18X\x1b[0m"
+    assert [erases_with_background(term) for term in ("xterm-256color", "linux", "tmux-256color", None)] == [
+        True,
+        True,
+        False,  # not in its terminfo: spaces
+        False,
+    ]
 
 
 # ---------------------------------------------------------------------- the app on a pty
