@@ -124,7 +124,16 @@ def _protect_process() -> None:
     protect_process(PROVIDER_KEYS)
 
 
+def _without_unused_imports() -> None:
+    """httpx's ``__init__`` imports its command-line client (``httpx._main``: click, ``rich.progress``, pygments'
+    lexer table; 3.4 MB) whenever click is installed, and the MCP SDK installs it; navtui never runs that client.
+    A ``None`` in ``sys.modules`` makes the import raise ``ImportError`` (the import system's documented meaning of
+    ``None``), as when click is missing: httpx then defines its ``main`` as a stub that explains what is missing."""
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
+
 def _main(argv: list[str]) -> int:
+    _without_unused_imports()
     if argv and argv[0] in SUBCOMMANDS:
         module_name, func_name, _help = SUBCOMMANDS[argv[0]]
         import importlib

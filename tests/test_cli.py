@@ -296,3 +296,24 @@ def test_a_clean_exit_leaves_no_temp_journal(fake_server, workspace: Path, navtu
     assert (workspace / "notes.txt").read_text() == "hi\n"  # the write went through a journalled temp file
     assert (navtui_home / "journal").is_dir()
     assert list((navtui_home / "journal").iterdir()) == []
+
+
+def test_a_reply_does_not_load_the_http_client_s_command_line(fake_server, workspace: Path) -> None:
+    # httpx's __init__ imports its command-line client (click, rich.progress, pygments' lexer table: 3.4 MB of a
+    # process) whenever click is installed; navtui never runs it (docs/speed.md, memory).
+    fake_server.script(Text("Done."), Usage(input=10, output=1))
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "navtui", "--print", "hi", "-p", "ollama"]
+        + ["-b", fake_server.url, "-m", MODEL],
+        capture_output=True,
+        text=True,
+        cwd=workspace,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 0 and result.stdout == "Done.\n", result.stderr[-2000:]
+    imported = {
+        line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")
+    }
+    assert {"httpx", "httpx._client"} <= imported  # the client itself, as before
+    assert not {"click", "rich.progress", "pygments.lexers"} & imported  # httpx._main is tried, and fails
