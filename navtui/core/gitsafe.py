@@ -46,6 +46,7 @@ _PINNED: tuple[tuple[str, str], ...] = (
     ("maintenance.auto", "false"),
     ("submodule.recurse", "false"),
     ("status.submoduleSummary", "false"),
+    ("diff.submodule", "short"),  # a user's diff.submodule=diff would diff inside submodules with their drivers
     ("safe.bareRepository", "explicit"),  # a bare repository planted in the work tree is not picked up
     ("color.ui", "false"),
 )
@@ -178,19 +179,104 @@ def _parse_driver_keys(output: bytes) -> list[str]:
 
 
 def repo_driver_keys(cwd: Path, env: Mapping[str, str] | None = None, leading: Sequence[str] = ()) -> list[str]:
-    """The filter/diff/merge driver keys the repository at ``cwd`` configures (``git config``: runs nothing)."""
+    """The filter/diff/merge driver keys the repository at ``cwd`` and its submodules configure
+    (``git config``: runs nothing)."""
+    env = dict(env) if env is not None else safe_git_env(read_only=True)
     try:
         out = subprocess.run(
             _driver_query(leading),
             cwd=cwd,
-            env=dict(env) if env is not None else safe_git_env(read_only=True),
+            env=env,
             capture_output=True,
             timeout=DEFAULT_TIMEOUT,
             stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired):
         return []
-    return _parse_driver_keys(out.stdout)
+    keys = _parse_driver_keys(out.stdout)
+    for config in module_configs(cwd, env.get("GIT_DIR")):
+        keys += [key for key in _module_driver_keys(config, cwd, env) if key not in keys]
+    return keys
+
+
+def _git_dir_of(start: Path) -> Path | None:
+    """The common git dir of the repository holding ``start`` (a worktree's or submodule's ``.git`` file
+    followed), found on disk without running git."""
+    for folder in (start, *start.parents):
+        dotgit = folder / ".git"
+        if dotgit.is_dir():
+            return dotgit
+        if dotgit.is_file():
+            try:
+                line = dotgit.read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                return None
+            if not line.startswith("gitdir:"):
+                return None
+            gitdir = (folder / line.removeprefix("gitdir:").strip()).resolve()
+            try:
+                common = (gitdir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                return gitdir
+            return (gitdir / common).resolve()
+    return None
+
+
+_MAX_MODULES = 200
+
+
+def module_configs(cwd: Path | str, git_dir: str | None = None) -> list[Path]:
+    """The config files of the submodules under the repository at ``cwd`` (or ``git_dir``), nested ones too."""
+    roots: list[Path] = []
+    if git_dir:
+        roots.append((Path(cwd) / git_dir).resolve())
+    found = _git_dir_of(Path(cwd).resolve())
+    if found is not None and found not in roots:
+        roots.append(found)
+    configs: list[Path] = []
+    pending = [root / "modules" for root in roots]
+    while pending and len(configs) < _MAX_MODULES:
+        current = pending.pop()
+        try:
+            children = sorted(current.iterdir())
+        except OSError:
+            continue
+        for child in children:
+            if not child.is_dir() or child.is_symlink():
+                continue
+            if (child / "config").is_file():
+                configs.append(child / "config")
+            pending.append(child / "modules" if (child / "HEAD").exists() else child)  # a/b lives in modules/a/b
+    return configs
+
+
+# config path -> (mtime_ns, size, keys); a file that includes others is read every time
+_MODULE_KEYS: dict[Path, tuple[int, int, list[str]]] = {}
+
+
+def _module_driver_keys(config: Path, cwd: Path | str, env: Mapping[str, str]) -> list[str]:
+    try:
+        info = config.stat()
+    except OSError:
+        return []
+    cached = _MODULE_KEYS.get(config)
+    if cached is not None and cached[:2] == (info.st_mtime_ns, info.st_size):
+        return cached[2]
+    argv = safe_git_argv(["config", "--file", str(config), "--includes", "--null", "--get-regexp", _DRIVER_REGEXP])
+    try:
+        out = subprocess.run(
+            argv, cwd=cwd, env=dict(env), capture_output=True, timeout=DEFAULT_TIMEOUT, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    keys = _parse_driver_keys(out.stdout)
+    try:
+        includes = b"include" in config.read_bytes().lower()
+    except OSError:
+        includes = True
+    if not includes:
+        _MODULE_KEYS[config] = (info.st_mtime_ns, info.st_size, keys)
+    return keys
 
 
 def _env_for(args: Sequence[str], read_only: bool | None, env_extra: Mapping[str, str] | None) -> dict[str, str]:
@@ -259,10 +345,17 @@ async def run_git_async(
 ) -> subprocess.CompletedProcess[bytes]:
     """``run_git`` for the event loop: the same pins, the same errors."""
     env = _env_for(args, read_only, env_extra)
-    listed = b""
+    drivers: list[str] = []
     if _subcommand(args) not in _NO_DRIVERS:
         _, listed, _ = await _run_async(_driver_query(_leading(args)), cwd, env, None, timeout)
-    argv = safe_git_argv(args, _parse_driver_keys(listed))
+        drivers = _parse_driver_keys(listed)
+        configs = module_configs(cwd, env.get("GIT_DIR"))
+        if configs:
+            more = await asyncio.to_thread(
+                lambda: [key for config in configs for key in _module_driver_keys(config, cwd, env)]
+            )
+            drivers += [key for key in dict.fromkeys(more) if key not in drivers]
+    argv = safe_git_argv(args, drivers)
     code, out, err = await _run_async(argv, cwd, env, input, timeout)
     result = subprocess.CompletedProcess(argv, code, out, err)
     if check:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,58 @@ def test_argv_pins_settings_before_the_command_and_drivers_by_name(hostile: tupl
     assert safe_git_argv(["stash", "show", "-p"])[-4:] == ["show", "--no-ext-diff", "--no-textconv", "-p"]
     assert safe_git_argv(["status"], ["user.name", "alias.x"])[-1] == "status"  # only driver keys are pinned
     assert "user.name=" not in safe_git_argv(["status"], ["user.name"])
+
+
+def _repo_with_hostile_submodule(tmp_path: Path, markers: Path) -> Path:
+    """A superproject whose submodule's own config (``.git/modules/sub/config``) names a clean filter and a
+    textconv; its file is touched so that a ``git status`` inside the submodule must hash it (the filter runs)."""
+    markers.mkdir()
+    sub = tmp_path / "sub-origin"
+    sub.mkdir()
+    plain_git("init", "-q", "-b", "main", cwd=sub)
+    (sub / "a.txt").write_text("a\n")
+    (sub / ".gitattributes").write_text("*.txt filter=subevil diff=subevil\n")
+    plain_git("add", ".", cwd=sub)
+    plain_git("commit", "-qm", "sub", cwd=sub)
+    top = tmp_path / "top"
+    top.mkdir()
+    plain_git("init", "-q", "-b", "main", cwd=top)
+    added = plain_git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "sub", cwd=top)
+    assert added.returncode == 0, added.stderr
+    plain_git("commit", "-qm", "top", cwd=top)
+    config = top / ".git" / "modules" / "sub" / "config"
+    assert config.is_file()
+    plain_git("config", "--file", str(config), "filter.subevil.clean", f"touch '{markers / 'sub-clean'}'; cat", cwd=top)
+    plain_git("config", "--file", str(config), "diff.subevil.textconv", f"touch '{markers / 'sub-textconv'}'; cat", cwd=top)  # fmt: skip
+    (top / "sub" / "a.txt").write_text("b\n")  # the same size: only hashing it tells
+    os.utime(top / "sub" / "a.txt", (1_600_000_000, 1_600_000_000))
+    return top
+
+
+def test_a_submodules_own_drivers_are_pinned_too(tmp_path: Path) -> None:
+    markers = tmp_path / "markers"
+    top = _repo_with_hostile_submodule(tmp_path, markers)
+    assert plain_git("status", "--porcelain", cwd=top).returncode == 0
+    assert ran(markers) == ["sub-clean"]  # plain git: the status inside the submodule ran its filter
+    (markers / "sub-clean").unlink()
+    os.utime(top / "sub" / "a.txt", (1_600_000_001, 1_600_000_001))
+    assert {"filter.subevil.clean", "diff.subevil.textconv"} <= set(repo_driver_keys(top))
+    status = run_git(["status", "--porcelain=v1"], top)
+    assert status.returncode == 0 and status.stdout == b" M sub\n", status.stderr
+    assert asyncio.run(run_git_async(["status", "--porcelain=v1"], top)).stdout == b" M sub\n"
+    assert git_status(top).unstaged == 1
+    assert ran(markers) == []
+
+
+def test_a_users_diff_submodule_setting_does_not_reach_into_submodules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    markers = tmp_path / "markers"
+    top = _repo_with_hostile_submodule(tmp_path, markers)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[diff]\n\tsubmodule = diff\n")
+    monkeypatch.setenv("HOME", str(home))
+    diff = run_git(["diff", "HEAD"], top)
+    assert diff.returncode == 0 and b"Subproject commit" in diff.stdout, diff.stderr
+    assert ran(markers) == []
