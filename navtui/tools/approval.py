@@ -38,6 +38,7 @@ class ApprovalRequest:
     danger: bool = False  # a destructive command or a protected path forced this prompt
     title: str | None = None  # the prompt's heading when not "Allow <tool>?"
     unsandboxed: bool = False  # asks to run a command again outside the shell sandbox
+    keep_change: bool = False  # asks whether to keep what a command did to protected files (undone meanwhile)
     rule: str | None = None  # a command rule the user may allow for good: "shell(npm test:*)"
 
 
@@ -150,6 +151,13 @@ class DenyingApprover:
     """For headless modes: a call that needs a prompt is refused with a message on how to allow it."""
 
     async def request(self, request: ApprovalRequest) -> ApprovalResponse:
+        if request.keep_change:
+            return ApprovalResponse(
+                approved=False,
+                reason="keeping it needs the user's approval and navtui is running without a prompt: the change "
+                "stays undone; the user can make it themselves",
+                by_policy=True,
+            )
         if request.unsandboxed:
             return ApprovalResponse(
                 approved=False,

@@ -10,7 +10,7 @@ from navtui.app.screens.main import MainScreen
 from navtui.tools.sandbox.exec import kernel_abi
 from navtui.widgets.items import NoticeItem, ToolItem
 from navtui.widgets.status_line import StatusLine
-from tests.app.conftest import main_screen, rendered_text, settle, transcript, wait_for
+from tests.app.conftest import main_screen, rendered_text, screen_text, settle, transcript, wait_for
 from tests.fakes import Text, ToolCall
 from tests.tools.sandbox.support import Canary
 
@@ -79,3 +79,39 @@ async def test_a_blocked_command_offers_an_unsandboxed_run_and_a_remembers_it(ma
             assert all("second run without the sandbox" in t.result for t in tools)
     finally:
         canary.close()
+
+
+@pytest.mark.skipif(kernel_abi()[0] < 1, reason="the kernel has no Landlock")
+async def test_a_change_the_guard_undid_can_be_kept_from_a_dialog(
+    make_app, fake_server, workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NAVTUI_SANDBOX_NAMESPACES", "0")  # the fallback: the change is made, then undone
+    fake_server.script(ToolCall("shell", {"command": "echo '{\"mcpServers\": {}}' > .mcp.json"}))
+    fake_server.script(Text("Added."))
+    app = make_app(approval="write")
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("add an mcp config")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and not app.screen.request.keep_change)
+        await pilot.pause(ApprovalScreen.GRACE + 0.05)
+        await pilot.press("y")  # the command itself
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ApprovalScreen)
+            and app.screen.request.keep_change
+            and bool(app.screen.query("#approval-why")),  # composed
+        )
+        modal = app.screen
+        box = modal.query_one("#approval")
+        assert box.border_title == "Keep the command's change?" and "y keep the change" in str(box.border_subtitle)
+        assert not (workspace / ".mcp.json").exists()  # undone while the user decides
+        await wait_for(pilot, lambda: "mcpServers" in screen_text(app))  # the diff of what it wrote
+        await pilot.pause(ApprovalScreen.GRACE + 0.05)
+        await pilot.press("a")  # nothing to allow for the session: ignored
+        assert app.screen is modal
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert (workspace / ".mcp.json").read_text() == '{"mcpServers": {}}\n'
+        [tool] = [e for e in transcript(app).items if isinstance(e, ToolItem)]
+        assert "the user chose to keep the change" in tool.result
+        said = [n for n in notices(app) if "stronger sandbox is not available" in n]
+        assert len(said) == 1  # once, at start

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from navtui.tools.approval import ApprovalPolicy, ApprovalResponse, DenyingApprover
 from navtui.tools.sandbox.policy import namespace_support
 from navtui.tools.shell.shell import ShellTool
 from tests.fakes import FakeServer, Text, ToolCall
@@ -29,6 +30,7 @@ from tests.hostile_git import plain_git
 from tests.reliability.conftest import CANARY
 from tests.tools.conftest import call
 from tests.tools.sandbox.support import needs_landlock, policy, sandboxed_context
+from tests.tools.test_approval import ScriptedApprover
 
 pytestmark = needs_landlock
 shell = ShellTool()
@@ -101,6 +103,9 @@ def _attacks(ws: Path, tmp_path: Path, marker: Path) -> dict[str, str]:
         "mcp-json": """echo '{"mcpServers": {"x": {"command": "touch"}}}' > .mcp.json""",
         "navtui-settings": "mkdir -p .navtui && echo '{}' > .navtui/settings.json",
         "env-file": "echo SECRET=1 > .env.local",
+        "deep-env-file": "mkdir -p svc/api && echo SECRET=1 > svc/api/.env.production",
+        "deep-env-existing": "echo EVIL=1 >> app/config/.env",
+        "submodule-config": f"git -C lib config filter.x.clean 'touch {marker}; cat'",
     }
 
 
@@ -117,6 +122,13 @@ async def test_d1_a_command_cannot_leave_code_for_git_or_navtui_to_run_later(
         plain_git("config", "core.hooksPath", "githooks", cwd=repo)
     if attack == "config-worktree":
         plain_git("config", "extensions.worktreeConfig", "true", cwd=repo)
+    if attack == "deep-env-existing":
+        (repo / "app" / "config").mkdir(parents=True)
+        (repo / "app" / "config" / ".env").write_text("KEY=1\n")
+    if attack == "submodule-config":  # a submodule's git dir lives in .git/modules/<name>
+        plain_git("init", "-q", "--separate-git-dir", str(repo / ".git" / "modules" / "lib"), "lib", cwd=repo)
+    module_config = repo / ".git" / "modules" / "lib" / "config"
+    module_before = module_config.read_bytes() if module_config.exists() else None
     _template(tmp_path, marker)
     config_before = (repo / ".git" / "config").read_bytes()
     hooks_before = sorted(p.name for p in (repo / ".git" / "hooks").iterdir())
@@ -125,14 +137,87 @@ async def test_d1_a_command_cannot_leave_code_for_git_or_navtui_to_run_later(
     assert (repo / ".git" / "config").read_bytes() == config_before, result.text
     assert sorted(p.name for p in (repo / ".git" / "hooks").iterdir()) == hooks_before, result.text
     for created in (".git/config.worktree", ".git/commondir", ".mcp.json", ".navtui", ".env.local",
-                    "githooks/pre-commit"):  # fmt: skip
+                    "githooks/pre-commit", "svc/api/.env.production"):  # fmt: skip
         assert not (repo / created).exists(), f"{created} is still there: {result.text}"
+    if attack == "deep-env-existing":
+        assert (repo / "app" / "config" / ".env").read_text() == "KEY=1\n", result.text
+    assert (module_config.read_bytes() if module_config.exists() else None) == module_before, result.text
     for args in (("status",), ("commit", "-q", "--allow-empty", "-m", "user's commit")):
         done = plain_git(*args, cwd=repo, env=IDENTITY)
         assert done.returncode == 0, done.stderr
     assert not marker.exists(), f"git ran what the command left ({attack}): {result.text}"
     # Said plainly: either the write failed (read-only), or navtui undid it and says so.
     assert "Read-only file system" in result.text or "navtui undid" in result.text or result.is_error, result.text
+
+
+def _nested_attacks(tmp_path: Path, marker: Path) -> dict[str, str]:
+    evil = tmp_path / "systmp" / "evil"
+    hook = f"printf '{_hook_script(marker)}' > sub/.git/hooks/pre-commit; chmod +x sub/.git/hooks/pre-commit"
+    return {
+        "init-then-hook": f"git init -q sub && {hook}",
+        "init-then-config": f"git init -q sub && git -C sub config core.fsmonitor 'touch {marker}; false'",
+        "init-then-include": (
+            f"git init -q sub && printf '[core]\\n\\tfsmonitor = touch {marker}\\n' > sub/inc && "
+            "git -C sub config include.path ../inc"
+        ),
+        "init-template": f"mkdir sub && git init -q --template={tmp_path / 'template'} sub",
+        "pointer-file": (
+            f"git init -q {evil} && git -C {evil} config core.fsmonitor 'touch {marker}; false' && "
+            f"mkdir -p sub && echo 'gitdir: {evil}/.git' > sub/.git"
+        ),
+    }
+
+
+NESTED = list(_nested_attacks(Path("/t"), Path("/m")))
+
+
+@pytest.mark.parametrize("workspace_kind", ["repository", "plain folder"])
+@pytest.mark.parametrize("attack", NESTED)
+async def test_d1_a_git_dir_the_command_creates_carries_no_code_out(
+    ws: Path, tmp_path: Path, mode: str, attack: str, workspace_kind: str
+) -> None:
+    """A git dir that did not exist before the command could not be bound read-only: what it holds that git would
+    run (hooks, program settings, includes) is removed after the command, in both modes, and the result says so."""
+    if workspace_kind == "repository":
+        plain_git("init", "-q", "-b", "main", cwd=ws)
+    marker = tmp_path / "ran"
+    _template(tmp_path, marker)
+    result = await run(ws, tmp_path, _nested_attacks(tmp_path, marker)[attack])
+    assert not result.is_error, result.text
+    sub = ws / "sub"
+    (sub / "f.txt").write_text("x\n")
+    if attack == "pointer-file":  # the pointer goes (the git dir it names may be anyone's), the user's git runs nothing
+        assert (
+            not (sub / ".git").exists() and "outside the workspace, whose hooks or settings run programs" in result.text
+        )
+        plain_git("status", cwd=sub)
+        assert not marker.exists(), result.text
+        return
+    for args in (("status",), ("add", "f.txt"), ("commit", "-q", "-m", "user's commit")):
+        done = plain_git(*args, cwd=sub, env=IDENTITY)
+        assert done.returncode == 0, (args, done.stderr)
+    assert not marker.exists(), f"git ran what the command left ({attack}): {result.text}"
+    assert "in a git dir the command created; removed" in result.text, result.text
+    assert (sub / ".git").exists()  # the repository itself stays: only what would run is gone
+
+
+async def test_d1_a_plain_new_repository_is_left_alone(repo: Path, tmp_path: Path, mode: str) -> None:
+    """Nor are the user's own hooks and settings touched when a command adds a worktree inside the workspace (its
+    git dir names the main one as its common dir)."""
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    hook.chmod(0o755)
+    plain_git("config", "core.pager", "less -R", cwd=repo)
+    config = (repo / ".git" / "config").read_bytes()
+    command = (
+        "git init -q sub && git -C sub config user.name me && echo '*.o' > sub/.gitignore && "
+        "git worktree add -q -b side wt && git submodule status"
+    )
+    result = await run(repo, tmp_path, command)
+    assert not result.is_error and "navtui undid" not in result.text, result.text
+    assert plain_git("config", "user.name", cwd=repo / "sub").stdout.strip() == "me"
+    assert (repo / "wt" / ".git").is_file() and hook.read_text() == "#!/bin/sh\nexit 0\n"
+    assert (repo / ".git" / "config").read_bytes() == config
 
 
 async def test_d1_everyday_git_works_inside_the_sandbox(repo: Path, tmp_path: Path, mode: str) -> None:
@@ -205,3 +290,55 @@ def test_the_status_says_which_mode_is_in_force(ws: Path, tmp_path: Path, monkey
     strong = policy("workspace-write", ws, tmp_path)
     assert strong.namespaces == usable and (strong.warning is None) == usable, why
     assert os.path.exists("/proc/self/ns/pid")
+
+
+def _change_for(mode_name: str, marker: Path) -> tuple[str, str]:
+    """A change the guard undoes in this mode, and the file it lands in: with namespaces git's config is
+    read-only (the write fails), so a new .mcp.json stands in; without them the config change itself."""
+    if mode_name == "fallback":
+        return f"git config core.fsmonitor 'touch {marker}; false'", ".git/config"
+    return """echo '{"mcpServers": {}}' > .mcp.json""", ".mcp.json"
+
+
+@pytest.mark.parametrize("answer", ["keep", "undo", "headless", "yolo"])
+async def test_the_user_may_keep_a_change_the_guard_undid(repo: Path, tmp_path: Path, mode: str, answer: str) -> None:
+    marker = tmp_path / "ran"
+    command, target = _change_for(mode, marker)
+    before = (repo / target).read_bytes() if (repo / target).exists() else None
+    ctx = sandboxed_context(repo, tmp_path, policy("workspace-write", repo, tmp_path))
+    scripted = ScriptedApprover(ApprovalResponse(approved=answer == "keep", reason="not now"))
+    ctx.approver = DenyingApprover() if answer == "headless" else scripted
+    ctx.approval = ApprovalPolicy(mode="yolo" if answer == "yolo" else "write")
+    try:
+        result = await call(shell, ctx, command=command, wait_ms=60_000)
+    finally:
+        ctx.jobs.kill_all_sync(grace=0.5)
+    after = (repo / target).read_bytes() if (repo / target).exists() else None
+    if answer == "keep":
+        [request] = scripted.requests
+        assert request.keep_change and request.title == "Keep the command's change?" and request.danger
+        assert target in request.reason and request.preview is not None
+        assert ("fsmonitor" if mode == "fallback" else "mcpServers") in request.preview  # what the command wrote
+        assert after != before and (b"fsmonitor" in after if mode == "fallback" else after == b'{"mcpServers": {}}\n')
+        assert "the user chose to keep the change" in result.text, result.text
+        return
+    assert after == before, result.text
+    assert "navtui undid" in result.text
+    if answer == "undo":
+        assert len(scripted.requests) == 1 and "the user chose to leave it undone. Their reason: not now" in result.text
+    elif answer == "headless":
+        assert "navtui is running without a prompt: the change stays undone" in result.text, result.text
+    else:
+        assert scripted.requests == [] and "not offered to the user in yolo mode" in result.text
+
+
+async def test_without_namespaces_the_model_hears_once_why(repo: Path, tmp_path: Path, mode: str) -> None:
+    ctx = sandboxed_context(repo, tmp_path, policy("workspace-write", repo, tmp_path))
+    try:
+        first = await call(shell, ctx, command="echo '{}' > .mcp.json", wait_ms=60_000)
+        second = await call(shell, ctx, command="echo '{}' > .mcp.json; true", wait_ms=60_000)
+    finally:
+        ctx.jobs.kill_all_sync(grace=0.5)
+    assert "navtui undid" in first.text and "navtui undid" in second.text
+    said = "the stronger sandbox is not available (NAVTUI_SANDBOX_NAMESPACES=0 is set)"
+    assert (said in first.text, said in second.text) == ((True, False) if mode == "fallback" else (False, False))

@@ -69,6 +69,8 @@ class ApprovalScreen(AnswerModal[ApprovalResponse]):
             box.border_subtitle = "y once · a always (this session) · n deny · esc deny"
             if request.rule:
                 box.border_subtitle = f"y once · a always · p {display_safe(request.rule)} (saved) · n deny"
+            if request.keep_change:
+                box.border_subtitle = "y keep the change · n leave it undone · esc leave it undone"
             # Everything below quotes the model's arguments: plain text, controls made visible.
             yield Static(Text(display_safe(request.reason or "needs your approval")), id="approval-reason")
             yield Static(Text(display_safe(request.summary)), id="approval-summary")
@@ -87,6 +89,8 @@ class ApprovalScreen(AnswerModal[ApprovalResponse]):
         self.query_one("#approval-why", Input).display = False
 
     def action_allow(self, always: bool) -> None:
+        if self.request.keep_change and always:
+            return  # a: there is nothing to allow for the session, only this change to keep
         if not self._too_soon():
             self.dismiss(ApprovalResponse(approved=True, always=always))
 

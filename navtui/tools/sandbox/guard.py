@@ -1,16 +1,22 @@
 """The files a command must not change because git or navtui later run what they say.
 
 ``.git/config`` and its per-worktree and submodule siblings, ``hooks/``, ``info/``, the folder ``core.hooksPath``
-names, and in each workspace root ``.navtui/``, ``.mcp.json`` and ``.env*``. With namespaces the launcher binds
-the existing ones read-only (``Guarded.read_only``); what does not exist yet cannot be bound, so a ``Baseline``
-taken before a command notices when one appears and removes it. Without namespaces the baseline also keeps
-the contents of the existing ones and puts them back (``Baseline.restore``): the fallback the docs describe.
+names, the same in every other git dir found in the workspace (a nested repository), in each workspace root
+``.navtui/`` and ``.mcp.json``, and ``.env*`` files at any depth. With namespaces the launcher binds the existing
+ones read-only (``Guarded.read_only``); what does not exist yet cannot be bound, so a ``Baseline`` taken before a
+command notices when one appears and removes it. Without namespaces the baseline also keeps the contents of the
+existing ones and puts them back (``Baseline.restore``): the fallback the docs describe.
+
+A git dir the command creates (``git init sub``, a ``.git`` file pointing elsewhere) was not there to bind: after
+the command its hooks and the config keys that name programs are removed (``_defuse``). Every change undone is a
+``GuardChange`` that remembers what the command left, so the user may keep it after all (``keep``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import stat
 from dataclasses import dataclass, field
@@ -21,6 +27,21 @@ _ROOT_FILES = (".navtui", ".mcp.json", ".git")  # .git: only when it is a file (
 _ENV_TEMPLATES = (".example", ".sample", ".template", ".dist")
 _MAX_FILES = 500
 _MAX_BYTES = 4 << 20
+# Not walked for .env* files and nested git dirs: what tools and package managers fill (a cost on every command).
+_SKIP_DIRS = frozenset(
+    {"node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+     "site-packages", ".cache", ".gradle", ".terraform"}
+)  # fmt: skip
+_MAX_DIRS = 3000  # about 100 ms of walking, before and after each command
+# Config keys that make git run a program (or read config from elsewhere), in a git dir a command created.
+_RUNS_PROGRAM = re.compile(
+    r"^(core\.(fsmonitor|hookspath|sshcommand|pager|editor|askpass|gitproxy|alternaterefscommand)"
+    r"|sequence\.editor|diff\.external|gpg\.(.+\.)?program|credential\.(.+\.)?helper|pager\..+"
+    r"|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver"
+    r"|include\.path|includeif\..+\.path|remote\..+\.(uploadpack|receivepack|vcs)|uploadpack\.packobjectshook"
+    r"|protocol\.(.+\.)?allow|(web|browser|man)\..*(cmd|browser|path))$",
+    re.IGNORECASE,
+)
 
 
 def is_env_file(name: str) -> bool:
@@ -28,11 +49,64 @@ def is_env_file(name: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Scan:
+    """What a walk of the workspace found: ``.env*`` files and git dirs (``.git`` folders and pointer files)."""
+
+    env_files: frozenset[Path]
+    git_entries: frozenset[Path]
+    complete: bool  # False: the walk stopped at its limit (``_MAX_DIRS``)
+    dirs: frozenset[Path] = frozenset()  # the folders it read
+
+    def new_since(self, before: Scan) -> tuple[list[Path], list[Path]]:
+        """The ``.env*`` files and ``.git`` entries here that ``before`` did not have. When ``before`` stopped at
+        its limit, only in folders it read: a file beyond it is not new, only unseen (it must not be removed)."""
+
+        def seen(path: Path) -> bool:
+            return before.complete or path.parent in before.dirs
+
+        env = sorted(p for p in self.env_files - before.env_files if seen(p))
+        gits = sorted(p for p in self.git_entries - before.git_entries if seen(p))
+        return env, gits
+
+
+def scan(roots: tuple[Path, ...]) -> Scan:
+    """Every ``.env*`` file and ``.git`` entry below ``roots`` (symlinks not followed, ``_SKIP_DIRS`` skipped)."""
+    env: set[Path] = set()
+    gits: set[Path] = set()
+    walked: set[Path] = set()
+    pending = list(roots)
+    while pending:
+        if len(walked) >= _MAX_DIRS:
+            return Scan(frozenset(env), frozenset(gits), False, frozenset(walked))
+        current = pending.pop()
+        walked.add(current)
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if name == ".git":
+                gits.add(Path(entry.path))
+            elif is_env_file(name) and not is_dir:
+                env.add(Path(entry.path))
+            elif is_dir and name not in _SKIP_DIRS:
+                pending.append(Path(entry.path))
+    return Scan(frozenset(env), frozenset(gits), True, frozenset(walked))
+
+
+@dataclass(frozen=True)
 class Guarded:
     read_only: tuple[Path, ...]  # exist: bound read-only, or restored after a command
     absent: tuple[Path, ...]  # do not exist: removed if a command creates them
     pins: tuple[Path, ...]  # bound onto themselves: a mount point cannot be renamed away
-    env_dirs: tuple[Path, ...]  # where a new .env* file is removed
+    env_dirs: tuple[Path, ...]  # the workspace roots: where a new .env* file or git dir is looked for
+    found: Scan | None = None  # the walk these were taken from (None: not walked)
+    git_dirs: frozenset[Path] = frozenset()  # every git dir guarded (resolved): never changed after a command
 
 
 def _git_dirs_below(gitdir: Path) -> list[Path]:
@@ -101,8 +175,10 @@ def _ask_hooks_path(root: Path) -> Path | None:
 def guarded_paths(roots: tuple[Path, ...], git_dirs: tuple[Path, ...], *, hooks: Path | None = None) -> Guarded:
     read_only: list[Path] = []
     absent: list[Path] = []
-    dirs = list(git_dirs)
-    for gitdir in git_dirs:
+    found = scan(roots)
+    nested = [p for p in sorted(found.git_entries) if p.is_dir() and not p.is_symlink()]
+    dirs = [*git_dirs, *(d for d in nested if d.resolve() not in git_dirs)]
+    for gitdir in list(dirs):
         dirs += _git_dirs_below(gitdir)
     for gitdir in dirs:
         for name in _GIT_FILES:
@@ -114,12 +190,19 @@ def guarded_paths(roots: tuple[Path, ...], git_dirs: tuple[Path, ...], *, hooks:
             if name == ".git" and (not path.is_file() or path.is_symlink()):
                 continue
             (read_only if os.path.lexists(path) else absent).append(path)
-        with contextlib.suppress(OSError):
-            read_only += [root / n for n in os.listdir(root) if is_env_file(n)]
+    read_only += sorted(p for p in found.git_entries if p.is_file() or p.is_symlink())  # pointers: gitdir: ...
+    read_only += sorted(found.env_files)
     if hooks is not None and hooks.is_dir():
         read_only.append(hooks)
     pins = [*roots, *(d for d in git_dirs if d.is_dir())]
-    return Guarded(tuple(dict.fromkeys(read_only)), tuple(dict.fromkeys(absent)), tuple(dict.fromkeys(pins)), roots)
+    return Guarded(
+        tuple(dict.fromkeys(read_only)),
+        tuple(dict.fromkeys(absent)),
+        tuple(dict.fromkeys(pins)),
+        roots,
+        found,
+        frozenset(d.resolve() for d in dirs),
+    )
 
 
 @dataclass
@@ -127,6 +210,89 @@ class _Entry:
     kind: str  # "file", "dir", "link"
     mode: int
     data: bytes | None = None  # None: too big to keep
+    stamp: tuple[int, int] = (0, 0)  # a file's size and mtime (how a file too big to keep is compared)
+
+
+def _snapshot(path: Path, budget: list[int] | None = None) -> list[tuple[Path, _Entry]] | None:
+    """``path`` and what is below it, parents first; [] when it does not exist; None when too big to keep."""
+    budget = budget if budget is not None else [_MAX_FILES, _MAX_BYTES]
+    out: list[tuple[Path, _Entry]] = []
+    pending = [path]
+    while pending:
+        current = pending.pop(0)
+        try:
+            info = current.lstat()
+        except OSError:
+            continue
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            out.append((current, _Entry("link", 0, os.readlink(current).encode())))
+        elif stat.S_ISDIR(info.st_mode):
+            out.append((current, _Entry("dir", stat.S_IMODE(info.st_mode))))
+            with contextlib.suppress(OSError):
+                pending += sorted(current.iterdir())
+        elif stat.S_ISREG(info.st_mode):
+            data = _read(current) if info.st_size <= budget[1] else None
+            if data is None:
+                return None
+            budget[1] -= len(data)
+            out.append((current, _Entry("file", stat.S_IMODE(info.st_mode), data)))
+    return out
+
+
+def _put(path: Path, entry: _Entry) -> None:
+    """Make ``path`` what ``entry`` says (a directory keeps what is in it)."""
+    try:
+        info: os.stat_result | None = path.lstat()
+    except OSError:
+        info = None
+    if entry.kind == "dir" and info is not None and stat.S_ISDIR(info.st_mode):
+        os.chmod(path, entry.mode)
+        return
+    _remove(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if entry.kind == "dir":
+        path.mkdir(mode=entry.mode)
+        os.chmod(path, entry.mode)
+    elif entry.kind == "link":
+        os.symlink((entry.data or b"").decode("utf-8", "surrogateescape"), path)
+    else:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, entry.mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(entry.data or b"")
+        os.chmod(path, entry.mode)
+
+
+@dataclass
+class GuardChange:
+    """One thing a command did to a guarded path, undone; ``left`` is what the command had left there
+    ([]: it deleted the path; None: too big to keep, so it cannot be kept)."""
+
+    path: Path
+    note: str  # "changed; restored", "created; removed", ...
+    left: list[tuple[Path, _Entry]] | None
+
+    def __str__(self) -> str:
+        return f"{self.path} ({self.note})"
+
+
+def keep(changes: list[GuardChange]) -> list[str]:
+    """Put back what the command had left (the user chose to keep its change); the paths that could not be."""
+    failed: list[str] = []
+    for change in changes:
+        if change.left is None:
+            failed.append(f"{change.path} (too big to have been kept)")
+            continue
+        try:
+            if not change.left:
+                _remove(change.path)
+            for path, entry in change.left:
+                _put(path, entry)
+        except OSError as exc:
+            failed.append(f"{change.path} ({exc.strerror or exc})")
+    return failed
 
 
 @dataclass
@@ -135,16 +301,12 @@ class Baseline:
 
     guarded: Guarded
     contents: dict[Path, _Entry] = field(default_factory=dict)
-    env_names: dict[Path, set[str]] = field(default_factory=dict)
     complete: bool = True  # False: something was too big to keep, it can only be reported
 
     @classmethod
     def take(cls, guarded: Guarded, *, contents: bool) -> Baseline:
         """``contents``: keep the bytes of every guarded file (no namespaces); else only what exists."""
         baseline = cls(guarded)
-        for root in guarded.env_dirs:
-            with contextlib.suppress(OSError):
-                baseline.env_names[root] = {n for n in os.listdir(root) if is_env_file(n)}
         if contents:
             budget = [_MAX_FILES, _MAX_BYTES]
             for path in guarded.read_only:
@@ -174,44 +336,48 @@ class Baseline:
                     data = path.read_bytes()
                     budget[1] -= len(data)
             self.complete = self.complete and data is not None
-            self.contents[path] = _Entry("file", stat.S_IMODE(info.st_mode), data)
+            stamp = (info.st_size, info.st_mtime_ns)
+            self.contents[path] = _Entry("file", stat.S_IMODE(info.st_mode), data, stamp)
 
-    def restore(self) -> list[str]:
-        """Put guarded paths back as they were; one line per path changed (empty: nothing happened)."""
-        changes: list[str] = []
+    def restore(self) -> list[GuardChange]:
+        """Put guarded paths back as they were; one change per path (empty: nothing happened)."""
+        changes: list[GuardChange] = []
         for path in self.guarded.absent:
             if os.path.lexists(path):
-                _remove(path)
-                changes.append(f"{path} (created; removed)")
-        for root, before in self.env_names.items():
-            with contextlib.suppress(OSError):
-                for name in sorted({n for n in os.listdir(root) if is_env_file(n)} - before):
-                    _remove(root / name)
-                    changes.append(f"{root / name} (created; removed)")
+                changes.append(_undo_creation(path))
+        before = self.guarded.found
+        after = scan(self.guarded.env_dirs) if before is not None else None
+        if before is not None and after is not None:
+            new_env, new_git = after.new_since(before)
+            changes += [_undo_creation(path) for path in new_env]
+            for entry in new_git:
+                changes += _defuse(entry, self.guarded)
         if self.contents:
             changes += self._restore_contents()
         return changes
 
-    def _restore_contents(self) -> list[str]:
-        changes: list[str] = []
+    def _restore_contents(self) -> list[GuardChange]:
+        changes: list[GuardChange] = []
         tops = [p for p in self.guarded.read_only if p in self.contents]
         for top in tops:
             if self.contents[top].kind == "dir":
                 changes += self._remove_new(top)
         for path, entry in self.contents.items():
+            if not _differs(path, entry):
+                continue
+            left = _snapshot(path)
             note = self._put_back(path, entry)
             if note:
-                changes.append(f"{path} ({note})")
+                changes.append(GuardChange(path, note, left if entry.kind != "dir" else (left or [])[:1]))
         return changes
 
-    def _remove_new(self, top: Path) -> list[str]:
-        removed: list[str] = []
+    def _remove_new(self, top: Path) -> list[GuardChange]:
+        removed: list[GuardChange] = []
         for current, dirnames, filenames in os.walk(top, topdown=True):
             for name in [*filenames, *dirnames]:
                 path = Path(current) / name
                 if path not in self.contents:
-                    _remove(path)
-                    removed.append(f"{path} (created; removed)")
+                    removed.append(_undo_creation(path))
             dirnames[:] = [d for d in dirnames if Path(current, d) in self.contents]
         return removed
 
@@ -255,6 +421,120 @@ class Baseline:
             handle.write(entry.data)
         os.chmod(path, entry.mode)
         return "changed; restored" if existed else "deleted; restored"
+
+
+def _differs(path: Path, entry: _Entry) -> bool:
+    """Is ``path`` no longer what ``entry`` kept (for a directory: itself, not what is in it)?"""
+    try:
+        info = path.lstat()
+    except OSError:
+        return True
+    if entry.kind == "dir":
+        return not stat.S_ISDIR(info.st_mode) or stat.S_IMODE(info.st_mode) != entry.mode
+    if entry.kind == "link":
+        return not stat.S_ISLNK(info.st_mode) or os.readlink(path).encode() != entry.data
+    if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) != entry.mode:
+        return True
+    if entry.data is None:
+        return (info.st_size, info.st_mtime_ns) != entry.stamp
+    return info.st_size != len(entry.data) or _read(path) != entry.data
+
+
+def _undo_creation(path: Path) -> GuardChange:
+    left = _snapshot(path)
+    _remove(path)
+    return GuardChange(path, "created; removed", left)
+
+
+def _pointed_git_dir(dotgit: Path) -> Path | None:
+    """The git dir a ``.git`` file names (``gitdir: ...``)."""
+    try:
+        line = dotgit.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    return (dotgit.parent / line.removeprefix("gitdir:").strip()).resolve()
+
+
+def _defuse(dotgit: Path, guarded: Guarded) -> list[GuardChange]:
+    """A ``.git`` the command created: remove from its git dir what git would run (hooks, config keys that name
+    programs), so neither git nor the user's next ``git commit`` runs what the command left there. A git dir that
+    was guarded before (the main one, which a new worktree's ``commondir`` names) is never touched; a ``.git`` file
+    pointing outside the workspace at a git dir that would run something is removed instead (that git dir may be
+    the user's own)."""
+    if dotgit.is_symlink():
+        return [_undo_creation(dotgit)]
+    if dotgit.is_dir():
+        return [c for folder in [dotgit, *_git_dirs_below(dotgit)] for c in _defuse_folder(folder, guarded)]
+    gitdir = _pointed_git_dir(dotgit)
+    if gitdir is None or not gitdir.is_dir():
+        return []
+    known = guarded.git_dirs
+    inside = any(gitdir.is_relative_to(p) for p in (*guarded.env_dirs, *known))
+    if gitdir in known:
+        return []
+    if not inside:
+        if any(_dangers(folder) != ([], []) for folder in [gitdir, *_git_dirs_below(gitdir)]):
+            change = _undo_creation(dotgit)
+            change.note = f"points at {gitdir}, outside the workspace, whose hooks or settings run programs; removed"
+            return [change]
+        return []
+    return [c for folder in [gitdir, *_git_dirs_below(gitdir)] for c in _defuse_folder(folder, guarded)]
+
+
+def _dangers(folder: Path) -> tuple[list[Path], list[str]]:
+    """The hooks git would run from ``folder`` and its config keys that name programs."""
+    hooks: list[Path] = []
+    with contextlib.suppress(OSError):
+        hooks = [h for h in sorted((folder / "hooks").iterdir()) if not h.name.endswith(".sample") and not h.is_dir()]
+    keys = [key for name in ("config", "config.worktree") for key in _program_keys(folder / name)]
+    return hooks, keys
+
+
+def _defuse_folder(folder: Path, guarded: Guarded) -> list[GuardChange]:
+    if folder.resolve() in guarded.git_dirs:
+        return []
+    changes: list[GuardChange] = []
+    hooks, _ = _dangers(folder)
+    for hook in hooks:
+        left = _snapshot(hook)
+        _remove(hook)
+        changes.append(GuardChange(hook, "a hook in a git dir the command created; removed", left))
+    for name in ("config", "config.worktree"):
+        change = _defuse_config(folder / name)
+        if change is not None:
+            changes.append(change)
+    return changes
+
+
+def _program_keys(config: Path) -> list[str]:
+    """The keys of ``config`` that make git run a program or read other config (``git config``: runs nothing)."""
+    from navtui.core.gitsafe import run_git
+
+    if not config.is_file() or config.is_symlink():
+        return []
+    listed = run_git(["config", "--file", str(config), "--null", "--list"], config.parent, read_only=True)
+    keys: list[str] = []
+    for record in listed.stdout.split(b"\0"):
+        raw, _, value = record.partition(b"\n")
+        name = raw.decode("utf-8", "replace")
+        if name and (_RUNS_PROGRAM.match(name) or value.lstrip().startswith(b"ext::")) and name not in keys:
+            keys.append(name)
+    return keys
+
+
+def _defuse_config(config: Path) -> GuardChange | None:
+    """Unset the keys of ``config`` that make git run a program."""
+    from navtui.core.gitsafe import run_git
+
+    keys = _program_keys(config)
+    if not keys:
+        return None
+    left = _snapshot(config)
+    for key in keys:
+        run_git(["config", "--file", str(config), "--unset-all", key], config.parent)
+    return GuardChange(config, f"set {', '.join(keys)} in a git dir the command created; removed", left)
 
 
 def _read(path: Path) -> bytes | None:

@@ -28,7 +28,7 @@ from navtui.core.errors import ToolError
 from navtui.tools.shell import lifetime, procs
 
 if TYPE_CHECKING:
-    from navtui.tools.sandbox.guard import Baseline
+    from navtui.tools.sandbox.guard import Baseline, GuardChange
     from navtui.tools.sandbox.policy import SandboxPolicy
 
 JobStatus = Literal["running", "exited", "killed", "timed_out"]
@@ -54,7 +54,9 @@ class Job:
     exit_code: int | None = None
     ended_at: float | None = None
     leftovers: int = 0  # background processes the command left running, stopped when it exited
-    guard_changes: list[str] = field(default_factory=list)  # guarded files it changed, put back when it ended
+    guard_changes: list[GuardChange] = field(default_factory=list)  # guarded files it changed, put back at its end
+    guard_kept: bool | None = None  # the user chose to keep those changes (None: not settled yet)
+    guard_note: str | None = None  # how that was settled, for the model
     _baseline: Baseline | None = None  # what the guarded files held before (restored when it ends)
     _report: int | None = None  # the launcher's report pipe (leftovers counted inside its PID namespace)
     _kill_reason: JobStatus | None = None
@@ -201,6 +203,7 @@ class JobRegistry:
         self._ids = itertools.count(1)
         self._scratch: Path | None = None
         self._baseline: Baseline | None = None
+        self.said_fallback = False  # the model was told why guarded files are checked after each command
         procs.become_subreaper()  # orphans of a job come back to us, to be stopped and reaped
         install_exit_cleanup()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import difflib
 import os
 import time
 from pathlib import Path
@@ -13,9 +14,10 @@ from pydantic import BaseModel, Field
 
 from navtui.core.crash import crash_point
 from navtui.core.errors import ToolError
-from navtui.tools.approval import ApprovalResponse
+from navtui.tools.approval import ApprovalRequest, ApprovalResponse
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.sandbox.blocked import approve_unsandboxed, diagnose
+from navtui.tools.sandbox.guard import GuardChange, keep
 from navtui.tools.shell.env import scrubbed_env
 from navtui.tools.shell.jobs import GRACE_SECONDS, Job, exit_text
 from navtui.tools.shell.output import disk_full_note, excerpt_file, human_size, read_tail, sanitize
@@ -69,11 +71,20 @@ def _job_footer(job: Job, polling: bool = True) -> str:
     else:
         line = f"[{exit_text(job.exit_code)} · {job.duration:.1f} s]"
     if job.guard_changes:
-        shown = "; ".join(job.guard_changes[:6]) + ("; ..." if len(job.guard_changes) > 6 else "")
-        line += (
-            f"\n[navtui undid what the command did to files git or navtui run programs from: {shown}. Commands may "
-            "not change git's config or hooks, .navtui/, .mcp.json or .env*; ask the user to make such a change]"
-        )
+        shown = "; ".join(str(c) for c in job.guard_changes[:6]) + ("; ..." if len(job.guard_changes) > 6 else "")
+        if job.guard_kept:
+            line += (
+                f"\n[the command changed files git or navtui run programs from: {shown}. navtui undid it, and the "
+                "user chose to keep the change: it is back as the command left it]"
+            )
+        else:
+            line += (
+                f"\n[navtui undid what the command did to files git or navtui run programs from: {shown}. Commands "
+                "may not change git's config or hooks, .navtui/, .mcp.json or .env*, nor leave hooks or program "
+                "settings in a git dir they create; ask the user to make such a change]"
+            )
+        if job.guard_note:
+            line += f"\n[{job.guard_note}]"
     if job.leftovers and polling:
         line += (
             f"\n[stopped {job.leftovers} background process(es) the command left running; start a long-lived "
@@ -82,6 +93,71 @@ def _job_footer(job: Job, polling: bool = True) -> str:
     elif job.leftovers:
         line += f"\n[stopped {job.leftovers} background process(es) the command left running]"
     return line
+
+
+def _change_preview(changes: list[GuardChange]) -> str | None:
+    """What the command had written, as a diff against what navtui put back (small text files only)."""
+    parts: list[str] = []
+    for change in changes[:6]:
+        after = {path: entry for path, entry in (change.left or []) if entry.kind == "file"}
+        entry = after.get(change.path)
+        if entry is None or entry.data is None or len(entry.data) > 64 * 1024:
+            continue
+        try:
+            now = change.path.read_bytes().decode("utf-8", "surrogateescape") if change.path.is_file() else ""
+        except OSError:
+            now = ""
+        new = entry.data.decode("utf-8", "surrogateescape")
+        name = str(change.path)
+        parts += difflib.unified_diff(now.splitlines(), new.splitlines(), name, name, lineterm="")
+    return "\n".join(parts) or None
+
+
+async def settle_guard_changes(job: Job, ctx: ToolContext) -> None:
+    """What the guard undid after ``job`` stays undone, unless the user (asked once, in ``ask``/``write``) keeps
+    it; headless and ``yolo`` runs keep it undone and say so. Without namespaces the model hears once per
+    session why navtui checks after each command instead of keeping the files read-only."""
+    if not job.guard_changes or job.guard_kept is not None:
+        return
+    job.guard_kept = False
+    notes: list[str] = []
+    sandbox = job.sandbox
+    if sandbox is not None and sandbox.no_namespaces and not ctx.jobs.said_fallback:
+        ctx.jobs.said_fallback = True
+        notes.append(
+            f"the stronger sandbox is not available ({sandbox.no_namespaces}), so these files are checked after each "
+            "command instead of being read-only to it"
+        )
+    policy, approver = ctx.approval, ctx.approver
+    if approver is None or policy is None or policy.mode == "yolo":
+        notes.append("not offered to the user in yolo mode" if policy is not None and policy.mode == "yolo" else "")
+    else:
+        shown = "\n".join(f"- {change}" for change in job.guard_changes[:12])
+        request = ApprovalRequest(
+            tool="shell",
+            tier="exec",
+            summary=job.command,
+            reason=(
+                "The command changed files git or navtui run programs from, and navtui undid it:\n"
+                f"{shown}\nKeep the change as the command left it? Only if you know what it does."
+            ),
+            preview=_change_preview(job.guard_changes),
+            danger=True,
+            title="Keep the command's change?",
+            keep_change=True,
+        )
+        response = await approver.request(request)
+        if response.approved:
+            failed = await asyncio.to_thread(keep, job.guard_changes)
+            job.guard_kept = not failed
+            if failed:
+                notes.append("the user chose to keep it, but these could not be put back: " + "; ".join(failed))
+        elif response.by_policy:
+            notes.append(response.reason or "")
+        else:
+            said = f" Their reason: {response.reason}" if response.reason else ""
+            notes.append(f"the user chose to leave it undone.{said}")
+    job.guard_note = "; ".join(n for n in notes if n) or None
 
 
 def _job_details(job: Job, truncated: bool = False) -> dict[str, Any]:
@@ -204,6 +280,7 @@ class ShellTool(Tool[ShellArgs]):
                 if chunk:
                     ctx.on_output(chunk)
                 if finished:
+                    await settle_guard_changes(job, ctx)
                     return finished_result(job, polling)
                 if left <= 0:
                     return self._backgrounded(job, wait_ms)
@@ -256,6 +333,8 @@ class ShellStatusTool(Tool[ShellStatusArgs]):
             return ToolResult(f"{job.describe()}\n{_job_footer(job)}", details=_job_details(job))
         if args.wait_ms and job.running:
             await job.wait(args.wait_ms / 1000)
+        if not job.running:
+            await settle_guard_changes(job, ctx)
         if args.action == "output":
             if not job.running:
                 result = finished_result(job)
