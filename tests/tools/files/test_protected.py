@@ -26,6 +26,7 @@ IN_REPO = {
     ".env": ".env",
     ".env.local": ".env.local",
     ".envrc": ".envrc",
+    "services/api/.env.production": ".env.production",  # at any depth
     ".gitmodules": ".gitmodules",
     "src/../.git/config": ".git/",
 }
