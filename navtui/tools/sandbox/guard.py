@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,48 +56,95 @@ class Scan:
     env_files: frozenset[Path]
     git_entries: frozenset[Path]
     complete: bool  # False: the walk stopped at its limit (``_MAX_DIRS``)
-    dirs: frozenset[Path] = frozenset()  # the folders it read
+    dirs: frozenset[str] = frozenset()  # the folders it read
 
     def new_since(self, before: Scan) -> tuple[list[Path], list[Path]]:
         """The ``.env*`` files and ``.git`` entries here that ``before`` did not have. When ``before`` stopped at
         its limit, only in folders it read: a file beyond it is not new, only unseen (it must not be removed)."""
 
         def seen(path: Path) -> bool:
-            return before.complete or path.parent in before.dirs
+            return before.complete or str(path.parent) in before.dirs
 
         env = sorted(p for p in self.env_files - before.env_files if seen(p))
         gits = sorted(p for p in self.git_entries - before.git_entries if seen(p))
         return env, gits
 
 
+@dataclass(frozen=True)
+class _Folder:
+    """One folder as the walk last read it: trusted again while its ctime stays and was not racy."""
+
+    ctime: int
+    read_at: int  # time.time_ns() when read
+    env: tuple[str, ...]
+    gits: tuple[str, ...]
+    subdirs: tuple[str, ...]
+
+
+# Folder path -> what it held. A folder whose ctime is unchanged holds the same names (adding, removing or renaming
+# an entry changes it, and unlike the mtime no command can set it back), so the walk stats it instead of reading it
+# again; one changed within _RACY_NS of being read could have changed again in the same timestamp tick, so it is
+# read again (git's "racily clean" rule).
+_FOLDERS: dict[str, _Folder] = {}
+_RACY_NS = 2_000_000_000
+
+
+def _folder(path: str) -> _Folder | None:
+    try:
+        ctime = os.stat(path, follow_symlinks=False).st_ctime_ns
+    except OSError:
+        return None
+    cached = _FOLDERS.get(path)
+    if cached is not None and cached.ctime == ctime and cached.read_at - ctime > _RACY_NS:
+        return cached
+    env: list[str] = []
+    gits: list[str] = []
+    subdirs: list[str] = []
+    read_at = time.time_ns()
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                name = entry.name
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                if name == ".git":
+                    gits.append(entry.path)
+                elif is_dir:
+                    if name not in _SKIP_DIRS:
+                        subdirs.append(entry.path)
+                elif is_env_file(name):
+                    env.append(entry.path)
+    except OSError:
+        return None
+    if len(_FOLDERS) > 4 * _MAX_DIRS:
+        _FOLDERS.clear()
+    found = _Folder(ctime, read_at, tuple(env), tuple(gits), tuple(subdirs))
+    _FOLDERS[path] = found
+    return found
+
+
 def scan(roots: tuple[Path, ...]) -> Scan:
     """Every ``.env*`` file and ``.git`` entry below ``roots`` (symlinks not followed, ``_SKIP_DIRS`` skipped)."""
-    env: set[Path] = set()
-    gits: set[Path] = set()
-    walked: set[Path] = set()
-    pending = list(roots)
+    env: list[str] = []
+    gits: list[str] = []
+    walked: set[str] = set()
+    pending = [str(root) for root in roots]
+    complete = True
     while pending:
         if len(walked) >= _MAX_DIRS:
-            return Scan(frozenset(env), frozenset(gits), False, frozenset(walked))
+            complete = False
+            break
         current = pending.pop()
         walked.add(current)
-        try:
-            entries = list(os.scandir(current))
-        except OSError:
+        folder = _folder(current)
+        if folder is None:
             continue
-        for entry in entries:
-            name = entry.name
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if name == ".git":
-                gits.add(Path(entry.path))
-            elif is_env_file(name) and not is_dir:
-                env.add(Path(entry.path))
-            elif is_dir and name not in _SKIP_DIRS:
-                pending.append(Path(entry.path))
-    return Scan(frozenset(env), frozenset(gits), True, frozenset(walked))
+        env += folder.env
+        gits += folder.gits
+        pending += folder.subdirs
+    return Scan(frozenset(map(Path, env)), frozenset(map(Path, gits)), complete, frozenset(walked))
 
 
 @dataclass(frozen=True)
@@ -210,7 +258,7 @@ class _Entry:
     kind: str  # "file", "dir", "link"
     mode: int
     data: bytes | None = None  # None: too big to keep
-    stamp: tuple[int, int] = (0, 0)  # a file's size and mtime (how a file too big to keep is compared)
+    stamp: tuple[int, int] = (0, 0)  # a file's size and ctime (how a file too big to keep is compared)
 
 
 def _snapshot(path: Path, budget: list[int] | None = None) -> list[tuple[Path, _Entry]] | None:
@@ -336,7 +384,7 @@ class Baseline:
                     data = path.read_bytes()
                     budget[1] -= len(data)
             self.complete = self.complete and data is not None
-            stamp = (info.st_size, info.st_mtime_ns)
+            stamp = (info.st_size, info.st_ctime_ns)
             self.contents[path] = _Entry("file", stat.S_IMODE(info.st_mode), data, stamp)
 
     def restore(self) -> list[GuardChange]:
@@ -436,7 +484,7 @@ def _differs(path: Path, entry: _Entry) -> bool:
     if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) != entry.mode:
         return True
     if entry.data is None:
-        return (info.st_size, info.st_mtime_ns) != entry.stamp
+        return (info.st_size, info.st_ctime_ns) != entry.stamp
     return info.st_size != len(entry.data) or _read(path) != entry.data
 
 
