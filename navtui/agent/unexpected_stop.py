@@ -4,7 +4,8 @@ A final answer is a candidate when it has no tool call and either was cut off (s
 empty, or ends by announcing an action ("I'll now edit...", "Let me run the tests:"). Questions for the user,
 offers and reports of finished work are real answers. The heuristic decides; with
 ``compaction.unexpected_stop: model`` a small model is asked about the texts the heuristic lets through.
-At most three nudges in a row ("Continue now. Attempt n/3"); progress (a tool call) resets the count.
+At most three nudges in a row ("Continue now. Attempt n/3"); progress (a tool call) resets the count. An answer
+cut off at the limit while saying one sentence over and over is a loop: it is not asked to go on.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from navtui.core.messages import AssistantMessage
 from navtui.providers.base import Provider
 
 MAX_NUDGES = 3
+LOOP_REPEATS = 4  # the same sentence this often in one answer cut off at the limit: a loop, not asked to go on
 CLASSIFY_TIMEOUT = 4.0
 StopKind = Literal["announced", "truncated", "empty"]
 
@@ -84,12 +86,25 @@ def announces_work(text: str) -> bool:
     return bool(_ANNOUNCE.search(last) or _ACTION_NOW.search(last))
 
 
+def loops(text: str) -> bool:
+    """True when the text says one sentence over and over: a small model in a loop, not an answer to continue.
+
+    SmolLM2-135M, asked to explain a function, wrote "The function slugify function is only defined in the text.py
+    file." until the output limit, and again each time it was asked to continue (the run timed out).
+    """
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", _CODE.sub(" ", text)) if len(s.strip()) >= 20]
+    counts: dict[str, int] = {}
+    for sentence in sentences:
+        counts[sentence] = counts.get(sentence, 0) + 1
+    return bool(counts) and max(counts.values()) >= LOOP_REPEATS
+
+
 def classify(message: AssistantMessage) -> StopKind | None:
     """Why this final answer looks unfinished, or None for a real answer."""
     if message.tool_calls or message.stop_reason in ("error", "aborted", "tool_use"):
         return None
     if message.stop_reason == "length":
-        return "truncated"
+        return None if loops(message.text) else "truncated"
     text = message.text.strip()
     if not text:
         return "empty"

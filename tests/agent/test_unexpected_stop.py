@@ -71,6 +71,15 @@ def test_truncated_empty_and_tool_turns() -> None:
     assert classify(AssistantMessage(content=[TextBlock(text="I'll fix it")], stop_reason="aborted")) is None
 
 
+def test_an_answer_cut_off_in_a_loop_is_not_asked_to_go_on() -> None:
+    # SmolLM2-135M on the eval's explain task, cut off at 1,024 tokens three times over (the run timed out).
+    said = "The function slugify function is only defined in the `text.py` file. "
+    looping = AssistantMessage(content=[TextBlock(text="Your code is not correct. " + said * 12)], stop_reason="length")
+    assert classify(looping) is None
+    long_list = "\n".join(f"- item {n}: a different line of the list" for n in range(60))
+    assert classify(AssistantMessage(content=[TextBlock(text=long_list)], stop_reason="length")) == "truncated"
+
+
 async def test_at_most_three_nudges_then_a_reset_by_progress() -> None:
     watch = StopWatch()
     announcing = AssistantMessage(content=[TextBlock(text="Let me run the tests.")])
