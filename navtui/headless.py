@@ -47,6 +47,8 @@ from navtui.tools.base import ToolRegistry
 EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 _MODEL_PROBLEMS = frozenset({"auth", "not_found"})  # no key, or no such model: another model is a way out
 _LOCAL_EXAMPLE = " (a local one: -m qwen2.5-coder:7b with Ollama running)"
+MODELS_SHOWN = 8  # models named when the one asked for is not on the server
+LIST_TIMEOUT = 5.0  # seconds to ask the server what it has, after a run that found no such model
 STDIN_LIMIT = 100_000  # bytes of piped input attached to the prompt (as an @path file)
 _CHUNK = 65536
 
@@ -181,7 +183,35 @@ class _JsonSink:
         self.out.flush()
 
 
-async def _run(runtime: Runtime, prompt: str, sink: _PrintSink | _JsonSink) -> str:
+async def _installed(runtime: Runtime) -> list[str] | None:
+    """What the server has, when the run failed on a model it does not have (None: not that, or no list)."""
+    last = runtime.agent.last_error
+    if last is None or last.kind != "not_found":
+        return None
+    try:
+        async with asyncio.timeout(LIST_TIMEOUT):
+            return await runtime.list_models()
+    except Exception:  # a list to pick from is a convenience: the error still says what happened
+        return None
+
+
+def model_steps(provider: str, model: str, installed: list[str] | None, mode: str) -> list[str]:
+    """What to do after a run that found no such model (``installed``: what the server has) or had no key."""
+    if installed is None:
+        return [f"to use another model: navtui -m MODEL {mode} …{_LOCAL_EXAMPLE}"]
+    if not installed:
+        steps = ["the server has no model yet"]
+    else:
+        names = ", ".join(installed[:MODELS_SHOWN]) + (
+            f" … ({len(installed)} in all)" if len(installed) > MODELS_SHOWN else ""
+        )
+        steps = [f"the server has: {names}", f"to use one: navtui -m {installed[0]} {mode} …"]
+    if provider == "ollama":
+        steps.append(f"or get {model}: ollama pull {model}")
+    return steps
+
+
+async def _run(runtime: Runtime, prompt: str, sink: _PrintSink | _JsonSink) -> tuple[str, list[str] | None]:
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, runtime.abort)
@@ -205,13 +235,14 @@ async def _run(runtime: Runtime, prompt: str, sink: _PrintSink | _JsonSink) -> s
             sink(event)
             if isinstance(event, RunFinished):
                 stop_reason = event.stop_reason
+        installed = await _installed(runtime) if stop_reason == "error" or sink.error else None
     finally:
         try:
             loop.remove_signal_handler(signal.SIGINT)
         except (NotImplementedError, RuntimeError):
             pass
         await runtime.aclose()
-    return stop_reason
+    return stop_reason, installed
 
 
 def run_headless(options: LaunchOptions, prompt: str, *, json_mode: bool) -> int:
@@ -228,7 +259,7 @@ def run_headless(options: LaunchOptions, prompt: str, *, json_mode: bool) -> int
         err(f"navtui: warning: {warning}")
     sink = _JsonSink(sys.stdout) if json_mode else _PrintSink(sys.stdout, sys.stderr, runtime.tools)
     try:
-        stop_reason = asyncio.run(_run(runtime, prompt, sink))
+        stop_reason, installed = asyncio.run(_run(runtime, prompt, sink))
     except NavtuiError as exc:
         err(f"navtui: {exc}")
         return EXIT_PROVIDER
@@ -239,8 +270,8 @@ def run_headless(options: LaunchOptions, prompt: str, *, json_mode: bool) -> int
         err(f"navtui: {sink.error or 'the model request failed'}")
         last = runtime.agent.last_error
         if last is not None and last.kind in _MODEL_PROBLEMS:
-            err(
-                f"navtui: to use another model: navtui -m MODEL {'--json' if json_mode else '--print'} …{_LOCAL_EXAMPLE}"
-            )
+            provider = runtime.provider
+            for step in model_steps(provider.name, provider.model, installed, "--json" if json_mode else "--print"):
+                err(f"navtui: {step}")
         return EXIT_PROVIDER
     return EXIT_OK

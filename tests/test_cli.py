@@ -108,6 +108,29 @@ def test_an_empty_headless_prompt_is_refused(fake_server, workspace: Path, args:
     assert fake_server.chat_requests == []  # nothing was sent
 
 
+def test_an_unknown_model_headless_lists_what_ollama_has(fake_server, workspace: Path) -> None:
+    fake_server.set_model(MODEL)
+    fake_server.set_model("llama3.2:3b")
+    result = navtui("--print", "hi", "-p", "ollama", "-b", fake_server.url, "-m", "nosuch:1b", cwd=workspace)
+    assert result.returncode == 1
+    assert "Model 'nosuch:1b' is not available on Ollama" in result.stderr
+    assert "the server has: llama3.2:3b, qwen2.5-coder:7b" in result.stderr
+    assert "to use one: navtui -m llama3.2:3b --print" in result.stderr
+    assert "ollama pull nosuch:1b" in result.stderr and "ollama serve" not in result.stderr  # it is running
+    assert fake_server.chat_requests == []
+
+
+def test_an_unknown_model_on_an_openai_compatible_server_lists_its_models(fake_server, workspace: Path) -> None:
+    fake_server.set_model("local-model")
+    fake_server.script(HttpError(404, "The model `nosuch` does not exist."))
+    url = fake_server.url + "/v1"
+    result = navtui("--json", "hi", "-p", "openai", "-b", url, "-m", "nosuch", cwd=workspace)
+    assert result.returncode == 1
+    assert "model 'nosuch'" in result.stderr and "the server has: local-model" in result.stderr
+    assert "to use one: navtui -m local-model --json" in result.stderr
+    assert "ollama" not in result.stderr.lower()
+
+
 def test_a_missing_key_headless_says_what_to_do_there(workspace: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "NAVTUI_API_KEY")}
     result = subprocess.run(
