@@ -169,6 +169,14 @@ class Divider(Widget):
             self.refresh(layout=True)
 
 
+# What the keys really do (widgets/prompt.py, screens/main.py); /help and the README say it at length.
+WELCOME_KEYS = (
+    (("Enter", "send"), ("Alt+Enter", "new line"), ("ctrl+g", "$EDITOR"), ("Esc", "interrupt")),
+    (("ctrl+c", "interrupt; idle: clear the prompt, empty: twice to quit"),),
+    (("/help", "commands"), ("@path", "attach a file"), ("ctrl+p", "palette"), ("ctrl+l", "models")),
+)
+
+
 class WelcomeCard(Static):
     def __init__(self, item: WelcomeItem) -> None:
         text = Text()
@@ -179,11 +187,7 @@ class WelcomeCard(Static):
         text.append("\n")
         text.append(display_safe(item.cwd))
         text.append("\n")
-        rows = (
-            (("Enter", "send"), ("Shift+Enter / ctrl+j", "new line"), ("Esc", "interrupt"), ("ctrl+c ×2", "quit")),
-            (("/", "commands (/help)"), ("@path", "attach a file"), ("ctrl+p", "palette"), ("ctrl+l", "models")),
-        )
-        for row in rows:
+        for row in WELCOME_KEYS:
             text.append("\n")
             for index, (key, what) in enumerate(row):
                 text.append(" · " if index else "", "dim")

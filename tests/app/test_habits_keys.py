@@ -138,3 +138,18 @@ async def test_an_editor_that_fails_says_so_and_keeps_the_text(make_app, monkeyp
         notice = next(e for e in transcript(app).items if isinstance(e, NoticeItem))
         assert says in notice.text and "keeps its text" in notice.text
         assert prompt(app).text == "keep me"
+
+
+def test_the_welcome_card_says_what_the_keys_do() -> None:
+    from navtui.app.screens.help import KEYS
+    from navtui.widgets.cards import WelcomeCard
+    from navtui.widgets.items import WelcomeItem
+
+    card = WelcomeCard(WelcomeItem(cwd="/src/project", model="qwen2.5-coder:7b", provider="ollama"))
+    text = str(card.content)
+    assert "ctrl+c interrupt; idle: clear the prompt, empty: twice to quit" in text  # not "ctrl+c ×2 quit"
+    assert "Alt+Enter new line" in text and "Shift+Enter" not in text  # Shift+Enter reaches few terminals
+    assert "ctrl+g $EDITOR" in text
+    keys = " ".join(key for key, _ in KEYS)
+    for name in ("Alt+Enter", "ctrl+g", "ctrl+c", "ctrl+p", "ctrl+l", "Esc"):
+        assert name in text and name in keys  # /help explains each key the card names
