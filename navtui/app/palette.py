@@ -27,13 +27,19 @@ class SlashCommandProvider(Provider):
     def _run(self, command: SlashCommand) -> None:
         self.screen.post_message(CommandChosen(command))
 
+    def _commands(self) -> list[SlashCommand]:
+        refresh = getattr(self.screen, "refresh_custom_commands", None)  # a command file added since counts
+        if refresh is not None:
+            refresh()
+        return COMMANDS.all()
+
     async def discover(self) -> Hits:
-        for command in COMMANDS.all():
+        for command in self._commands():
             yield DiscoveryHit(command.usage, partial(self._run, command), help=_plain(command.help))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for command in COMMANDS.all():
+        for command in self._commands():
             score = max(matcher.match(command.usage), matcher.match(command.help) * 0.5)
             if score > 0:
                 yield Hit(

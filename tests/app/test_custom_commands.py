@@ -96,3 +96,79 @@ async def test_custom_commands_run_show_and_complete(make_app, fake_server, work
         main.submit("/help")
         await settle(app, pilot)
         assert "/danger [args]" in screen_text(app) and "(project command)" in screen_text(app)
+
+
+def test_the_folders_notice_a_file_added_edited_or_removed(tmp_path: Path) -> None:
+    from navtui.app.commands.custom import CommandFolders
+
+    user, project = tmp_path / "user", tmp_path / "project"  # neither exists yet
+    folders = CommandFolders(user, project)
+    assert folders.changed()  # never read
+    assert folders.load() == ([], []) and not folders.changed()
+    project.mkdir()
+    (project / "notes.txt").write_text("not a command")
+    assert not folders.changed()  # only *.md files count
+    (project / "deploy.md").write_text("Deploy.")
+    assert folders.changed()
+    assert [c.name for c in folders.load()[0]] == ["deploy"] and not folders.changed()
+    (project / "deploy.md").write_text("Deploy to $1.")  # edited in place
+    assert folders.changed()
+    folders.load()
+    (project / "deploy.md").unlink()
+    assert folders.changed() and folders.load() == ([], [])
+
+
+async def test_a_command_file_added_edited_or_removed_counts_without_a_restart(
+    make_app, fake_server, workspace: Path, navtui_home: Path
+) -> None:
+    from textual.command import CommandList
+
+    from navtui.app.screens.help import HelpScreen
+
+    fake_server.script(Text("deployed"))
+    fake_server.script(Text("deployed again"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_screen(app)
+        await wait_for(pilot, lambda: main._command_folders is not None)  # the start-up read is done
+        await settle(app, pilot)
+        assert COMMANDS.get("deploy") is None
+        user_dir = navtui_home / "commands"
+        user_dir.mkdir()
+        (user_dir / "deploy.md").write_text("---\ndescription: Ship it\n---\nDeploy $1 now.\n")
+
+        await pilot.press(*"/depl")  # completion
+        await wait_for(pilot, lambda: "Ship it (user command)" in screen_text(app))
+        main.query_one("#prompt").clear()
+
+        main.submit("/deploy staging")
+        await settle(app, pilot)
+        assert fake_server.chat_requests[-1].json["messages"][-1]["content"] == "Deploy staging now."
+
+        (user_dir / "deploy.md").write_text("Deploy $1 carefully, then say so.\n")  # edited
+        main.submit("/deploy prod")
+        await settle(app, pilot)
+        assert fake_server.chat_requests[-1].json["messages"][-1]["content"] == "Deploy prod carefully, then say so."
+
+        project = workspace / ".navtui" / "commands"
+        project.mkdir(parents=True)
+        (project / "lint.md").write_text("---\ndescription: Lint the tree\n---\nRun the linter.\n")  # the repository's
+        await pilot.press("f1")  # /help
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        listed = {c.name: c.help for c in app.screen.commands}
+        assert listed["lint"] == "Lint the tree (project command)" and "deploy" in listed
+        await pilot.press("escape")
+
+        (user_dir / "deploy.md").unlink()  # removed
+        await pilot.press("ctrl+p", *"lint")  # the palette
+        await wait_for(
+            pilot, lambda: app.screen.query(CommandList) and app.screen.query_one(CommandList).option_count >= 1
+        )
+        assert COMMANDS.get("deploy") is None and COMMANDS.get("lint") is not None
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is main)
+        main.submit("/deploy prod")
+        await settle(app, pilot)
+        notices = [e.text for e in transcript(app).items if isinstance(e, NoticeItem)]
+        assert any("Unknown command: /deploy" in text for text in notices)
+        assert len(fake_server.chat_requests) == 2

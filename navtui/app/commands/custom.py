@@ -8,12 +8,16 @@ prompt only, never a setting. Running one sends the prompt as your message (neve
 ``$code``). A repository's command cannot replace a built-in or one of yours, and its ``@path`` mentions are not
 attached (the words you add can be): a cloned repository may ask the model things, not read your files into it.
 
-Read when the runtime is ready (``find_custom_commands`` in a thread, then ``register_custom_commands``); the registry is the app's one, so other sources of
-commands (MCP prompts) sit beside them.
+Read when the runtime is ready (``CommandFolders.load`` in a thread, then ``register_custom_commands``); the
+registry is the app's one, so other sources of commands (MCP prompts) sit beside them. A file added, edited or
+removed while the app runs counts from its next use: completion, /help, the palette and running a ``/`` line first
+ask ``CommandFolders.changed`` (one directory listing and a stat per file of the two folders, ~20 µs for a few
+files) and read the folders again when it says so.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -123,6 +127,47 @@ def find_custom_commands(user_dir: Path, project_dir: Path) -> tuple[list[Custom
     user, user_problems = read_commands(user_dir, "user")
     project, project_problems = read_commands(project_dir, "project")
     return [*user, *project], [*user_problems, *project_problems]
+
+
+Fingerprint = tuple[tuple[str, str, int, int, int], ...]
+
+
+def fingerprint(*directories: Path) -> Fingerprint:
+    """What changes when a command file is added, edited, renamed or removed in ``directories``: each ``*.md``
+    entry's name, file (inode: an editor's save by rename), modification time and size (a missing folder has none)."""
+    entries: list[tuple[str, str, int, int, int]] = []
+    for directory in directories:
+        try:
+            with os.scandir(directory) as listing:
+                for entry in listing:
+                    if not entry.name.endswith(".md"):
+                        continue
+                    try:
+                        info = entry.stat()  # follows a symlink: an edit of its target counts
+                    except OSError:
+                        info = None
+                    stamp = (info.st_ino, info.st_mtime_ns, info.st_size) if info else (-1, -1, -1)
+                    entries.append((str(directory), entry.name, *stamp))
+        except OSError:
+            continue
+    return tuple(sorted(entries))
+
+
+class CommandFolders:
+    """The user's and the repository's command folders, and what they held when last read."""
+
+    def __init__(self, user_dir: Path, project_dir: Path) -> None:
+        self.user_dir, self.project_dir = user_dir, project_dir
+        self._seen: Fingerprint | None = None
+
+    def changed(self) -> bool:
+        """A file in either folder was added, edited or removed since ``load`` (never read: True)."""
+        return self._seen != fingerprint(self.user_dir, self.project_dir)
+
+    def load(self) -> tuple[list[CustomCommand], list[str]]:
+        """Read both folders (``find_custom_commands``) and remember what they held. Blocking."""
+        self._seen = fingerprint(self.user_dir, self.project_dir)
+        return find_custom_commands(self.user_dir, self.project_dir)
 
 
 def register_custom_commands(registry: CommandRegistry, commands: list[CustomCommand]) -> list[str]:

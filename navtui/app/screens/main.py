@@ -44,6 +44,7 @@ from navtui.widgets.transcript import Transcript
 if TYPE_CHECKING:
     from navtui.agent.status import StatusInfo
     from navtui.app.commands import SlashCommand
+    from navtui.app.commands.custom import CommandFolders, CustomCommand
     from navtui.app.events import EventRouter
     from navtui.app.file_finder import FileList
     from navtui.app.palette import CommandChosen
@@ -156,6 +157,7 @@ class MainScreen(TurnScreen):
         self.turns = TurnRunner(self)
         self._arguments: dict[str, tuple[float, list[str]]] = {}
         self._files: FileList | None = None  # the fuzzy finder's file list for @ completion
+        self._command_folders: CommandFolders | None = None  # custom command files, once read
         self.composed = asyncio.Event()  # set once the first frame's widgets are all mounted
 
     @property
@@ -476,6 +478,7 @@ class MainScreen(TurnScreen):
             return
         stripped = text.strip()
         if stripped.startswith("/") and not stripped.startswith("//"):
+            self.refresh_custom_commands()  # a command file added or edited a moment ago runs as it is now
             self.run_worker(COMMANDS.run(self, stripped), group="command")
             return
         if stripped.startswith("//"):
@@ -496,13 +499,24 @@ class MainScreen(TurnScreen):
 
     async def _load_custom_commands(self) -> None:
         """``~/.navtui/commands`` and ``.navtui/commands``: Markdown prompts as slash commands (commands/custom.py)."""
-        from navtui.app.commands.custom import find_custom_commands, register_custom_commands
+        from navtui.app.commands.custom import CommandFolders
         from navtui.config.paths import navtui_home, project_dir
 
-        cwd = self.runtime.cwd
-        found, warnings = await asyncio.to_thread(
-            find_custom_commands, navtui_home() / "commands", project_dir(cwd) / "commands"
-        )
+        folders = CommandFolders(navtui_home() / "commands", project_dir(self.runtime.cwd) / "commands")
+        found, warnings = await asyncio.to_thread(folders.load)
+        self._command_folders = folders
+        self._register_custom_commands(found, warnings)
+
+    def refresh_custom_commands(self) -> None:
+        """Read the command folders again when a file in them was added, edited or removed since (a listing of
+        each folder when nothing changed): completion, /help, the palette and a ``/`` line see them as they are."""
+        folders = self._command_folders
+        if folders is not None and folders.changed():
+            self._register_custom_commands(*folders.load())
+
+    def _register_custom_commands(self, found: list[CustomCommand], warnings: list[str]) -> None:
+        from navtui.app.commands.custom import register_custom_commands
+
         warnings += register_custom_commands(COMMANDS, found)
         for warning in warnings:
             self.notice(warning, level="warning")
@@ -549,6 +563,8 @@ class MainScreen(TurnScreen):
         """Candidates for the token at ``cursor``: a command, the command's argument, or an ``@path``."""
         if not completable(line, cursor):
             return None
+        if line.lstrip().startswith("/"):
+            self.refresh_custom_commands()
         commands = COMMANDS.all()
         found = complete_command(
             line,
@@ -655,6 +671,7 @@ class MainScreen(TurnScreen):
         self.run_worker(COMMANDS.run(self, "/theme"), group="command")
 
     def action_help(self) -> None:
+        self.refresh_custom_commands()
         self.run_worker(COMMANDS.run(self, "/help"), group="command")
 
     def action_scroll_transcript(self, direction: int) -> None:
