@@ -3,6 +3,8 @@ above; reaching the bottom again resumes; sending always jumps down; a hint says
 
 from __future__ import annotations
 
+import threading
+
 from navtui.widgets.items import NoticeItem
 from navtui.widgets.transcript import AssistantView
 from tests.app.conftest import main_screen, rendered_text, screen_text, settle, transcript, wait_for
@@ -16,7 +18,8 @@ def _lines(count: int, tag: str) -> str:
 
 
 async def test_scrolling_back_to_the_bottom_resumes_following(make_app, fake_server) -> None:
-    fake_server.script(Text(_lines(40, "first")), Text(_lines(30, "later"), delay=0.4))
+    later = threading.Event()  # the rest of the answer waits for the user to have scrolled up (no race with load)
+    fake_server.script(Text(_lines(40, "first")), Text(_lines(30, "later"), until=later))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         view = transcript(app)
@@ -25,6 +28,7 @@ async def test_scrolling_back_to_the_bottom_resumes_following(make_app, fake_ser
         await wait_for(pilot, lambda: view.max_scroll_y > 20 and "first line 39" in screen_text(app))
         assert view.following and not hint.display
         await pilot.press("pageup")
+        later.set()
         await wait_for(pilot, lambda: "↓ new output" in screen_text(app), seconds=5)  # "later ..." arrived below
         assert view.scroll_y < view.max_scroll_y
         for _ in range(12):  # more presses than pages: the extra ones at the bottom must not stop following
@@ -55,14 +59,16 @@ async def test_sending_while_scrolled_up_jumps_to_the_bottom(make_app, fake_serv
 
 
 async def test_clicking_the_hint_follows_again(make_app, fake_server) -> None:
-    fake_server.script(Text(_lines(40, "one")), Text(_lines(10, "two"), delay=0.4))
+    two = threading.Event()
+    fake_server.script(Text(_lines(40, "one")), Text(_lines(10, "two"), until=two))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         view = transcript(app)
         hint = app.screen.query_one("#new-output")
         main_screen(app).submit("go")
-        await wait_for(pilot, lambda: view.max_scroll_y > 20)
+        await wait_for(pilot, lambda: view.max_scroll_y > 20 and "one line 39" in screen_text(app))
         await pilot.press("pageup")
+        two.set()
         await wait_for(pilot, lambda: "↓ new output" in screen_text(app), seconds=5)
         await pilot.click("#new-output")
         await wait_for(pilot, lambda: view.following and not hint.display)
