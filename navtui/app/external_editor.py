@@ -50,9 +50,11 @@ def _run(argv: list[str]) -> str:
 
 
 def _write_draft(text: str) -> Path:
+    """A text file holding ``text``: its last line ends with a newline, as editors write them (an editor or a
+    script that appends a line must not glue it to the prompt's last word)."""
     handle, name = tempfile.mkstemp(prefix="navtui-prompt-", suffix=".md")
     with os.fdopen(handle, "w", encoding="utf-8") as file:
-        file.write(text)
+        file.write(text + "\n" if text and not text.endswith("\n") else text)
     return Path(name)
 
 

@@ -99,7 +99,7 @@ EDITOR = """
 import sys
 path = sys.argv[1]
 text = open(path).read()
-open(path, "w").write(text.upper() + "\\nadded by the editor\\n")
+open(path, "w").write(text.upper() + "added by the editor\\n")  # a line added under the text
 """
 
 
@@ -123,6 +123,19 @@ async def test_ctrl_g_edits_the_prompt_in_visual(make_app, tmp_path, monkeypatch
         await pilot.press("up", "up", "home", "ctrl+e")  # ctrl+e alone still goes to the end of the line
         await pilot.pause()
         assert prompt(app).text == before and prompt(app).cursor_location == (0, len("FIX IT"))
+
+
+def test_the_draft_ends_its_last_line_so_an_appended_line_stays_a_line(tmp_path) -> None:
+    from navtui.app.external_editor import _read_back, _write_draft
+
+    path = _write_draft("fix it")
+    try:
+        assert path.read_text() == "fix it\n"
+        with path.open("a") as file:  # what `echo added >> FILE` or sed '$a added' does
+            file.write("added\n")
+        assert _read_back(path).text == "fix it\nadded"  # not "fix itadded"
+    finally:
+        path.unlink()
 
 
 @pytest.mark.parametrize(
