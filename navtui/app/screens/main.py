@@ -8,6 +8,8 @@ spinner, and it only exists while the agent works.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -306,6 +308,7 @@ class MainScreen(TurnScreen):
     def _show_runtime(self) -> None:
         runtime = self.runtime
         runtime.background_listener = self._on_idle_advice
+        self._watch_jobs()
         items = runtime.path_entries()
         if items:
             from navtui.app.session_view import transcript_items
@@ -363,6 +366,25 @@ class MainScreen(TurnScreen):
             steps = provider_steps(provider.name, provider.model, installed=installed)
             self._transcript.add(ProviderHelpItem(status.message, status.hint, steps))
         self.refresh_status()
+
+    def _watch_jobs(self) -> None:
+        """A shell job that ends (in the background, or stopped by Esc after its turn's status was drawn) takes
+        its ⚙ off the status line at once, not at the next turn."""
+        jobs = getattr(self.runtime.ctx, "jobs", None)
+        if jobs is None:
+            return
+        loop = asyncio.get_running_loop()
+        context = contextvars.copy_context()  # the app's: the watcher thread has none
+
+        def ended(_job: object) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: the app is gone
+                loop.call_soon_threadsafe(self._job_ended, context=context)
+
+        jobs.on_end = ended
+
+    def _job_ended(self) -> None:
+        if self.is_attached and self.app.is_running:
+            self.refresh_status()
 
     # ------------------------------------------------------------------ status
     def refresh_status(self) -> None:

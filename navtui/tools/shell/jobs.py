@@ -204,6 +204,7 @@ class JobRegistry:
         self._scratch: Path | None = None
         self._baseline: Baseline | None = None
         self.said_fallback = False  # the model was told why guarded files are checked after each command
+        self.on_end: Callable[[Job], None] | None = None  # called (on the job's watcher thread) as each job ends
         procs.become_subreaper()  # orphans of a job come back to us, to be stopped and reaped
         install_exit_cleanup()
 
@@ -275,8 +276,14 @@ class JobRegistry:
         job._report = report_r
         self.jobs[job_id] = job
         _LIVE.add(job)
+        job.add_done_callback(lambda: self._ended(job))
         threading.Thread(target=job._watch, name=f"navtui-job-{job_id}", daemon=True).start()
         return job
+
+    def _ended(self, job: Job) -> None:
+        listener = self.on_end
+        if listener is not None:
+            listener(job)
 
     def _guard_baseline(self, sandbox: SandboxPolicy | None) -> Baseline | None:
         """What the guarded files hold now, shared by the sandboxed jobs running side by side (a job that starts
