@@ -100,6 +100,16 @@ async def test_handover_restarts_the_context_from_notes(make_app, fake_server) -
         assert any("a turn starts; Esc stops it" in notice.text for notice in entries(app, NoticeItem))
 
 
+async def test_handover_with_nothing_to_hand_over_announces_no_turn(make_app, fake_server) -> None:
+    app = make_app(enable_handover=True)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await command(app, pilot, "/handover")
+        notices = [notice.text for notice in entries(app, NoticeItem)]
+        assert "Nothing to hand over yet." in notices
+        assert not any("a turn starts" in text for text in notices)  # it said one would, then none did
+        assert fake_server.chat_requests == []
+
+
 async def test_index_builds_in_the_background_and_the_first_prompt_shows_the_context_card(
     make_app, fake_server, workspace: Path
 ) -> None:

@@ -31,6 +31,9 @@ async def compact_command(ctx: CommandContext, args: str) -> None:
 
 
 async def handover_command(ctx: CommandContext, args: str) -> None:
+    if not ctx.runtime.agent.messages:  # the agent says "Nothing to hand over yet": no turn to announce
+        await stream_events(ctx, ctx.runtime.hand_over(args), "handing over")
+        return
     ctx.notice(
         "Handing over: the model writes notes, the context restarts from them, and the model carries on from there"
         " (a turn starts; Esc stops it)."
