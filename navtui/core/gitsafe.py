@@ -199,6 +199,17 @@ def repo_driver_keys(cwd: Path, env: Mapping[str, str] | None = None, leading: S
     return keys
 
 
+def pointed_git_dir(dotgit: Path) -> Path | None:
+    """The git dir a ``.git`` file names (``gitdir: ...``), or None when it names none."""
+    try:
+        line = dotgit.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    return (dotgit.parent / line.removeprefix("gitdir:").strip()).resolve()
+
+
 def _git_dir_of(start: Path) -> Path | None:
     """The common git dir of the repository holding ``start`` (a worktree's or submodule's ``.git`` file
     followed), found on disk without running git."""
@@ -207,13 +218,9 @@ def _git_dir_of(start: Path) -> Path | None:
         if dotgit.is_dir():
             return dotgit
         if dotgit.is_file():
-            try:
-                line = dotgit.read_text(encoding="utf-8", errors="replace").strip()
-            except OSError:
+            gitdir = pointed_git_dir(dotgit)
+            if gitdir is None:
                 return None
-            if not line.startswith("gitdir:"):
-                return None
-            gitdir = (folder / line.removeprefix("gitdir:").strip()).resolve()
             try:
                 common = (gitdir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
             except OSError:

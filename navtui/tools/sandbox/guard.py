@@ -494,17 +494,6 @@ def _undo_creation(path: Path) -> GuardChange:
     return GuardChange(path, "created; removed", left)
 
 
-def _pointed_git_dir(dotgit: Path) -> Path | None:
-    """The git dir a ``.git`` file names (``gitdir: ...``)."""
-    try:
-        line = dotgit.read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return None
-    if not line.startswith("gitdir:"):
-        return None
-    return (dotgit.parent / line.removeprefix("gitdir:").strip()).resolve()
-
-
 def _defuse(dotgit: Path, guarded: Guarded) -> list[GuardChange]:
     """A ``.git`` the command created: remove from its git dir what git would run (hooks, config keys that name
     programs), so neither git nor the user's next ``git commit`` runs what the command left there. A git dir that
@@ -515,7 +504,9 @@ def _defuse(dotgit: Path, guarded: Guarded) -> list[GuardChange]:
         return [_undo_creation(dotgit)]
     if dotgit.is_dir():
         return [c for folder in [dotgit, *_git_dirs_below(dotgit)] for c in _defuse_folder(folder, guarded)]
-    gitdir = _pointed_git_dir(dotgit)
+    from navtui.core.gitsafe import pointed_git_dir
+
+    gitdir = pointed_git_dir(dotgit)
     if gitdir is None or not gitdir.is_dir():
         return []
     known = guarded.git_dirs
