@@ -130,25 +130,29 @@ class Checkpointer:
     # ``*_checkpoint`` walk the workspace (a thread); ``record`` appends to the session (the session's thread).
     def base_checkpoint(self, path: list[Entry]) -> Checkpoint | None:
         """Before a run: the workspace, when it is not what the latest checkpoint on ``path`` says (hand edits)."""
-        snap = self.snapshot()
-        if snap is None:
+        changed = self._changed(path)
+        if changed is None:
             return None
-        last = latest(path, self.workspace)
-        if last is not None and last.tree == snap.tree:
-            return None
+        snap, last = changed
         if last is not None and cut_off(path):  # the last run died mid-turn: its checkpoint, late
             return Checkpoint("", "turn", snap.tree, last.tree, self.workspace)
         return Checkpoint("", "base", snap.tree, None, self.workspace)
 
     def turn_checkpoint(self, path: list[Entry]) -> Checkpoint | None:
         """After a turn: a checkpoint when the workspace changed since the latest one on ``path``."""
+        changed = self._changed(path)
+        if changed is None:
+            return None
+        snap, last = changed
+        return Checkpoint("", "turn", snap.tree, last.tree if last is not None else None, self.workspace)
+
+    def _changed(self, path: list[Entry]) -> tuple[Snapshot, Checkpoint | None] | None:
+        """The workspace now and the latest checkpoint on ``path``; None when they agree (or no snapshot)."""
         snap = self.snapshot()
         if snap is None:
             return None
         last = latest(path, self.workspace)
-        if last is not None and last.tree == snap.tree:
-            return None
-        return Checkpoint("", "turn", snap.tree, last.tree if last is not None else None, self.workspace)
+        return None if last is not None and last.tree == snap.tree else (snap, last)
 
     def record(self, session: SessionManager, checkpoint: Checkpoint | None) -> str | None:
         """Append ``checkpoint`` to ``session``; its entry id."""
