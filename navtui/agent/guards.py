@@ -11,6 +11,11 @@ Qwen2.5-Coder 1.5B: the same successful ``write`` six times until the turn limit
   note when they had succeeded (the work is done as far as the tools go; the run is not a failure).
 
 ``shell_status`` is exempt from the repeat rules: polling a background job with the same call is its purpose.
+
+A reply that says and does exactly what an earlier reply of the run said and did gets the next request sent with
+a higher temperature (``RESAMPLE_TEMPERATURE``, when the configured one is lower): at temperature 0 a small model
+asked again after a failed check answered the same wrong plan three times, word for word; sampled, it sent the
+fixed file.
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ import json
 from collections.abc import Mapping, Sequence
 
 from navtui.core.events import AgentError, Notice
-from navtui.core.messages import ToolCall, ToolResultMessage
+from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage
 
 MAX_FAILED_RESPONSES = 3
+RESAMPLE_TEMPERATURE = 0.7
 POLLING_TOOLS = frozenset({"shell_status"})
 _HINT = "try a larger model, or set providers.tool_protocol to native/text"
 REPEATED_RESULT = (
@@ -43,6 +49,14 @@ class RunawayGuard:
         self._repeat_streak = 0
         self._last: tuple[str, ...] | None = None
         self._last_succeeded = False
+        self._replies: set[str] = set()
+
+    def said_before(self, message: AssistantMessage) -> bool:
+        """Whether an earlier reply of the run had the same text and calls (recording this one)."""
+        key = json.dumps([message.text.strip(), _signature(message.tool_calls)])
+        seen = key in self._replies
+        self._replies.add(key)
+        return seen
 
     def repeated(self, calls: Sequence[ToolCall]) -> set[str]:
         """The ids of ``calls`` not to run: the same calls as the previous response, which all succeeded."""

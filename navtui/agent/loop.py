@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Protocol
 
 from navtui.agent.budget import ContextBudget
-from navtui.agent.guards import REPEATED_RESULT, RunawayGuard
+from navtui.agent.guards import REPEATED_RESULT, RESAMPLE_TEMPERATURE, RunawayGuard
 from navtui.agent.hooks import AgentHooks, Nudge
 from navtui.agent.replay import replay_messages
 from navtui.agent.window import output_limit
@@ -109,6 +109,7 @@ class Agent:
         self.compact = False  # small window: core tools, short prompts (agent/window.py)
         self.files_tokens = 0  # the files in play the latest request showed whole (the edits protocol)
         self.check_note: str | None = None  # how this run's check ended (agent/check.py), said after the answer
+        self.resample = False  # the latest reply repeated an earlier one: sample the next one (agent/guards.py)
         self.hooks: AgentHooks[Agent] = hooks or AgentHooks()
         self.usage_total = Usage()
         self._abort = asyncio.Event()
@@ -152,11 +153,16 @@ class Agent:
             messages=replay_messages(self.messages),
             tools=self.tools.specs(),
             max_tokens=output_limit(self.budget.window, self.budget.estimate(self), self.max_tokens),
-            temperature=self.temperature,
+            temperature=self._temperature(),
             think=self.think,
             compact=self.compact,
             files=files,
         )
+
+    def _temperature(self) -> float | None:
+        if self.resample and (self.temperature is None or self.temperature < RESAMPLE_TEMPERATURE):
+            return RESAMPLE_TEMPERATURE
+        return self.temperature
 
     # ------------------------------------------------------------------ the loop
     async def run(self, prompt: str | UserMessage | None) -> AsyncGenerator[AgentEvent, None]:
@@ -171,6 +177,7 @@ class Agent:
         guard = RunawayGuard()
         broken = 0  # answers that broke off in a row (asked again within the retry policy)
         self.check_note = None
+        self.resample = False
         try:
             if prompt is not None:
                 message = prompt if isinstance(prompt, UserMessage) else UserMessage(content=prompt)
@@ -202,6 +209,13 @@ class Agent:
                     yield event
                 self._unrecorded = None
                 self.add_message(assistant)
+                self.resample = assistant.stop_reason not in ("error", "aborted") and guard.said_before(assistant)
+                if self.resample:
+                    yield Notice(
+                        text=f"The model repeated an earlier answer word for word; the next request samples at "
+                        f"temperature {self._temperature()} for a different one.",
+                        level="info",
+                    )
                 if assistant.usage is not None:
                     yield self._usage_update(assistant.usage)
                     truncated = self.budget.truncation_warning(assistant.usage)

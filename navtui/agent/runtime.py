@@ -180,6 +180,7 @@ class Runtime:
         from navtui.agent.asked_files import AskedFiles
         from navtui.agent.check import CheckHooks
         from navtui.agent.claims import ClaimCheck
+        from navtui.agent.renames import RenameCheck
 
         agent = self.settings.agent
         check = CheckHooks(self.cwd, agent.check_command, agent.check_rounds)
@@ -188,6 +189,7 @@ class Runtime:
             files,
             ClaimCheck(),
             AskedFiles(),
+            RenameCheck(self.cwd),
             AdvisorHooks(lambda: self.advisor),
             IndexHooks(self.cwd),
             check,

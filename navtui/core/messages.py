@@ -124,7 +124,7 @@ class UserMessage(_Model):
 
 # How the user-role messages navtui writes itself begin (a nudge: the check loop's failure, a questioned claim,
 # a stop the stop watch asks past, a file asked for and missing). A protocol may treat them as navtui's, not the
-# user's: agent/check.py, claims.py, asked_files.py and unexpected_stop.py each write one
+# user's: agent/check.py, claims.py, asked_files.py, renames.py and unexpected_stop.py each write one
 # (tests/agent/test_nudges.py holds them to this list).
 NUDGE_OPENINGS = (
     "I ran the check `",
@@ -133,6 +133,7 @@ NUDGE_OPENINGS = (
     "You stopped without completing the task.",
     "You said you would continue with a tool call or action but stopped.",
     "A file the request asks for does not exist yet",
+    "The rename is not finished",
 )
 
 

@@ -235,11 +235,14 @@ class BlockReader:
     """Reads a reply as it streams: ``feed`` returns the segments complete so far, ``finish`` the rest.
 
     ``files`` maps the paths in play to their current text (None for a file not shown): it resolves a block
-    without a path, a path with a bogus directory in front, and a whole file equal to what is on disk.
+    without a path, a path with a bogus directory in front, and a whole file equal to what is on disk. ``asked``
+    is the file navtui's latest message asked for by name ("Write the new calc.py now"): a block without a path
+    that may be that file's new version is taken as it.
     """
 
-    def __init__(self, files: Mapping[str, str | None]) -> None:
+    def __init__(self, files: Mapping[str, str | None], *, asked: str | None = None) -> None:
         self.files = dict(files)
+        self.asked = asked if asked in self.files and self.files[asked] is not None else None
         self._partial = ""  # an unfinished line
         self._held: list[str] = []  # complete lines outside a block that may still turn out to name a path
         self._fence: str | None = None  # the open fence's marker while inside a fenced block
@@ -463,6 +466,12 @@ class BlockReader:
         if not scores:
             return None
         best, path = scores[0]
+        if self.asked is not None:
+            # Told "write the new shop/prices.py now", the 1.5B sent a bare fence holding it (two lines: too short
+            # to tell from the other files by likeness alone).
+            wanted = shown[self.asked]
+            if not wanted.strip() or _likeness(content, wanted) >= 0.3:
+                return self.asked
         keeping = [known for known, text in shown.items() if text.strip() and _keeps_every_line(content, text)]
         if len(keeping) == 1 and content.strip() != shown[keeping[0]].strip():
             return keeping[0]  # every line of that file, in order, and more: its new version (.gitignore + 2 lines)

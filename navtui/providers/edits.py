@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
@@ -67,6 +67,7 @@ NAME_THE_FILE = (
     "Your reply changed no file: describing a change does not make it. Write the new {path} now: the line {path} "
     "on its own, then a fenced block with the whole new content of the file."
 )
+_ASKED = re.compile(r"Write the new (\S+) now: the line ")
 RESULTS_END = "If the task is done, say so in one sentence with no block; otherwise send the blocks that finish it."
 
 
@@ -221,6 +222,15 @@ def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]
     return out
 
 
+def asked_path(messages: Sequence[AnyMessage]) -> str | None:
+    """The file the latest user text asks for by name (``NAME_THE_FILE``), if it does."""
+    last = messages[-1] if messages else None
+    if not isinstance(last, UserMessage) or not isinstance(last.content, str):
+        return None
+    found = _ASKED.findall(last.content)
+    return found[-1] if found else None
+
+
 def _nudged(messages: Sequence[AnyMessage], index: int) -> bool:
     """Whether the message at ``index`` is navtui's own nudge (the check failed, a claim questioned, a stop)."""
     if index >= len(messages):
@@ -314,15 +324,15 @@ class EditsProvider(WrappedProvider):
             files=(),
         )
         shown = {file.path: file.text for file in request.files}
-        reader = BlockReader(shown)
-        acted = _has_acted(request.messages)
-        calls: list[ToolCall] = []
+        reader = BlockReader(shown, asked=asked_path(inner_request.messages))
+        reply = _Reply(names=names, shown=shown, acted=_has_acted(request.messages))
+        calls = reply.calls
         held: list[ProviderEvent] = []  # from the first block on, everything waits for the end of the reply
         stop: StopEvent | None = None
         async with contextlib.aclosing(self.inner.stream(inner_request)) as events:
             async for event in events:
                 if isinstance(event, TextDelta):
-                    for out in self._events(reader.feed(event.text), names, calls, shown, acted):
+                    for out in self._events(reader.feed(event.text), reply):
                         if held or isinstance(out, ToolCallEvent):
                             held.append(out)
                         else:
@@ -335,28 +345,31 @@ class EditsProvider(WrappedProvider):
                 else:
                     yield event
         cut_off = stop is not None and stop.reason == "length"
-        for out in [*held, *self._events(reader.finish(cut_off=cut_off), names, calls, shown, acted)]:
+        for out in [*held, *self._events(reader.finish(cut_off=cut_off), reply)]:
             yield out
+        if not calls and reply.repeats and not reply.said.strip():
+            # Only files copied out unchanged, not a word: an empty answer would end the turn (or be nudged to
+            # "continue" in vain). Seen after a failed check: shop/prices.py sent again, cart.py left as it was.
+            for segment in reply.repeats:
+                call = self._call(segment, names, shown)
+                if call is not None:
+                    calls.append(call)
+                    yield ToolCallEvent(call=call)
         yield StopEvent(reason="tool_use" if calls else (stop.reason if stop else "stop"))
 
-    def _events(
-        self,
-        segments: list[Segment],
-        names: set[str],
-        calls: list[ToolCall],
-        shown: dict[str, str | None],
-        acted: bool,
-    ) -> list[ProviderEvent]:
+    def _events(self, segments: list[Segment], reply: _Reply) -> list[ProviderEvent]:
         out: list[ProviderEvent] = []
         for segment in segments:
-            if isinstance(segment, Unchanged) and acted:
-                continue  # a file repeated after the work was done: the turn may end
-            call = self._call(segment, names, shown)
+            if isinstance(segment, Unchanged) and reply.acted:
+                reply.repeats.append(segment)
+                continue  # a file repeated after the work was done, with words: the turn may end
+            call = self._call(segment, reply.names, reply.shown)
             if call is None:
                 if isinstance(segment, Prose):
+                    reply.said += segment.text
                     out.append(TextDelta(text=segment.text))
                 continue
-            calls.append(call)
+            reply.calls.append(call)
             out.append(ToolCallEvent(call=call))
         return out
 
@@ -378,12 +391,12 @@ class EditsProvider(WrappedProvider):
             case Unchanged(path=path, raw=raw):
                 why = (
                     f"{path} already has exactly this content, so nothing changed. Copying a file out does not do "
-                    "the task: write the files the request asks for, or run a command."
+                    "the task: write the files that still need a change, or run a command."
                 )
                 new = [known for known, text in shown.items() if text == "" and known != path]
                 if len(new) == 1:  # read_answer: README.md copied out where answer.txt was asked for
                     why += f" The request asks for a new file, {new[0]}: write the line {new[0]}, then its content in a fenced block."
-                name, args = "write", error_arguments(f"Block not applied: {why}", raw)
+                name, args = "write", {**error_arguments(f"Block not applied: {why}", raw), "path": path}
             case BadBlock(why=why, raw=raw, kind=kind):
                 name, args = kind, error_arguments(f"Block not applied: {why}", raw)
             case _:
@@ -394,6 +407,18 @@ class EditsProvider(WrappedProvider):
                 getattr(segment, "raw", ""),
             )
         return ToolCall(id=self.new_call_id(), name=name, arguments=args)
+
+
+@dataclass
+class _Reply:
+    """What one reply has turned into so far."""
+
+    names: set[str]  # the tools on offer
+    shown: dict[str, str | None]  # the files in play, as shown
+    acted: bool  # a block of this conversation already changed a file or ran a command
+    calls: list[ToolCall] = field(default_factory=list)
+    repeats: list[Unchanged] = field(default_factory=list)  # files sent again unchanged after the work was done
+    said: str = ""  # its prose
 
 
 def _has_acted(messages: Sequence[AnyMessage]) -> bool:

@@ -244,3 +244,97 @@ async def test_files_are_counted_by_the_servers_tokenizer_where_it_has_one(
         assert sum(len(str(m["content"])) for m in request["messages"]) // 3 <= 4096 - 1024  # room for the answer
     finally:
         await rt.aclose()
+
+
+def _shop(workspace: Path) -> str:
+    (workspace / "shop").mkdir()
+    (workspace / "shop/__init__.py").write_text("", encoding="utf-8")
+    (workspace / "shop/prices.py").write_text("def compute_total(prices):\n    return sum(prices)\n", encoding="utf-8")
+    (workspace / "shop/cart.py").write_text(
+        "from shop.prices import compute_total\n\n\ndef cart_total(items):\n"
+        "    return compute_total([price for _, price in items])\n",
+        encoding="utf-8",
+    )
+    (workspace / "main.py").write_text(
+        "from shop.cart import cart_total\n\nprint(cart_total([('tea', 3), ('cake', 4)]))\n", encoding="utf-8"
+    )
+    return "Rename the function compute_total to sum_prices everywhere, then run python3 main.py. @shop/prices.py @shop/cart.py"
+
+
+RENAMED = "def sum_prices(prices):\n    return sum(prices)\n"
+
+
+async def test_a_bare_block_after_navtui_named_the_file_is_that_file(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    prompt = _shop(workspace)
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    # The 1.5B's replies in the eval (rename): a claim, then, told to write shop/prices.py, a bare fence.
+    fake_server.script(Text("Renamed the function `compute_total` to `sum_prices` in `shop/prices.py` and `main.py`."))
+    fake_server.script(Text(f"```\n{RENAMED}```\n"))
+    fake_server.script(Text("Done."))
+    try:
+        await run(rt, prompt)
+        second = user_text(fake_server.chat_requests[1].json)
+        assert "Write the new shop/prices.py now: the line shop/prices.py on its own" in second
+        # Two lines: too short to tell from shop/cart.py by likeness; the file asked for by name is the one.
+        assert (workspace / "shop/prices.py").read_text() == RENAMED
+    finally:
+        await rt.aclose()
+
+
+async def test_a_reply_that_only_repeats_a_written_file_is_told_so_not_taken_as_silence(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    prompt = _shop(workspace)
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.script(Text(f"shop/prices.py\n```python\n{RENAMED}```\n"))
+    fake_server.script(Text("The task was completed."))
+    # The check (python3 main.py) fails: cart.py still imports compute_total. The eval's reply: prices.py again,
+    # unchanged and without a word. It was dropped, the answer was empty, and three "continue" nudges followed.
+    fake_server.script(Text(f"shop/prices.py\n```python\n{RENAMED}```\n"))
+    cart = (
+        "from shop.prices import sum_prices\n\n\ndef cart_total(items):\n    return sum_prices([p for _, p in items])\n"
+    )
+    fake_server.script(Text(f"shop/cart.py\n```python\n{cart}```\n"))
+    fake_server.script(Text("Done: both files use sum_prices."))
+    try:
+        events = await run(rt, prompt)
+        requests = [r.json for r in fake_server.chat_requests]
+        assert "You stopped without completing the task" not in user_text(requests[-1])
+        assert "shop/prices.py: not changed. Block not applied: shop/prices.py already has exactly this content" in (
+            user_text(requests[3])
+        )
+        assert (workspace / "shop/cart.py").read_text() == cart
+        (check, *rest) = [e for e in events if isinstance(e, CheckFinished) and e.final]
+        assert check.passed and not rest
+    finally:
+        await rt.aclose()
+
+
+async def test_a_reply_said_twice_word_for_word_gets_the_next_one_sampled(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    (workspace / "test_calc.py").write_text("from calc import add\n\nassert add(2, 3) == 5\n", encoding="utf-8")
+    rt = make_runtime(
+        workspace,
+        fake_server,
+        navtui_home,
+        providers={"tool_protocol": "edits", "context_window": 4096, "temperature": 0},
+    )
+    # fix_test in the eval at temperature 0: the same wrong plan and the same command, three times.
+    plan = "The bug is that `add` subtracts. Change `add` to `mul` and run the test again.\n\n```bash\npython3 test_calc.py\n```\n"
+    fake_server.script(Text(plan))
+    fake_server.script(Text(plan))
+    fake_server.script(Text("calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"))
+    fake_server.script(Text("Fixed."))
+    try:
+        events = await run(rt, "python3 test_calc.py fails. Fix the bug in calc.py.")
+        temperatures = [r.json.get("temperature") for r in fake_server.chat_requests]
+        assert temperatures == [0, 0, 0.7, 0]  # only the request after the repeat is sampled
+        notices = [e.text for e in events if type(e).__name__ == "Notice"]
+        assert any("repeated an earlier answer word for word" in n for n in notices)
+        assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    finally:
+        await rt.aclose()
