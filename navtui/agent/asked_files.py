@@ -22,13 +22,35 @@ ASKED_OPENING = "A file the request asks for does not exist yet"
 _MAKES = re.compile(r"\b(?:create|write|save|put|store|output|generate|produce|make)\b", re.IGNORECASE)
 
 
-def asked_message(paths: list[str]) -> str:
+def asked_message(paths: list[str], answer: str | None = None) -> str:
+    """The nudge; with ``answer`` (a value the final answer gave) the block that puts it into the one file."""
     names = ", ".join(paths)
     first = paths[0]
+    if answer is not None and len(paths) == 1:
+        return (
+            f"{ASKED_OPENING}: {first}. If it should hold your answer, send its path and this fenced block:\n\n{first}\n```\n{answer}\n```"
+            "\n\nOtherwise write it now with what it should hold, or say why it cannot be done."
+        )
     return (
         f"{ASKED_OPENING}: {names}. Write it now (for {first}: the line {first}, then its content in a fenced "
         "block, or create it with a command), or say why it cannot be done."
     )
+
+
+def answer_value(text: str) -> str | None:
+    """The value a short final answer gives ("pkg/net/wire.py", "`17`"), not a sentence about it.
+
+    Seen in the eval (grep_define): the 1.5B answered the path in words; asked for answer.txt, with its answer
+    hidden from it, it wrote the whole of the file it had found into answer.txt.
+    """
+    text = text.strip()
+    if not text or "```" in text or len(text) > 300:
+        return None
+    quoted = re.findall(r"`([^`\n]+)`", text)
+    if len(set(quoted)) == 1:
+        return quoted[0].strip()
+    words = text.rstrip(".").split()
+    return text.rstrip(".") if "\n" not in text and len(words) <= 2 and len(text) <= 120 else None
 
 
 class AskedFiles(AgentHooks):
@@ -55,7 +77,7 @@ class AskedFiles(AgentHooks):
             return None
         self._asked = True
         return Nudge(
-            message=asked_message(missing),
+            message=asked_message(missing, answer_value(message.text)),
             notice=f"The request asks for {', '.join(missing)}, which does not exist; asking the model once to write it.",
         )
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -68,6 +69,9 @@ NAME_THE_FILE = (
     "on its own, then a fenced block with the whole new content of the file."
 )
 _ASKED = re.compile(r"Write the new (\S+) now: the line ")
+# Seen: the claim "debug.log has been deleted" questioned, the 1.5B answered "To delete the file debug.log, run rm
+# debug.log in a bash block.": the note's words, not the block. The block itself, ready to copy:
+DELETE_IT = "Your reply deleted nothing: saying a file is deleted does not delete it. Send this block now:\n\n{block}"
 RESULTS_END = "If the task is done, say so in one sentence with no block; otherwise send the blocks that finish it."
 
 
@@ -255,7 +259,12 @@ def _reminder(wrote: bool, said: str, files: Sequence[FileInPlay]) -> str:
         for file in files
         if file.text is not None and (at := _mention(said, file.path)) >= 0
     )
-    return NAME_THE_FILE.format(path=named[0][2]) if named else NO_FILE_CHANGED
+    if named:
+        return NAME_THE_FILE.format(path=named[0][2])
+    deleted = [file.path for file in files if file.hide]  # files the request deletes
+    if deleted:
+        return DELETE_IT.format(block="```bash\nrm " + " ".join(shlex.quote(path) for path in deleted) + "\n```")
+    return NO_FILE_CHANGED
 
 
 def _mention(text: str, path: str) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from navtui.agent.asked_files import asked_message
+from navtui.agent.asked_files import answer_value, asked_message
 from navtui.core.events import Notice, RunFinished
 from tests.agent.test_window import run, runtime_for
 from tests.fakes import FakeServer, Text, ToolCall
@@ -47,3 +47,24 @@ async def test_a_file_named_in_a_question_or_as_an_example_is_not_asked_for(
     notices, _answer = await _run(fake_server, workspace, "What would hello.py print if it existed?")
     notices2, _answer = await _run(fake_server, workspace, "Which file defines f? Answer with a path, like a/b.py.")
     assert not any("asks for" in n for n in notices + notices2) and len(fake_server.chat_requests) == 2
+
+
+async def test_a_short_answer_is_offered_as_the_block_that_writes_the_file(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    # grep_define in the eval: the right path in words; asked for answer.txt, the 1.5B wrote the found file into it.
+    fake_server.script(Text("pkg/net/wire.py"))
+    fake_server.script(Text("answer.txt\n```\npkg/net/wire.py\n```\n"))
+    fake_server.script(Text("Done."))
+    await _run(fake_server, workspace, "Find the file that defines parse_header and write its path into answer.txt.")
+    asked = fake_server.chat_requests[1].json["messages"][-1]["content"]
+    assert "If it should hold your answer, send its path and this fenced block:\n\nanswer.txt\n```\npkg/net/wire.py\n```" in asked
+
+
+def test_only_a_value_is_offered_never_a_sentence() -> None:
+    assert answer_value("pkg/net/wire.py") == "pkg/net/wire.py"
+    assert answer_value("The count is `17`.") == "17"
+    assert answer_value("17.") == "17"
+    assert answer_value("There are 2 data rows.") is None
+    assert answer_value("It is in `a.py` or `b.py`.") is None
+    assert answer_value("```\nx\n```") is None

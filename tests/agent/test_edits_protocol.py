@@ -222,6 +222,25 @@ async def test_a_file_the_request_deletes_is_shown_by_name_with_how(
         await rt.aclose()
 
 
+async def test_a_claimed_deletion_gets_the_block_to_send(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    (workspace / "debug.log").write_text("old log line\n" * 20, encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    # delete_log in the eval: a claim, then, questioned, the note's words back ("run rm debug.log in a bash block").
+    fake_server.script(Text("The file debug.log has been deleted."))
+    fake_server.script(Text("```bash\nrm debug.log\n```"))
+    fake_server.script(Text("Deleted."))
+    try:
+        await run(rt, "Delete the file debug.log.")
+        second = user_text(fake_server.chat_requests[1].json)
+        assert "Your reply deleted nothing: saying a file is deleted does not delete it. Send this block now:" in second
+        assert second.endswith("```bash\nrm debug.log\n```")
+        assert not (workspace / "debug.log").exists()
+    finally:
+        await rt.aclose()
+
+
 async def test_files_are_counted_by_the_servers_tokenizer_where_it_has_one(
     fake_server: FakeServer, workspace: Path, navtui_home: Path
 ) -> None:
