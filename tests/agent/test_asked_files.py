@@ -58,7 +58,10 @@ async def test_a_short_answer_is_offered_as_the_block_that_writes_the_file(
     fake_server.script(Text("Done."))
     await _run(fake_server, workspace, "Find the file that defines parse_header and write its path into answer.txt.")
     asked = fake_server.chat_requests[1].json["messages"][-1]["content"]
-    assert "If it should hold your answer, send its path and this fenced block:\n\nanswer.txt\n```\npkg/net/wire.py\n```" in asked
+    assert (
+        "If it should hold your answer, send its path and this fenced block:\n\nanswer.txt\n```\npkg/net/wire.py\n```"
+        in asked
+    )
 
 
 def test_only_a_value_is_offered_never_a_sentence() -> None:
