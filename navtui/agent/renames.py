@@ -61,9 +61,13 @@ def rename_message(rename: Rename, left: dict[str, list[int]]) -> str:
     for path, lines in left.items():
         numbers = ", ".join(str(n) for n in lines[:5]) + (", ..." if len(lines) > 5 else "")
         places.append(f"{path} (line{'s' if len(lines) > 1 else ''} {numbers})")
+    first = next(iter(left))
+    # Says how, naming the file: without it the edits protocol's reminder named the file the model's answer
+    # talked of, the one it had already renamed, and the 1.5B sent that one again.
     return (
-        f"{RENAME_OPENING}: {rename.old} is still used in {_listing(places)}. Change it to {rename.new} there too "
-        "(send each of those files whole, or each changed line), then say when it is done."
+        f"{RENAME_OPENING}: {rename.old} is still used in {_listing(places)}. Change it to {rename.new} there too. "
+        f"Write the new {first} now: the line {first} on its own, then a fenced block with the whole new content "
+        "of the file; then the next file the same way."
     )
 
 

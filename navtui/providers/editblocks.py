@@ -393,6 +393,12 @@ class BlockReader:
                     body = body[1:]  # the ``# hello.py`` line names the file; it is not part of it
         if path is not None:
             path = self._known(path)
+        label = self._path_label(body) if fenced and path is None and lang not in _SHELL_LANGS else None
+        if label is not None:
+            # "```\nshop/prices.py\n```" then the file's block: the 1.5B's way of writing the path line. Held
+            # like a path line; at the end of the reply it goes out as text.
+            self._held = [label + "\n"]
+            return []
         if has_markers(body) or not fenced:
             return self._search_replace(path, body, raw_with_path)
         if lang in _SHELL_LANGS and (path is None or path == prose_path and not _is_script(path)):
@@ -432,6 +438,17 @@ class BlockReader:
             self.blocks -= 1  # the file already reads so: nothing to do
             return [Prose(raw_with_path + "\n")] if loose else [Unchanged(path, raw=raw_with_path)]
         return [WholeFile(path, content, raw=raw_with_path)]
+
+    def _path_label(self, body: list[str]) -> str | None:
+        """The path a fence holds when all it holds is the path of a file in play with content (not the one new
+        file navtui asked for by name, which a one-line path may well be the content of)."""
+        lines = [line.strip() for line in body if line.strip()]
+        if len(lines) != 1 or path_in_line(lines[0], strict=True) is None:
+            return None
+        path = self._known(lines[0].strip("`*"))
+        if not self.files.get(path) or (self.asked is not None and self.asked != path):
+            return None
+        return path
 
     def _search_replace(self, path: str | None, body: list[str], raw: str) -> list[Segment]:
         pairs, error = split_search_replace(body)

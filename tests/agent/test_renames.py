@@ -19,9 +19,7 @@ def test_a_rename_request_names_the_old_and_new_identifier_and_the_files_it_is_b
         "Rename the class UserRecord to Account in models.py, store.py and app.py, then run it.", tmp_path
     )
     assert found == Rename("UserRecord", "Account", ("models.py", "store.py", "app.py"))
-    assert rename_in("rename `compute_total` to `sum_prices`.", tmp_path) == Rename(
-        "compute_total", "sum_prices", ()
-    )
+    assert rename_in("rename `compute_total` to `sum_prices`.", tmp_path) == Rename("compute_total", "sum_prices", ())
     assert rename_in("Rename old.py to new.py.", tmp_path) is None  # a file, not an identifier
     assert rename_in("Rename a to b and c to d.", tmp_path) is None  # two renames: not guessed at
     assert rename_in("Add a function that renames files.", tmp_path) is None
@@ -47,7 +45,9 @@ async def test_a_rename_left_half_done_is_sent_back_once_with_the_places(
     # rename_class in the eval: models.py written, "The task was completed successfully.", app.py left as it was.
     fake_server.script(Text("models.py\n```python\nclass Account:\n    pass\n```\n"))
     fake_server.script(Text("The task was completed successfully."))
-    fake_server.script(Text("app.py\n```python\nfrom models import Account\n\nprint(Account())\n```\n"))
+    fake_server.script(
+        Text("```python\nfrom models import Account\n\nprint(Account())\n```\n")
+    )  # no path: the asked file
     fake_server.script(Text("Done."))
     fake_server.script(Text("Still done."))
     try:
@@ -58,6 +58,8 @@ async def test_a_rename_left_half_done_is_sent_back_once_with_the_places(
         (nudge,) = [line for line in third.splitlines() if line.startswith("The rename is not finished")]
         assert nudge.startswith("The rename is not finished: UserRecord is still used in app.py (lines 1, 3).")
         assert "notes.md" not in nudge  # the request bound the rename to two files
+        assert "Write the new app.py now: the line app.py on its own" in nudge
+        assert "Your reply changed no file" not in third  # no reminder naming models.py, the file already done
         assert (workspace / "app.py").read_text() == "from models import Account\n\nprint(Account())\n"
         assert any(isinstance(e, Notice) and "asking the model once to finish the rename" in e.text for e in events)
     finally:

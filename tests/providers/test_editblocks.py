@@ -46,12 +46,26 @@ def prose(segments: list[Segment]) -> str:
         "./calc.py\n```python\n" + FIXED + "```",
         "src/app/calc.py\n```python\n" + FIXED + "```",  # a bogus directory in front of the one file of that name
         "calc.py\n```python\n" + FIXED,  # the closing fence never came (the reply ended)
+        "```\ncalc.py\n```\n```python\n" + FIXED + "```",  # the path in a fence of its own (the 1.5B, rename)
     ],
 )
 def test_whole_file_shapes(reply: str) -> None:
     assert edits(parse_reply(reply, FILES)) == [
         WholeFile("calc.py", FIXED, raw=edits(parse_reply(reply, FILES))[0].raw)
     ]  # type: ignore[union-attr]
+
+
+def test_a_fence_holding_only_a_path_is_text_when_no_block_follows_and_content_when_that_file_was_asked_for() -> None:
+    segments = parse_reply("```\ncalc.py\n```\n", FILES)
+    assert not edits(segments) and prose(segments).strip() == "calc.py"
+    files: dict[str, str | None] = {**FILES, "answer.txt": ""}
+    (block,) = edits(parse_asked("```\ncalc.py\n```\n", files))
+    assert isinstance(block, WholeFile) and block.path == "answer.txt" and block.content == "calc.py\n"
+
+
+def parse_asked(reply: str, files: dict[str, str | None]) -> list[Segment]:
+    reader = BlockReader(files, asked="answer.txt")
+    return [*reader.feed(reply), *reader.finish()]
 
 
 def test_a_block_without_a_path_is_the_one_file_in_play() -> None:
