@@ -46,7 +46,9 @@ def answer_value(text: str) -> str | None:
     text = text.strip()
     if not text or "```" in text or len(text) > 300:
         return None
-    quoted = re.findall(r"`([^`\n]+)`", text)
+    # read_answer: 'The first line of README.md is "Project codeword: amber-falcon-42". This line has been
+    # written into answer.txt.' (no answer.txt), then, told so, the whole README written into answer.txt.
+    quoted = re.findall(r"`([^`\n]+)`", text) or re.findall(r"[\"\u201c]([^\"\u201d\n]+)[\"\u201d]", text)
     if len(set(quoted)) == 1:
         return quoted[0].strip()
     words = text.rstrip(".").split()

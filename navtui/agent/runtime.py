@@ -187,8 +187,8 @@ class Runtime:
         parts = [
             context,
             files,
+            AskedFiles(),  # before the claim check: a missing file named, with the answer to put in it, does more
             ClaimCheck(),
-            AskedFiles(),
             RenameCheck(self.cwd),
             AdvisorHooks(lambda: self.advisor),
             IndexHooks(self.cwd),

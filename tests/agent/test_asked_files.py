@@ -71,3 +71,20 @@ def test_only_a_value_is_offered_never_a_sentence() -> None:
     assert answer_value("There are 2 data rows.") is None
     assert answer_value("It is in `a.py` or `b.py`.") is None
     assert answer_value("```\nx\n```") is None
+    claim = 'The first line of README.md is "Project codeword: amber-falcon-42". It has been written into answer.txt.'
+    assert answer_value(claim) == "Project codeword: amber-falcon-42"
+
+
+async def test_a_claim_with_the_file_missing_gets_the_missing_file_and_the_value_first(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    (workspace / "README.md").write_text("Project codeword: amber-falcon-42\n\nThis project is a demo.\n")
+    claim = 'The first line of README.md is "Project codeword: amber-falcon-42". It has been written into answer.txt.'
+    fake_server.script(Text(claim))
+    fake_server.script(ToolCall("write", {"path": "answer.txt", "content": "Project codeword: amber-falcon-42\n"}))
+    fake_server.script(Text("Done."))
+    await _run(fake_server, workspace, "Read README.md and write its first line, exactly, into a new file answer.txt.")
+    asked = fake_server.chat_requests[1].json["messages"][-1]["content"]
+    assert asked.startswith("A file the request asks for does not exist yet: answer.txt. If it should hold your")
+    assert "answer.txt\n```\nProject codeword: amber-falcon-42\n```" in asked
+    assert (workspace / "answer.txt").read_text() == "Project codeword: amber-falcon-42\n"
