@@ -5,6 +5,10 @@ Qwen2.5-Coder 1.5B answered the number in words, or copied the input file out, a
 missing. When the request says to create, write or save something and names a file that does not exist (not one
 given as an example: "like a/b.py"), and that file still does not exist when the model gives its final answer,
 the model is told which file is missing and asked once to write it. Whatever it answers then ends the run.
+
+Likewise for an existing file the request asks to change ("add a test for it to test_mathutil.py", "in
+config.py, change ..."): when the run changed some file but left that one exactly as it was, the model is told
+so, once (the 1.5B added clamp to mathutil.py, ran the old tests and was done). One question per request in all.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from navtui.agent.claims import changed_since_request
 from navtui.agent.hooks import AgentHooks, Nudge
 
 if TYPE_CHECKING:
@@ -19,6 +24,13 @@ if TYPE_CHECKING:
     from navtui.core.messages import AssistantMessage
 
 ASKED_OPENING = "A file the request asks for does not exist yet"
+UNCHANGED_OPENING = "The request asks for a change to"
+_CHANGES = re.compile(
+    r"\b(?:add|append|insert|change|update|fix|modify|edit|replace|remove|rename|set|refactor|implement)\b", re.I
+)
+_NEGATION = re.compile(r"\b(?:do not|don't|never|without|leave|keep)\b", re.I)
+_TARGET = re.compile(r"\b(?:to|in|into|inside)\s+[`'\"]?([\w./-]+\.\w+)", re.I)
+_CLAUSES = re.compile(r"[.;!?](?:\s|$)|\bthen\b|,\s*and\s|\n", re.I)
 _MAKES = re.compile(r"\b(?:create|write|save|put|store|output|generate|produce|make)\b", re.IGNORECASE)
 
 
@@ -35,6 +47,26 @@ def asked_message(paths: list[str], answer: str | None = None) -> str:
         f"{ASKED_OPENING}: {names}. Write it now (for {first}: the line {first}, then its content in a fenced "
         "block, or create it with a command), or say why it cannot be done."
     )
+
+
+def unchanged_message(path: str) -> str:
+    return (
+        f"{UNCHANGED_OPENING} {path}, which is still exactly as it was. Write the new {path} now: the line {path} "
+        "on its own, then a fenced block with the whole new content of the file. If it needs no change, say why."
+    )
+
+
+def change_targets(prompt: str) -> list[str]:
+    """The files a request asks to change, as written: "add ... to X", "in X, change ...", not "do not change X"."""
+    words = re.sub(r"\([^()]*\)", " ", prompt.split("<attached_file", 1)[0])
+    out: list[str] = []
+    for clause in _CLAUSES.split(words):
+        if not _CHANGES.search(clause) or _NEGATION.search(clause):
+            continue
+        for path in _TARGET.findall(clause):
+            if ".." not in path and path not in out:
+                out.append(path)
+    return out
 
 
 def answer_value(text: str) -> str | None:
@@ -60,6 +92,7 @@ class AskedFiles(AgentHooks):
 
     def __init__(self) -> None:
         self._wanted: list[str] = []
+        self._targets: dict[str, bytes | None] = {}  # files the request asks to change → their bytes at the start
         self._asked = False
 
     def start_run(self, agent: Agent, prompt: str | None) -> None:
@@ -69,19 +102,37 @@ class AskedFiles(AgentHooks):
             return  # a continued run keeps what its request asked for
         words = prompt.split("<attached_file", 1)[0]
         self._wanted = new_files([words], agent) if _MAKES.search(words) else []
+        targets = {path: _read(agent, path) for path in change_targets(words) if path not in self._wanted}
+        self._targets = {path: data for path, data in targets.items() if data is not None}
         self._asked = False
 
     async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
-        if self._asked or not self._wanted or message.tool_calls or message.stop_reason != "stop":
+        if self._asked or message.tool_calls or message.stop_reason != "stop":
             return None
         missing = [shown for shown in self._wanted if not _exists(agent, shown)]
-        if not missing:
-            return None
+        if missing:
+            self._asked = True
+            return Nudge(
+                message=asked_message(missing, answer_value(message.text)),
+                notice=f"The request asks for {', '.join(missing)}, which does not exist; asking the model once to "
+                "write it.",
+            )
+        left = [path for path, data in self._targets.items() if _read(agent, path) == data]
+        if not left or len(left) == len(self._targets) and not changed_since_request(agent):
+            return None  # every file changed; or nothing at all (an answer that no change is needed, or a claim)
         self._asked = True
         return Nudge(
-            message=asked_message(missing, answer_value(message.text)),
-            notice=f"The request asks for {', '.join(missing)}, which does not exist; asking the model once to write it.",
+            message=unchanged_message(left[0]),
+            notice=f"The request asks for a change to {left[0]}, which is unchanged; asking the model once.",
         )
+
+
+def _read(agent: Agent, shown: str) -> bytes | None:
+    try:
+        path = agent.ctx.workspace.resolve(shown)
+        return path.read_bytes() if path.is_file() and path.stat().st_size <= 1_000_000 else None
+    except Exception:
+        return None
 
 
 def _exists(agent: Agent, shown: str) -> bool:

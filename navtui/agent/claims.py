@@ -79,6 +79,14 @@ class ClaimCheck(AgentHooks):
         )
 
 
+def changed_since_request(agent: Agent) -> bool:
+    """Whether a tool that can change files succeeded since the user's request."""
+    return any(
+        isinstance(item, ToolResultMessage) and not item.is_error and _changes(agent, item.tool_name)
+        for item in _since_request(agent.messages)
+    )
+
+
 def _changes(agent: Agent, name: str) -> bool:
     tool = agent.tools.get(name)
     return tool is None or tool.tier in CHANGE_TIERS  # a tool no longer offered: give it the benefit of the doubt

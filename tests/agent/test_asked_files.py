@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from navtui.agent.asked_files import answer_value, asked_message
+from navtui.agent.asked_files import answer_value, asked_message, change_targets, unchanged_message
 from navtui.core.events import Notice, RunFinished
 from tests.agent.test_window import run, runtime_for
 from tests.fakes import FakeServer, Text, ToolCall
@@ -88,3 +88,50 @@ async def test_a_claim_with_the_file_missing_gets_the_missing_file_and_the_value
     assert asked.startswith("A file the request asks for does not exist yet: answer.txt. If it should hold your")
     assert "answer.txt\n```\nProject codeword: amber-falcon-42\n```" in asked
     assert (workspace / "answer.txt").read_text() == "Project codeword: amber-falcon-42\n"
+
+
+def test_the_files_a_request_asks_to_change_are_read_from_its_clauses() -> None:
+    prompt = (
+        "Add a function clamp(x, low, high) to mathutil.py that limits x to the range low..high, and add a test "
+        "for it to test_mathutil.py. Then run python3 test_mathutil.py."
+    )
+    assert change_targets(prompt) == ["mathutil.py", "test_mathutil.py"]
+    assert change_targets("In config.py, change TIMEOUT from 30 to 45. Change nothing else.") == ["config.py"]
+    assert change_targets("Fix the bug in calc.py (do not change test_calc.py) and run it.") == ["calc.py"]
+    assert change_targets("Explain what the code in app.py does.") == []
+    assert change_targets("Add a test to test_a.py, but do not change a.py.") == []  # a negated clause: not guessed
+
+
+async def test_a_file_the_request_asks_to_change_left_as_it_was_is_named_once(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    (workspace / "mathutil.py").write_text("def add(a, b):\n    return a + b\n")
+    (workspace / "test_mathutil.py").write_text("from mathutil import add\n\nassert add(1, 2) == 3\n")
+    clamp = "def add(a, b):\n    return a + b\n\n\ndef clamp(x, low, high):\n    return max(low, min(x, high))\n"
+    # add_function in the eval: clamp added to mathutil.py, the old tests run, done; test_mathutil.py untouched.
+    fake_server.script(ToolCall("write", {"path": "mathutil.py", "content": clamp}))
+    fake_server.script(Text("Added clamp."))
+    fake_server.script(
+        ToolCall("edit", {"path": "test_mathutil.py", "old_text": "import add", "new_text": "import add, clamp"})
+    )
+    fake_server.script(Text("Done."))
+    fake_server.script(Text("Still done."))
+    notices, answer = await _run(
+        fake_server,
+        workspace,
+        "Add a function clamp(x, low, high) to mathutil.py, and add a test for it to test_mathutil.py.",
+    )
+    asked = fake_server.chat_requests[2].json["messages"][-1]["content"]
+    assert asked == unchanged_message("test_mathutil.py")
+    assert asked.startswith("The request asks for a change to test_mathutil.py, which is still exactly as it was.")
+    assert "import add, clamp" in (workspace / "test_mathutil.py").read_text()
+    assert answer == "Done." and len(fake_server.chat_requests) == 4  # asked once
+
+
+async def test_an_answer_that_changed_nothing_is_not_told_which_file_is_unchanged(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    fake_server.script(Text("add already returns a + b: there is no bug to fix."))
+    _notices, answer = await _run(fake_server, workspace, "Fix the bug in calc.py.")
+    assert answer.startswith("add already returns") and len(fake_server.chat_requests) == 1
