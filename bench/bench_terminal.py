@@ -26,7 +26,7 @@ A long comparison can be taken in parts (a quiet window each): ``--json`` keeps 
 reports the runs of several parts together.
 
 Usage: ``python bench/bench_terminal.py [--runs 5] [--rates 200,1000] [--tokens 20000] [--apps navtui,textual]
-[--baseline DIR] [--vibe2 PATH] [--vibe3 PATH] [--resume] [--json FILE]``, or ``--merge FILE...``
+[--baseline DIR] [--vibe2 PATH] [--vibe3 PATH] [--resume] [--json FILE] [--dump-blank DIR]``, or ``--merge FILE...``
 """
 
 from __future__ import annotations
@@ -119,6 +119,7 @@ class App:
     streams: bool = True
     root: Path = ROOT  # the checkout a navtui app runs from
     home: str | None = None  # navtui: one NAVTUI_HOME for all its runs
+    blank: Callable[[list[str]], bool] | None = None  # the app's main area shows nothing (--dump-blank)
 
 
 def _has(*texts: str) -> Callable[[list[str]], bool]:
@@ -134,6 +135,12 @@ def navtui_ready(lines: list[str]) -> bool:
     return any("attach a file" in line for line in lines) and MODEL in lines[-1] and lines[-2].lstrip().startswith("╰")
 
 
+def transcript_blank(lines: list[str]) -> bool:
+    """navtui's transcript area (the rows above the prompt box) shows nothing; ``False`` without a prompt box."""
+    tops = [y for y, line in enumerate(lines) if line.lstrip().startswith("╭")]
+    return bool(tops) and not any(line.strip() for line in lines[: tops[-1]])
+
+
 def navtui_argv(url: str) -> list[str]:
     return [sys.executable, "-m", "navtui", "-p", "ollama", "-b", url, "-m", MODEL]
 
@@ -141,7 +148,7 @@ def navtui_argv(url: str) -> list[str]:
 def build_apps(args: argparse.Namespace, stock_script: str, floor_script: str) -> list[App]:
     python = sys.executable
     known: dict[str, App] = {
-        "navtui": App("navtui", navtui_argv, lambda url, home: {}, navtui_ready),
+        "navtui": App("navtui", navtui_argv, lambda url, home: {}, navtui_ready, blank=transcript_blank),
         "textual": App(
             "textual",
             lambda url: [python, stock_script],
@@ -153,7 +160,12 @@ def build_apps(args: argparse.Namespace, stock_script: str, floor_script: str) -
     }
     if args.baseline:
         known["before"] = App(
-            "before", navtui_argv, lambda url, home: {}, navtui_ready, root=Path(args.baseline).resolve()
+            "before",
+            navtui_argv,
+            lambda url, home: {},
+            navtui_ready,
+            root=Path(args.baseline).resolve(),
+            blank=transcript_blank,
         )
     if args.vibe2:
         known["vibe2"] = App(
@@ -289,9 +301,13 @@ class Probe:
             self.once()
 
 
+DUMP_BLANK: Path | None = None  # --dump-blank: where frames that blank the app's main area are written
+
+
 def start(app: App, url: str, cwd: str) -> tuple[Terminal, dict[str, Any]]:
     home = prepare_home(app, url, cwd)
-    term = Terminal(app.argv(url), env=child_env(app, url, home), cwd=cwd)
+    blank = app.blank if DUMP_BLANK is not None else None
+    term = Terminal(app.argv(url), env=child_env(app, url, home), cwd=cwd, blank=blank)
     ready = term.wait(app.ready, timeout=60)
     result: dict[str, Any] = {}
     if ready is None:
@@ -329,12 +345,26 @@ def run_once(app: App, rate: float | None, tokens: int, idle_probes: int) -> dic
         if rate is not None and app.streams:
             result.update(stream(term, server, rate, tokens))
         result["lagging_ms"] = term.lagging_ms
+        if term.blanked:
+            result["blanked_frames"] = len(term.blanked)
+            dump_blanked(app, rate, term)
         return result
     finally:
         if term is not None:
             term.close()
         server.stop()
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def dump_blanked(app: App, rate: float | None, term: Terminal) -> None:
+    """Write each frame that blanked the app's main area (with the screen before it and its bytes)."""
+    if DUMP_BLANK is None:
+        return
+    DUMP_BLANK.mkdir(parents=True, exist_ok=True)
+    stem = f"{app.name}-{'idle' if rate is None else f'{rate:.0f}'}-{int(time.time() * 1000)}"
+    for n, blanked in enumerate(term.blanked):
+        (DUMP_BLANK / f"{stem}-{n}.txt").write_text(blanked.dump())
+    print(f"{app.name}: {len(term.blanked)} frame(s) blanked the main area; written to {DUMP_BLANK}", flush=True)
 
 
 def stream(term: Terminal, server: Server, rate: float, tokens: int) -> dict[str, Any]:
@@ -550,6 +580,11 @@ def main() -> None:
     parser.add_argument("--idle-probes", type=int, default=15)
     parser.add_argument("--resume", action="store_true", help="add navtui resuming a 5,000-entry session")
     parser.add_argument("--json", help="write every run's figures to this file")
+    parser.add_argument(
+        "--dump-blank",
+        metavar="DIR",
+        help="navtui: write every frame that leaves the transcript blank where the frame before showed text",
+    )
     parser.add_argument("--merge", nargs="+", metavar="FILE", help="report the runs kept in these --json files")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--rate", type=float, default=1000, help=argparse.SUPPRESS)
@@ -561,6 +596,8 @@ def main() -> None:
     if args.merge:
         merge(args.merge)
         return
+    global DUMP_BLANK
+    DUMP_BLANK = Path(args.dump_blank) if args.dump_blank else None
     for root in (ROOT, *([Path(args.baseline)] if args.baseline else [])):
         compileall.compile_dir(str(root / "navtui"), quiet=1)
     sys.setswitchinterval(0.0005)  # the terminal's reader thread timestamps promptly while the emulator draws

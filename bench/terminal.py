@@ -90,6 +90,37 @@ class Traffic:
         return Traffic(self.bytes, self.frames, list(self.frame_bytes), self.synced)
 
 
+@dataclass
+class Blanked:
+    """A frame end at which ``blank(screen)`` held where it did not at the frame end before: both screens, and
+    the bytes that went from one to the other (the frame's own, and any written between frames)."""
+
+    when: float  # seconds since the program started
+    frame: int  # frames written by then
+    before: list[str]
+    after: list[str]
+    data: bytes
+
+    def dump(self) -> str:
+        """The two screens and the frame's bytes (escapes shown as ``\\x1b``), for a person to read."""
+        rule = "-" * len(self.before[0]) if self.before else ""
+        return "\n".join(
+            [
+                f"frame {self.frame} at {self.when * 1000:.1f} ms ({len(self.data)} bytes)",
+                "before:",
+                rule,
+                *self.before,
+                rule,
+                "after:",
+                rule,
+                *self.after,
+                rule,
+                "bytes:",
+                repr(self.data),
+            ]
+        )
+
+
 class Terminal:
     """Run ``argv`` on a ``columns`` x ``lines`` pty with a VT emulator reading its output."""
 
@@ -102,7 +133,11 @@ class Terminal:
         columns: int = 120,
         lines: int = 40,
         record: bool = False,
+        blank: Callable[[list[str]], bool] | None = None,
     ) -> None:
+        """``record`` keeps every chunk read (``self.record``); ``blank`` is checked at every frame end, and a
+        frame end where it holds after one where it did not is kept in ``self.blanked`` (``Blanked``: e.g. a
+        frame that left the transcript area empty while it had text)."""
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
         self._lock = threading.Lock()
@@ -118,6 +153,11 @@ class Terminal:
         self._inbox: deque[tuple[float, bytes]] = deque()
         self._arrived = threading.Condition()
         self.record: list[tuple[float, bytes]] | None = [] if record else None
+        self._blank = blank
+        self._was_blank = True  # the screen starts empty: the first frame with text arms the check
+        self._since_frame = bytearray()  # the bytes since the last frame end (with ``blank`` only)
+        self._last_display: list[str] = []
+        self.blanked: list[Blanked] = []
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
             argv,
@@ -212,6 +252,8 @@ class Terminal:
                 traffic.frame_bytes.append(traffic.bytes - len(data) - self._frame_start_bytes)
             self._frame_start_bytes = traffic.bytes - len(data)
         self._last_read = now
+        if self._blank is not None:
+            self._check_blank(data)
         if not self._in_sync and self._conditions:
             display = self._screen.display
             for condition in list(self._conditions):
@@ -220,6 +262,22 @@ class Terminal:
                     condition.synced = traffic.synced
                     condition.event.set()
                     self._conditions.remove(condition)
+
+    def _check_blank(self, data: bytes) -> None:
+        self._since_frame += data
+        if self._in_sync:
+            return
+        assert self._blank is not None
+        display = list(self._screen.display)
+        blank = self._blank(display)
+        if blank and not self._was_blank:
+            when = self._last_read - self.started
+            self.blanked.append(
+                Blanked(when, self.traffic.frames, self._last_display, display, bytes(self._since_frame))
+            )
+        self._was_blank = blank
+        self._last_display = display
+        self._since_frame.clear()
 
     def _answer_queries(self, data: bytes) -> None:
         if b"$p" in data:

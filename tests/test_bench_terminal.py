@@ -41,3 +41,32 @@ def test_the_terminal_answers_counts_frames_and_times_an_echo(tmp_path: Path) ->
         term.write(b"q")
         term.close()
     assert term.proc.returncode is not None
+
+
+BLANKING = r"""
+import os, sys, tty
+tty.setraw(0)
+out = sys.stdout.buffer
+out.write(b"\x1b[?2026h\x1b[1;1Hsome text\x1b[?2026l"); out.flush()
+os.read(0, 1)
+out.write(b"\x1b[?2026h\x1b[1;1H\x1b[9X\x1b[?2026l"); out.flush()  # the text erased: a blank frame
+os.read(0, 1)
+"""
+
+
+def test_a_frame_that_blanks_the_watched_area_is_kept_with_its_bytes(tmp_path: Path) -> None:
+    argv = [sys.executable, "-c", BLANKING]
+    term = Terminal(
+        argv, env=dict(os.environ), cwd=str(tmp_path), columns=20, lines=4, blank=lambda lines: not lines[0].strip()
+    )
+    try:
+        assert term.wait(lambda lines: "some text" in lines[0], timeout=10) is not None
+        assert term.blanked == []
+        term.write(b"x")
+        assert term.wait(lambda lines: not lines[0].strip(), timeout=10) is not None
+        [blanked] = term.blanked
+        assert "some text" in blanked.before[0] and not blanked.after[0].strip()
+        assert b"\x1b[9X" in blanked.data and "some text" in blanked.dump()
+    finally:
+        term.write(b"q")
+        term.close()

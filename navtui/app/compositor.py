@@ -75,7 +75,12 @@ class DiffingCompositor(CroppedCompositor):
 
 def _chops_to_diff(image: ScreenImage, update: ChopsUpdate) -> DiffUpdate | None:
     """The rows a partial update paints, over what the terminal shows; ``None`` when a row it touches is not
-    known and the update does not cover it whole (then Textual's update is written and the rows stay unknown)."""
+    known and the update does not cover it whole (then Textual's update is written and the rows stay unknown).
+
+    Only the cells inside the update's spans are taken. A row's chops outside them are not what the screen
+    shows: ``CroppedCompositor`` asks only the widgets that overlap the update, so for a scrollbar-only update
+    the transcript's own background fills the chops its text would have covered (the text was not asked). Taking
+    those cells blanked the whole transcript for one frame while a reply streamed."""
     covered: dict[int, int] = {}
     for y, x1, x2 in update.spans:
         covered[y] = covered.get(y, 0) + (x2 - x1)
@@ -87,6 +92,15 @@ def _chops_to_diff(image: ScreenImage, update: ChopsUpdate) -> DiffUpdate | None
                 if unknown < len(image.rows):
                     image.rows[unknown] = None
             return None
-        strips = [(x, strip) for x, strip in update.chops[y].items() if strip is not None]
-        rows[y] = image.row_of(strips, base)
+    strips: dict[int, list[tuple[int, Strip]]] = {y: [] for y in covered}
+    for y, x1, x2 in update.spans:
+        line = update.chops[y]
+        for (x, strip), end in zip(line.items(), update.chop_ends[y], strict=False):
+            if strip is None or end <= x1 or x >= x2:
+                continue
+            start, stop = max(x, x1), min(end, x2)
+            strips[y].append((start, strip if (start, stop) == (x, end) else strip.crop(start - x, stop - x)))
+    for y, row_strips in strips.items():
+        base = image.rows[y] if y < len(image.rows) else None
+        rows[y] = image.row_of(row_strips, base)
     return DiffUpdate(image, rows)

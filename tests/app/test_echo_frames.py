@@ -4,8 +4,10 @@ same bytes as Textual's own compositor, and the echo does not wait for Textual's
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
+import pyte
 from textual import events
 from textual._compositor import Compositor
 from textual.app import App, ComposeResult
@@ -15,7 +17,8 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Static
 
-from navtui.app.compositor import CroppedCompositor
+from navtui.app.compositor import CroppedCompositor, DiffingCompositor
+from navtui.app.screen_image import ScreenImage
 from tests.app.conftest import AppFactory, main_screen, settle
 
 
@@ -79,6 +82,41 @@ async def test_a_partial_update_asks_only_the_widgets_under_it_and_writes_the_sa
                 assert body.asked == [] and prompt.asked == [1] and status.asked == []  # Textual asks them all
             if regions == [scrollbar_column]:
                 assert body.asked == []  # beside the scrollbar: not asked
+
+
+async def test_a_scrollbar_only_frame_leaves_the_text_beside_it_on_the_terminal() -> None:
+    # A scrollbar-only update asks the scroll container (it overlaps the update) but not the text beside the
+    # scrollbar: the rows' chops outside the update hold the container's blank background. The frame must write
+    # the scrollbar's column only; it wrote those blanks too, and a streamed reply's transcript went blank for a
+    # frame whenever only the scrollbar's thumb moved.
+    app = LayoutApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        scroll = screen.query_one(VerticalScroll)
+        compositor = DiffingCompositor()
+        compositor.image = ScreenImage(app.console, erase=True)
+        compositor.reflow(screen, screen.size)
+        terminal = pyte.Screen(60, 20)
+        stream = pyte.ByteStream(terminal)
+
+        def frame(*regions: Region) -> str:
+            compositor._dirty_regions.clear()
+            compositor._dirty_regions.update(regions)
+            update = compositor.render_update()
+            assert update is not None
+            written = update.render_segments(app.console)
+            stream.feed(written.encode())
+            return written
+
+        frame(screen.region)  # the whole screen: the image now knows every row
+        shown = list(terminal.display)
+        assert "line 0 of the answer" in shown[0]
+        written = frame(Region(scroll.region.right - 1, scroll.region.y, 1, scroll.region.height))
+        assert terminal.display == shown
+        assert {column for _, column in re.findall(r"\x1b\[(\d+);(\d+)H", written)} <= {"60"}, written
+        rows = compositor.image.rows
+        assert all(row is not None and "line" in "".join(row.cells) for row in rows[: scroll.region.height])
 
 
 async def test_the_main_screen_uses_the_cropped_compositor(make_app: AppFactory) -> None:
