@@ -150,6 +150,12 @@ class Provider:
 
     can_pull = False  # the server downloads models on request (Ollama)
 
+    @property
+    def continues_reply(self) -> bool:
+        """A trailing assistant message is continued, not answered (Ollama, llama.cpp's server): a reply's start
+        can be given (``providers/edits.py``)."""
+        return False
+
     def pull(self, name: str) -> AsyncIterator[PullProgress]:
         """Download ``name`` with progress (``PullProgress``); only where ``can_pull``."""
         raise ProviderError(

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
-from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage, is_nudge
+from navtui.core.messages import AssistantMessage, TextBlock, ToolCall, ToolResultMessage, UserMessage, is_nudge
 from navtui.providers.base import PARSE_ERROR_KEY, RAW_CALL_KEY, AnyMessage, ChatRequest, FileInPlay, ProviderStream
 from navtui.providers.editblocks import (
     BadBlock,
@@ -333,7 +333,18 @@ class EditsProvider(WrappedProvider):
             files=(),
         )
         shown = {file.path: file.text for file in request.files}
-        reader = BlockReader(shown, asked=asked_path(inner_request.messages))
+        asked = asked_path(inner_request.messages)
+        reader = BlockReader(shown, asked=asked)
+        echo: EchoFilter | None = None
+        if asked is not None and self.inner.continues_reply and _repeated(request.messages):
+            # Stuck: the same reply twice (sampled the second time), and navtui asks for a file by name. The
+            # reply starts as that file's block; the model writes its content (fix_test: at temperature 0.7 the
+            # 1.5B repeated its plan and its test command word for word a third time).
+            start = f"{asked}\n```\n"
+            message = AssistantMessage(content=[TextBlock(text=start)])
+            inner_request = replace(inner_request, messages=[*inner_request.messages, message])
+            echo = EchoFilter(start)
+            reader.feed(start)
         reply = _Reply(names=names, shown=shown, acted=_has_acted(request.messages))
         calls = reply.calls
         held: list[ProviderEvent] = []  # from the first block on, everything waits for the end of the reply
@@ -341,7 +352,8 @@ class EditsProvider(WrappedProvider):
         async with contextlib.aclosing(self.inner.stream(inner_request)) as events:
             async for event in events:
                 if isinstance(event, TextDelta):
-                    for out in self._events(reader.feed(event.text), reply):
+                    text = echo.take(event.text) if echo is not None else event.text
+                    for out in self._events(reader.feed(text), reply):
                         if held or isinstance(out, ToolCallEvent):
                             held.append(out)
                         else:
@@ -354,7 +366,8 @@ class EditsProvider(WrappedProvider):
                 else:
                     yield event
         cut_off = stop is not None and stop.reason == "length"
-        for out in [*held, *self._events(reader.finish(cut_off=cut_off), reply)]:
+        rest = self._events(reader.feed(echo.rest()), reply) if echo is not None else []
+        for out in [*held, *rest, *self._events(reader.finish(cut_off=cut_off), reply)]:
             yield out
         if not calls and reply.repeats and not reply.said.strip():
             # Only files copied out unchanged, not a word: an empty answer would end the turn (or be nudged to
@@ -416,6 +429,46 @@ class EditsProvider(WrappedProvider):
                 getattr(segment, "raw", ""),
             )
         return ToolCall(id=self.new_call_id(), name=name, arguments=args)
+
+
+class EchoFilter:
+    """Takes a reply's given start off the streamed text when the server sends it back (llama.cpp does, Ollama
+    does not): the text goes on after the start either way."""
+
+    def __init__(self, start: str) -> None:
+        self.start = start
+        self._seen = ""
+        self._done = False
+
+    def take(self, text: str) -> str:
+        if self._done:
+            return text
+        self._seen += text
+        if self.start.startswith(self._seen):
+            return ""  # so far the start echoed, or nothing yet
+        self._done = True
+        seen, self._seen = self._seen, ""
+        return seen[len(self.start) :] if seen.startswith(self.start) else seen
+
+    def rest(self) -> str:
+        """At the end: what was held back and is not the echo of the whole start."""
+        if self._done or self.start.startswith(self._seen):
+            return ""
+        return self._seen
+
+
+def _repeated(messages: Sequence[AnyMessage]) -> bool:
+    """Whether a reply since the user's request said and did exactly what an earlier one did."""
+    seen: set[str] = set()
+    for message in reversed(messages):
+        if isinstance(message, UserMessage) and isinstance(message.content, str) and not is_nudge(message.content):
+            break
+        if isinstance(message, AssistantMessage):
+            key = render_assistant(message).text
+            if key in seen:
+                return True
+            seen.add(key)
+    return False
 
 
 @dataclass

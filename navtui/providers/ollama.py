@@ -135,6 +135,10 @@ class OllamaProvider(Provider):
 
     can_pull = True
 
+    @property
+    def continues_reply(self) -> bool:
+        return True
+
     async def describe_models(self) -> list[ListedModel]:
         """Installed models with what is loaded in memory (``/models``)."""
         import httpx

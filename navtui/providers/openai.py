@@ -102,6 +102,10 @@ class OpenAIProvider(Provider):
     async def list_models(self) -> list[str]:
         return sorted(str(m["id"]) for m in await self._models() if m.get("id"))
 
+    @property
+    def continues_reply(self) -> bool:
+        return self._info is not None and self._info.extra.get("server") == "llama.cpp"
+
     async def model_info(self) -> ModelInfo:
         if self._official and not self._key:  # OpenAI's own API always needs one: say so now, not at the prompt
             raise ProviderError(

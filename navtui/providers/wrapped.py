@@ -28,6 +28,10 @@ class WrappedProvider(Provider):
         self.new_call_id = getattr(inner, "new_call_id", None) or call_ids()
         self.can_pull = inner.can_pull
 
+    @property
+    def continues_reply(self) -> bool:
+        return self.inner.continues_reply
+
     async def model_info(self) -> ModelInfo:
         info = await self.inner.model_info()
         return replace(info, supports_tools=True, extra={**info.extra, "tool_protocol": self.tool_protocol})

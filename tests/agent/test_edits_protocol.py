@@ -9,8 +9,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.core.events import CheckFinished, RunFinished, ToolCallFinished
+from navtui.providers.edits import EchoFilter
 from tests.agent.history import history_is_valid
 from tests.fakes import Text
 from tests.fakes.server import FakeServer
@@ -220,6 +223,43 @@ async def test_a_file_the_request_deletes_is_shown_by_name_with_how(
         assert "old log line" not in text and not (workspace / "debug.log").exists()
     finally:
         await rt.aclose()
+
+
+@pytest.mark.parametrize("echo", [False, True])  # llama.cpp's server sends the given start back; Ollama does not
+async def test_a_model_stuck_on_one_reply_is_given_the_start_of_the_file_asked_for(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path, echo: bool
+) -> None:
+    fake_server.set_llamacpp(n_ctx=4096, alias=MODEL)
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    (workspace / "test_calc.py").write_text("from calc import add\n\nassert add(2, 3) == 5\n", encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    # fix_test in the eval: the same plan and command three times, the third sampled at temperature 0.7.
+    plan = "The bug is in `calc.py`: change `add` to `mul`.\n\n```bash\npython3 test_calc.py\n```\n"
+    fake_server.script(Text(plan))
+    fake_server.script(Text(plan))
+    start = "calc.py\n```\n"
+    fake_server.script(Text((start if echo else "") + "def add(a, b):\n    return a + b\n```\n"))
+    fake_server.script(Text("Fixed."))
+    try:
+        await run(rt, "python3 test_calc.py fails. Fix the bug in calc.py.")
+        third = fake_server.chat_requests[2].json["messages"]
+        assert third[-1] == {"role": "assistant", "content": start}
+        assert "Write the new calc.py now" in third[-2]["content"]
+        assert all(
+            m["role"] != "assistant" or m["content"] != start for m in fake_server.chat_requests[1].json["messages"]
+        )
+        assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    finally:
+        await rt.aclose()
+
+
+def test_the_given_start_is_taken_off_only_when_the_server_sends_it_back() -> None:
+    echo = EchoFilter("calc.py\n```\n")
+    assert [echo.take(t) for t in ("calc", ".py\n``", "`\ndef f", "():\n")] == ["", "", "def f", "():\n"]
+    other = EchoFilter("calc.py\n```\n")
+    assert [other.take(t) for t in ("def", " f():\n")] == ["def", " f():\n"]
+    short = EchoFilter("calc.py\n```\n")
+    assert short.take("calc") == "" and short.rest() == ""  # only the start came back: nothing more to read
 
 
 async def test_a_claimed_deletion_gets_the_block_to_send(
