@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -10,6 +12,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from navtui.app.theme_defaults import nav_defaults
+from navtui.widgets.markdown import view as view_module
 from navtui.widgets.markdown.blocks import BlockSplitter, split_blocks
 from navtui.widgets.markdown.document import MarkdownDocument
 from navtui.widgets.markdown.render import palette_for, render_markdown
@@ -187,3 +190,51 @@ async def test_appends_are_coalesced_into_few_renders() -> None:
         await pilot.pause(0.1)
         assert 1 <= len(applied) <= 3 and "".join(applied) == "".join(f"w{i} " for i in range(200))
         assert view._coalescer._timer is None  # no timer left running once idle
+
+
+def shown(document: MarkdownDocument) -> list[str]:
+    """What a view shows of ``document`` (the rendered lines it has not caught up with are not shown)."""
+    lines = [*document.lines[: document.shown], *([[]] if document.tail_blank else []), *document.tail_lines]
+    return ["".join(segment.text for segment in line).rstrip() for line in lines]
+
+
+def test_a_budgeted_render_shows_nothing_new_until_every_finished_block_is_rendered() -> None:
+    document = MarkdownDocument()
+    text = "first paragraph\n\nstill open"
+    document.feed(text)
+    document.render(CONSOLE, 60, Style(), PALETTE)
+    before = shown(document)
+    assert before == ["first paragraph", "", "still open"]
+    more = " now closed\n\n" + "".join(f"paragraph {n}\n\n" for n in range(5)) + "new tail"
+    document.feed(more)
+    renders = 0
+    while True:
+        first = document.render(CONSOLE, 60, Style(), PALETTE, budget=0.0)  # one block per call
+        renders += 1
+        if not document.behind:
+            break
+        assert first is None and shown(document) == before  # neither a part of the answer nor the tail moves
+    assert renders == len(document.blocks) == 6  # the blocks the second feed finished, one a call
+    assert shown(document) == whole(text + more)
+
+
+async def test_a_streaming_view_renders_a_backlog_of_blocks_a_budget_at_a_time(monkeypatch: Any) -> None:
+    # A stream that fell behind hands the view dozens of finished blocks at once. They are rendered a budget
+    # at a time (a key's echo may go between two), by a timer, until the view shows them all.
+    monkeypatch.setattr(view_module, "RENDER_BUDGET", 0.0)
+    app = ViewApp()
+    async with app.run_test(size=(80, 80)) as pilot:
+        view = app.query_one("#streamed", MarkdownView)
+        text = "".join(f"Paragraph {n} of the backlog.\n\n" for n in range(20)) + "the open end"
+        view.append(text)
+        await pilot.pause(0.05)  # the coalescer's flush: one block rendered, the rest left for the timer
+        for _ in range(200):
+            if not view._document.behind:
+                break
+            await pilot.pause(0.01)
+        assert not view._document.behind
+        await pilot.pause()
+        assert [line for line in lines(view) if line] == [f"Paragraph {n} of the backlog." for n in range(20)] + [
+            "the open end"
+        ]
+        assert view._catch_up_timer is None

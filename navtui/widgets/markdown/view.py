@@ -11,6 +11,7 @@ however long the message is. Idle views hold no timer. The blocks are cut where 
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from textual.geometry import Region, Size
@@ -21,8 +22,16 @@ from navtui.core.display import display_safe
 from navtui.widgets.coalesce import Coalescer
 from navtui.widgets.markdown.document import MarkdownDocument
 from navtui.widgets.markdown.render import MarkdownPalette, palette_for
+from navtui.widgets.pacing import RETRY, pacer_of
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
 
 STRIP_CACHE = 256  # strips kept for drawn lines (a few screens' worth)
+# The longest a streaming view renders finished blocks in one go; the rest follow a moment later (a key's echo
+# may go first). A stream that fell behind (a busy loop, a loaded machine) finished dozens of blocks in one
+# flush, and a key waited behind all of them (docs/speed.md).
+RENDER_BUDGET = 0.004
 
 
 class MarkdownView(Widget):
@@ -43,6 +52,7 @@ class MarkdownView(Widget):
         self._style: Style | None = None
         self._palette: MarkdownPalette | None = None
         self._variables: object = None
+        self._catch_up_timer: Timer | None = None  # set while finished blocks wait to be rendered
         if text:
             self._feed(text)
 
@@ -66,10 +76,32 @@ class MarkdownView(Widget):
         """The stream ended: show everything now (no timer is left behind)."""
         self.streaming = False
         self._coalescer.flush_now()
+        self._render_rest()
 
     def flush(self) -> None:
-        """Apply pending text now (tests and benchmarks)."""
+        """Apply pending text now, and render it all (tests and benchmarks)."""
         self._coalescer.flush_now()
+        self._render_rest()
+
+    def _render_rest(self) -> None:
+        if self._catch_up_timer is not None:
+            self._catch_up_timer.stop()
+            self._catch_up_timer = None
+        if self._document.behind and self._width and self.is_mounted:
+            self._render_document(self._width, whole=True)
+            self.refresh(layout=True)
+
+    def _catch_up(self) -> None:
+        """Render the next finished blocks a budgeted render left (after a key's echo, if one is pending)."""
+        self._catch_up_timer = None
+        if not (self._document.behind and self._width and self.is_mounted):
+            return
+        pacer = pacer_of(self.app)
+        if pacer is not None and pacer.echo_pending:
+            self._catch_up_timer = self.set_timer(RETRY, self._catch_up, name="markdown-catch-up")
+            return
+        before = self._document.height
+        self._show(self._render_document(self._width), before)
 
     def _apply(self, text: str) -> None:
         document = self._document
@@ -78,8 +110,11 @@ class MarkdownView(Widget):
         if not (self._width and self.is_mounted):
             self.refresh(layout=True)
             return
-        first = self._render_document(self._width)
-        if document.height != before:
+        self._show(self._render_document(self._width), before)
+
+    def _show(self, first: int | None, before: int) -> None:
+        """Repaint after a render that changed lines from ``first`` on, the height having been ``before``."""
+        if self._document.height != before:
             self.refresh(layout=True)
         elif first is not None:
             # Same height: the transcript does not scroll, so only the lines that changed are sent.
@@ -103,15 +138,19 @@ class MarkdownView(Widget):
             self._document.reset()
         self._render_document(width)
 
-    def _render_document(self, width: int) -> int | None:
-        """Render what is new; returns the first line that changed (``None``: none)."""
+    def _render_document(self, width: int, whole: bool = False) -> int | None:
+        """Render what is new (within ``RENDER_BUDGET`` while streaming, unless ``whole``); returns the first line
+        that changed (``None``: none). Finished blocks left over are rendered by a timer, a budget at a time."""
         if self._palette is None:
             return 0
         document = self._document
-        first = document.render(self.app.console, width, self._style or Style(), self._palette)
+        budget = RENDER_BUDGET if self.streaming and not whole else None
+        first = document.render(self.app.console, width, self._style or Style(), self._palette, budget)
         if document.changed_lines:
             document.changed_lines = False
             self._strips.clear()
+        if document.behind and self._catch_up_timer is None and self.is_mounted:
+            self._catch_up_timer = self.set_timer(0.001, self._catch_up, name="markdown-catch-up")
         return first
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
@@ -132,7 +171,7 @@ class MarkdownView(Widget):
         document = self._document
         lines = document.lines
         width = self.size.width
-        if y < len(lines):
+        if y < document.shown:
             strips = self._strips
             strip = strips.get(y)
             if strip is None:
@@ -142,7 +181,7 @@ class MarkdownView(Widget):
             else:
                 strips.move_to_end(y)
             return strip
-        y -= len(lines)
+        y -= document.shown
         if document.tail_blank:
             if y == 0:
                 return Strip.blank(width, self._style)
