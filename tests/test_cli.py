@@ -1,4 +1,9 @@
-"""The navtui command: flags, headless modes, exit codes, resuming — run as a real subprocess."""
+"""The navtui command: flags, headless modes, exit codes, resuming.
+
+Most runs call ``navtui.cli.main`` in this process (tests/run_main.py): what a run answers, prints and leaves is
+the same, without a fresh interpreter per run. What only a process shows is run as ``python -m navtui``: a reader
+that closes the pipe early, and the modules a whole run imports (the one full end-to-end run of the real command).
+"""
 
 from __future__ import annotations
 
@@ -12,18 +17,28 @@ from pathlib import Path
 import pytest
 
 from tests.fakes import HttpError, Text, ToolCall, Usage
+from tests.run_main import run_main
 
 MODEL = "qwen2.5-coder:7b"
 
 
-def navtui(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+# A hang guard for the subprocess runs, never reached by a passing run: importing the SDKs alone took 20 s at load 8.
+HANG = 600
+
+
+def navtui(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return run_main(*args, cwd=cwd)
+
+
+def navtui_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m navtui ARGS``: for what only a whole process shows."""
     return subprocess.run(
         [sys.executable, "-m", "navtui", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         env=dict(os.environ),
-        timeout=timeout,
+        timeout=HANG,
         stdin=subprocess.DEVNULL,
     )
 
@@ -132,11 +147,8 @@ def test_an_unknown_model_on_an_openai_compatible_server_lists_its_models(fake_s
 
 
 def test_a_missing_key_headless_says_what_to_do_there(workspace: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "NAVTUI_API_KEY")}
-    result = subprocess.run(
-        [sys.executable, "-m", "navtui", "--print", "hi", "-m", "claude-sonnet-4-5"],
-        capture_output=True, text=True, cwd=workspace, env=env, timeout=60, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    assert "ANTHROPIC_API_KEY" not in os.environ and "NAVTUI_API_KEY" not in os.environ  # conftest's navtui_home
+    result = navtui("--print", "hi", "-m", "claude-sonnet-4-5", cwd=workspace)
     assert result.returncode == 1
     assert "export ANTHROPIC_API_KEY" in result.stderr and "navtui -m MODEL --print" in result.stderr
     assert "/model" not in result.stderr  # an app command means nothing here
@@ -295,7 +307,7 @@ def test_a_reader_that_stops_early_gets_no_traceback(workspace: Path, args: list
     child.stdout.close()  # as `| head -0` would: every write now hits a closed pipe
     err = child.stderr.read().decode()
     child.stderr.close()  # a pipe left to the garbage collector is a ResourceWarning (an error in this suite)
-    assert child.wait(timeout=60) in (0, 141)
+    assert child.wait(timeout=HANG) in (0, 141)
     assert "Traceback" not in err and "BrokenPipeError" not in err
 
 
@@ -314,7 +326,9 @@ def test_print_says_when_the_model_is_being_loaded(fake_server, workspace: Path)
 def test_a_clean_exit_leaves_no_temp_journal(fake_server, workspace: Path, navtui_home: Path) -> None:
     fake_server.script(ToolCall("write", {"path": "notes.txt", "content": "hi\n"}))
     fake_server.script(Text("written"))
-    result = headless(fake_server, "--print", "write it", "--approval", "write", cwd=workspace)
+    # A process: its journal lives as long as it does (removed at exit).
+    argv = ["--print", "write it", "--approval", "write", "-p", "ollama", "-b", fake_server.url, "-m", MODEL]
+    result = navtui_process(*argv, cwd=workspace)
     assert result.returncode == 0, result.stderr
     assert (workspace / "notes.txt").read_text() == "hi\n"  # the write went through a journalled temp file
     assert (navtui_home / "journal").is_dir()
@@ -331,7 +345,7 @@ def test_a_reply_does_not_load_the_http_client_s_command_line(fake_server, works
         capture_output=True,
         text=True,
         cwd=workspace,
-        timeout=60,
+        timeout=HANG,
         stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 0 and result.stdout == "Done.\n", result.stderr[-2000:]
