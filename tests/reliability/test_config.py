@@ -12,15 +12,15 @@ import pytest
 from navtui.config.settings import save_user_setting
 from navtui.core.errors import ConfigError
 from tests.fakes import FakeServer, Text, ToolCall
-from tests.fakes.crash import run_navtui
+from tests.run_main import run_main
 from tests.themes.conftest import theme_json, write_theme
 from tests.themes.test_hot_reload import ReloadApp, sync_watcher, until
 
 MODEL = "qwen2.5-coder:7b"
 
 
-def _headless(server: FakeServer, *args: str, cwd: Path, **kwargs):
-    return run_navtui("-p", "ollama", "-b", server.url, "-m", MODEL, *args, cwd=cwd, **kwargs)
+def _headless(server: FakeServer, *args: str, cwd: Path):
+    return run_main("-p", "ollama", "-b", server.url, "-m", MODEL, *args, cwd=cwd)
 
 
 def _tool_results(server: FakeServer) -> list[str]:
@@ -72,7 +72,7 @@ def test_c02_a_broken_settings_file_is_a_clear_error_and_is_never_rewritten(
 ) -> None:
     settings = navtui_home / "settings.json"
     settings.write_text(content)
-    run = run_navtui("--print", "hi", cwd=workspace)
+    run = run_main("--print", "hi", cwd=workspace)
     assert run.returncode == 2 and expected in run.stderr and str(settings) in run.stderr
     assert "Traceback" not in run.stderr
     with pytest.raises(ConfigError):
@@ -102,7 +102,7 @@ def test_c03_a_repository_cannot_raise_its_own_permissions_or_redirect_the_model
         (workspace / ".navtui" / "settings.json").write_text(json.dumps(project))
         fake_server.script(ToolCall("shell", {"command": "echo escalated > proof.txt"}))
         fake_server.script(Text("could not"))
-        run = run_navtui("-m", MODEL, "--print", "go", cwd=workspace, env={"OLLAMA_HOST": fake_server.url})
+        run = run_main("-m", MODEL, "--print", "go", cwd=workspace, env={"OLLAMA_HOST": fake_server.url})
         assert canary.requests == []  # the repository's endpoint never heard from navtui
     assert run.returncode == 0, run.stderr
     for key in ("base_url", "provider", "tools.allow", "tools.extra_roots", "tools.shell_env_passthrough"):
@@ -151,9 +151,7 @@ def test_c05_an_injected_command_still_needs_approval_and_the_canary_hears_nothi
 
 # ---------------------------------------------------------------------------------------------------- C06
 def test_c06_a_missing_key_says_which_variable_to_set(fake_server: FakeServer, workspace: Path) -> None:
-    run = run_navtui(
-        "-p", "anthropic", "-b", fake_server.url, "-m", "claude-sonnet-4-5", "--print", "hi", cwd=workspace
-    )
+    run = run_main("-p", "anthropic", "-b", fake_server.url, "-m", "claude-sonnet-4-5", "--print", "hi", cwd=workspace)
     assert run.returncode == 1 and "ANTHROPIC_API_KEY" in run.stderr and "Traceback" not in run.stderr
     assert fake_server.chat_requests == []
 
@@ -162,7 +160,7 @@ def test_c06_a_key_travels_in_a_header_never_in_a_command_line(fake_server: Fake
     key = "sk-ant-api03-" + "k" * 40
     fake_server.script(ToolCall("shell", {"command": "cat /proc/$PPID/cmdline /proc/self/cmdline; env"}))
     fake_server.script(Text("done"))
-    run = run_navtui(
+    run = run_main(
         "-p", "anthropic", "-b", fake_server.url, "-m", "claude-sonnet-4-5", "--approval", "yolo", "--print", "go",
         cwd=workspace, env={"ANTHROPIC_API_KEY": key},
     )  # fmt: skip

@@ -19,6 +19,7 @@ from navtui.tools.files.read import ReadTool
 from navtui.tools.files.write import WriteTool
 from tests.fakes import FakeServer, Text, ToolCall
 from tests.fakes.crash import CRASHED, run_navtui
+from tests.run_main import run_main
 from tests.tools.conftest import call, content, put
 
 edit, read, write = EditTool(), ReadTool(), WriteTool()
@@ -86,8 +87,10 @@ async def test_f02_an_existing_file_never_read_is_not_overwritten_but_a_new_file
 
 
 # ---------------------------------------------------------------------------------------------------- F03, F09
-def _headless(server: FakeServer, *args: str, cwd: Path, **kwargs):
-    return run_navtui("-p", "ollama", "-b", server.url, "-m", MODEL, "--approval", "yolo", *args, cwd=cwd, **kwargs)
+def _headless(server: FakeServer, *args: str, cwd: Path, **faults):
+    """A crash point or a file size limit needs a process of its own; a plain run is called in this one."""
+    argv = ("-p", "ollama", "-b", server.url, "-m", MODEL, "--approval", "yolo", *args)
+    return run_navtui(*argv, cwd=cwd, **faults) if faults else run_main(*argv, cwd=cwd)
 
 
 @pytest.mark.parametrize("label", ["write:after_temp_write", "write:after_rename"])

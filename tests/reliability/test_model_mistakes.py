@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes import FakeServer, HttpError, Text, ToolCall
-from tests.fakes.crash import run_navtui
+from tests.run_main import run_main
 
 MODEL = "qwen2.5-coder:7b"
 
@@ -23,7 +23,7 @@ def _headless(server: FakeServer, *args: str, cwd: Path, openai: bool = False):
         if openai
         else ("-p", "ollama", "-b", server.url, "-m", MODEL)
     )
-    return run_navtui(*provider, "--approval", "yolo", *args, cwd=cwd)  # fmt: skip
+    return run_main(*provider, "--approval", "yolo", *args, cwd=cwd)  # fmt: skip
 
 
 def _results(server: FakeServer) -> list[str]:

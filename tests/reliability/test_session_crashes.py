@@ -7,7 +7,6 @@ import json
 import signal
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,6 +14,7 @@ from navtui.session.manager import SessionManager
 from tests.fakes import FakeServer, HttpError, Text, ToolCall
 from tests.fakes.crash import CRASHED, child_env, run_navtui
 from tests.reliability.conftest import CANARY, secrets_on_disk
+from tests.run_main import run_main
 from tests.session.conftest import spawn
 from tests.session.helpers import user
 
@@ -201,8 +201,14 @@ PI_V1 = [
 ]  # fmt: skip
 
 
-def _headless(server: FakeServer, *args: str, cwd: Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    return run_navtui("-p", "ollama", "-b", server.url, "-m", MODEL, *args, cwd=cwd, **kwargs)
+def _headless(
+    server: FakeServer, *args: str, cwd: Path, crash_at: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """A crash point needs a process to die; a run without one is called in this process."""
+    argv = ("-p", "ollama", "-b", server.url, "-m", MODEL, *args)
+    if crash_at is not None:
+        return run_navtui(*argv, cwd=cwd, crash_at=crash_at, env=env)
+    return run_main(*argv, cwd=cwd, env=env)
 
 
 def _texts(path: Path) -> list[str]:

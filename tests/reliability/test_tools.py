@@ -32,6 +32,7 @@ from tests.app.conftest import (
 )
 from tests.fakes import FakeServer, Stall, Text, ToolCall
 from tests.fakes.crash import child_env, run_navtui
+from tests.run_main import run_main
 from tests.tools.conftest import call
 
 shell = ShellTool()
@@ -58,6 +59,11 @@ def job_gone(ctx, job_id: str = "j1") -> bool:
 
 def _headless(server: FakeServer, *args: str, cwd: Path, **kwargs) -> subprocess.CompletedProcess[str]:
     return run_navtui("-p", "ollama", "-b", server.url, "-m", MODEL, "--approval", "yolo", *args, cwd=cwd, **kwargs)
+
+
+def _in_process(server: FakeServer, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A run that is not about the process (its jobs, its exit, its environment): called in this one."""
+    return run_main("-p", "ollama", "-b", server.url, "-m", MODEL, "--approval", "yolo", *args, cwd=cwd)
 
 
 def _tool_results(server: FakeServer) -> list[str]:
@@ -114,7 +120,7 @@ def test_t02_escapees_do_not_outlive_a_navtui_killed_with_sigkill(
         time.sleep(0.05)
     assert marked_processes(no_orphans) == []
     fake_server.script(Text("ok"))
-    again = _headless(fake_server, "--print", "hello", cwd=workspace)
+    again = _in_process(fake_server, "--print", "hello", cwd=workspace)
     assert again.returncode == 0 and "left by an earlier run" not in again.stderr
 
 
@@ -240,7 +246,7 @@ def test_t08_a_background_job_is_reported_and_dies_with_navtui(
     # After a restart the job is not reported as running.
     fake_server.script(ToolCall("shell_status", {"job": "j1"}))
     fake_server.script(Text("gone"))
-    again = _headless(fake_server, "--print", "is it up?", "-c", cwd=workspace)
+    again = _in_process(fake_server, "--print", "is it up?", "-c", cwd=workspace)
     assert again.returncode == 0, again.stderr
     assert "No shell job 'j1'" in _tool_results(fake_server)[-1]
 
@@ -286,7 +292,7 @@ def test_t10_a_deleted_cwd_a_missing_command_and_a_denied_one_are_clear_errors(
         ToolCall("shell", {"command": "./x.sh"}),
     )
     fake_server.script(Text("all reported"))
-    run = _headless(fake_server, "--print", "try things", cwd=workspace)
+    run = _in_process(fake_server, "--print", "try things", cwd=workspace)
     assert run.returncode == 0 and run.stdout.strip() == "all reported", run.stderr
     removed, missing_cwd, not_found, denied = _tool_results(fake_server)
     assert "removed" in removed
