@@ -44,12 +44,16 @@ async def test_a_model_in_memory_is_asked_nothing_more(fake_server: FakeServer) 
 
 
 async def test_a_load_that_times_out_says_so(fake_server: FakeServer) -> None:
-    fake_server.set_model(MODEL, loaded=False)
-    fake_server.load_delay = 5
+    fake_server.set_model(MODEL)
+    fake_server.script(Text("warm"))
+    await collect(make(fake_server), ask())  # the model's facts (/api/show) are known: only the load meets 0.3 s
+    fake_server.unload(MODEL)
+    fake_server.load_delay = 600  # never reached: the fake stops the load when the test ends
     events = await collect(make(fake_server, request_timeout=0.3), ask())
     [error] = [e for e in events if isinstance(e, ErrorEvent)]
     assert "did not finish loading" in error.message and "request_timeout" in (error.hint or "")
     assert not any(isinstance(e, TextDelta) for e in events)
+    assert [r.path for r in fake_server.requests].count("/api/show") == 1
 
 
 async def test_the_model_list_puts_what_is_in_memory_first_with_its_size_and_context(fake_server: FakeServer) -> None:
