@@ -91,7 +91,10 @@ async def test_a_server_stuck_at_start_up_is_named_with_what_it_printed(workspac
 
 def test_headless_runs_report_a_crash_and_the_restart(fake_server, workspace: Path, traces: Path) -> None:
     write_servers(user_config_path(), {"test": stdio_entry(traces)})
-    user_settings_path().write_text(json.dumps({"tools": {"allow": ["mcp__test__*"]}}))
+    # A headless request waits for a restarting server up to mcp.startup_timeout: the restart, not a clock, ends
+    # the wait (a restart took over 10 s at load 10; 120 s only bounds a hang).
+    settings = {"tools": {"allow": ["mcp__test__*"]}, "mcp": {"startup_timeout": 120}}
+    user_settings_path().write_text(json.dumps(settings))
     fake_server.script(ToolCall("mcp__test__crash", {"message": "oops"}))
     fake_server.script(ToolCall("mcp__test__echo", {"text": "back"}))
     fake_server.script(Text("It came back."))

@@ -28,12 +28,18 @@ from navtui.tools.shell.lifetime import (
     sweep_leftovers,
 )
 from tests.fakes import Stall, Text, ToolCall
+from tests.run_main import run_main
 
 MODEL = "qwen2.5-coder:7b"
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux-only")
 
 
-def eventually(check: Callable[[], bool], seconds: float = 15.0) -> bool:
+# Every wait here ends when what it waits for happens; HANG only bounds a hang (a passing run never reaches it:
+# a navtui process took over 15 s to start at load 10, and 15 s deadlines failed the kill -9 tests).
+HANG = 300.0
+
+
+def eventually(check: Callable[[], bool], seconds: float = HANG) -> bool:
     """Poll ``check`` until it holds (a wait helper: it orders nothing, it only waits for the kernel)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -73,7 +79,7 @@ def test_a_child_forked_by_a_thread_that_ends_is_killed_with_it() -> None:
     thread = threading.Thread(target=fork_and_end)
     thread.start()
     thread.join()
-    assert children[0].wait(15) == -signal.SIGKILL
+    assert children[0].wait(HANG) == -signal.SIGKILL
     children[0].stdout.close()
 
 
@@ -91,7 +97,7 @@ async def test_a_job_started_from_a_short_lived_thread_outlives_it(ws: Path, ctx
     thread.start()
     thread.join()
     [job] = jobs
-    assert await job.wait(15)
+    assert await job.wait(HANG)
     assert job.exit_code == 0 and job.output_path.read_text() == "done\n"
 
 
@@ -116,7 +122,7 @@ def test_the_sweep_stops_a_dead_owners_processes_of_this_home_only() -> None:
     try:
         assert eventually(lambda: marker_of(ours.pid).startswith(dead) and marker_of(theirs.pid).startswith(dead))
         assert sweep_leftovers(0.5) >= 1
-        assert ours.wait(10) == -signal.SIGTERM
+        assert ours.wait(HANG) == -signal.SIGTERM
         assert theirs.poll() is None  # another navtui home's leftover: that home's next start stops it
     finally:
         for child in (ours, theirs):
@@ -153,7 +159,7 @@ def test_kill_9_of_navtui_stops_everything_its_command_started(
         assert eventually(lambda: len(procs.find_processes(marker=token)) >= 5)  # launcher, shell, 3 sleeps
         assert eventually(lambda: len(fake_server.chat_requests) == 2)
         first.send_signal(signal.SIGKILL)
-        first.wait(15)
+        first.wait(HANG)
     finally:
         first.kill()
     assert eventually(lambda: procs.find_processes(marker=token) == []), procs.find_processes(marker=token)
@@ -165,19 +171,12 @@ def test_the_next_start_stops_what_an_earlier_run_left(fake_server, workspace: P
     left = subprocess.Popen(["sleep", "300"], env={**os.environ, JOB_MARKER: f"999999999.1-{here}.ab12-j1"})
     try:
         assert eventually(lambda: marker_of(left.pid).startswith("999999999.1"))
-        argv = [sys.executable, "-m", "navtui", "-p", "ollama", "-b", fake_server.url, "-m", MODEL]
         fake_server.script(Text("hi"))
-        second = subprocess.run(
-            [*argv, "--print", "hi"],
-            cwd=workspace,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            stdin=subprocess.DEVNULL,
-        )
+        # navtui's start called in this process (tests/run_main.py): the sweep is the same, a new interpreter is not
+        second = run_main("-p", "ollama", "-b", fake_server.url, "-m", MODEL, "--print", "hi", cwd=workspace)
         assert second.returncode == 0, second.stderr
         assert re.search(r"Stopped \d+ process(es)? left by an earlier run", second.stderr), second.stderr
-        assert left.wait(15) in (-signal.SIGTERM, -signal.SIGKILL)
+        assert left.wait(HANG) in (-signal.SIGTERM, -signal.SIGKILL)
     finally:
         left.kill()
         left.wait()
