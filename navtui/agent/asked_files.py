@@ -38,15 +38,12 @@ def asked_message(paths: list[str], answer: str | None = None) -> str:
     """The nudge; with ``answer`` (a value the final answer gave) the block that puts it into the one file."""
     names = ", ".join(paths)
     first = paths[0]
+    write = f"Write the new {first} now: the line {first} on its own, then a fenced block with its content"
     if answer is not None and len(paths) == 1:
         return (
-            f"{ASKED_OPENING}: {first}. If it should hold your answer, send its path and this fenced block:\n\n{first}\n```\n{answer}\n```"
-            "\n\nOtherwise write it now with what it should hold, or say why it cannot be done."
+            f"{ASKED_OPENING}: {first}. {write}. If it should hold your answer, that is:\n\n{first}\n```\n{answer}\n```"
         )
-    return (
-        f"{ASKED_OPENING}: {names}. Write it now (for {first}: the line {first}, then its content in a fenced "
-        "block, or create it with a command), or say why it cannot be done."
-    )
+    return f"{ASKED_OPENING}: {names}. {write} (or create it with a command), or say why it cannot be done."
 
 
 def unchanged_message(path: str) -> str:

@@ -336,11 +336,8 @@ class EditsProvider(WrappedProvider):
         asked = asked_path(inner_request.messages)
         reader = BlockReader(shown, asked=asked)
         echo: EchoFilter | None = None
-        if asked is not None and self.inner.continues_reply and _repeated(request.messages):
-            # Stuck: the same reply twice (sampled the second time), and navtui asks for a file by name. The
-            # reply starts as that file's block; the model writes its content (fix_test: at temperature 0.7 the
-            # 1.5B repeated its plan and its test command word for word a third time).
-            start = f"{asked}\n```\n"
+        start = reply_start(request.messages, inner_request.messages) if self.inner.continues_reply else None
+        if start is not None:
             message = AssistantMessage(content=[TextBlock(text=start)])
             inner_request = replace(inner_request, messages=[*inner_request.messages, message])
             echo = EchoFilter(start)
@@ -455,6 +452,29 @@ class EchoFilter:
         if self._done or self.start.startswith(self._seen):
             return ""
         return self._seen
+
+
+def reply_start(messages: Sequence[AnyMessage], rendered: Sequence[AnyMessage]) -> str | None:
+    """How the next reply starts, when navtui gives its start: the block navtui asks for, once the model is stuck.
+
+    Stuck is: the latest reply repeated an earlier one word for word (fix_test: sampled at 0.7, the 1.5B sent its
+    plan and its test command a third time), or navtui's own message asks for one thing the model has not done
+    (a missing file, a file left unchanged, a rename's next file, a claimed change or deletion). Then a named
+    file's reply starts with its path line and a fence, a deletion's with a ``bash`` fence; the model writes
+    the rest. Seen before this: told "count.txt does not exist yet", the 1.5B answered with the message's own
+    words; offered the very block for answer.txt, it answered in a sentence.
+    """
+    last = messages[-1] if messages else None
+    nudged = isinstance(last, UserMessage) and isinstance(last.content, str) and is_nudge(last.content)
+    if not (nudged or _repeated(messages)):
+        return None
+    asked = asked_path(rendered)
+    if asked is not None:
+        return f"{asked}\n```\n"
+    final = rendered[-1] if rendered else None
+    if isinstance(final, UserMessage) and isinstance(final.content, str) and DELETE_IT.split(":")[0] in final.content:
+        return "```bash\n"
+    return None
 
 
 def _repeated(messages: Sequence[AnyMessage]) -> bool:

@@ -59,8 +59,8 @@ async def test_a_short_answer_is_offered_as_the_block_that_writes_the_file(
     await _run(fake_server, workspace, "Find the file that defines parse_header and write its path into answer.txt.")
     asked = fake_server.chat_requests[1].json["messages"][-1]["content"]
     assert (
-        "If it should hold your answer, send its path and this fenced block:\n\nanswer.txt\n```\npkg/net/wire.py\n```"
-        in asked
+        "Write the new answer.txt now: the line answer.txt on its own, then a fenced block with its content. If it "
+        "should hold your answer, that is:\n\nanswer.txt\n```\npkg/net/wire.py\n```" in asked
     )
 
 
@@ -85,7 +85,7 @@ async def test_a_claim_with_the_file_missing_gets_the_missing_file_and_the_value
     fake_server.script(Text("Done."))
     await _run(fake_server, workspace, "Read README.md and write its first line, exactly, into a new file answer.txt.")
     asked = fake_server.chat_requests[1].json["messages"][-1]["content"]
-    assert asked.startswith("A file the request asks for does not exist yet: answer.txt. If it should hold your")
+    assert asked.startswith("A file the request asks for does not exist yet: answer.txt. Write the new answer.txt now")
     assert "answer.txt\n```\nProject codeword: amber-falcon-42\n```" in asked
     assert (workspace / "answer.txt").read_text() == "Project codeword: amber-falcon-42\n"
 

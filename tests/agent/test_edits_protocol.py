@@ -253,6 +253,47 @@ async def test_a_model_stuck_on_one_reply_is_given_the_start_of_the_file_asked_f
         await rt.aclose()
 
 
+@pytest.mark.parametrize("continues", [True, False])
+async def test_navtuis_question_for_a_missing_file_starts_the_reply_with_its_block(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path, continues: bool
+) -> None:
+    if continues:
+        fake_server.set_llamacpp(n_ctx=4096, alias=MODEL)
+    (workspace / "data.csv").write_text("name,qty\na,1\nb,2\n", encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    # count_rows in the eval: the number in a sentence, then, told count.txt is missing, the message's own words.
+    fake_server.script(Text("The number of rows in data.csv is 2. This number has been written to count.txt."))
+    fake_server.script(Text("2\n```\n") if continues else Text("count.txt\n```\n2\n```\n"))
+    fake_server.script(Text("Done."))
+    try:
+        await run(rt, "Count the data rows of data.csv and write the number into a new file count.txt.")
+        second = fake_server.chat_requests[1].json["messages"]
+        if continues:
+            assert second[-1] == {"role": "assistant", "content": "count.txt\n```\n"}
+        else:  # a server not known to continue a reply gets none to continue
+            assert second[-1]["role"] == "user"
+        assert (workspace / "count.txt").read_text() == "2\n"
+    finally:
+        await rt.aclose()
+
+
+async def test_a_questioned_deletion_starts_the_reply_with_a_bash_fence(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    fake_server.set_llamacpp(n_ctx=4096, alias=MODEL)
+    (workspace / "debug.log").write_text("old log line\n", encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.script(Text("The file debug.log has been deleted."))
+    fake_server.script(Text("```bash\nrm debug.log\n```"))  # llama.cpp sends the start back
+    fake_server.script(Text("Deleted."))
+    try:
+        await run(rt, "Delete the file debug.log.")
+        assert fake_server.chat_requests[1].json["messages"][-1] == {"role": "assistant", "content": "```bash\n"}
+        assert not (workspace / "debug.log").exists()
+    finally:
+        await rt.aclose()
+
+
 def test_the_given_start_is_taken_off_only_when_the_server_sends_it_back() -> None:
     echo = EchoFilter("calc.py\n```\n")
     assert [echo.take(t) for t in ("calc", ".py\n``", "`\ndef f", "():\n")] == ["", "", "def f", "():\n"]
