@@ -332,6 +332,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json-out", type=Path, help="append the rows to this JSON-lines file")
     parser.add_argument("--keep", type=Path, help="keep each failed run's repository and session under this folder")
     parser.add_argument("--label", default="", help="a label stored with the rows (e.g. before/after)")
+    parser.add_argument(
+        "--first-run", type=int, default=1, help="number the runs from here (runs of one label on two servers)"
+    )
     return parser.parse_args(argv)
 
 
@@ -346,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     args.discovered_window = discover_window(args)
     rows: list[RunResult] = []
     print(f"model {args.model} at {args.base_url} ({args.provider}), window {args.discovered_window}", flush=True)
-    for run in range(1, args.runs + 1):
+    for run in range(args.first_run, args.first_run + args.runs):
         for protocol in args.protocol:
             start = os.getloadavg()[0]
             print(f"# {protocol} run {run}: load {start:.1f} at the start", flush=True)
