@@ -71,7 +71,8 @@ NAME_THE_FILE = (
 _ASKED = re.compile(r"Write the new (\S+) now: the line ")
 # Seen: the claim "debug.log has been deleted" questioned, the 1.5B answered "To delete the file debug.log, run rm
 # debug.log in a bash block.": the note's words, not the block. The block itself, ready to copy:
-DELETE_IT = "Your reply deleted nothing: saying a file is deleted does not delete it. Send this block now:\n\n{block}"
+DELETED_NOTHING = "Your reply deleted nothing"
+DELETE_IT = DELETED_NOTHING + ": saying a file is deleted does not delete it. Send this block now:\n\n{block}"
 RESULTS_END = "If the task is done, say so in one sentence with no block; otherwise send the blocks that finish it."
 
 
@@ -472,7 +473,7 @@ def reply_start(messages: Sequence[AnyMessage], rendered: Sequence[AnyMessage]) 
     if asked is not None:
         return f"{asked}\n```\n"
     final = rendered[-1] if rendered else None
-    if isinstance(final, UserMessage) and isinstance(final.content, str) and DELETE_IT.split(":")[0] in final.content:
+    if isinstance(final, UserMessage) and isinstance(final.content, str) and DELETED_NOTHING in final.content:
         return "```bash\n"
     return None
 
