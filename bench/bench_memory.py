@@ -3,7 +3,12 @@
 once each answer is shown and the app is idle again (after the collection a turn's end schedules). Then the
 same home resumes a 5,000-entry session, and its RSS is read the same way.
 
-Usage: ``python bench/bench_memory.py [--replies 10] [--tokens 20000] [--rate 5000] [--resume-entries 5000]``
+The fake model's window is 32,768 tokens, so a long session compacts (every third reply or so): a turn is busy
+while the status line says "working" or "compacting", and the summary request takes a scripted reply too.
+``--baseline DIR`` runs navtui from another checkout (before/after figures with the same script).
+
+Usage: ``python bench/bench_memory.py [--replies 10] [--tokens 20000] [--rate 5000] [--resume-entries 5000]
+[--baseline DIR]``
 
 It prints one row per reply (RSS, growth since the first reply) and the load average; it asserts nothing.
 """
@@ -34,13 +39,13 @@ SETTLE_S = 4.0  # navtui's full collection runs 3 s after a turn ends (app/gc_po
 
 
 def _working(lines: list[str]) -> bool:
-    return "working" in lines[-1]
+    return "working" in lines[-1] or "compacting" in lines[-1]
 
 
-def run(replies: int, tokens: int, rate: float) -> list[float]:
-    args = argparse.Namespace(baseline=None, vibe2=None, vibe3=None, apps="navtui")
+def run(replies: int, tokens: int, rate: float, baseline: str | None) -> list[float]:
+    args = argparse.Namespace(baseline=baseline, vibe2=None, vibe3=None, apps="before" if baseline else "navtui")
     (app,) = build_apps(args, "", "")
-    server = Server(rate, tokens, replies)
+    server = Server(rate, tokens, replies * 2)  # compactions' summaries take replies too
     scratch = tempfile.mkdtemp(prefix="bench-memory-")
     cwd = os.path.join(scratch, "work")
     os.mkdir(cwd)
@@ -52,7 +57,7 @@ def run(replies: int, tokens: int, rate: float) -> list[float]:
         print(f"idle before the first prompt: {term.rss_mb()[0]:.1f} MB", flush=True)
         for n in range(replies):
             term.write(b"write it\r")
-            if term.wait(_working, timeout=30) is None:
+            if term.wait(_working, timeout=120) is None:
                 raise SystemExit(f"reply {n + 1}: the turn did not start")
             if term.wait(lambda lines: not _working(lines), timeout=tokens / rate * 6 + 120) is None:
                 raise SystemExit(f"reply {n + 1}: the turn did not end")
@@ -69,14 +74,15 @@ def run(replies: int, tokens: int, rate: float) -> list[float]:
     return rss
 
 
-def resume(entries: int) -> float:
+def resume(entries: int, baseline: str | None) -> float:
     scratch = Path(tempfile.mkdtemp(prefix="bench-memory-resume-"))
     home = str(scratch / "home")
     cwd = scratch / "work"
     cwd.mkdir()
     try:
         session = write_resume_session(cwd, home, entries)
-        term = Terminal(navtui_argv("http://127.0.0.1:9") + ["-r", session], env=child_env_for(home), cwd=str(cwd))
+        env = child_env_for(home, Path(baseline).resolve()) if baseline else child_env_for(home)
+        term = Terminal(navtui_argv("http://127.0.0.1:9") + ["-r", session], env=env, cwd=str(cwd))
         try:
             if term.wait(lambda lines: any("last entry of the session" in line for line in lines), 60) is None:
                 raise SystemExit("resume: the session's last entry never showed")
@@ -94,17 +100,22 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=20000)
     parser.add_argument("--rate", type=float, default=5000)
     parser.add_argument("--resume-entries", type=int, default=5000)
+    parser.add_argument("--baseline", metavar="DIR", help="run navtui from this checkout instead")
     args = parser.parse_args()
     before = os.getloadavg()
-    rss = run(args.replies, args.tokens, args.rate)
+    rss = run(args.replies, args.tokens, args.rate, args.baseline)
     if args.resume_entries:
-        resumed = resume(args.resume_entries)
+        resumed = resume(args.resume_entries, args.baseline)
         print(f"resuming a {args.resume_entries:,}-entry session: RSS {resumed:.1f} MB", flush=True)
     after = os.getloadavg()
     print(f"model {MODEL}; {args.replies} replies of {args.tokens:,} tokens at {args.rate:,.0f} tok/s")
-    print(f"RSS after reply 1: {rss[0]:.1f} MB; after reply {len(rss)}: {rss[-1]:.1f} MB; growth {rss[-1] - rss[0]:.1f} MB")
-    print(f"load average (1, 5, 15 min): before {before[0]:.2f} {before[1]:.2f} {before[2]:.2f}; "
-          f"after {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}")
+    print(
+        f"RSS after reply 1: {rss[0]:.1f} MB; after reply {len(rss)}: {rss[-1]:.1f} MB; growth {rss[-1] - rss[0]:.1f} MB"
+    )
+    print(
+        f"load average (1, 5, 15 min): before {before[0]:.2f} {before[1]:.2f} {before[2]:.2f}; "
+        f"after {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}"
+    )
 
 
 if __name__ == "__main__":

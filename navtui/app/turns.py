@@ -270,5 +270,6 @@ class TurnRunner:
     def _reclaim(self) -> None:
         self._reclaim_timer = None
         if not self.running:
+            self.screen.transcript.trim_offscreen()  # answers' lines far off screen: rendered again if scrolled to
             gc_policy.reclaim_if_grown()
             gc_policy.give_back()

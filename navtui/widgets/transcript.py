@@ -304,6 +304,7 @@ class Transcript(VerticalScroll):
                 self.first = start
                 self._update_marker()
             self.call_after_refresh(self._keep_position, height_before)
+            self.call_after_refresh(self.trim_offscreen)  # what the batch rendered away from the screen
         finally:
             self._loading = False
 
@@ -313,6 +314,22 @@ class Transcript(VerticalScroll):
         grown = self.virtual_size.height - height_before
         if grown > 0:
             self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True, release_anchor=False)
+
+    # ------------------------------------------------------------------ memory
+    def trim_offscreen(self) -> int:
+        """Let finished answers release the rendered lines of their blocks that lie over a screen away from what
+        the transcript shows (they render again if scrolled back to). Returns how many lines were released."""
+        height = self.scrollable_content_region.height
+        if not height:
+            return 0
+        top = round(self.scroll_y)
+        keep_from, keep_to = top - height, top + 2 * height
+        released = 0
+        for widget in self.children:
+            if isinstance(widget, MarkdownView) and not widget.streaming and widget.size.height:
+                region = widget.virtual_region
+                released += widget.trim(keep_from - region.y, keep_to - region.y)
+        return released
 
     # ------------------------------------------------------------------ bulk actions
     def toggle_details(self) -> bool:

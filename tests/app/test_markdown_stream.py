@@ -14,7 +14,7 @@ from textual.containers import VerticalScroll
 from navtui.app.theme_defaults import nav_defaults
 from navtui.widgets.markdown import view as view_module
 from navtui.widgets.markdown.blocks import BlockSplitter, split_blocks
-from navtui.widgets.markdown.document import MarkdownDocument
+from navtui.widgets.markdown.document import RELEASED, MarkdownDocument
 from navtui.widgets.markdown.render import palette_for, render_markdown
 from navtui.widgets.markdown.view import MarkdownView
 
@@ -138,6 +138,26 @@ def test_any_chunking_renders_what_the_whole_document_renders(text: str, cuts: l
     assert rendered(document) == rendered(at_once)
     shown = [line for line in rendered(document) if line.strip()]
     assert shown == [line for line in whole(text) if line.strip()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(DOCUMENT, st.integers(min_value=0, max_value=40), st.integers(min_value=0, max_value=40))
+def test_released_lines_render_again_as_they_were(text: str, keep_from: int, keep: int) -> None:
+    document = MarkdownDocument()
+    document.feed(text)
+    before = rendered(document)
+    document.close()  # the open last block becomes a finished one: the same lines, releasable
+    assert rendered(document) == before and not document.tail_lines
+    height = document.height
+    document.release(keep_from, keep_from + keep)
+    assert document.height == height
+    lines = document.lines
+    assert all(lines[y] is not RELEASED for y in range(keep_from, min(keep_from + keep, len(lines))))
+    outside = [(a, b) for a, b in document.spans if a < b and (b <= keep_from or a >= keep_from + keep)]
+    assert all(line is RELEASED for a, b in outside for line in lines[a:b]) and document.released == len(outside)
+    again = ["".join(segment.text for segment in document.line(y)).rstrip() for y in range(len(document.lines))]
+    assert again == before[: len(document.lines)] and document.released == 0
+    assert rendered(document) == before  # a later render (nothing new) keeps the restored lines
 
 
 class ViewApp(App[None]):

@@ -79,6 +79,11 @@ class BlockSplitter:
         self._parsed = complete - cuts[-1]
         return finished
 
+    def close(self) -> Block | None:
+        """The document ended: its open part is a finished block too (``None`` when it is only blank)."""
+        tail, self._tail, self._parsed = self._tail, "", 0
+        return Block(tail) if tail.strip() else None
+
     def _learn(self, found: dict[str, dict[str, Any]], *, settled_before: int) -> None:
         """Take the definitions of the open part; those before line ``settled_before`` can no longer change."""
         open_part: dict[str, dict[str, str]] = {}

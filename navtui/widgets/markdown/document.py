@@ -2,11 +2,17 @@
 
 No Textual here, only Rich: ``MarkdownView`` draws what this holds, and tests check it against Rich's render
 of the whole document.
+
+A finished block's rendered lines can be released (``release``: a long answer is ~0.6 MB of segments for
+20,000 tokens, of which a screenful is drawn) and are rendered again from its source when a line of it is
+asked for (``line``): the same source, width, style, palette and references render the same lines, so the
+height never changes.
 """
 
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 
 from rich.console import Console
 from rich.segment import Segment
@@ -14,6 +20,8 @@ from rich.style import Style
 
 from navtui.widgets.markdown.blocks import Block, BlockSplitter
 from navtui.widgets.markdown.render import Line, MarkdownPalette, render_markdown
+
+RELEASED: Line = []  # stands for a line of a released block (told apart by identity: a rendered line is never it)
 
 
 class MarkdownDocument:
@@ -27,14 +35,17 @@ class MarkdownDocument:
     def __init__(self) -> None:
         self.splitter = BlockSplitter()
         self.blocks: list[Block] = []
-        self.lines: list[Line] = []  # finished blocks, rendered, with the blank lines between them
+        self.lines: list[Line] = []  # finished blocks, rendered, with the blank lines between them (or RELEASED)
         self.shown = 0  # how many of ``lines`` the view shows (all of them, unless ``behind``)
+        self.spans: list[tuple[int, int]] = []  # where each rendered block's lines are in ``lines`` (start, end)
         self.tail_lines: list[Line] = []
         self.tail_blank = False  # a blank line between the finished lines and the tail
         self.changed_lines = False  # ``lines`` was rebuilt, not only extended (drawn strips are stale)
         self._rendered = 0  # how many of ``blocks`` are in ``lines``
         self._references_version = 0  # the splitter's, when ``lines`` was rendered
         self._tail_dirty = True
+        self._released = 0  # blocks whose lines are RELEASED
+        self._rendering: tuple[Console, int, Style, MarkdownPalette] | None = None  # what ``lines`` was rendered with
 
     @property
     def behind(self) -> bool:
@@ -49,10 +60,19 @@ class MarkdownDocument:
         self.blocks.extend(self.splitter.feed(text))
         self._tail_dirty = True
 
+    def close(self) -> None:
+        """The document is complete: its last (open) block is finished too, so it can be released like the rest.
+        It renders the same lines in the same place (the gap before it included)."""
+        block = self.splitter.close()
+        if block is not None:
+            self.blocks.append(block)
+        self._tail_dirty = True
+
     def reset(self) -> None:
         """Everything is rendered again at the next ``render`` (a new width, style or theme)."""
         self.lines, self._rendered, self._tail_dirty, self.changed_lines = [], 0, True, True
         self.shown = 0
+        self.spans, self._released = [], 0
 
     def render(
         self, console: Console, width: int, style: Style, palette: MarkdownPalette, budget: float | None = None
@@ -91,10 +111,13 @@ class MarkdownDocument:
         references = splitter.references
         lines = self.lines
         deadline = None if budget is None or self.changed_lines else time.perf_counter() + budget
+        self._rendering = (console, width, style, palette)
+        gap = [Segment(" " * width, style)]  # one blank line between top-level blocks, as Rich renders a document
         for block in self.blocks[self._rendered :]:
             rendered = render_markdown(block.source, console, width, style, palette, references)
-            if lines and rendered:  # one blank line between top-level blocks, as Rich renders a document
-                lines.append([Segment(" " * width, style)])
+            if lines and rendered:
+                lines.append(gap)
+            self.spans.append((len(lines), len(lines) + len(rendered)))
             lines.extend(rendered)
             self._rendered += 1
             if deadline is not None and time.perf_counter() > deadline and self.behind:
@@ -105,3 +128,43 @@ class MarkdownDocument:
             self.tail_lines = render_markdown(tail, console, width, style, palette, references) if tail.strip() else []
             self.tail_blank = bool(self.tail_lines and lines)
             self._tail_dirty = False
+
+    # ------------------------------------------------------------------ releasing what is not drawn
+    def line(self, y: int) -> Line:
+        """Finished line ``y``; a released block is rendered again first."""
+        line = self.lines[y]
+        if line is RELEASED:
+            self._restore(y)
+            line = self.lines[y]
+        return line
+
+    @property
+    def released(self) -> int:
+        """How many blocks have their lines released."""
+        return self._released
+
+    def release(self, keep_from: int, keep_to: int) -> int:
+        """Release the lines of every rendered block outside lines ``keep_from``..``keep_to`` (exclusive).
+
+        Returns how many lines were released. Heights and ``line`` stay as they were."""
+        released = 0
+        lines = self.lines
+        for start, end in self.spans:
+            if end <= start or end > self.shown or (start < keep_to and end > keep_from) or lines[start] is RELEASED:
+                continue
+            lines[start:end] = [RELEASED] * (end - start)
+            released += end - start
+            self._released += 1
+        return released
+
+    def _restore(self, y: int) -> None:
+        assert self._rendering is not None  # a line was released, so the document was rendered
+        console, width, style, palette = self._rendering
+        index = bisect_right(self.spans, (y, len(self.lines) + 1)) - 1
+        start, end = self.spans[index]
+        rendered = render_markdown(self.blocks[index].source, console, width, style, palette, self.splitter.references)
+        # The same inputs render the same lines; were it ever otherwise, the height must not move under the view.
+        blank = [Segment(" " * width, style)]
+        rendered = (rendered + [blank] * (end - start))[: end - start]
+        self.lines[start:end] = rendered
+        self._released -= 1

@@ -6,6 +6,9 @@ finished blocks are rendered once into cached strips ("frozen"), and only the op
 again on a flush. A frame therefore costs one small Markdown render plus a layout of a single widget,
 however long the message is. Idle views hold no timer. The blocks are cut where markdown-it says
 (``blocks.py``) and held in a ``MarkdownDocument`` (``document.py``), which knows nothing of Textual.
+
+``trim`` lets go of the rendered lines of finished blocks away from what the screen shows (the transcript
+calls it when a turn has ended); a line asked for again is rendered again from its block.
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ class MarkdownView(Widget):
         self._catch_up_timer: Timer | None = None  # set while finished blocks wait to be rendered
         if text:
             self._feed(text)
+        if not streaming:
+            self._document.close()
 
     # ------------------------------------------------------------------ content
     @property
@@ -76,6 +81,7 @@ class MarkdownView(Widget):
         """The stream ended: show everything now (no timer is left behind)."""
         self.streaming = False
         self._coalescer.flush_now()
+        self._document.close()  # the last block is final: the same lines, now releasable (``trim``)
         self._render_rest()
 
     def flush(self) -> None:
@@ -163,19 +169,28 @@ class MarkdownView(Widget):
         self._ensure(width)
         return self._document.height
 
+    def trim(self, keep_from: int, keep_to: int) -> int:
+        """Release the rendered lines of finished blocks outside lines ``keep_from``..``keep_to`` (the view's own
+        rows, exclusive end) and the strips drawn from them. Returns how many lines were released."""
+        released = self._document.release(keep_from, keep_to)
+        if released:
+            strips = self._strips
+            for y in [y for y in strips if not keep_from <= y < keep_to]:
+                del strips[y]
+        return released
+
     def render_lines(self, crop: Region) -> list[Strip]:
         self._ensure(self.size.width)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         document = self._document
-        lines = document.lines
         width = self.size.width
         if y < document.shown:
             strips = self._strips
             strip = strips.get(y)
             if strip is None:
-                strip = strips[y] = Strip(lines[y], width)
+                strip = strips[y] = Strip(document.line(y), width)
                 if len(strips) > STRIP_CACHE:
                     strips.popitem(last=False)
             else:
