@@ -90,6 +90,7 @@ class OllamaProvider(Provider):
             import httpx
 
             from navtui import __version__
+            from navtui.providers.tls import client_tls
 
             headers = {"Accept": "application/json", "User-Agent": f"navtui/{__version__}"}
             api_key = os.environ.get("OLLAMA_API_KEY")
@@ -100,6 +101,7 @@ class OllamaProvider(Provider):
                 headers=headers,
                 follow_redirects=True,
                 timeout=httpx.Timeout(None, connect=10.0),  # read pacing is ours: request/stall timeouts
+                verify=client_tls(),  # certificates loaded on the first TLS connection (a local server makes none)
             )
         return self._client
 

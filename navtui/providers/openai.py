@@ -68,9 +68,14 @@ class OpenAIProvider(Provider):
         if self._client is None:
             import httpx
 
+            from navtui.providers.tls import client_tls
+
             headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
             self._client = httpx.AsyncClient(
-                base_url=self.base_url or "", headers=headers, timeout=httpx.Timeout(None, connect=10.0)
+                base_url=self.base_url or "",
+                headers=headers,
+                timeout=httpx.Timeout(None, connect=10.0),
+                verify=client_tls(),  # certificates loaded on the first TLS connection (a local server makes none)
             )
         return self._client
 
