@@ -10,7 +10,8 @@ background job (``sleep``) to try ``kill -9`` on navtui with. ``--scenario fault
 the model or the server misbehaves, one prompt each: an answer that breaks off (asked again), a model silent for
 8 s (the status line counts), a model calling a tool that does not exist (the run stops after 3), a tool call
 the server could not parse (HTTP 500, asked again then handed to the model). ``--scenario edits`` answers in
-the edit-block protocol (``providers.tool_protocol: edits``): a whole ``demo.py`` and a ``bash`` block.
+the edit-block protocol (``providers.tool_protocol: edits``): a whole ``demo.py`` and a ``bash`` block;
+``--scenario stuck`` a model that claims a file it never wrote, to see navtui start its next reply.
 ``--scenario checkpoints``: two turns that change files by shell (an edit, a new folder, a mode bit, a
 rename) to try ``/undo``, Esc Esc and ``/branch`` with (start navtui where ``demo.py`` exists, ``--approval
 yolo``). ``--cold 5`` starts the model out of memory
@@ -89,6 +90,14 @@ def edits_script(server: FakeServer, rate: float) -> None:
     )
 
 
+def stuck_script(server: FakeServer) -> None:
+    """The edit-block protocol with a model that claims instead of writing (Qwen2.5-Coder 1.5B's count_rows):
+    ask "Count the data rows of data.csv and write the number into a new file count.txt"."""
+    server.script(Text("The number of rows in data.csv is 17. This number has been written to count.txt."))
+    server.script(Text("17\n```\n"))  # navtui starts this reply with "count.txt" and a fence; Ollama continues it
+    server.script(Text("count.txt holds 17."))
+
+
 def checkpoints_script(server: FakeServer) -> None:
     """Turns that change files, to try /undo, Esc Esc and /branch with: run navtui where demo.py exists."""
     server.script(
@@ -113,7 +122,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=300, help="tokens per second")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument(
-        "--scenario", choices=["default", "sandbox", "faults", "edits", "checkpoints"], default="default"
+        "--scenario", choices=["default", "sandbox", "faults", "edits", "stuck", "checkpoints"], default="default"
     )
     parser.add_argument(
         "--cold", type=float, metavar="SECONDS", help="the model starts out of memory; loading takes this long"
@@ -130,6 +139,8 @@ def main() -> None:
         faults_script(server)
     elif args.scenario == "edits":
         edits_script(server, args.rate)
+    elif args.scenario == "stuck":
+        stuck_script(server)
     elif args.scenario == "checkpoints":
         checkpoints_script(server)
     else:
