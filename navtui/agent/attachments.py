@@ -34,7 +34,10 @@ WINDOW_SHARE = 0.25  # of the window (in bytes at ~4 per token) the attachments 
 
 _AT_TOKEN = re.compile(r"(?:^|(?<=\s))@(\S+)")
 # A file name as people write it in a prompt: a path with an extension, not part of a URL or an @mention.
-_NAMED = re.compile(r"(?<![\w@/.:-])((?:\.{0,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8})(?![\w/])")
+# A file name is no version ("numpy>=1.26": the 1.5B was asked for a new file 1.26 and wrote one).
+_NAMED = re.compile(
+    r"(?<![\w@/.:=<>~^-])(?![\d.]+(?![\w/]))((?:\.{0,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8})(?![\w/])"
+)
 _BLOCK = re.compile(r'<attached_file path="([^"]+)"')
 
 Seen = Callable[[Path, bytes | None], None]  # told each attached file (its bytes when whole): it counts as read

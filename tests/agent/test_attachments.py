@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from navtui.agent.attachments import ATTACH_LIMIT, attach_files, attached_paths, named_files
+from navtui.agent.attachments import ATTACH_LIMIT, attach_files, attached_paths, named_files, named_paths
 
 
 def make(root: Path, files: dict[str, str]) -> Path:
@@ -18,6 +18,13 @@ def test_named_workspace_files_are_found_in_order(tmp_path: Path) -> None:
     make(tmp_path, {"README.md": "x", "src/app.py": "y", "notes.txt": "z"})
     prompt = "Read README.md, fix src/app.py. Not missing.py, not https://x.org/a.py, not @notes.txt, not v1.2."
     assert named_files(prompt, tmp_path) == ["README.md", "src/app.py"]
+
+
+def test_a_version_is_no_file_name() -> None:
+    # append_line: "numpy>=1.26" was taken for a new file 1.26, and the 1.5B was asked to write it (and did).
+    assert named_paths("Add the line numpy>=1.26 at the end of requirements.txt.") == ["requirements.txt"]
+    assert named_paths("Pin rich==13.7 and bump to 2.0.1 in setup.py.") == ["setup.py"]
+    assert named_paths("Edit hello.py and src/a.b.py.") == ["hello.py", "src/a.b.py"]
 
 
 def test_the_named_file_goes_with_the_prompt_byte_for_byte(tmp_path: Path) -> None:
