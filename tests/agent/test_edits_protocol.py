@@ -277,23 +277,6 @@ async def test_navtuis_question_for_a_missing_file_starts_the_reply_with_its_blo
         await rt.aclose()
 
 
-async def test_a_questioned_deletion_starts_the_reply_with_a_bash_fence(
-    fake_server: FakeServer, workspace: Path, navtui_home: Path
-) -> None:
-    fake_server.set_llamacpp(n_ctx=4096, alias=MODEL)
-    (workspace / "debug.log").write_text("old log line\n", encoding="utf-8")
-    rt = make_runtime(workspace, fake_server, navtui_home)
-    fake_server.script(Text("The file debug.log has been deleted."))
-    fake_server.script(Text("```bash\nrm debug.log\n```"))  # llama.cpp sends the start back
-    fake_server.script(Text("Deleted."))
-    try:
-        await run(rt, "Delete the file debug.log.")
-        assert fake_server.chat_requests[1].json["messages"][-1] == {"role": "assistant", "content": "```bash\n"}
-        assert not (workspace / "debug.log").exists()
-    finally:
-        await rt.aclose()
-
-
 def test_the_given_start_is_taken_off_only_when_the_server_sends_it_back() -> None:
     echo = EchoFilter("calc.py\n```\n")
     assert [echo.take(t) for t in ("calc", ".py\n``", "`\ndef f", "():\n")] == ["", "", "def f", "():\n"]
@@ -303,20 +286,25 @@ def test_the_given_start_is_taken_off_only_when_the_server_sends_it_back() -> No
     assert short.take("calc") == "" and short.rest() == ""  # only the start came back: nothing more to read
 
 
+@pytest.mark.parametrize("continues", [False, True])
 async def test_a_claimed_deletion_gets_the_block_to_send(
-    fake_server: FakeServer, workspace: Path, navtui_home: Path
+    fake_server: FakeServer, workspace: Path, navtui_home: Path, continues: bool
 ) -> None:
+    if continues:  # a server that continues replies gets the reply started with a bash fence too
+        fake_server.set_llamacpp(n_ctx=4096, alias=MODEL)
     (workspace / "debug.log").write_text("old log line\n" * 20, encoding="utf-8")
     rt = make_runtime(workspace, fake_server, navtui_home)
     # delete_log in the eval: a claim, then, questioned, the note's words back ("run rm debug.log in a bash block").
     fake_server.script(Text("The file debug.log has been deleted."))
-    fake_server.script(Text("```bash\nrm debug.log\n```"))
+    fake_server.script(Text("```bash\nrm debug.log\n```"))  # llama.cpp sends a given start back
     fake_server.script(Text("Deleted."))
     try:
         await run(rt, "Delete the file debug.log.")
+        messages = fake_server.chat_requests[1].json["messages"]
         second = user_text(fake_server.chat_requests[1].json)
         assert "Your reply deleted nothing: saying a file is deleted does not delete it. Send this block now:" in second
         assert second.endswith("```bash\nrm debug.log\n```")
+        assert (messages[-1] == {"role": "assistant", "content": "```bash\n"}) is continues
         assert not (workspace / "debug.log").exists()
     finally:
         await rt.aclose()
