@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from navtui.agent.claims import changed_since_request
 from navtui.agent.hooks import AgentHooks, Nudge
+from navtui.core.messages import ask_to_write
 
 if TYPE_CHECKING:
     from navtui.agent.loop import Agent
@@ -38,7 +39,7 @@ def asked_message(paths: list[str], answer: str | None = None) -> str:
     """The nudge; with ``answer`` (a value the final answer gave) the block that puts it into the one file."""
     names = ", ".join(paths)
     first = paths[0]
-    write = f"Write the new {first} now: the line {first} on its own, then a fenced block with its content"
+    write = ask_to_write(first, "its content")
     if answer is not None and len(paths) == 1:
         return (
             f"{ASKED_OPENING}: {first}. {write}. If it should hold your answer, that is:\n\n{first}\n```\n{answer}\n```"
@@ -47,10 +48,7 @@ def asked_message(paths: list[str], answer: str | None = None) -> str:
 
 
 def unchanged_message(path: str) -> str:
-    return (
-        f"{UNCHANGED_OPENING} {path}, which is still exactly as it was. Write the new {path} now: the line {path} "
-        "on its own, then a fenced block with the whole new content of the file. If it needs no change, say why."
-    )
+    return f"{UNCHANGED_OPENING} {path}, which is still exactly as it was. {ask_to_write(path)}. If it needs no change, say why."
 
 
 def change_targets(prompt: str) -> list[str]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from navtui.agent.hooks import AgentHooks, Nudge
+from navtui.core.messages import ask_to_write
 from navtui.core.walk import is_binary, walk_files
 
 if TYPE_CHECKING:
@@ -66,8 +67,7 @@ def rename_message(rename: Rename, left: dict[str, list[int]]) -> str:
     # talked of, the one it had already renamed, and the 1.5B sent that one again.
     return (
         f"{RENAME_OPENING}: {rename.old} is still used in {_listing(places)}. Change it to {rename.new} there too. "
-        f"Write the new {first} now: the line {first} on its own, then a fenced block with the whole new content "
-        "of the file; then the next file the same way."
+        f"{ask_to_write(first)}; then the next file the same way."
     )
 
 

@@ -8,6 +8,7 @@ a message read from another tool's session loses nothing when navtui copies it.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Annotated, Any, Literal
 
@@ -136,6 +137,21 @@ NUDGE_OPENINGS = (
     "The rename is not finished",
     "The request asks for a change to",
 )
+
+
+def ask_to_write(path: str, content: str = "the whole new content of the file") -> str:
+    """How navtui asks for one file by name; ``asked_to_write`` reads it back (the edits protocol then takes a
+    block without a path as that file, and may start the model's reply with the file's block)."""
+    return f"Write the new {path} now: the line {path} on its own, then a fenced block with {content}"
+
+
+_ASKED_TO_WRITE = re.compile(r"Write the new (\S+) now: the line ")
+
+
+def asked_to_write(text: str) -> str | None:
+    """The file the last ``ask_to_write`` in ``text`` asks for."""
+    found = _ASKED_TO_WRITE.findall(text)
+    return found[-1] if found else None
 
 
 def is_nudge(text: str) -> bool:

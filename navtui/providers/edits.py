@@ -23,7 +23,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, TextDelta, ToolCallEvent
-from navtui.core.messages import AssistantMessage, TextBlock, ToolCall, ToolResultMessage, UserMessage, is_nudge
+from navtui.core.messages import (
+    AssistantMessage,
+    TextBlock,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    ask_to_write,
+    asked_to_write,
+    is_nudge,
+)
 from navtui.providers.base import PARSE_ERROR_KEY, RAW_CALL_KEY, AnyMessage, ChatRequest, FileInPlay, ProviderStream
 from navtui.providers.editblocks import (
     BadBlock,
@@ -64,11 +73,7 @@ NO_FILE_CHANGED = (
 )
 # Seen: asked again with that reminder, the 1.5B repeated its description word for word (temperature 0). Naming
 # the file it described, and the very first line to write, got the file.
-NAME_THE_FILE = (
-    "Your reply changed no file: describing a change does not make it. Write the new {path} now: the line {path} "
-    "on its own, then a fenced block with the whole new content of the file."
-)
-_ASKED = re.compile(r"Write the new (\S+) now: the line ")
+NAME_THE_FILE = "Your reply changed no file: describing a change does not make it. {ask}."
 # Seen: the claim "debug.log has been deleted" questioned, the 1.5B answered "To delete the file debug.log, run rm
 # debug.log in a bash block.": the note's words, not the block. The block itself, ready to copy:
 DELETED_NOTHING = "Your reply deleted nothing"
@@ -228,12 +233,11 @@ def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]
 
 
 def asked_path(messages: Sequence[AnyMessage]) -> str | None:
-    """The file the latest user text asks for by name (``NAME_THE_FILE``), if it does."""
+    """The file the latest user text asks for by name (``ask_to_write``), if it does."""
     last = messages[-1] if messages else None
     if not isinstance(last, UserMessage) or not isinstance(last.content, str):
         return None
-    found = _ASKED.findall(last.content)
-    return found[-1] if found else None
+    return asked_to_write(last.content)
 
 
 def _nudged(messages: Sequence[AnyMessage], index: int) -> bool:
@@ -261,7 +265,7 @@ def _reminder(wrote: bool, said: str, files: Sequence[FileInPlay]) -> str:
         if file.text is not None and (at := _mention(said, file.path)) >= 0
     )
     if named:
-        return NAME_THE_FILE.format(path=named[0][2])
+        return NAME_THE_FILE.format(ask=ask_to_write(named[0][2]))
     deleted = [file.path for file in files if file.hide]  # files the request deletes
     if deleted:
         return DELETE_IT.format(block="```bash\nrm " + " ".join(shlex.quote(path) for path in deleted) + "\n```")
