@@ -7,6 +7,7 @@ from pathlib import Path
 from navtui.app.screens.approval import ApprovalScreen
 from navtui.app.screens.main import MainScreen
 from navtui.widgets.items import ToolItem
+from navtui.widgets.status_line import StatusLine
 from navtui.widgets.tool_card import ToolCard
 from tests.app.conftest import main_screen, rendered_text, settle, transcript, wait_for
 from tests.fakes import Text, ToolCall
@@ -98,6 +99,29 @@ async def test_approval_granted_runs_the_tool(make_app, fake_server, workspace: 
         assert isinstance(app.screen, MainScreen)
         assert (workspace / "new.txt").read_text() == "hello\n"
         assert cards(app)[0].item.status == "success"
+
+
+async def test_nothing_turns_under_the_approval_dialog(make_app, fake_server, workspace: Path) -> None:
+    """The dialog repaints the whole screen beneath it for each change there: the spinners wait until it closes."""
+    fake_server.script(ToolCall("write", {"path": "new.txt", "content": "hello\n"}))
+    fake_server.script(Text("Written."))
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        screen.submit("create new.txt")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        status = screen.query_one(StatusLine)
+        [card] = cards(app)
+        before = (status.spinner_index, card.spinner_index)
+        for _ in range(3):
+            screen.turns._spin()
+        assert (status.spinner_index, card.spinner_index) == before
+        await pilot.pause(ApprovalScreen.GRACE + 0.05)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        screen.turns._spin()
+        assert status.spinner_index == screen.turns._spinner_index != before[0]
+        await settle(app, pilot)
 
 
 async def test_approval_denied_with_a_reason_tells_the_model(make_app, fake_server, workspace: Path) -> None:
