@@ -76,7 +76,33 @@ async def test_a_flush_that_keeps_the_height_repaints_only_the_changed_line_and_
         refreshes.clear()
         view.append("\n\nanother paragraph")
         view.flush()
-        assert refreshes[-1] == ((), True)  # taller: a layout
+        assert refreshes[-1] == ((Region(0, height, view.size.width, 2),), True)  # taller: a layout, the new rows
+
+
+async def test_a_view_that_grows_restyles_only_its_new_rows() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(MarkdownView)
+        await pilot.pause()
+        height = view.size.height
+        drawn: list[int] = []
+        original = view.render_line
+
+        def spy(y: int) -> Any:
+            drawn.append(y)
+            return original(y)
+
+        view.render_line = spy  # type: ignore[method-assign]
+        view.append(" grows\n\nanother paragraph")
+        view.flush()
+        await wait_for(pilot, lambda: view.size.height > height and bool(drawn))
+        await pilot.pause()
+        # The open paragraph's last row changed and the new rows came; the title and the first paragraph did not.
+        assert drawn and min(drawn) == height - 1
+        kept = [strip.text for strip in view.render_lines(view.size.region)]
+        view._styles_cache.clear()
+        assert [strip.text for strip in view.render_lines(view.size.region)] == kept  # what a whole repaint draws
+        assert "another paragraph" in kept[-1] and kept[0].strip() == "Title"
 
 
 async def test_a_flush_that_grows_the_view_costs_one_layout_not_two() -> None:
@@ -126,3 +152,20 @@ async def test_streamed_text_waits_for_a_pending_echo() -> None:
         assert view._coalescer.pending and view.size.height == height
         app.pacer.frame()  # the echo went out
         await wait_for(pilot, lambda: not view._coalescer.pending and "held back" in view.text)
+
+
+async def test_a_long_answer_keeps_only_a_few_screens_of_styled_rows() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(MarkdownView)
+        await pilot.pause()
+        for step in range(8):
+            height = view.size.height
+            view.append("".join(f"\n\nparagraph {step}.{n}" for n in range(5)))
+            view.flush()
+            await wait_for(pilot, lambda height=height: view.size.height > height)
+            app.query_one(VerticalScroll).scroll_end(animate=False)  # the transcript follows the answer
+            await pilot.pause()
+            await pilot.pause()
+        assert view.size.height > 80
+        assert 0 < len(view._styles_cache._cache) <= 2 * 20 + 10
