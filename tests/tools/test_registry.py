@@ -5,11 +5,15 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
 
 from navtui.agent.loop import Agent
 from navtui.config.settings import Settings
 from navtui.core.events import ToolCallFinished
 from navtui.tools.approval import ApprovalPolicy, DenyingApprover
+from navtui.tools.base import Tool
 from navtui.tools.registry import default_tools, make_context
 from tests.agent.scripted import ScriptedProvider, calls, text
 
@@ -34,6 +38,30 @@ def test_specs_come_from_the_argument_models() -> None:
             assert not re.search(r"def \w+\(|\\n ", spec.description), spec.name
     read = next(s for s in default_tools().specs() if s.name == "read")
     assert read.parameters["required"] == ["path"]
+
+
+def test_a_tool_schema_is_made_once_and_each_spec_gets_its_own_copy() -> None:
+    made: list[str] = []
+
+    class ProbeArgs(BaseModel):
+        path: str
+
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            made.append(cls.__name__)
+            return super().model_json_schema(*args, **kwargs)
+
+    class Probe(Tool[ProbeArgs]):
+        name = "probe"
+        description = "a tool of this test"
+        Args = ProbeArgs
+
+    tool = Probe()
+    first = tool.spec()
+    first.parameters["properties"]["path"]["type"] = "integer"  # a receiver changing its copy
+    second = tool.spec()
+    assert second.parameters["properties"]["path"] == {"type": "string"} and second.parameters["required"] == ["path"]
+    assert made == ["ProbeArgs"]
 
 
 def test_make_context_reads_settings(tmp_path: Path) -> None:
