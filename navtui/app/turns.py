@@ -20,6 +20,7 @@ from navtui.app import gc_policy
 from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
 from navtui.widgets import spinner
+from navtui.widgets.markdown import warm as markdown_warm_up
 from navtui.widgets.pacing import pacer_of
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusLine
@@ -209,6 +210,7 @@ class TurnRunner:
         screen = self.screen
         screen.query_one(StatusLine).set_working(working, label if working else "")
         if working:
+            markdown_warm_up.start()  # the first reply's one-time render costs, paid while the request goes out
             if self._reclaim_timer is not None:
                 self._reclaim_timer.stop()
                 self._reclaim_timer = None

@@ -1,0 +1,62 @@
+"""The first reply's one-time Markdown costs are paid on a thread when a turn starts (widgets/markdown/warm.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from navtui.widgets.markdown import warm
+from tests.app.conftest import main_screen, settle, wait_for
+from tests.fakes import Text
+
+CHECK = """
+import json, sys
+from navtui.widgets.markdown import warm
+before = [m for m in ("markdown_it", "rich.markdown", "pygments.lexers.python") if m in sys.modules]
+warm.start()
+warm._thread.join()
+loaded = set(sys.modules)
+from rich.console import Console
+from rich.style import Style
+from navtui.widgets.markdown.document import MarkdownDocument
+from navtui.widgets.markdown.render import palette_for
+document = MarkdownDocument()
+document.feed("A reply.\\n\\n```python\\nprint(1)\\n```\\n\\n| x |\\n|---|\\n| 1 |\\n")
+document.close()
+document.render(Console(width=60, force_terminal=True), 60, Style(), palette_for({}), None)
+print(json.dumps({"before": before, "after_reply": sorted(set(sys.modules) - loaded), "lines": document.height}))
+"""
+
+
+def test_the_warm_up_loads_what_a_reply_would_load_and_only_then() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", CHECK], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+    )
+    result = json.loads(out.stdout)
+    assert result["before"] == []  # importing the module loads nothing of Markdown
+    assert result["after_reply"] == []  # the reply's paragraph, Python block and table import nothing more
+    assert result["lines"] > 5
+
+
+async def test_a_turn_starts_the_warm_up_once(make_app, fake_server, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(warm, "_thread", None)
+    fake_server.script(Text("one"))
+    fake_server.script(Text("two"))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert warm._thread is None  # not at start-up
+        screen = main_screen(app)
+        screen.submit("first")
+        await wait_for(pilot, lambda: warm._thread is not None)
+        first = warm._thread
+        await settle(app, pilot)
+        screen.submit("second")
+        await settle(app, pilot)
+        assert warm._thread is first
+        assert first is not None
+        first.join()
