@@ -17,6 +17,7 @@ from textual import events
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.message import Message
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -47,6 +48,7 @@ from navtui.widgets.items import (
 )
 from navtui.widgets.markdown.view import MarkdownView
 from navtui.widgets.pull_card import PullCard
+from navtui.widgets.scrollbar import LineScrollBar
 from navtui.widgets.thinking import ThinkingView
 from navtui.widgets.tool_card import ToolCard
 
@@ -137,6 +139,17 @@ class Transcript(VerticalScroll):
         self._loading = False
         self.spinner_index: int | None = None
         self.describe: Callable[[ToolItem], str] | None = None
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        # Textual's own, drawn from shared strips (widgets/scrollbar.py): the bar changes at every flush that
+        # grows a streamed answer.
+        if self._vertical_scrollbar is None:
+            bar = LineScrollBar(vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     def on_earlier_marker_clicked(self, message: EarlierMarker.Clicked) -> None:
         message.stop()
