@@ -22,6 +22,8 @@ from navtui.core.events import Notice, TurnFinished
 from navtui.session.manager import SessionManager
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from navtui.agent.loop import Agent
     from navtui.core.messages import ToolCall, ToolResultMessage
     from navtui.session.entries import Entry
@@ -57,7 +59,7 @@ class TurnCheckpoints(AgentHooks):
         else:
             await task
 
-    async def _record_base(self, session: SessionManager, path: list[Entry]) -> None:
+    async def _record_base(self, session: SessionManager, path: Sequence[Entry]) -> None:
         try:
             checkpoint = await asyncio.to_thread(self.checkpointer.base_checkpoint, path)
             self.checkpointer.record(session, checkpoint)  # the session is only written from its own thread

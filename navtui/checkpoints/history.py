@@ -16,11 +16,12 @@ The code at a point of the tree is the ``tree`` of the latest checkpoint on its 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from navtui.session.entries import AssistantMessage, CustomEntry, Entry, MessageEntry
+from navtui.session.tree import Branch
 
 CUSTOM_TYPE = "navtui-checkpoint"
 CheckpointKind = Literal["base", "turn", "undo", "restore"]
@@ -63,9 +64,20 @@ def checkpoint_of(entry: Entry) -> Checkpoint | None:
     )
 
 
-def latest(path: list[Entry], workspace: str) -> Checkpoint | None:
+_CHECKPOINTS = frozenset({"custom"})
+_CHECKPOINTS_AND_MESSAGES = frozenset({"custom", "message"})
+
+
+def _newest_first(path: Sequence[Entry], types: frozenset[str]) -> Iterator[Entry]:
+    """``path``'s entries of ``types``, newest first (a session's ``Branch`` leaves the others unparsed)."""
+    if isinstance(path, Branch):
+        return path.newest_first(types)
+    return (entry for entry in reversed(path) if entry.type in types)
+
+
+def latest(path: Sequence[Entry], workspace: str) -> Checkpoint | None:
     """The code at the end of ``path`` (a root-to-point list of entries), ``None`` when nothing was recorded."""
-    for entry in reversed(path):
+    for entry in _newest_first(path, _CHECKPOINTS):
         checkpoint = checkpoint_of(entry)
         if checkpoint is not None and checkpoint.workspace == workspace:
             return checkpoint
@@ -81,7 +93,7 @@ class UndoStep:
     undid: str  # what the undo entry records: the checkpoint's id, or "interrupted:<id>" after a cut-off turn
 
 
-def undo_steps(path: list[Entry], workspace: str) -> Iterator[UndoStep]:
+def undo_steps(path: Sequence[Entry], workspace: str) -> Iterator[UndoStep]:
     """Newest first: the changes on ``path`` not undone yet, in ``workspace``.
 
     A turn that called tools after the latest checkpoint never reached its own (the process died): its step
@@ -91,7 +103,7 @@ def undo_steps(path: list[Entry], workspace: str) -> Iterator[UndoStep]:
     undone: set[str] = set()
     first = True
     tools_since = cut_off(path)
-    for entry in reversed(path):
+    for entry in _newest_first(path, _CHECKPOINTS):
         checkpoint = checkpoint_of(entry)
         if checkpoint is None or checkpoint.workspace != workspace:
             continue
@@ -104,9 +116,9 @@ def undo_steps(path: list[Entry], workspace: str) -> Iterator[UndoStep]:
             yield UndoStep(checkpoint.before, checkpoint.tree, checkpoint.entry_id)
 
 
-def cut_off(path: list[Entry]) -> bool:
+def cut_off(path: Sequence[Entry]) -> bool:
     """The model called tools after the latest checkpoint: a turn ended before its own (the process died)."""
-    for entry in reversed(path):
+    for entry in _newest_first(path, _CHECKPOINTS_AND_MESSAGES):
         if checkpoint_of(entry) is not None:
             return False
         if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage) and entry.message.tool_calls:

@@ -11,6 +11,7 @@ import json
 import shutil
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,7 +129,7 @@ class Checkpointer:
 
     # ------------------------------------------------------------------ recording
     # ``*_checkpoint`` walk the workspace (a thread); ``record`` appends to the session (the session's thread).
-    def base_checkpoint(self, path: list[Entry]) -> Checkpoint | None:
+    def base_checkpoint(self, path: Sequence[Entry]) -> Checkpoint | None:
         """Before a run: the workspace, when it is not what the latest checkpoint on ``path`` says (hand edits)."""
         changed = self._changed(path)
         if changed is None:
@@ -138,7 +139,7 @@ class Checkpointer:
             return Checkpoint("", "turn", snap.tree, last.tree, self.workspace)
         return Checkpoint("", "base", snap.tree, None, self.workspace)
 
-    def turn_checkpoint(self, path: list[Entry]) -> Checkpoint | None:
+    def turn_checkpoint(self, path: Sequence[Entry]) -> Checkpoint | None:
         """After a turn: a checkpoint when the workspace changed since the latest one on ``path``."""
         changed = self._changed(path)
         if changed is None:
@@ -146,7 +147,7 @@ class Checkpointer:
         snap, last = changed
         return Checkpoint("", "turn", snap.tree, last.tree if last is not None else None, self.workspace)
 
-    def _changed(self, path: list[Entry]) -> tuple[Snapshot, Checkpoint | None] | None:
+    def _changed(self, path: Sequence[Entry]) -> tuple[Snapshot, Checkpoint | None] | None:
         """The workspace now and the latest checkpoint on ``path``; None when they agree (or no snapshot)."""
         snap = self.snapshot()
         if snap is None:
@@ -167,7 +168,7 @@ class Checkpointer:
         return self.record(session, self.turn_checkpoint(session.get_branch()))
 
     # ------------------------------------------------------------------ going back
-    def propose_undo(self, path: list[Entry]) -> Proposal | None:
+    def propose_undo(self, path: Sequence[Entry]) -> Proposal | None:
         """What ``/undo`` would put back on this root-to-leaf ``path``; ``None`` when there is nothing."""
         snap = self.snapshot()
         if snap is None:
@@ -178,7 +179,7 @@ class Checkpointer:
                 return Proposal(plan, snap.tree, step.goal, "undo", step.undid)
         return None
 
-    def propose_restore(self, current: list[Entry], target: list[Entry]) -> Proposal | None:
+    def propose_restore(self, current: Sequence[Entry], target: Sequence[Entry]) -> Proposal | None:
         """The code of the point at the end of ``target`` (a root-to-point path), seen from ``current``'s end.
 
         ``None`` when that point has no checkpoint, or the workspace already is as it was there.

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -65,12 +66,13 @@ class SessionContext:
 
 
 def build_context(
-    path: list[Entry],
+    branch: Sequence[Entry],
     *,
     default_model: tuple[str | None, str | None] = (None, None),
     default_thinking: str | None = None,
 ) -> SessionContext:
-    """The model's context for the root-to-leaf ``path`` (defaults: what a pi v1 header recorded)."""
+    """The model's context for the root-to-leaf ``branch`` (defaults: what a pi v1 header recorded)."""
+    path = list(branch)  # each entry parsed once (a session's ``Branch`` parses as it is read)
     context = SessionContext(leaf_id=path[-1].id if path else None)
     if default_thinking is not None:
         context.thinking_level, context.thinking_level_recorded = default_thinking, True

@@ -7,6 +7,7 @@ Line 1 of a session file is a ``SessionHeader``; every later line is an entry wi
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Container
 from datetime import UTC, datetime
@@ -223,6 +224,20 @@ def parse_entry(raw: dict[str, Any]) -> Entry:
         return model.model_validate(raw)  # type: ignore[return-value]
     except ValidationError:
         return RawEntry.of(raw)
+
+
+def parse_line(kind: str, line: bytes) -> Entry:
+    """``parse_entry(json.loads(line))`` for a line whose ``type`` is ``kind``: the same entry, in half the time
+    when the line is a valid typed entry (pydantic then reads the JSON itself, with no dicts in between)."""
+    model = MessageEntry if kind == "message" else _MODELS.get(kind)
+    if model is not None:
+        try:
+            entry = model.model_validate_json(line)
+        except ValidationError:  # not valid as that type (a pi role, a bad field, a lone surrogate): as parse_entry
+            pass
+        else:
+            return entry  # type: ignore[return-value]
+    return parse_entry(json.loads(line))
 
 
 def _parse_message_entry(raw: dict[str, Any]) -> Entry:

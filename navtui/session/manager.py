@@ -9,6 +9,9 @@ next write, and makes ``sync()`` raise until they are saved.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,7 @@ from navtui.core.messages import message_from_json
 from navtui.session import writer
 from navtui.session.context import SessionContext, build_context
 from navtui.session.entries import (
+    CURRENT_VERSION,
     AnyMessage,
     BranchSummaryEntry,
     CompactionEntry,
@@ -57,7 +61,7 @@ from navtui.session.listing import (
     session_files,
 )
 from navtui.session.migrate import file_version, migrate
-from navtui.session.store import JsonlLines, gc_paused, read_jsonl, read_tail
+from navtui.session.store import JsonlLines, JsonlRecord, encode_line, gc_paused, read_file, read_tail, scan_jsonl
 from navtui.session.tree import EntryIndex, TreeNode
 
 __all__ = ["SessionContext", "SessionManager", "SessionSummary", "SessionTail", "TreeNode", "list_sessions"]
@@ -69,7 +73,7 @@ class SessionTail:
 
     header: SessionHeader | None
     entries: list[Entry]  # the last entries in file order
-    leaf_path: list[Entry]  # the part of the newest entry's root-to-leaf path found among them
+    leaf_path: Sequence[Entry]  # the part of the newest entry's root-to-leaf path found among them
 
 
 class SessionManager:
@@ -79,7 +83,8 @@ class SessionManager:
         self.title_slot: TitleSlot | None = None  # omp 17+: the fixed-width first line with the title
         self._index = EntryIndex()
         self._leaf_id: str | None = None
-        self._writer = writer.EntryWriter(path, header, self._index.entries, blobs=blobs)
+        self._context: tuple[tuple[str | None, int, SessionHeader], SessionContext] | None = None
+        self._writer = writer.EntryWriter(path, header, self._index, blobs=blobs)
 
     @property
     def path(self) -> Path:
@@ -107,19 +112,19 @@ class SessionManager:
     @classmethod
     def open(cls, path: Path) -> SessionManager:
         path = Path(path).expanduser().absolute()
-        # One collector pause for the whole load, ending after the decoded lines are freed: what the
-        # collector then walks is only the entries that stay.
+        # One collector pause for the whole load: what the collector then walks is only what stays.
         with gc_paused():
             try:
-                lines = read_jsonl(path)
+                data, stamp = read_file(path)
             except FileNotFoundError:
                 raise NavtuiError(
                     f"No session file at {path}", hint="`navtui sessions` lists this directory's sessions"
                 ) from None
             except OSError as exc:
                 raise NavtuiError(f"Cannot read the session file {path}: {exc.strerror or exc}") from None
-            manager = cls._from_lines(path, lines)
-            del lines
+            lines = JsonlLines(size=len(data), stamp=stamp)
+            manager = cls._from_lines(path, lines, scan_jsonl(data, lines))
+            del data
         return manager
 
     @classmethod
@@ -155,56 +160,57 @@ class SessionManager:
         entries = [entry for entry in entries if entry.type != "session"]
         index = EntryIndex()
         for entry in entries:
-            index.add(entry)
+            index.add(entry, keep=True)
         leaf_id = index.last_id()
         return SessionTail(header, entries, index.path(leaf_id) if leaf_id else [])
 
     @classmethod
-    def _from_lines(cls, path: Path, lines: JsonlLines) -> SessionManager:
+    def _from_lines(cls, path: Path, lines: JsonlLines, stream: Iterator[JsonlRecord]) -> SessionManager:
+        """The session in ``stream`` (``scan_jsonl``'s lines of ``path``), each line kept as it was read."""
+        first = next(stream, None)
         title_slot = None
-        if lines.records and lines.records[0][0] == 0 and (title_slot := parse_title_slot(lines.records[0][1])):
-            del lines.records[0]  # omp 17+: the title slot comes before the header
-        records = [record for _, record in lines.records]
-        first_line = lines.records[0][0] if lines.records else None
-        lines.records.clear()  # each decoded line is freed once its entry is built (the load's peak memory)
+        if first is not None and first[0] == 0 and (title_slot := parse_title_slot(first[2])):
+            first = next(stream, None)  # omp 17+: the title slot comes before the header
         header_ok = (
-            records
-            and records[0].get("type") == "session"
-            and isinstance(records[0].get("id"), str)
-            and not (lines.bad_lines and lines.bad_lines[0] < first_line)  # type: ignore[operator]
+            first is not None
+            and first[2].get("type") == "session"
+            and isinstance(first[2].get("id"), str)
+            and not lines.bad_lines  # (so far: the lines before the header)
         )
         blobs = path.is_relative_to(sessions_dir())  # pi and omp cannot read navtui's blob store
-        if not records and not lines.bad_lines and title_slot is None:  # an empty file: start the session in it
+        if first is None and not lines.bad_lines and title_slot is None:  # an empty file: start the session in it
             manager = cls(path, SessionHeader(id=id_from_filename(path), cwd=str(Path.cwd())), blobs=blobs)
             manager._writer.adopt_empty_file()
             return manager
         migration = None
+        body: Iterable[JsonlRecord] = stream
         if header_ok:
-            header_raw, body = records[0], records[1:]
+            assert first is not None
+            header_raw = first[2]
             version = file_version(header_raw)
-            if migrate(header_raw, body):
-                migration = writer.Migration(version, body)
+            if version < CURRENT_VERSION:  # pi v1/v2: migrated in memory (its continuation is written from it)
+                records = [record for _, _, record in stream]
+                migrate(header_raw, records)
+                migration = writer.Migration(version, records)
+                body = ((0, encode_line(record)[:-1], record) for record in records)
             header = _header_from(header_raw) or SessionHeader(id=header_raw["id"])
         else:
-            body = [record for record in records if record.get("type") != "session"]
+            body = itertools.chain([first] if first is not None else [], stream)
             header = SessionHeader(id=id_from_filename(path), cwd="")
         manager = cls(path, header, blobs=blobs)
         manager.title_slot = title_slot
+        index = manager._index
+        for _, line, record in body:  # each line kept as read; an entry is parsed when it is read
+            if header_ok or record.get("type") != "session":
+                index.add_line(line, record)
         if warning := lines.warning(path):
             manager.warnings.append(warning)
         if not header_ok:
             manager.read_only_reason = "its first line is not a readable session header"
             manager.warnings.append(f"{path}: {manager.read_only_reason}; opened read-only")
-        if migration is None:  # (a migration writes the decoded lines back: they stay)
-            records.clear()
-            body.reverse()
-            while body:  # in file order, each decoded line dropped once its entry is built
-                manager._index.add(parse_entry(body.pop()))
-        for record in body:
-            manager._index.add(parse_entry(record))
-        if manager._index.duplicate_ids:
-            manager.warnings.append(f"{path}: {manager._index.duplicate_ids} entries repeat an earlier id; ignored")
-        manager._leaf_id = manager._index.last_id()
+        if index.duplicate_ids:
+            manager.warnings.append(f"{path}: {index.duplicate_ids} entries repeat an earlier id; ignored")
+        manager._leaf_id = index.last_id()
         manager._writer.adopt_existing(migration)
         return manager
 
@@ -232,7 +238,7 @@ class SessionManager:
         """What to call the session: its name, else the first line of its first prompt (never written)."""
         if self.name:
             return self.name
-        for entry in self._index.entries:
+        for entry in self._index:
             if isinstance(entry, MessageEntry) and entry.message.role == "user":
                 return " ".join(prompt_words(entry.message.text).split())[:80]
         return ""
@@ -243,7 +249,7 @@ class SessionManager:
 
     @property
     def entries(self) -> list[Entry]:
-        return list(self._index.entries)
+        return list(self._index)
 
     @property
     def unsaved_count(self) -> int:
@@ -255,7 +261,7 @@ class SessionManager:
         return self._writer.error
 
     def get_entry(self, entry_id: str) -> Entry | None:
-        return self._index.by_id.get(entry_id)
+        return self._index.get(entry_id)
 
     def label_of(self, entry_id: str) -> str | None:
         return self._index.labels.get(entry_id)
@@ -373,10 +379,12 @@ class SessionManager:
         """Move the leaf to ``entry_id``; the next append starts a new branch there. Nothing is written."""
         self._require(entry_id)
         self._leaf_id = entry_id
+        self._context = None
 
     def reset_leaf(self) -> None:
         """Move the leaf before the first entry; the next append is a new root."""
         self._leaf_id = None
+        self._context = None
 
     def branch_with_summary(self, entry_id: str | None, summary: str) -> str:
         """Move the leaf to ``entry_id`` (``None``: the root) and record a summary of the path left behind."""
@@ -386,8 +394,9 @@ class SessionManager:
             self.branch(entry_id)
         return self.append_branch_summary(entry_id, summary)
 
-    def get_branch(self, entry_id: str | None = None) -> list[Entry]:
-        """Root to ``entry_id`` (default: the leaf); empty when the leaf is reset."""
+    def get_branch(self, entry_id: str | None = None) -> Sequence[Entry]:
+        """Root to ``entry_id`` (default: the leaf); empty when the leaf is reset. Entries are parsed as they are
+        read (``Branch``): walking back from the leaf to the first entry wanted parses only those."""
         target = entry_id if entry_id is not None else self._leaf_id
         if target is None:
             return []
@@ -413,17 +422,26 @@ class SessionManager:
         for entry in path:
             label = self.label_of(entry.id) if entry.id else None
             if entry.id is not None and label is not None and not isinstance(entry, LabelEntry):
-                branched._index.add(
-                    LabelEntry(id=branched._new_id(), parent_id=parent, target_id=entry.id, label=label)
-                )
-                parent = branched._index.entries[-1].id
+                label_entry = LabelEntry(id=branched._new_id(), parent_id=parent, target_id=entry.id, label=label)
+                branched._index.add(label_entry)
+                parent = label_entry.id
         branched._leaf_id = parent
         branched._writer.write_new_file(self._writer.original_lines())  # copied lines stay byte for byte
         return branched
 
     # ------------------------------------------------------------------ context
     def build_context(self, leaf_id: str | None = None) -> SessionContext:
-        """What the model sees at ``leaf_id`` (default: the leaf)."""
+        """What the model sees at ``leaf_id`` (default: the leaf).
+
+        The last one built is kept until an entry is added (a resume asks for it several times; each reads the
+        whole branch); each call gets its own copy of the message list.
+        """
+        key = (leaf_id if leaf_id is not None else self._leaf_id, len(self._index), self.header)
+        if self._context is None or self._context[0] != key:
+            self._context = (key, self._build_context(leaf_id))
+        return dataclasses.replace(self._context[1], messages=list(self._context[1].messages))
+
+    def _build_context(self, leaf_id: str | None) -> SessionContext:
         header = self.header.model_extra or {}
         provider, model = header.get("provider"), header.get("modelId")  # pi v1 headers carried the model
         default = (provider if isinstance(provider, str) else None, model if isinstance(model, str) else None)
@@ -434,16 +452,16 @@ class SessionManager:
             default_thinking=thinking if isinstance(thinking, str) else None,
         )
 
-    def display_items(self, leaf_id: str | None = None) -> list[Entry]:
+    def display_items(self, leaf_id: str | None = None) -> Sequence[Entry]:
         """Everything on the root-to-leaf path in order, for the transcript (markers included)."""
         return self.get_branch(leaf_id)
 
     # ------------------------------------------------------------------ helpers
     def _new_id(self) -> str:
-        return new_entry_id(self._index.by_id)
+        return new_entry_id(self._index)
 
     def _require(self, entry_id: str) -> None:
-        if entry_id not in self._index.by_id:
+        if entry_id not in self._index:
             raise NavtuiError(f"No entry '{entry_id}' in session {self.session_id}")
 
     def _require_writable(self) -> None:
@@ -457,6 +475,7 @@ class SessionManager:
         self._require_writable()
         line = self._writer.encode(entry)  # before any state changes: a value that cannot be saved changes nothing
         self._index.add(entry)
+        self._context = None  # (what it holds is the agent's to keep or drop)
         self._leaf_id = entry.id
         before = self.path
         self._writer.write(line)
@@ -470,7 +489,7 @@ class SessionManager:
         return entry.id  # type: ignore[return-value]
 
     def __repr__(self) -> str:
-        return f"SessionManager({str(self.path)!r}, entries={len(self._index.entries)}, leaf={self._leaf_id!r})"
+        return f"SessionManager({str(self.path)!r}, entries={len(self._index)}, leaf={self._leaf_id!r})"
 
 
 def _header_from(record: dict[str, Any] | None) -> SessionHeader | None:

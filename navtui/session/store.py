@@ -47,6 +47,9 @@ class FileStamp:
         return cls(st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+JsonlRecord = tuple[int, bytes, dict[str, Any]]  # (line index, the line, its object)
+
+
 @dataclass
 class JsonlLines:
     """What a lenient read of a JSONL file found."""
@@ -86,41 +89,57 @@ def gc_paused() -> Iterator[None]:
 
 def parse_jsonl(data: bytes) -> JsonlLines:
     result = JsonlLines(size=len(data))
+    records = result.records
+    with gc_paused():
+        for index, _line, value in scan_jsonl(data, result):
+            records.append((index, value))
+    return result
+
+
+def scan_jsonl(data: bytes, result: JsonlLines) -> Iterator[JsonlRecord]:
+    """The lines of ``data`` that decode to objects, in order: (line index, the line, its object).
+
+    Lines that do not decode go to ``result.bad_lines`` as they are passed; ``result.torn_tail`` is set first.
+    A line is the file's bytes without its newline (and without a run of NULs before it).
+    """
     parts = data.split(b"\n")
     result.torn_tail = parts[-1] != b""
     if not result.torn_tail:
         parts.pop()
     loads = json.loads
-    records, bad = result.records, result.bad_lines
-    with gc_paused():
-        for index, part in enumerate(parts):
-            if not part or part.isspace():
-                continue
-            if part[0] == 0:  # a run of NULs left by a crash (delayed allocation) may prefix a good line
-                part = part.lstrip(b"\x00")
-                if not part:
-                    bad.append(index)
-                    continue
-            try:
-                value = loads(part)
-            except ValueError:
+    bad = result.bad_lines
+    for index, part in enumerate(parts):
+        if not part or part.isspace():
+            continue
+        if part[0] == 0:  # a run of NULs left by a crash (delayed allocation) may prefix a good line
+            part = part.lstrip(b"\x00")
+            if not part:
                 bad.append(index)
                 continue
-            if type(value) is dict:
-                records.append((index, value))
-            else:
-                bad.append(index)
-    return result
+        try:
+            value = loads(part)
+        except ValueError:
+            bad.append(index)
+            continue
+        if type(value) is dict:
+            yield index, part, value
+        else:
+            bad.append(index)
 
 
 def read_jsonl(path: Path) -> JsonlLines:
     """Read and leniently parse ``path`` (``OSError`` when it cannot be read at all)."""
-    with open(path, "rb") as handle:
-        stamp = FileStamp.of(os.fstat(handle.fileno()))
-        data = handle.read()
+    data, stamp = read_file(path)
     result = parse_jsonl(data)
     result.stamp = stamp
     return result
+
+
+def read_file(path: Path) -> tuple[bytes, FileStamp]:
+    """The bytes of ``path`` and its stamp as they were read (``OSError`` when it cannot be read)."""
+    with open(path, "rb") as handle:
+        stamp = FileStamp.of(os.fstat(handle.fileno()))
+        return handle.read(), stamp
 
 
 def encode_line(value: dict[str, Any]) -> bytes:

@@ -1,11 +1,44 @@
 """The entries of one session indexed as a tree: by id, parent links, labels and the session name (pi's
-``session_info`` or omp's ``title_change``, whichever came last)."""
+``session_info`` or omp's ``title_change``, whichever came last).
+
+An entry is kept as its compact JSON line and parsed when it is read: a 5,000-entry session is 3.4 MB of lines
+against 24 MB of parsed entries (docs/speed.md, "Memory over a long session"). What the tree needs without parsing
+(id, parent id, type) is kept beside the lines; labels, names and title changes stay parsed (few, and read on
+every load). An entry read is remembered while anyone still holds it, and the newest read stay (``RECENT`` of them,
+``RECENT_BYTES`` of lines at most): reading it again gives the same object. A message entry read again while its
+message is still held (the agent's context) carries that same message, so the agent can name its messages by the
+session's entries.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any, overload
 
-from navtui.session.entries import Entry, LabelEntry, RawEntry, SessionInfoEntry
+from pydantic import ValidationError
+
+from navtui.core.messages import Message, now_ms
+from navtui.session.entries import (
+    Entry,
+    LabelEntry,
+    MessageEntry,
+    RawEntry,
+    SessionInfoEntry,
+    now_iso,
+    parse_entry,
+    parse_line,
+)
+from navtui.session.store import encode_line, gc_paused
+
+RECENT = 64  # parsed entries kept however nobody holds them (the newest read): the readers' hot tail ...
+RECENT_BYTES = 256 * 1024  # ... as long as their lines add up to no more than this (a long answer is 80 KB)
+_KEPT_PARSED = frozenset({"label", "session_info", "title_change"})  # what the index reads of them: label, name
 
 
 @dataclass(eq=False)
@@ -15,27 +48,102 @@ class TreeNode:
     label: str | None = None
 
 
-class EntryIndex:
-    """Entries in file order plus what is derived from them. Only the first entry with a given id is indexed."""
+class EntryIndex(Container[str]):
+    """Entries in file order plus what is derived from them. Only the first entry with a given id is indexed.
+
+    ``in`` tells whether an id is indexed; ``len`` and iteration cover every entry in file order (each parsed
+    as it is reached).
+    """
 
     def __init__(self) -> None:
-        self.entries: list[Entry] = []
-        self.by_id: dict[str, Entry] = {}
         self.labels: dict[str, str] = {}
         self.name: str | None = None
         self.duplicate_ids = 0
-        self._children: dict[str, list[Entry]] = {}
+        self._slots: list[bytes | Entry] = []  # an entry's line (without its newline), or the entry kept parsed
+        self._ids: list[str | None] = []
+        self._types: list[str] = []  # the line's type (what parse_entry reads it as: "message", "custom" ...)
+        self._parents: list[str | None] = []
+        # A message entry's timestamp when its line holds nothing else beside its message (type, id, parentId):
+        # with its message still held, the entry is made again without reading the line.
+        self._stamps: list[str | None] = []
+        self._position: dict[str, int] = {}  # id -> the position of the first entry with it
+        self._children: dict[str, list[int]] = {}
+        self._recent: OrderedDict[int, Entry] = OrderedDict()
+        self._recent_bytes = 0
+        self._live: weakref.WeakValueDictionary[int, Entry] = weakref.WeakValueDictionary()
+        self._live_messages: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+        self._lock = threading.Lock()
+        self._undated: set[int] = set()  # lines without a timestamp (theirs or their message's)
+        self._loaded_iso, self._loaded_ms = now_iso(), now_ms()
 
-    def add(self, entry: Entry) -> None:
-        self.entries.append(entry)
-        entry_id = entry.id
+    # ------------------------------------------------------------------ adding
+    def add(self, entry: Entry, *, keep: bool = False) -> None:
+        """An entry made in this session (or already parsed); kept as its JSON line unless the index reads it
+        (or ``keep``: a short-lived index of entries the caller holds anyway)."""
+        if keep or entry.type in _KEPT_PARSED:
+            self._insert(entry, entry.type, entry.id, entry.parent_id, entry)
+            return
+        line = encode_line(entry.to_json())[:-1]
+        plain = isinstance(entry, MessageEntry) and not entry.model_extra and entry.id is not None
+        position = self._insert(line, entry.type, entry.id, entry.parent_id, None, entry.timestamp if plain else None)
+        with self._lock:
+            self._remember(position, entry)
+
+    def add_line(self, line: bytes, record: dict[str, Any]) -> None:
+        """A line read from the file and its decoded ``record``; parsed only when it is read (or kept parsed)."""
+        message = record.get("message")
+        if "timestamp" not in record or (type(message) is dict and "timestamp" not in message):
+            self._undated.add(len(self._slots))
+        if record.get("type") in _KEPT_PARSED or "parent_id" in record:
+            # Kept parsed; or a parent spelled by name, which only a model reads as one: the model says.
+            entry = parse_entry(record)
+            if entry.type in _KEPT_PARSED:
+                self._insert(entry, entry.type, entry.id, entry.parent_id, entry)
+            else:
+                self._insert(line, entry.type, entry.id, entry.parent_id, None)
+            return
+        # What parse_entry's models read: a type, id and parent id only when they are strings (else the line is
+        # raw, whose fields are the same strings, or "").
+        kind, entry_id, parent_id = record.get("type"), record.get("id"), record.get("parentId")
+        stamp = record.get("timestamp")
+        plain = kind == "message" and len(record) == 5 and "parentId" in record and type(entry_id) is str
+        self._insert(
+            line,
+            kind if type(kind) is str else "",
+            entry_id if type(entry_id) is str else None,
+            parent_id if type(parent_id) is str else None,
+            None,
+            stamp if plain and type(stamp) is str and (parent_id is None or type(parent_id) is str) else None,
+        )
+
+    def _insert(
+        self,
+        slot: bytes | Entry,
+        kind: str,
+        entry_id: str | None,
+        parent_id: str | None,
+        entry: Entry | None,
+        stamp: str | None = None,
+    ) -> int:
+        position = len(self._slots)
         if entry_id is not None:
-            if entry_id in self.by_id:
+            entry_id = sys.intern(entry_id)
+        if parent_id is not None:
+            parent_id = sys.intern(parent_id)
+        self._slots.append(slot)
+        self._types.append(sys.intern(kind))
+        self._ids.append(entry_id)
+        self._parents.append(parent_id)
+        self._stamps.append(stamp)
+        if entry_id is not None:
+            if entry_id in self._position:
                 self.duplicate_ids += 1
             else:
-                self.by_id[entry_id] = entry
-                if entry.parent_id is not None and entry.parent_id != entry_id:
-                    self._children.setdefault(entry.parent_id, []).append(entry)
+                self._position[entry_id] = position
+                if parent_id is not None and parent_id != entry_id:
+                    self._children.setdefault(parent_id, []).append(position)
+        if entry is None:
+            return position
         if isinstance(entry, LabelEntry):
             if entry.label:
                 self.labels[entry.target_id] = entry.label
@@ -46,38 +154,74 @@ class EntryIndex:
         elif isinstance(entry, RawEntry) and entry.type == "title_change":  # omp's record of a renamed session
             title = entry.raw.get("title")
             self.name = title if isinstance(title, str) and title else None
+        return position
+
+    # ------------------------------------------------------------------ reading
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._position
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self._entries(range(len(self._slots))))
+
+    def _entries(self, positions: Iterable[int]) -> list[Entry]:
+        """The entries at ``positions``, parsed in one go with the collector paused (it would walk what is being
+        built, again and again)."""
+        with gc_paused():
+            return [self._entry(position) for position in positions]
+
+    def get(self, entry_id: str) -> Entry | None:
+        position = self._position.get(entry_id)
+        return self._entry(position) if position is not None else None
+
+    def parsed_count(self) -> int:
+        """Entries held parsed by the index itself (kept parsed, or among the newest read)."""
+        return sum(not isinstance(slot, bytes) for slot in self._slots) + len(self._recent)
 
     def last_id(self) -> str | None:
         """The newest indexed entry (the leaf a freshly opened session starts at)."""
-        for entry in reversed(self.entries):
-            if entry.id is not None and self.by_id.get(entry.id) is entry:
-                return entry.id
+        for position in range(len(self._ids) - 1, -1, -1):
+            entry_id = self._ids[position]
+            if entry_id is not None and self._position.get(entry_id) == position:
+                return entry_id
         return None
 
-    def path(self, leaf_id: str) -> list[Entry]:
+    def path(self, leaf_id: str) -> Branch:
         """Root to ``leaf_id`` (a broken chain stops at the first missing parent; a cycle at its repeat)."""
-        out: list[Entry] = []
+        positions: list[int] = []
         seen: set[str] = set()
-        entry = self.by_id.get(leaf_id)
-        while entry is not None and entry.id not in seen:
-            seen.add(entry.id)  # type: ignore[arg-type]
-            out.append(entry)
-            parent = entry.parent_id
-            entry = self.by_id.get(parent) if parent is not None else None
-        out.reverse()
-        return out
+        position = self._position.get(leaf_id)
+        while position is not None:
+            entry_id = self._ids[position]
+            if entry_id in seen:
+                break
+            seen.add(entry_id)  # type: ignore[arg-type]
+            positions.append(position)
+            parent = self._parents[position]
+            position = self._position.get(parent) if parent is not None else None
+        positions.reverse()
+        return Branch(self, positions)
 
     def children(self, parent_id: str | None) -> list[Entry]:
         """Direct children of ``parent_id`` in file order; ``None``: the roots (orphans included)."""
         if parent_id is not None:
-            return list(self._children.get(parent_id, ()))
-        return [
-            entry for entry in self.by_id.values() if entry.parent_id not in self.by_id or entry.parent_id == entry.id
-        ]
+            return self._entries(self._children.get(parent_id, ()))
+        parents, known = self._parents, self._position
+        return self._entries(
+            position
+            for entry_id, position in known.items()
+            if parents[position] not in known or parents[position] == entry_id
+        )
 
     def tree(self) -> list[TreeNode]:
         """Every indexed entry as a forest; children oldest first. Orphans and cycle members become roots."""
-        nodes = {entry_id: TreeNode(entry, label=self.labels.get(entry_id)) for entry_id, entry in self.by_id.items()}
+        entries = self._entries(self._position.values())
+        nodes = {
+            entry_id: TreeNode(entry, label=self.labels.get(entry_id))
+            for entry_id, entry in zip(self._position, entries, strict=True)
+        }
         roots: list[TreeNode] = []
         parent_of: dict[str, TreeNode] = {}
         for entry_id, node in nodes.items():
@@ -103,6 +247,126 @@ class EntryIndex:
                 node.children.sort(key=_by_time)
             stack.extend(node.children)
         return roots
+
+    # ------------------------------------------------------------------ parsing
+    def _entry(self, position: int) -> Entry:
+        slot = self._slots[position]
+        if not isinstance(slot, bytes):
+            return slot
+        with self._lock:  # a path may be read in a worker thread (checkpoints) while the loop reads too
+            entry = self._recent.get(position)
+            if entry is not None:
+                self._recent.move_to_end(position)
+                return entry
+            entry = self._live.get(position)
+            if entry is None:
+                entry = self._parse(position, slot)
+            self._remember(position, entry)
+            return entry
+
+    def _parse(self, position: int, line: bytes) -> Entry:
+        message: Message | None = self._live_messages.get(position)
+        entry: Entry | None = None
+        if message is not None and (stamp := self._stamps[position]) is not None:
+            # Still in someone's hands (the agent's context), and the line holds nothing else: made again
+            # around that same object (equal to the line's entry), without reading the line.
+            entry_id = self._ids[position]
+            assert entry_id is not None  # (a line with a stamp has a string id)
+            return MessageEntry.model_construct(
+                id=entry_id, parent_id=self._parents[position], timestamp=stamp, message=message
+            )
+        if message is not None:  # still in someone's hands: the same object again
+            try:
+                entry = MessageEntry.model_validate({**json.loads(line), "message": message})
+            except ValidationError:  # pragma: no cover - the line made this message: it validates again
+                pass
+        if entry is None:
+            entry = parse_line(self._types[position], line)
+        if position in self._undated:
+            self._date(entry)
+        return entry
+
+    def _date(self, entry: Entry) -> None:
+        """A line without a timestamp reads as loaded now, every time (as it did when every line was parsed at
+        load): a model's default would be the time of each read."""
+        if isinstance(entry, RawEntry):
+            return  # (no default: a raw line keeps what it has)
+        if "timestamp" not in entry.model_fields_set:
+            entry.__dict__["timestamp"] = self._loaded_iso
+        message = entry.message if isinstance(entry, MessageEntry) else None
+        if message is not None and "timestamp" not in message.model_fields_set:
+            message.__dict__["timestamp"] = self._loaded_ms
+
+    def _remember(self, position: int, entry: Entry) -> None:
+        if self._live.get(position) is not entry:
+            self._live[position] = entry
+        if isinstance(entry, MessageEntry) and self._live_messages.get(position) is not entry.message:
+            self._live_messages[position] = entry.message
+        recent = self._recent
+        if position not in recent:
+            self._recent_bytes += self._size(position)
+        recent[position] = entry
+        recent.move_to_end(position)
+        while len(recent) > RECENT or (self._recent_bytes > RECENT_BYTES and len(recent) > 1):
+            self._recent_bytes -= self._size(recent.popitem(last=False)[0])
+
+    def _size(self, position: int) -> int:
+        slot = self._slots[position]
+        return len(slot) if isinstance(slot, bytes) else 0
+
+
+class Branch(Sequence[Entry]):
+    """A root-to-leaf path whose entries are parsed as they are read: a reader that walks back from the leaf and
+    stops early (the latest checkpoint) parses only what it reads. Slices are lists; equal to a list of the same
+    entries."""
+
+    def __init__(self, index: EntryIndex, positions: list[int]) -> None:
+        self._index = index
+        self._positions = positions
+
+    @property
+    def ids(self) -> list[str]:
+        """The entries' ids, root first, without parsing them."""
+        ids = self._index._ids
+        return [ids[position] for position in self._positions]  # type: ignore[misc]
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def newest_first(self, types: Container[str]) -> Iterator[Entry]:
+        """The entries whose type is in ``types``, leaf first; the others are not parsed."""
+        index = self._index
+        kinds, entry = index._types, index._entry
+        for position in reversed(self._positions):
+            if kinds[position] in types:
+                yield entry(position)
+
+    @overload
+    def __getitem__(self, item: int) -> Entry: ...
+    @overload
+    def __getitem__(self, item: slice) -> list[Entry]: ...
+    def __getitem__(self, item: int | slice) -> Entry | list[Entry]:
+        if isinstance(item, slice):
+            return self._index._entries(self._positions[item])
+        return self._index._entry(self._positions[item])
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self._index._entries(self._positions))
+
+    def __reversed__(self) -> Iterator[Entry]:
+        entry = self._index._entry
+        for position in reversed(self._positions):
+            yield entry(position)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Branch):
+            return self._index is other._index and self._positions == other._positions
+        return isinstance(other, list) and list(self) == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Branch({self.ids!r})"
 
 
 def _by_time(node: TreeNode) -> str:

@@ -9,6 +9,7 @@ write that fails leaves the entry queued in memory; the next write retries the q
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,14 +55,14 @@ class Migration:
 
 
 class EntryWriter:
-    def __init__(self, path: Path, header: SessionHeader, entries: list[Entry], *, blobs: bool = True) -> None:
+    def __init__(self, path: Path, header: SessionHeader, entries: Iterable[Entry], *, blobs: bool = True) -> None:
         self.path = path
         self.header = header
         self.blobs = blobs  # large images go to the blob store (navtui's own files); inline otherwise
         self.error: NavtuiError | None = None
         self.error_is_new = False
         self.moved_from: Path | None = None  # set when a migrated file was continued in a new one
-        self._entries = entries  # the manager's list, shared: used to rebuild a file that vanished
+        self._entries = entries  # the manager's index, shared: used to rebuild a file that vanished
         self._file = SessionFile(path)
         self._state = "new"  # new: no file yet | empty: an empty file to start in | ready
         self._queue: list[bytes] = []

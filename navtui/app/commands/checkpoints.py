@@ -7,6 +7,7 @@ The walks and writes run in a thread (``navtui.checkpoints.service.Checkpointer`
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 from navtui.app.commands import CommandContext, CommandRegistry
 from navtui.app.screens.restore import RestoreAnswer, RestoreCodeScreen, UndoScreen
@@ -94,7 +95,7 @@ def _report(ctx: CommandContext, result: RestoreResult) -> None:
 
 # ---------------------------------------------------------------------- the tree and /branch
 async def ask_about_code(
-    ctx: CommandContext, current: list[Entry], target: list[Entry], *, branch: bool = False
+    ctx: CommandContext, current: Sequence[Entry], target: Sequence[Entry], *, branch: bool = False
 ) -> tuple[Proposal, RestoreAnswer] | RestoreAnswer | None:
     """When the files differ from the code of the point at the end of ``target``: ask what to take.
 

@@ -1,0 +1,257 @@
+"""The entry index keeps lines and parses an entry when it is read; every reader sees what a full parse gives."""
+
+from __future__ import annotations
+
+import gc
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from navtui.session.entries import Entry, LabelEntry, MessageEntry, RawEntry, SessionInfoEntry, parse_entry
+from navtui.session.manager import SessionManager
+from navtui.session.store import encode_line
+from navtui.session.tree import RECENT, RECENT_BYTES, Branch, EntryIndex, TreeNode
+from tests.session.helpers import assistant, call, result, user
+
+
+def _write(path: Path, records: list[dict[str, Any]]) -> Path:
+    header = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
+    path.write_bytes(b"".join(encode_line(record) for record in [header, *records]))
+    return path
+
+
+def _message(entry_id: str, parent: str | None, message: Any, minute: int) -> dict[str, Any]:
+    stamp = f"2026-01-01T00:{minute // 60:02d}:{minute % 60:02d}.000Z"
+    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": stamp, "message": message.to_json()}
+
+
+def _chain(count: int) -> list[dict[str, Any]]:
+    records, parent = [], None
+    for n in range(count):
+        entry_id = f"{n:08x}"
+        message = user(f"prompt {n}") if n % 2 == 0 else assistant(f"answer {n}", call(f"c{n}"))
+        records.append(_message(entry_id, parent, message, n))
+        parent = entry_id
+    return records
+
+
+# ---------------------------------------------------------------------- lines until read
+def test_a_loaded_session_holds_lines_and_parses_only_what_is_read(tmp_path: Path) -> None:
+    records = _chain(300)
+    records.append({"type": "label", "id": "l1", "parentId": records[-1]["id"], "targetId": "00000005", "label": "x"})
+    session = SessionManager.open(_write(tmp_path / "s.jsonl", records))
+    index = session._index
+    assert len(index) == 301
+    assert index.parsed_count() == 1  # the label only: the index reads its target and text
+    assert session.label_of("00000005") == "x" and session.leaf_id == "l1"
+
+    entry = session.get_entry("00000007")
+    assert index.parsed_count() == 2
+    assert entry == parse_entry(records[7])  # the same entry a full parse makes
+    assert isinstance(entry, MessageEntry) and entry.message.tool_calls[0].id == "c7"
+
+
+def test_reading_more_than_the_recent_cache_keeps_it_bounded(tmp_path: Path) -> None:
+    session = SessionManager.open(_write(tmp_path / "s.jsonl", _chain(400)))
+    branch = session.get_branch()
+    assert [entry.id for entry in branch] == [f"{n:08x}" for n in range(400)]
+    del branch
+    gc.collect()
+    assert session._index.parsed_count() == RECENT  # nobody holds the others: only the newest read stay
+
+
+def test_a_line_without_a_timestamp_reads_the_same_every_time(tmp_path: Path) -> None:
+    records = [
+        {"type": "message", "id": "a", "parentId": None, "message": {"role": "user", "content": "no dates"}},
+        {"type": "custom", "id": "b", "parentId": "a", "customType": "k"},
+        {"type": "mode_change", "id": "c", "parentId": "b"},  # unknown: raw, and stays without one
+    ]
+    session = SessionManager.open(_write(tmp_path / "s.jsonl", records))
+    first = [
+        (entry.timestamp, getattr(entry, "message", None) and entry.message.timestamp) for entry in session.entries
+    ]  # type: ignore[union-attr]
+    for n in range(RECENT + 1):  # push them out of the recent ones: they are parsed again
+        session.get_entry(session.append_custom("k", {"n": n}))
+    gc.collect()
+    assert session._index.parsed_count() < RECENT + 4
+    again = [
+        (entry.timestamp, getattr(entry, "message", None) and entry.message.timestamp) for entry in session.entries[:3]
+    ]  # type: ignore[union-attr]
+    assert again == first
+    assert first[0][0] and first[0][1] and first[1][0] and first[2][0] == ""
+
+
+def test_long_entries_read_are_not_kept_beyond_the_byte_bound(session: SessionManager) -> None:
+    for n in range(12):
+        session.append_message(user(f"{n} " + "x" * 100_000))  # a long answer's size
+    for entry in session.entries:
+        assert entry.type == "message"
+    gc.collect()
+    kept = session._index.parsed_count()
+    assert 1 <= kept <= RECENT_BYTES // 100_000
+
+
+def test_a_reader_walking_back_parses_only_the_types_it_asks_for(tmp_path: Path) -> None:
+    records = _chain(200)
+    records.append({"type": "custom", "id": "cp", "parentId": records[-1]["id"], "customType": "k", "data": {}})
+    records.append(_message("last", "cp", user("after"), 999))
+    session = SessionManager.open(_write(tmp_path / "s.jsonl", records))
+    branch = session.get_branch()
+    assert isinstance(branch, Branch) and branch.ids[-2:] == ["cp", "last"]
+    found = next(branch.newest_first({"custom"}))
+    assert found.id == "cp" and found.type == "custom"
+    assert session._index.parsed_count() == 1
+
+
+def test_an_entry_read_again_while_held_is_the_same_object_and_so_is_a_held_message(tmp_path: Path) -> None:
+    session = SessionManager.open(_write(tmp_path / "s.jsonl", _chain(400)))
+    context = session.build_context()  # the agent's context holds the messages, not the entries
+    messages = context.messages
+    gc.collect()
+    again = session.get_branch()
+    # What compaction relies on: the session names the agent's messages by their entries.
+    held = {id(message) for message in messages}
+    assert all(id(entry.message) in held for entry in again)  # type: ignore[union-attr]
+    first = again[0]
+    assert session.get_entry(first.id) is first  # type: ignore[arg-type]
+
+
+def test_appended_entries_are_kept_as_lines_too_and_read_back_equal(session: SessionManager) -> None:
+    first = session.append_message(user("a"))
+    message = assistant("b", call("c1"))
+    second = session.append_message(message)
+    session.append_message(result("c1", "done"))
+    for n in range(RECENT + 5):
+        session.append_custom("k", {"n": n})
+    gc.collect()
+    assert session.get_entry(first) == MessageEntry.model_validate(json.loads(session._index._slots[0]))  # type: ignore[arg-type]
+    read = session.get_entry(second)
+    assert isinstance(read, MessageEntry) and read.message is message  # the live message, still held here
+    assert read.message.tool_calls[0].id == "c1"
+    reopened = SessionManager.open(session.path)
+    assert list(reopened.entries) == list(session.entries)
+
+
+# ---------------------------------------------------------------------- lazy == eager, for every reader
+class EagerIndex:
+    """The index as it was: every entry parsed at once (the reference the lazy one must equal)."""
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self.entries = entries
+        self.by_id: dict[str, Entry] = {}
+        self.labels: dict[str, str] = {}
+        self.name: str | None = None
+        self.duplicate_ids = 0
+        for entry in entries:
+            if entry.id is not None:
+                if entry.id in self.by_id:
+                    self.duplicate_ids += 1
+                else:
+                    self.by_id[entry.id] = entry
+            if isinstance(entry, LabelEntry):
+                if entry.label:
+                    self.labels[entry.target_id] = entry.label
+                else:
+                    self.labels.pop(entry.target_id, None)
+            elif isinstance(entry, SessionInfoEntry):
+                self.name = entry.name or None
+            elif isinstance(entry, RawEntry) and entry.type == "title_change":
+                title = entry.raw.get("title")
+                self.name = title if isinstance(title, str) and title else None
+
+    def last_id(self) -> str | None:
+        for entry in reversed(self.entries):
+            if entry.id is not None and self.by_id.get(entry.id) is entry:
+                return entry.id
+        return None
+
+    def path(self, leaf: str) -> list[Entry]:
+        out: list[Entry] = []
+        seen: set[str | None] = set()
+        entry = self.by_id.get(leaf)
+        while entry is not None and entry.id not in seen:
+            seen.add(entry.id)
+            out.append(entry)
+            entry = self.by_id.get(entry.parent_id) if entry.parent_id is not None else None
+        return out[::-1]
+
+    def children(self, parent: str | None) -> list[Entry]:
+        if parent is None:
+            return [e for e in self.by_id.values() if e.parent_id not in self.by_id or e.parent_id == e.id]
+        return [e for e in self.by_id.values() if e.parent_id == parent and e.id != parent]
+
+
+def _shape(nodes: list[TreeNode]) -> list[Any]:
+    return [(node.entry, node.label, _shape(node.children)) for node in nodes]
+
+
+ids = st.sampled_from(["a", "b", "c", "d", "e", "f"])
+id_values = st.one_of(ids, ids, ids, st.none(), st.integers(0, 3))
+stamps = st.sampled_from(["2026-01-01T00:00:01.000Z", "2026-01-01T00:00:02.000Z", "x"])
+
+
+@st.composite
+def records(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["message", "label", "session_info", "title_change", "custom", "mode_change", 7]))
+    record: dict[str, Any] = {"type": kind, "id": draw(id_values), "timestamp": draw(stamps)}
+    parent_key = draw(st.sampled_from(["parentId", "parentId", "parentId", "parent_id", None]))
+    if parent_key is not None:
+        record[parent_key] = draw(id_values)
+    if kind == "message":
+        record["message"] = draw(
+            st.sampled_from(
+                [
+                    user("hi").to_json(),
+                    assistant("ok", call("c1")).to_json(),
+                    result("c1").to_json(),
+                    {"role": "bashExecution", "command": "ls", "output": ""},
+                    {"role": "user", "content": 3},  # invalid: stays raw
+                    {"role": "user", "content": "half a pair: \ud800", "timestamp": 1},  # pydantic's JSON refuses it
+                ]
+            )
+        )
+    elif kind == "label":
+        record["targetId"] = draw(ids)
+        record["label"] = draw(st.sampled_from(["one", "", None]))
+    elif kind == "session_info":
+        record["name"] = draw(st.sampled_from(["named", "", None]))
+    elif kind == "title_change":
+        record["title"] = draw(st.sampled_from(["title", "", 5]))
+    elif kind == "custom":
+        record["customType"] = "k"
+        record["data"] = {"n": draw(st.sampled_from([0, 1.5, float("inf"), 10**30, "x\ud800", [None, True]]))}
+    return record
+
+
+_CUSTOM_B = {"type": "custom", "id": "b", "timestamp": "x", "parentId": None, "customType": "k"}
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(records(), max_size=14))
+@example([{"type": "custom", "id": "a", "timestamp": "x", "parentId": "b", "customType": "k"}, _CUSTOM_B])
+@example([{"type": "custom", "id": "a", "timestamp": "x", "parent_id": "b", "customType": "k"}, _CUSTOM_B])
+@example([{"type": "custom", "id": 3, "timestamp": "x", "parentId": "b", "customType": "k"}, _CUSTOM_B])
+@example([_CUSTOM_B, {"type": "title_change", "id": "t", "title": "named", "parentId": "b"}, _CUSTOM_B])
+def test_the_lazy_index_answers_every_reader_as_a_full_parse_does(body: list[dict[str, Any]]) -> None:
+    lazy = EntryIndex()
+    for record in body:
+        lazy.add_line(encode_line(record)[:-1], json.loads(json.dumps(record)))
+    eager = EagerIndex([parse_entry(json.loads(json.dumps(record))) for record in body])
+
+    assert list(lazy) == eager.entries and len(lazy) == len(eager.entries)
+    assert lazy.labels == eager.labels and lazy.name == eager.name
+    assert lazy.duplicate_ids == eager.duplicate_ids and lazy.last_id() == eager.last_id()
+    for entry_id in ["a", "b", "c", "d", "e", "f", "zz"]:
+        assert (entry_id in lazy) == (entry_id in eager.by_id)
+        assert lazy.get(entry_id) == eager.by_id.get(entry_id)
+        assert list(lazy.path(entry_id)) == eager.path(entry_id)
+        assert lazy.path(entry_id) == eager.path(entry_id)  # a Branch equals the list of its entries
+        assert lazy.children(entry_id) == eager.children(entry_id)
+    assert lazy.children(None) == eager.children(None)
+    reference = EntryIndex()
+    for entry in eager.entries:
+        reference.add(entry, keep=True)  # parsed entries, kept: the tree as the eager index builds it
+    assert _shape(lazy.tree()) == _shape(reference.tree())
