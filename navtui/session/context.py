@@ -39,6 +39,7 @@ from navtui.session.entries import (
     RawEntry,
     ThinkingLevelChangeEntry,
     is_handover,
+    share_field_names,
 )
 
 COMPACTION_PREFIX = (
@@ -121,6 +122,8 @@ def build_context(
             messages.append(found)
     opening = HANDOVER_OPENING if context.handover_notes is not None else OPENING_NOTE
     context.messages = repair_conversation(messages, opening=opening)
+    for message in context.messages:  # what the agent keeps: one object of field names for all (entries.py)
+        share_field_names(message)
     return context
 
 

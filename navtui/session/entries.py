@@ -11,7 +11,7 @@ import json
 import secrets
 from collections.abc import Container
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -251,6 +251,67 @@ def _parse_message_entry(raw: dict[str, Any]) -> Entry:
         return MessageEntry.model_validate(raw)
     except ValidationError:
         return RawEntry.of(raw)
+
+
+class _SharedFieldNames(frozenset[str]):
+    """The names of the fields a model was given, one object for all models given the same names.
+
+    pydantic keeps a set of them per model (``model_fields_set``, read only by ``exclude_unset`` dumps, which navtui
+    never makes): 728 bytes for five fields or more, four per assistant message (the message, its usage, the
+    usage's cost, a text block). A resumed 5,000-entry session's context held 7.7 MB of them; the context's
+    messages share them now (``build_context``). Adding a name (pydantic does on assignment) does nothing here; a
+    copy (``model_copy``) gets a set of its own again.
+    """
+
+    __slots__ = ()
+
+    def add(self, name: str) -> None:
+        pass
+
+    def update(self, *names: Any) -> None:
+        pass
+
+    def __copy__(self) -> set[str]:
+        return set(self)
+
+
+_FIELD_NAMES: dict[frozenset[str], _SharedFieldNames] = {}
+_NESTED: dict[type[BaseModel], tuple[str, ...]] = {}
+
+
+def share_field_names(model: BaseModel) -> None:
+    """Give ``model`` and the models inside it (blocks, usage, cost) the shared ``_SharedFieldNames``."""
+    stack = [model]
+    shared, nested = _FIELD_NAMES, _NESTED
+    setattr_ = object.__setattr__
+    while stack:
+        item = stack.pop()
+        names = item.__pydantic_fields_set__
+        key = names if type(names) is _SharedFieldNames else frozenset(names)
+        canonical = shared.get(key)
+        if canonical is None:
+            canonical = shared[key] = _SharedFieldNames(key)
+        setattr_(item, "__pydantic_fields_set__", canonical)
+        kind = type(item)
+        fields = nested.get(kind)
+        if fields is None:
+            fields = nested[kind] = tuple(
+                name for name, info in kind.model_fields.items() if _holds_models(info.annotation)
+            )
+        values = item.__dict__
+        for name in fields:
+            value = values[name]
+            if type(value) is list:
+                stack.extend(element for element in value if isinstance(element, BaseModel))
+            elif isinstance(value, BaseModel):
+                stack.append(value)
+
+
+def _holds_models(annotation: Any) -> bool:
+    """Whether a field of this type can hold a model (``Any`` cannot, when the value comes from JSON)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_holds_models(argument) for argument in get_args(annotation))
 
 
 def is_handover(entry: object) -> bool:

@@ -20,6 +20,7 @@ from navtui.session.entries import (
     new_entry_id,
     now_iso,
     parse_entry,
+    share_field_names,
 )
 
 BASE = {"id": "a1b2c3d4", "parentId": None, "timestamp": "2026-02-16T10:21:00.000Z"}
@@ -150,3 +151,49 @@ def test_header_and_timestamps() -> None:
     assert header.to_json()["type"] == "session" and header.to_json()["version"] == 3
     assert header.to_json()["parentSession"] == "/old.jsonl"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", now_iso())
+
+
+def test_models_share_their_field_names_and_still_behave_as_their_own() -> None:
+    line = {
+        **BASE,
+        "type": "message",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "hi"}],
+            "provider": "ollama",
+            "model": "qwen3",
+            "usage": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 3, "cost": {"total": 0}},
+            "stopReason": "stop",
+            "timestamp": 5,
+        },
+    }
+    first, second = parse_entry(json_copy(line)), parse_entry(json_copy(line))
+    assert isinstance(first, MessageEntry) and isinstance(second, MessageEntry)
+    assert first.message.model_fields_set is not second.message.model_fields_set  # pydantic's own, each
+    share_field_names(first)
+    share_field_names(second)
+    one, two = first.message, second.message
+    assert isinstance(one, AssistantMessage) and isinstance(two, AssistantMessage)
+    assert one.usage is not None and two.usage is not None
+    # One object of names for all models given the same fields (pydantic keeps a set per model otherwise).
+    assert one.model_fields_set is two.model_fields_set
+    assert one.usage.model_fields_set is two.usage.model_fields_set
+    assert one.content[0].model_fields_set is two.content[0].model_fields_set
+    assert "total_tokens" in one.usage.model_fields_set
+
+    one.error_message = "boom"  # assigning to one model changes nothing of another
+    one.usage.output = 7
+    assert two.error_message is None and two.usage.output == 2
+    assert second.to_json() == parse_entry(json_copy(line)).to_json()
+    assert first.to_json()["message"]["errorMessage"] == "boom"
+
+    copy = two.model_copy(update={"model": "other"})  # a copy has names of its own, updated
+    assert "model" in copy.model_fields_set and copy.model_fields_set is not two.model_fields_set
+    assert copy.model == "other" and two.model == "qwen3"
+    assert parse_entry(json_copy(line)) == second
+
+
+def json_copy(value: dict) -> dict:
+    import json
+
+    return json.loads(json.dumps(value))

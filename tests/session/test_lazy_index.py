@@ -117,6 +117,10 @@ def test_an_entry_read_again_while_held_is_the_same_object_and_so_is_a_held_mess
     assert all(id(entry.message) in held for entry in again)  # type: ignore[union-attr]
     first = again[0]
     assert session.get_entry(first.id) is first  # type: ignore[arg-type]
+    # The messages the context keeps share one object of field names (entries.share_field_names).
+    assistants = [m for m in messages if m.role == "assistant"]
+    assert len({id(m.model_fields_set) for m in assistants}) == 1
+    assert len({id(m.content[0].model_fields_set) for m in assistants}) == 1  # type: ignore[union-attr]
 
 
 def test_appended_entries_are_kept_as_lines_too_and_read_back_equal(session: SessionManager) -> None:
