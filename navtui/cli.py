@@ -128,8 +128,14 @@ def _without_unused_imports() -> None:
     """httpx's ``__init__`` imports its command-line client (``httpx._main``: click, ``rich.progress``, pygments'
     lexer table; 3.4 MB) whenever click is installed, and the MCP SDK installs it; navtui never runs that client.
     A ``None`` in ``sys.modules`` makes the import raise ``ImportError`` (the import system's documented meaning of
-    ``None``), as when click is missing: httpx then defines its ``main`` as a stub that explains what is missing."""
+    ``None``), as when click is missing: httpx then defines its ``main`` as a stub that explains what is missing.
+
+    markdown-it imports ``linkify_it`` whenever it is installed (Textual installs it) and builds a ``LinkifyIt``
+    for each parser (0.3-0.5 MB of a process after the first reply: its module and compiled Unicode regexes);
+    navtui's parsers are CommonMark with linkify off (``widgets/markdown/blocks.py``, ``session/export.py``), so
+    markdown-it takes it as missing, as it is meant to."""
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    sys.modules.setdefault("linkify_it", None)  # type: ignore[arg-type]
 
 
 def _main(argv: list[str]) -> int:

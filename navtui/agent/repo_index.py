@@ -36,13 +36,15 @@ async def index_context(cwd: Path, prompt: str, mode: str, window: int | None) -
     """The context note for a session's first prompt, or None (no index, nothing relevant, or injection off)."""
     if mode == "off" or not prompt.strip():
         return None
-    from navtui.index import build_index, context_note, index_root
-
-    root = index_root(cwd)
-    if not index_exists(cwd):
+    if not index_exists(cwd):  # the common case: no index, and nothing of it loaded (builder, chunker, tree-sitter)
         if mode != "on":
             return None
-        await asyncio.to_thread(build_index, root)
+        from navtui.index import build_index, index_root
+
+        await asyncio.to_thread(build_index, index_root(cwd))
+    from navtui.index import context_note, index_root
+
+    root = index_root(cwd)
     note = await asyncio.to_thread(context_note, root, prompt, note_budget(window))
     if note is None or not note.text.strip():
         return None

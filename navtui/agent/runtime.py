@@ -115,7 +115,7 @@ class Runtime:
         return default_tools(self.settings, self.cwd)
 
     def _build_mcp(self) -> McpManager | None:
-        from navtui.mcp.manager import build_manager
+        from navtui.mcp.startup import build_manager
 
         return build_manager(
             self.cwd, self.settings, self.tools, self._artifacts_dir(), trust_project=self.options.mcp_trust

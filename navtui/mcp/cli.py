@@ -106,7 +106,7 @@ def mcp_main(argv: list[str], *, cwd: Path | None = None, out: TextIO | None = N
 async def _list(cwd: Path, no_connect: bool, trust: bool, out: TextIO, err: TextIO) -> int:
     from navtui.config.paths import navtui_home
     from navtui.config.settings import load_settings
-    from navtui.mcp.manager import build_manager
+    from navtui.mcp.startup import build_manager
     from navtui.tools.base import ToolRegistry
 
     settings = load_settings(cwd).settings
@@ -182,7 +182,7 @@ def _add_json(name: str, text: str, force: bool, out: TextIO) -> int:
 async def _get(cwd: Path, name: str, no_connect: bool, out: TextIO, err: TextIO) -> int:
     from navtui.config.paths import navtui_home
     from navtui.config.settings import load_settings
-    from navtui.mcp.manager import build_manager
+    from navtui.mcp.startup import build_manager
     from navtui.tools.base import ToolRegistry
 
     spec = load_config(cwd).get(name)
@@ -220,8 +220,8 @@ async def _get(cwd: Path, name: str, no_connect: bool, out: TextIO, err: TextIO)
 async def _login(cwd: Path, name: str, trust: bool, out: TextIO, err: TextIO) -> int:
     from navtui.config.paths import navtui_home
     from navtui.config.settings import load_settings
-    from navtui.mcp.manager import build_manager
     from navtui.mcp.oauth import SignIn, token_path
+    from navtui.mcp.startup import build_manager
     from navtui.tools.base import ToolRegistry
 
     settings = load_settings(cwd).settings

@@ -61,16 +61,18 @@ class ServerStatus:
     config_path: Path
 
 
-def build_manager(
-    cwd: Path, settings: Any, tools: ToolRegistry, artifacts_dir: Path, *, trust_project: bool = False
-) -> McpManager | None:
-    """The session's manager, or None when no MCP server is configured (the SDK is then never imported)."""
+def manager_for(
+    config: McpConfig,
+    cwd: Path,
+    settings: Any,
+    tools: ToolRegistry,
+    artifacts_dir: Path,
+    *,
+    trust_project: bool = False,
+) -> McpManager:
+    """The session's manager for ``config`` (``navtui.mcp.startup.build_manager`` reads it)."""
     from navtui import __version__
-    from navtui.mcp.config import load_config
 
-    config = load_config(cwd)
-    if not config.servers and not config.warnings:
-        return None
     options = ConnectionOptions(
         startup_timeout=settings.mcp.startup_timeout,
         call_timeout=settings.mcp.call_timeout,

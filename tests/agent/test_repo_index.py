@@ -66,6 +66,21 @@ async def test_no_index_no_note_and_off_means_off(fake_server, tmp_path: Path) -
     await rt.aclose()
 
 
+async def test_inject_on_builds_the_index_in_the_first_turn(fake_server, tmp_path: Path) -> None:
+    # inject "on" without an index: the first turn builds it (imported then, not before: tests/test_import_guards.py)
+    root = make_repo(tmp_path / "repo")
+    rt = runtime_for(root, fake_server.url, inject="on")
+    fake_server.script(Text("It sums price times quantity."))
+    events = [e async for e in rt.run("how is the invoice total computed?")]
+    injected = [e for e in events if isinstance(e, ContextInjected)]
+    assert injected and injected[0].files[0] == "billing.py"
+    index = Index.open(root)
+    assert index is not None
+    with index:
+        assert index.search("compute_invoice_total", 5)
+    await rt.aclose()
+
+
 async def test_agent_edits_update_the_index(fake_server, tmp_path: Path) -> None:
     root = make_repo(tmp_path / "repo")
     build_index(root)

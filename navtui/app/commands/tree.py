@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from navtui.app.commands import CommandContext, CommandRegistry
 from navtui.app.commands.checkpoints import ask_about_code, restore_code
-from navtui.app.screens.branch_summary import BranchSummaryScreen, SummaryChoice, SummaryProgressScreen
-from navtui.app.screens.sessions import SessionPickerScreen
-from navtui.app.screens.tree import TreeScreen
 from navtui.app.tree_actions import branch, label_leaf, navigate, plan_navigation
 from navtui.core.errors import NavtuiError
 from navtui.session.manager import SessionManager
+
+if TYPE_CHECKING:
+    from navtui.app.screens.branch_summary import SummaryProgressScreen
+
+# The screens are imported when they open (the first /tree takes ~20 ms more): an idle session never loads
+# them, nor Textual's Tree and DataTable widgets they use (docs/speed.md, memory).
 
 
 def _ready(ctx: CommandContext, what: str) -> SessionManager | None:
@@ -56,11 +60,15 @@ def open_tree(ctx: CommandContext, *, select: str | None = None) -> None:
         if entry_id:
             ctx.app.run_worker(navigate_flow(ctx, entry_id), group="tree-navigate", exclusive=True)
 
+    from navtui.app.screens.tree import TreeScreen
+
     ctx.app.push_screen(TreeScreen(_session(ctx), select=select), callback=chosen)
 
 
 async def navigate_flow(ctx: CommandContext, entry_id: str) -> None:
     """Ask about a summary (per ``ui.branch_summary``), move the leaf, show the new path."""
+    from navtui.app.screens.branch_summary import BranchSummaryScreen, SummaryChoice, SummaryProgressScreen
+
     runtime = ctx.runtime
     try:
         plan = plan_navigation(_session(ctx), entry_id)
@@ -138,6 +146,8 @@ def open_branch(ctx: CommandContext) -> None:
         if entry_id:
             ctx.app.run_worker(branch_flow(ctx, entry_id), group="tree-branch", exclusive=True)
 
+    from navtui.app.screens.tree import TreeScreen
+
     ctx.app.push_screen(TreeScreen(_session(ctx), mode="branch"), callback=chosen)
 
 
@@ -189,6 +199,8 @@ def pick_session(ctx: CommandContext) -> None:
     def chosen(path: Path | None) -> None:
         if path is not None:
             ctx.app.run_worker(open_session(ctx, path), group="resume", exclusive=True)
+
+    from navtui.app.screens.sessions import SessionPickerScreen
 
     runtime = ctx.runtime
     ctx.app.push_screen(SessionPickerScreen(runtime.cwd, current=runtime.session), callback=chosen)

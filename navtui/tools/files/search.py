@@ -8,8 +8,8 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pathspec import GitIgnoreSpec
 from pydantic import BaseModel, Field
 
 from navtui.core.errors import ToolError
@@ -17,6 +17,9 @@ from navtui.core.walk import RepoRules, is_binary, walk_files
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.files import ripgrep
 from navtui.tools.files.pathtools import ReadsPath
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 TIMEOUT = 30.0
 MAX_COLUMNS = 300
@@ -43,6 +46,15 @@ def _rg_target(root: Path) -> tuple[Path, str]:
 
 
 # ---------------------------------------------------------------------------------------------------- find
+
+
+def _glob_spec(pattern: str) -> GitIgnoreSpec:
+    """A .gitignore-style matcher for one glob (pathspec is ~30 modules: loaded by the first find or grep --glob)."""
+    from pathspec import GitIgnoreSpec
+
+    return GitIgnoreSpec.from_lines([pattern])
+
+
 class FindArgs(BaseModel):
     pattern: str = Field(min_length=1, description="Glob like '*.py', 'src/**/*.ts' or 'test_*'.")
     path: str = Field(".", description="Directory to search (default: the workspace).")
@@ -71,7 +83,7 @@ class FindTool(ReadsPath, Tool[FindArgs]):
         timed_out = False
         if ripgrep.find_rg() is not None:
             # rg's own --glob would override the ignore rules for matching files; filter here instead.
-            spec = GitIgnoreSpec.from_lines([pattern])
+            spec = _glob_spec(pattern)
             # rg applied the ignore files; the walker's rules add what its globs cannot say (a virtualenv's pyvenv.cfg)
             rules = RepoRules(root, respect_ignore_files=False)
             run = ripgrep.RgRun()
@@ -100,7 +112,7 @@ class FindTool(ReadsPath, Tool[FindArgs]):
 
     @staticmethod
     def _walk(root: Path, pattern: str, limit: int, ctx: ToolContext) -> tuple[int, list[str], bool]:
-        spec = GitIgnoreSpec.from_lines([pattern])
+        spec = _glob_spec(pattern)
         deadline = time.monotonic() + TIMEOUT
         found: list[str] = []
         total = 0
@@ -228,7 +240,7 @@ class GrepTool(ReadsPath, Tool[GrepArgs]):
             regex = re.compile(re.escape(args.pattern) if args.literal else args.pattern, flags)
         except re.error as exc:
             raise ToolError(f"grep failed: invalid regular expression: {exc}") from None
-        spec = GitIgnoreSpec.from_lines([args.glob]) if args.glob else None
+        spec = _glob_spec(args.glob) if args.glob else None
         files = [root] if root.is_file() else (item.path for item in walk_files(root))
         deadline = time.monotonic() + TIMEOUT
         for path in files:
