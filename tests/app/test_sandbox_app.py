@@ -63,7 +63,14 @@ async def test_a_blocked_command_offers_an_unsandboxed_run_and_a_remembers_it(ma
             await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.request.tool == "shell")
             await pilot.pause(ApprovalScreen.GRACE + 0.05)
             await pilot.press("y")  # the command itself
-            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.request.unsandboxed)
+            await wait_for(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, ApprovalScreen)
+                    and app.screen.request.unsandboxed
+                    and bool(app.screen.query("#approval"))
+                ),  # composed, not only pushed
+            )
             modal = app.screen
             assert modal.query_one("#approval").border_title == "Run without the sandbox?"
             assert "network is blocked" in modal.request.reason and canary.connections == 0
