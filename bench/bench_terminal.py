@@ -26,17 +26,21 @@ A long comparison can be taken in parts (a quiet window each): ``--json`` keeps 
 reports the runs of several parts together.
 
 Usage: ``python bench/bench_terminal.py [--runs 5] [--rates 200,1000] [--tokens 20000] [--apps navtui,textual]
-[--baseline DIR] [--vibe2 PATH] [--vibe3 PATH] [--resume] [--json FILE] [--dump-blank DIR]``, or ``--merge FILE...``
+[--baseline DIR] [--vibe2 PATH] [--vibe3 PATH] [--resume] [--json FILE] [--dump-blank DIR] [--trace]``, or
+``--merge FILE...``. ``--trace`` runs navtui and before through ``bench/trace_loop.py``: the UI loop's CPU a probe
+key waited behind while the reply streamed, and the CPU of each callback per thread.
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import contextlib
 import json
 import os
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -141,8 +145,13 @@ def transcript_blank(lines: list[str]) -> bool:
     return bool(tops) and not any(line.strip() for line in lines[: tops[-1]])
 
 
+TRACE = False  # --trace: navtui runs through bench/trace_loop.py (what a key waited for; CPU per callback)
+TRACED_APPS = ("navtui", "before")
+
+
 def navtui_argv(url: str) -> list[str]:
-    return [sys.executable, "-m", "navtui", "-p", "ollama", "-b", url, "-m", MODEL]
+    start = [str(ROOT / "bench" / "trace_loop.py")] if TRACE else ["-m", "navtui"]
+    return [sys.executable, *start, "-p", "ollama", "-b", url, "-m", MODEL]
 
 
 def build_apps(args: argparse.Namespace, stock_script: str, floor_script: str) -> list[App]:
@@ -200,7 +209,13 @@ def child_env_for(home: str, root: Path = ROOT) -> dict[str, str]:
 def child_env(app: App, url: str, home: str) -> dict[str, str]:
     env = child_env_for(home, app.root)
     env.update(app.env(url, home))
+    if TRACE and app.name in TRACED_APPS:
+        env["NAVTUI_TRACE"] = trace_path(home)
     return env
+
+
+def trace_path(home: str) -> str:
+    return os.path.join(home, "trace.json")
 
 
 def prepare_home(app: App, url: str, scratch: str) -> str:
@@ -344,6 +359,9 @@ def run_once(app: App, rate: float | None, tokens: int, idle_probes: int) -> dic
         result["rss_idle_mb"] = term.rss_mb()[1]
         if rate is not None and app.streams:
             result.update(stream(term, server, rate, tokens))
+            window = result.pop("window")
+            if TRACE and app.name in TRACED_APPS and app.home is not None:
+                result["trace"] = collect_trace(term, trace_path(app.home), *window)
         result["lagging_ms"] = term.lagging_ms
         if term.blanked:
             result["blanked_frames"] = len(term.blanked)
@@ -390,6 +408,7 @@ def stream(term: Terminal, server: Server, rate: float, tokens: int) -> dict[str
     time.sleep(4.0)  # idle now: navtui's full collection runs 3 s after a turn ends (app/gc_policy.py)
     rss_settled = term.rss_mb()[0]
     return {
+        "window": (t0, end),
         "rate": rate,
         "echo_ms": summary(probe.latencies),
         "echo_missed": probe.missed,
@@ -405,6 +424,37 @@ def stream(term: Terminal, server: Server, rate: float, tokens: int) -> dict[str
         "rss_mb": rss,
         "rss_tree_mb": rss_tree,
         "rss_settled_mb": rss_settled,
+    }
+
+
+def collect_trace(term: Terminal, path: str, t0: float, end: float) -> dict[str, Any]:
+    """What ``bench/trace_loop.py`` saw while the reply streamed (``t0`` to ``end``, monotonic)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    os.kill(term.proc.pid, signal.SIGUSR1)
+    deadline = time.monotonic() + 10
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    data = json.loads(Path(path).read_text())
+    probes = [p for p in data["probes"] if t0 <= p["read"] <= end]
+    spent: dict[tuple[str, str], float] = {}
+    for second, kind, name, cpu_ms, _count in data["buckets"]:
+        if int(t0) <= second <= end:
+            spent[(kind, name)] = spent.get((kind, name), 0.0) + cpu_ms
+    by_thread: dict[str, float] = {}
+    for (kind, _name), cpu_ms in spent.items():
+        by_thread[kind] = by_thread.get(kind, 0.0) + cpu_ms
+    ui = sorted(((name, cpu) for (kind, name), cpu in spent.items() if kind == "ui"), key=lambda item: -item[1])
+    waited: dict[str, float] = {}
+    for probe in probes:
+        for name, cpu_ms in probe["ran"]:
+            waited[name] = waited.get(name, 0.0) + cpu_ms
+    return {
+        "wait_cpu_ms": summary([p["wait_cpu_ms"] for p in probes]),
+        "wait_ms": summary([p["wait_ms"] for p in probes]),
+        "cpu_ms_by_thread": by_thread,
+        "ui_top": ui[:8],
+        "waited_behind": sorted(waited.items(), key=lambda item: -item[1])[:8],
     }
 
 
@@ -502,6 +552,16 @@ def report(results: dict[str, list[dict[str, Any]]], rates: list[float]) -> None
             ),
             (f"{tag}: CPU (share of a core)", lambda rs, p=pick: fmt(med([s["cpu_share"] * 100 for s in p(rs)]), " %")),
             (
+                f"{tag}: traced: loop CPU a key waited behind p50 / p95 / max",
+                lambda rs, p=pick: echo_cell(
+                    [s["trace"]["wait_cpu_ms"] for s in p(rs) if "trace" in s], ("p50", "p95", "max")
+                ),
+            ),
+            (
+                f"{tag}: traced: CPU in callbacks, UI loop; network thread",
+                lambda rs, p=pick: traced_threads([s["trace"] for s in p(rs) if "trace" in s]),
+            ),
+            (
                 f"{tag}: RSS 4 s later, idle",
                 lambda rs, p=pick: fmt(med([s.get("rss_settled_mb") for s in p(rs)]), " MB"),
             ),
@@ -518,6 +578,29 @@ def report(results: dict[str, list[dict[str, Any]]], rates: list[float]) -> None
     print(" " * label_width + "".join(f"{name:>{w}}" for name, w in zip(names, widths, strict=True)))
     for label, cells in table:
         print(f"{label:<{label_width}}" + "".join(f"{c:>{w}}" for c, w in zip(cells, widths, strict=True)))
+
+
+def traced_threads(traces: list[dict[str, Any]]) -> str:
+    if not traces:
+        return "-"
+    ui = med([t["cpu_ms_by_thread"].get("ui", 0.0) for t in traces])
+    network = med([t["cpu_ms_by_thread"].get("navtui-network", 0.0) for t in traces])
+    return f"{fmt(ui, ' ms')}; {fmt(network, ' ms')}"
+
+
+def report_traces(results: dict[str, list[dict[str, Any]]]) -> None:
+    """Per traced app and rate: the UI loop's costliest callbacks while streaming, and what keys waited behind."""
+    for name, runs in results.items():
+        streams = [s for r in runs for s in r.get("streams", {}).values() if "trace" in s]
+        for key, title in (("ui_top", "UI loop CPU by callback"), ("waited_behind", "what probe keys waited behind")):
+            totals: dict[str, list[float]] = {}
+            for s in streams:
+                for callback, cpu_ms in s["trace"][key]:
+                    totals.setdefault(callback, []).append(cpu_ms)
+            if totals:
+                ranked = sorted(totals.items(), key=lambda item: -sum(item[1]))[:6]
+                cells = ", ".join(f"{callback} {sum(v) / len(streams):,.0f} ms" for callback, v in ranked)
+                print(f"{name}: {title} (mean per run): {cells}")
 
 
 def echo_cell(summaries: list[dict[str, float]], keys: tuple[str, ...]) -> str:
@@ -563,6 +646,7 @@ def merge(files: list[str]) -> None:
         if "load" in data:
             loads.append(data["load"])
     report(results, sorted(rates))
+    report_traces(results)
     report_resume(resumes)
     report_load(loads)
 
@@ -585,6 +669,11 @@ def main() -> None:
         metavar="DIR",
         help="navtui: write every frame that leaves the transcript blank where the frame before showed text",
     )
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="navtui and before run through bench/trace_loop.py: the loop CPU a key waited behind, CPU per callback",
+    )
     parser.add_argument("--merge", nargs="+", metavar="FILE", help="report the runs kept in these --json files")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--rate", type=float, default=1000, help=argparse.SUPPRESS)
@@ -596,8 +685,9 @@ def main() -> None:
     if args.merge:
         merge(args.merge)
         return
-    global DUMP_BLANK
+    global DUMP_BLANK, TRACE
     DUMP_BLANK = Path(args.dump_blank) if args.dump_blank else None
+    TRACE = args.trace
     for root in (ROOT, *([Path(args.baseline)] if args.baseline else [])):
         compileall.compile_dir(str(root / "navtui"), quiet=1)
     sys.setswitchinterval(0.0005)  # the terminal's reader thread timestamps promptly while the emulator draws
@@ -635,6 +725,7 @@ def main() -> None:
     if args.json:
         Path(args.json).write_text(json.dumps({"apps": results, "resume": resumes, "load": load}, indent=1))
     report(results, rates)
+    report_traces(results)
     if resumes:
         report_resume(resumes)
     report_load([load])
