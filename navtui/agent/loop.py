@@ -40,6 +40,7 @@ from navtui.core.events import (
     UsageEvent,
     UsageUpdate,
     UserMessageEvent,
+    join_deltas,
 )
 from navtui.core.messages import (
     AssistantMessage,
@@ -72,6 +73,29 @@ class Recorder(Protocol):
 
 class _Abort(Exception):
     """Raised inside the loop when ``Agent.abort()`` was called."""
+
+
+class _StreamedText:
+    """The streamed text of the block being written, kept as pieces and joined into the block when anything
+    else happens (``settle``): adding each delta to the block's string would copy the whole answer each time."""
+
+    def __init__(self) -> None:
+        self._block: TextBlock | ThinkingBlock | None = None
+        self._pieces: list[str] = []
+
+    def add(self, block: TextBlock | ThinkingBlock, text: str) -> None:
+        if block is not self._block:
+            self.settle()
+            self._block = block
+        self._pieces.append(text)
+
+    def settle(self) -> None:
+        block, joined = self._block, "".join(self._pieces)
+        self._block, self._pieces = None, []
+        if isinstance(block, TextBlock):
+            block.text += joined
+        elif isinstance(block, ThinkingBlock):
+            block.thinking += joined
 
 
 class Agent:
@@ -116,6 +140,7 @@ class Agent:
         self._steering: list[str] = []
         self._running = False
         self._unrecorded: AssistantMessage | None = None
+        self._streamed = _StreamedText()  # the text of the answer being streamed, not yet in its block
         self._call_ids: set[str] = set()  # every tool-call id in the history (see _with_unique_id)
         self._invalid_calls: set[str] = set()  # calls of this turn that could not run at all (for the guard)
         self._results: dict[str, ToolResultMessage] = {}  # this turn's results by call id
@@ -205,8 +230,9 @@ class Agent:
                 yield TurnStarted(turn=turn, model=self.provider.model)
                 assistant = AssistantMessage(provider=self.provider.name, model=self.provider.model)
                 self._unrecorded = assistant
-                async for event in self._stream_turn(assistant):
-                    yield event
+                async with contextlib.aclosing(self._stream_turn(assistant)) as streamed:
+                    async for event in streamed:
+                        yield event
                 self._unrecorded = None
                 self.add_message(assistant)
                 self.resample = assistant.stop_reason not in ("error", "aborted") and guard.said_before(assistant)
@@ -321,6 +347,7 @@ class Agent:
 
     def _repair_history(self) -> None:
         """After a torn-down run: keep the interrupted answer and answer every dangling tool call."""
+        self._streamed.settle()
         if self._unrecorded is not None:
             self._unrecorded.stop_reason = "aborted"
             self.add_message(self._unrecorded)
@@ -357,6 +384,9 @@ class Agent:
         self._call_ids = {c.id for m in self.messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
         try:
             while True:
+                if self._abort.is_set():
+                    assistant.stop_reason = "aborted"
+                    break
                 if queue.empty():
                     getter = asyncio.create_task(queue.get())
                     finished, _ = await asyncio.wait({getter, abort_wait}, return_when=asyncio.FIRST_COMPLETED)
@@ -364,14 +394,19 @@ class Agent:
                         getter.cancel()
                         assistant.stop_reason = "aborted"
                         break
-                    event = getter.result()
+                    batch = [getter.result()]
                 else:
-                    event = queue.get_nowait()
-                if event is done:
+                    batch = [queue.get_nowait()]
+                while not queue.empty():  # what arrived meanwhile: its deltas reach the screen as one
+                    batch.append(queue.get_nowait())
+                ended = batch[-1] is done
+                for event in join_deltas(batch[:-1] if ended else batch):
+                    for out in self._apply(assistant, event):
+                        yield out
+                if ended:
                     break
-                for out in self._apply(assistant, event):
-                    yield out
         finally:
+            self._streamed.settle()
             abort_wait.cancel()
             if not task.done():
                 task.cancel()
@@ -382,23 +417,26 @@ class Agent:
 
     def _apply(self, assistant: AssistantMessage, event: Any) -> list[Any]:
         blocks = assistant.content
+        streamed = self._streamed
         if isinstance(event, TextDelta):
-            if blocks and isinstance(blocks[-1], TextBlock):
-                blocks[-1].text += event.text
-            else:
-                blocks.append(TextBlock(text=event.text))
+            block = blocks[-1] if blocks else None
+            if not isinstance(block, TextBlock):
+                block = TextBlock(text="")
+                blocks.append(block)
+            streamed.add(block, event.text)
             return [event]
         if isinstance(event, ThinkingDelta):
             last = blocks[-1] if blocks else None
             if isinstance(last, ThinkingBlock) and last.thinking_signature is None and not event.redacted:
-                last.thinking += event.text
+                streamed.add(last, event.text)
                 if event.signature:
                     last.thinking_signature = event.signature
             else:
-                blocks.append(
-                    ThinkingBlock(thinking=event.text, thinking_signature=event.signature, redacted=event.redacted)
-                )
+                thinking = ThinkingBlock(thinking="", thinking_signature=event.signature, redacted=event.redacted)
+                blocks.append(thinking)
+                streamed.add(thinking, event.text)
             return [event] if event.text else []
+        streamed.settle()
         if isinstance(event, ToolCallEvent):
             blocks.append(self._with_unique_id(event.call))
             return []

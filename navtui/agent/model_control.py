@@ -23,12 +23,14 @@ from navtui.agent.resume import (
 from navtui.config.launch import DEFAULT_MODEL
 from navtui.core.errors import NavtuiError
 from navtui.core.events import Notice
+from navtui.providers.network import NetworkProvider
 
 if TYPE_CHECKING:
     from navtui.agent.resume import ThinkSetting
     from navtui.config.launch import LaunchOptions
     from navtui.config.settings import Settings
     from navtui.providers.base import ModelInfo, Provider
+    from navtui.providers.network import NetworkThread
     from navtui.session.context import SessionContext
 
 
@@ -42,9 +44,17 @@ class ProviderStatus:
 
 
 class ModelControl:
-    def __init__(self, settings: Settings, options: LaunchOptions, resumed: SessionContext | None) -> None:
-        """``resumed``: the context of the session being continued (``None`` for a new one)."""
+    def __init__(
+        self,
+        settings: Settings,
+        options: LaunchOptions,
+        resumed: SessionContext | None,
+        network: NetworkThread | None = None,
+    ) -> None:
+        """``resumed``: the context of the session being continued (``None`` for a new one). With ``network``,
+        every provider built runs its connections on that thread (``providers/network.py``)."""
         self.settings = settings
+        self.network = network
         self.choice: ModelChoice = choose_model(resumed, options, settings, DEFAULT_MODEL)
         if self.choice.thinking_level is not None:
             settings.providers.think = think_setting(self.choice.thinking_level)
@@ -57,7 +67,12 @@ class ModelControl:
     def build(self, model: str, provider: str | None, base_url: str | None) -> Provider:
         from navtui.providers.registry import build_provider
 
-        return build_provider(self.settings, model=model, provider=provider, base_url=base_url)
+        return self._on_network(build_provider(self.settings, model=model, provider=provider, base_url=base_url))
+
+    def _on_network(self, provider: Provider) -> Provider:
+        if self.network is None or isinstance(provider, NetworkProvider):
+            return provider
+        return NetworkProvider(provider, self.network)
 
     # ------------------------------------------------------------------ thinking
     @property
@@ -98,7 +113,7 @@ class ModelControl:
     # ------------------------------------------------------------------ replacing the provider
     def replace(self, provider: Provider, info: ModelInfo | None) -> Provider:
         """Run on ``provider`` from now on; returns the old one (to close once nothing uses it)."""
-        old, self.provider = self.provider, provider
+        old, self.provider = self.provider, self._on_network(provider)
         self.info = info
         return old
 

@@ -32,6 +32,7 @@ from navtui.core.errors import ConfigError, NavtuiError
 from navtui.core.events import Notice, TurnFinished
 from navtui.core.messages import AssistantMessage, Usage, UserMessage
 from navtui.providers.base import AnyMessage, ListedModel, ModelInfo, Provider, PullProgress
+from navtui.providers.network import NetworkThread
 from navtui.tools.approval import ApprovalMode, ApprovalPolicy, Approver, DenyingApprover
 from navtui.tools.base import ToolContext, ToolRegistry
 
@@ -67,7 +68,9 @@ class Runtime:
         self.handover_count = 0
         self.sessions, opened = SessionControl.open(self.cwd, options)
         self.warnings.extend(opened)
-        self.models = ModelControl(settings, options, self.sessions.resumed_context())
+        # Every provider's connections live on one thread of their own, off the UI's loop (providers/network.py).
+        self.network = NetworkThread()
+        self.models = ModelControl(settings, options, self.sessions.resumed_context(), self.network)
         if self.models.choice.notice:
             self.warnings.append(self.models.choice.notice)
         self.advisors = AdvisorControl(
@@ -523,10 +526,13 @@ class Runtime:
             await self.mcp.start()
 
     async def aclose(self) -> None:
-        if self.mcp is not None:
-            await self.mcp.aclose()
-        await self.advisors.stop()
-        await self.provider.aclose()
+        try:
+            if self.mcp is not None:
+                await self.mcp.aclose()
+            await self.advisors.stop()
+            await self.provider.aclose()
+        finally:
+            await self.network.aclose()  # whatever still ran there is cancelled; the thread is gone after this
         kill_all = getattr(self.ctx.jobs, "kill_all", None)
         if kill_all is not None:
             result = kill_all()

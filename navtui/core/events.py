@@ -70,6 +70,33 @@ ProviderEvent = Annotated[
 ]
 
 
+def join_deltas(events: list[Any]) -> list[Any]:
+    """``events`` with each run of adjacent text deltas made one (and of plain thinking deltas: no signature,
+    not redacted), in order. A stream read in bursts reaches the agent and the screen as one delta per burst."""
+    joined: list[Any] = []
+    run: list[str] = []  # the texts of the run that joined[-1] stands for
+    for event in events:
+        last = joined[-1] if joined else None
+        if _joins(last, event):
+            run.append(event.text)
+        else:
+            if len(run) > 1:
+                joined[-1] = type(joined[-1])(text="".join(run))
+            run = [event.text] if type(event) is TextDelta or _plain_thinking(event) else []
+            joined.append(event)
+    if len(run) > 1:
+        joined[-1] = type(joined[-1])(text="".join(run))
+    return joined
+
+
+def _joins(last: Any, event: Any) -> bool:
+    return (type(event) is TextDelta and type(last) is TextDelta) or (_plain_thinking(event) and _plain_thinking(last))
+
+
+def _plain_thinking(event: Any) -> bool:
+    return type(event) is ThinkingDelta and event.signature is None and not event.redacted
+
+
 # ---------------------------------------------------------------- agent events
 class TurnStarted(_Event):
     type: Literal["turn_started"] = "turn_started"

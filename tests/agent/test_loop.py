@@ -110,13 +110,41 @@ async def test_text_reply_streams_and_finishes(tmp_path: Path) -> None:
     agent = make_agent(provider, tmp_path)
     events = await collect(agent, "hi")
     deltas = [e.text for e in events if isinstance(e, TextDelta)]
-    assert deltas == ["Hello ", "world"]
+    assert "".join(deltas) == "Hello world"
     assert isinstance(events[-1], RunFinished)
     assert events[-1].stop_reason == "stop" and events[-1].text == "Hello world"
     usage = next(e for e in events if isinstance(e, UsageUpdate))
     assert usage.total.input == 12 and usage.total.output == 3
     assert [m.role for m in agent.messages] == ["user", "assistant"]
     assert provider.requests[0].system == "system"
+
+
+async def test_a_burst_of_deltas_reaches_the_consumer_as_one_event_per_kind(tmp_path: Path) -> None:
+    """What the provider yielded while the consumer was busy arrives joined: one delta per burst, same text."""
+    words = [f"w{i} " for i in range(200)]
+    thoughts = [ThinkingDelta(text=f"t{i} ") for i in range(50)]
+    provider = ScriptedProvider([*thoughts, *[TextDelta(text=w) for w in words], StopEvent(reason="stop")])
+    agent = make_agent(provider, tmp_path)
+    events = await collect(agent, "hi")
+    streamed = [e for e in events if isinstance(e, TextDelta | ThinkingDelta)]
+    assert [type(e) for e in streamed] == [ThinkingDelta, TextDelta]
+    assert streamed[0].text == "".join(t.text for t in thoughts) and streamed[1].text == "".join(words)
+    answer = agent.messages[-1]
+    assert isinstance(answer, AssistantMessage) and answer.text == "".join(words)
+    assert [type(b).__name__ for b in answer.content] == ["ThinkingBlock", "TextBlock"]
+
+
+async def test_text_after_a_tool_call_is_a_block_of_its_own(tmp_path: Path) -> None:
+    call = ToolCall(id="c0", name="echo", arguments={"value": "x"})
+    provider = ScriptedProvider(
+        [TextDelta(text="one "), TextDelta(text="two"), ToolCallEvent(call=call), TextDelta(text="three"),
+         StopEvent(reason="tool_use")],
+        text("done"),
+    )  # fmt: skip
+    agent = make_agent(provider, tmp_path)
+    await collect(agent, "hi")
+    first = next(m for m in agent.messages if isinstance(m, AssistantMessage))
+    assert [getattr(b, "text", b.type) for b in first.content] == ["one two", "toolCall", "three"]
 
 
 async def test_multi_tool_turn_runs_in_order_and_feeds_results_back(tmp_path: Path) -> None:
