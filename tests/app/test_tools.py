@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Input
+
 from navtui.app.screens.approval import ApprovalScreen
 from navtui.app.screens.main import MainScreen
+from navtui.tools.approval import ApprovalRequest, ApprovalResponse
 from navtui.widgets.items import ToolItem
 from navtui.widgets.status_line import StatusLine
 from navtui.widgets.tool_card import ToolCard
@@ -122,6 +125,21 @@ async def test_nothing_turns_under_the_approval_dialog(make_app, fake_server, wo
         screen.turns._spin()
         assert status.spinner_index == screen.turns._spinner_index != before[0]
         await settle(app, pilot)
+
+
+async def test_y_allows_a_request_without_a_preview(make_app) -> None:
+    """Nothing to scroll: the hidden reason field was the only thing to focus, and took the y as a reason."""
+    app = make_app()
+    answers: list[ApprovalResponse | None] = []
+    async with app.run_test(size=SIZE) as pilot:
+        request = ApprovalRequest(tool="edit", tier="write", summary="demo.py", reason="changes files")
+        app.push_screen(ApprovalScreen(request), answers.append)
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.pause(ApprovalScreen.GRACE + 0.05)
+        assert not isinstance(app.focused, Input)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: bool(answers))
+        assert answers == [ApprovalResponse(approved=True)]
 
 
 async def test_approval_denied_with_a_reason_tells_the_model(make_app, fake_server, workspace: Path) -> None:

@@ -56,6 +56,10 @@ class ApprovalScreen(AnswerModal[ApprovalResponse]):
         Binding("escape", "deny", "Deny", show=False),
     ]
     CSS_PATH = stylesheet("approval")
+    # Only the preview may take the focus when the dialog opens (to scroll it). Textual's default focuses the
+    # first focusable widget, hidden or not: for a request with no preview, the reason field, which took the y
+    # as a reason (Esc then denied with it).
+    AUTO_FOCUS = "#approval-preview"
 
     def __init__(self, request: ApprovalRequest) -> None:
         super().__init__()
@@ -77,16 +81,15 @@ class ApprovalScreen(AnswerModal[ApprovalResponse]):
             if request.preview and request.preview.strip() != request.summary.strip():
                 with VerticalScroll(id="approval-preview"):
                     yield Static(self._preview(request.preview), id="approval-preview-text")
-            yield Input(placeholder="reason for the model (optional) · Enter denies", id="approval-why")
+            why = Input(placeholder="reason for the model (optional) · Enter denies", id="approval-why")
+            why.display = False  # until n
+            yield why
 
     def _preview(self, preview: str) -> Text:
         if not _looks_like_diff(preview):
             return Text(display_safe(preview))
         styles = card_styles(self.app.theme_variables).diff  # the colours of the diff in an edit's tool card
         return render_diff(preview.rstrip("\n").split("\n"), styles)
-
-    def on_mount(self) -> None:
-        self.query_one("#approval-why", Input).display = False
 
     def action_allow(self, always: bool) -> None:
         if self.request.keep_change and always:
