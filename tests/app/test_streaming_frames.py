@@ -169,3 +169,8 @@ async def test_a_long_answer_keeps_only_a_few_screens_of_styled_rows() -> None:
             await pilot.pause()
         assert view.size.height > 80
         assert 0 < len(view._styles_cache._cache) <= 2 * 20 + 10
+        kept = [strip.text for strip in view.render_lines(view.size.region)]
+        view.finish()
+        view.trim(0, 0)  # far off screen: nothing of it is kept
+        assert len(view._styles_cache._cache) == 0
+        assert [strip.text for strip in view.render_lines(view.size.region)] == kept
