@@ -148,6 +148,9 @@ def _main(argv: list[str]) -> int:
     # Intermixed: in "navtui --print explain main.py -m qwen" the prompt is "explain main.py", whatever the order.
     args = build_parser().parse_intermixed_args(argv)
     _protect_process()
+    from navtui.app import gc_policy
+
+    gc_policy.single_arena()  # before the first thread (Textual's, the runtime's, the network's)
     cwd = (args.cwd or Path.cwd()).expanduser()
     if not cwd.is_dir():
         print(f"navtui: --cwd {cwd} is not a directory", file=sys.stderr)
@@ -188,8 +191,6 @@ def _main(argv: list[str]) -> int:
         if options.resume == "":  # no picker without a screen: take the latest session
             options.resume, options.continue_session = None, True
         return run_headless(options, prompt, json_mode=args.json_mode)
-    from navtui.app import gc_policy
-
     gc_policy.hold_until_first_frame()
     from navtui.app.app import run_app
 

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from navtui.app import gc_policy
 from tests.app.conftest import AppFactory, main_screen, settle
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_start_up_runs_without_the_collector_until_the_first_settle() -> None:
@@ -43,3 +48,33 @@ async def test_a_turn_collects_once_a_second_but_not_while_the_user_types(
         for _ in range(10):
             turns._spin()
         assert collections == [80, 91]
+
+
+ARENAS = """
+import ctypes, sys, threading
+from navtui.app import gc_policy
+if sys.argv[1] == "single":
+    assert gc_policy.single_arena()
+kept = []
+def work():
+    kept.extend(bytearray(4000) for _ in range(100))  # past pymalloc's 512 bytes: glibc's malloc, on this thread
+threads = [threading.Thread(target=work) for _ in range(3)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+ctypes.CDLL(None).malloc_stats()  # one "Arena N:" block per arena, on stderr
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc arenas")
+def test_threads_share_one_malloc_arena_after_single_arena() -> None:
+    # The network thread reads every reply; in an arena of its own, what it freed stayed mapped (docs/speed.md).
+    def arenas(mode: str) -> set[str]:
+        out = subprocess.run(
+            [sys.executable, "-c", ARENAS, mode], capture_output=True, text=True, check=True, cwd=ROOT, timeout=60
+        )
+        return {line.rstrip(":") for line in out.stderr.splitlines() if line.startswith("Arena ")}
+
+    assert len(arenas("default")) > 1  # each thread that allocates gets an arena of its own
+    assert arenas("single") == {"Arena 0"}
