@@ -57,11 +57,10 @@ M_ARENA_MAX = -8  # glibc's mallopt parameter (malloc.h)
 
 def single_arena() -> bool:
     """One malloc arena for all threads (glibc's ``mallopt(M_ARENA_MAX, 1)``); False where there is no glibc."""
-    import ctypes
-    import ctypes.util
+    import ctypes  # already loaded by core/hardening.py; ctypes.util's find_library would run ldconfig
 
     try:
-        mallopt = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").mallopt
+        mallopt = ctypes.CDLL(None).mallopt  # the process's own symbols: libc's, where it is glibc
     except (OSError, AttributeError):
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
