@@ -173,7 +173,7 @@ class AssistantMessage(_Model):
     @field_validator("stop_reason", mode="before")
     @classmethod
     def _normalise_stop(cls, value: Any) -> Any:
-        return _STOP_ALIASES.get(value, value)
+        return _STOP_ALIASES.get(value, value) if isinstance(value, str) else value  # (a list: not valid, no crash)
 
     @field_serializer("stop_reason")
     def _pi_stop(self, value: str) -> str:

@@ -114,7 +114,9 @@ def test_unreadable_known_entries_and_extended_roles_stay_raw() -> None:
     broken_label = {**BASE, "type": "label"}  # no targetId
     bash = {**BASE, "type": "message", "message": {"role": "bashExecution", "command": "ls", "output": "a"}}
     bad_message = {**BASE, "type": "message", "message": {"role": "user", "content": 5}}
-    for line in (broken_label, bash, bad_message):
+    # a stop reason that is a list, not a string: the alias lookup once raised TypeError (a crash, not raw)
+    bad_stop = {**BASE, "type": "message", "message": {"role": "assistant", "content": [], "stopReason": []}}
+    for line in (broken_label, bash, bad_message, bad_stop):
         entry = parse_entry(line)
         assert isinstance(entry, RawEntry)
         assert entry.to_json() == line
