@@ -403,7 +403,16 @@ class SessionManager:
         self._require(target)
         return self._index.path(target)
 
+    def branch_ids(self, entry_id: str | None = None) -> list[str]:
+        """The ids of ``get_branch(entry_id)``, without parsing its entries."""
+        target = entry_id if entry_id is not None else self._leaf_id
+        if target is None:
+            return []
+        self._require(target)
+        return self._index.path(target).ids
+
     def get_tree(self) -> list[TreeNode]:
+        """The forest of every entry; a node's entry is parsed when read (``TreeNode``)."""
         return self._index.tree()
 
     def create_branched_session(self, leaf_id: str | None = None) -> SessionManager:

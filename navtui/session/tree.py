@@ -4,7 +4,8 @@
 An entry is kept as its compact JSON line and parsed when it is read: a 5,000-entry session is 3.4 MB of lines
 against 24 MB of parsed entries (docs/speed.md, "Memory over a long session"). What the tree needs without parsing
 (id, parent id, type) is kept beside the lines; labels, names and title changes stay parsed (few, and read on
-every load). An entry read is remembered while anyone still holds it, and the newest read stay (``RECENT`` of them,
+every load). The kind of row each entry is in the tree is kept too, derived from a message line as it is loaded
+(``kinds.record_kind``), so the tree parses only the rows it draws. An entry read is remembered while anyone still holds it, and the newest read stay (``RECENT`` of them,
 ``RECENT_BYTES`` of lines at most): reading it again gives the same object. A message entry read again while its
 message is still held (the agent's context) carries that same message, so the agent can name its messages by the
 session's entries.
@@ -18,7 +19,6 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Container, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any, overload
 
 from pydantic import ValidationError
@@ -34,6 +34,7 @@ from navtui.session.entries import (
     parse_entry,
     parse_line,
 )
+from navtui.session.kinds import entry_kind, record_kind
 from navtui.session.store import encode_line, gc_paused
 
 RECENT = 64  # parsed entries kept however nobody holds them (the newest read): the readers' hot tail ...
@@ -41,11 +42,37 @@ RECENT_BYTES = 256 * 1024  # ... as long as their lines add up to no more than t
 _KEPT_PARSED = frozenset({"label", "session_info", "title_change"})  # what the index reads of them: label, name
 
 
-@dataclass(eq=False)
 class TreeNode:
-    entry: Entry
-    children: list[TreeNode] = field(default_factory=list)
-    label: str | None = None
+    """One indexed entry in the forest. What the tree's rows need of every entry (id, parent, kind) is read
+    from the index; the entry itself is parsed when ``entry`` is read."""
+
+    __slots__ = ("_index", "position", "children", "label")
+
+    def __init__(self, index: EntryIndex, position: int, label: str | None = None) -> None:
+        self._index = index
+        self.position = position
+        self.children: list[TreeNode] = []
+        self.label = label
+
+    @property
+    def entry(self) -> Entry:
+        return self._index._entry(self.position)
+
+    @property
+    def id(self) -> str | None:
+        return self._index._ids[self.position]
+
+    @property
+    def parent_id(self) -> str | None:
+        return self._index._parents[self.position]
+
+    @property
+    def kind(self) -> str:
+        """The row kind (``kinds.entry_kind``), without parsing the entry when the index knows it."""
+        return self._index.kind(self.position)
+
+    def __repr__(self) -> str:
+        return f"TreeNode({self.id!r}, children={len(self.children)})"
 
 
 class EntryIndex(Container[str]):
@@ -62,6 +89,7 @@ class EntryIndex(Container[str]):
         self._slots: list[bytes | Entry] = []  # an entry's line (without its newline), or the entry kept parsed
         self._ids: list[str | None] = []
         self._types: list[str] = []  # the line's type (what parse_entry reads it as: "message", "custom" ...)
+        self._kinds: list[str | None] = []  # the tree's row kind (kinds.entry_kind); None: parse to know it
         self._parents: list[str | None] = []
         # A message entry's timestamp when its line holds nothing else beside its message (type, id, parentId):
         # with its message still held, the entry is made again without reading the line.
@@ -73,6 +101,7 @@ class EntryIndex(Container[str]):
         self._live: weakref.WeakValueDictionary[int, Entry] = weakref.WeakValueDictionary()
         self._live_messages: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
         self._lock = threading.Lock()
+        self.lines_parsed = 0  # how many times a line was parsed (for tests: a reader parses what it reads)
         self._undated: set[int] = set()  # lines without a timestamp (theirs or their message's)
         self._loaded_iso, self._loaded_ms = now_iso(), now_ms()
 
@@ -80,12 +109,15 @@ class EntryIndex(Container[str]):
     def add(self, entry: Entry, *, keep: bool = False) -> None:
         """An entry made in this session (or already parsed); kept as its JSON line unless the index reads it
         (or ``keep``: a short-lived index of entries the caller holds anyway)."""
+        kind = entry_kind(entry)
         if keep or entry.type in _KEPT_PARSED:
-            self._insert(entry, entry.type, entry.id, entry.parent_id, entry)
+            self._insert(entry, entry.type, entry.id, entry.parent_id, entry, row_kind=kind)
             return
         line = encode_line(entry.to_json())[:-1]
         plain = isinstance(entry, MessageEntry) and not entry.model_extra and entry.id is not None
-        position = self._insert(line, entry.type, entry.id, entry.parent_id, None, entry.timestamp if plain else None)
+        position = self._insert(
+            line, entry.type, entry.id, entry.parent_id, None, entry.timestamp if plain else None, row_kind=kind
+        )
         with self._lock:
             self._remember(position, entry)
 
@@ -98,9 +130,9 @@ class EntryIndex(Container[str]):
             # Kept parsed; or a parent spelled by name, which only a model reads as one: the model says.
             entry = parse_entry(record)
             if entry.type in _KEPT_PARSED:
-                self._insert(entry, entry.type, entry.id, entry.parent_id, entry)
+                self._insert(entry, entry.type, entry.id, entry.parent_id, entry, row_kind=entry_kind(entry))
             else:
-                self._insert(line, entry.type, entry.id, entry.parent_id, None)
+                self._insert(line, entry.type, entry.id, entry.parent_id, None, row_kind=entry_kind(entry))
             return
         # What parse_entry's models read: a type, id and parent id only when they are strings (else the line is
         # raw, whose fields are the same strings, or "").
@@ -114,6 +146,7 @@ class EntryIndex(Container[str]):
             parent_id if type(parent_id) is str else None,
             None,
             stamp if plain and type(stamp) is str and (parent_id is None or type(parent_id) is str) else None,
+            row_kind=record_kind(record),
         )
 
     def _insert(
@@ -124,6 +157,8 @@ class EntryIndex(Container[str]):
         parent_id: str | None,
         entry: Entry | None,
         stamp: str | None = None,
+        *,
+        row_kind: str | None,
     ) -> int:
         position = len(self._slots)
         if entry_id is not None:
@@ -135,6 +170,7 @@ class EntryIndex(Container[str]):
         self._ids.append(entry_id)
         self._parents.append(parent_id)
         self._stamps.append(stamp)
+        self._kinds.append(row_kind)
         if entry_id is not None:
             if entry_id in self._position:
                 self.duplicate_ids += 1
@@ -175,6 +211,15 @@ class EntryIndex(Container[str]):
     def get(self, entry_id: str) -> Entry | None:
         position = self._position.get(entry_id)
         return self._entry(position) if position is not None else None
+
+    def kind(self, position: int) -> str:
+        """The tree's row kind of the entry at ``position`` (parsed, once, when the line did not tell)."""
+        kind = self._kinds[position]
+        if kind is None:
+            self._entry(position)  # (a parse notes the kind)
+            kind = self._kinds[position]
+            assert kind is not None
+        return kind
 
     def parsed_count(self) -> int:
         """Entries held parsed by the index itself (kept parsed, or among the newest read)."""
@@ -217,15 +262,14 @@ class EntryIndex(Container[str]):
 
     def tree(self) -> list[TreeNode]:
         """Every indexed entry as a forest; children oldest first. Orphans and cycle members become roots."""
-        entries = self._entries(self._position.values())
+        labels, parents = self.labels, self._parents
         nodes = {
-            entry_id: TreeNode(entry, label=self.labels.get(entry_id))
-            for entry_id, entry in zip(self._position, entries, strict=True)
+            entry_id: TreeNode(self, position, labels.get(entry_id)) for entry_id, position in self._position.items()
         }
         roots: list[TreeNode] = []
         parent_of: dict[str, TreeNode] = {}
         for entry_id, node in nodes.items():
-            parent_id = node.entry.parent_id
+            parent_id = parents[node.position]
             parent = nodes.get(parent_id) if parent_id is not None and parent_id != entry_id else None
             if parent is None:
                 roots.append(node)
@@ -239,13 +283,16 @@ class EntryIndex(Container[str]):
                     parent_of[entry_id].children.remove(node)
                     roots.append(node)
                     reached |= _reach([node])
-        roots.sort(key=_by_time)
-        stack = list(roots)
-        while stack:
-            node = stack.pop()
-            if len(node.children) > 1:
-                node.children.sort(key=_by_time)
-            stack.extend(node.children)
+        # Siblings are ordered by time: only entries with siblings are parsed for it.
+        with gc_paused():
+            if len(roots) > 1:
+                roots.sort(key=_by_time)
+            stack = list(roots)
+            while stack:
+                node = stack.pop()
+                if len(node.children) > 1:
+                    node.children.sort(key=_by_time)
+                stack.extend(node.children)
         return roots
 
     # ------------------------------------------------------------------ parsing
@@ -261,6 +308,9 @@ class EntryIndex(Container[str]):
             entry = self._live.get(position)
             if entry is None:
                 entry = self._parse(position, slot)
+                if self._kinds[position] is None or isinstance(entry, RawEntry):
+                    # (or a line its kind was read from that proved not valid: a raw entry's kind)
+                    self._kinds[position] = entry_kind(entry)
             self._remember(position, entry)
             return entry
 
@@ -282,6 +332,7 @@ class EntryIndex(Container[str]):
                 pass
         if entry is None:
             entry = parse_line(self._types[position], line)
+            self.lines_parsed += 1
         if position in self._undated:
             self._date(entry)
         return entry
@@ -378,7 +429,7 @@ def _reach(roots: list[TreeNode]) -> set[str]:
     stack = list(roots)
     while stack:
         node = stack.pop()
-        entry_id = node.entry.id
+        entry_id = node.id
         if entry_id in seen:
             continue
         seen.add(entry_id)  # type: ignore[arg-type]

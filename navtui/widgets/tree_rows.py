@@ -30,7 +30,10 @@ from navtui.session.entries import (
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
 )
+from navtui.session.kinds import entry_kind
 from navtui.session.tree import TreeNode
+
+__all__ = ["FILTER_MODES", "RowText", "TreeModel", "TreeRow", "describe", "entry_kind", "first_line"]
 
 FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
 FILTER_MODES: tuple[FilterMode, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
@@ -70,9 +73,10 @@ SEARCH_CHARS = 2000  # how much of an entry's text the search looks at
 
 @dataclass(eq=False, slots=True)
 class TreeRow:
-    """One entry in the flattened tree. ``index``..``end`` is its subtree in ``TreeModel.rows``."""
+    """One entry in the flattened tree. ``index``..``end`` is its subtree in ``TreeModel.rows``. The entry is
+    parsed when ``entry`` is read (the rows drawn, a search): building the rows reads only ids and kinds."""
 
-    entry: Entry
+    node: TreeNode
     index: int
     parent: int  # the parent row's index, -1 for a root
     depth: int  # indent levels before the row's text
@@ -87,8 +91,12 @@ class TreeRow:
     search: str | None = None  # lowercase searchable text, built on first search
 
     @property
+    def entry(self) -> Entry:
+        return self.node.entry
+
+    @property
     def id(self) -> str:
-        return self.entry.id or ""
+        return self.node.id or ""
 
     @property
     def has_children(self) -> bool:
@@ -112,7 +120,8 @@ class TreeModel:
         self.leaf_id = leaf_id
         self.rows: list[TreeRow] = []
         self.by_id: dict[str, int] = {}
-        self.calls: dict[str, ToolCall] = {}
+        self.calls: dict[str, ToolCall] = {}  # tool calls by id, read from assistant rows as results need them
+        self._all_calls = False  # every assistant row's calls are in ``calls``
         self.folded: set[int] = set()
         self.filter_mode: FilterMode = "default"
         self.query = ""
@@ -131,20 +140,19 @@ class TreeModel:
                 stack.append((roots[position], -1, 1, "└" if last else "├", () if last else (0,)))
             else:
                 stack.append((roots[position], -1, 0, "", ()))
-        rows, by_id, calls, active = self.rows, self.by_id, self.calls, self._active
+        rows, by_id, active = self.rows, self.by_id, self._active
         while stack:
             node, parent, depth, connector, gutters = stack.pop()
-            entry = node.entry
             index = len(rows)
-            entry_id = entry.id or ""
+            entry_id = node.id or ""
             row = TreeRow(
-                entry=entry,
+                node=node,
                 index=index,
                 parent=parent,
                 depth=depth,
                 connector=connector,
                 gutters=gutters,
-                kind=entry_kind(entry),
+                kind=node.kind,
                 active=entry_id in active,
                 leaf=entry_id == self.leaf_id and bool(entry_id),
                 label=node.label,
@@ -153,9 +161,6 @@ class TreeModel:
             rows.append(row)
             if entry_id:
                 by_id[entry_id] = index
-            if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
-                for call in entry.message.tool_calls:
-                    calls[call.id] = call
             children = node.children
             if len(children) == 1:
                 stack.append((children[0], index, depth, "", gutters))
@@ -248,13 +253,51 @@ class TreeModel:
 
     def search_text(self, row: TreeRow) -> str:
         if row.search is None:
+            self._read_all_calls()  # a search reads every row anyway
             described = describe(row.entry, self.calls, limit=SEARCH_CHARS)
             parts = [row.label or "", row.kind, described.text]
             row.search = " ".join(parts).lower()
         return row.search
 
     def describe(self, row: TreeRow) -> RowText:
-        return describe(row.entry, self.calls)
+        entry = row.entry
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, ToolResultMessage):
+            self._find_call(row, entry.message.tool_call_id)
+        return describe(entry, self.calls)
+
+    # ------------------------------------------------------------------ tool calls, read as needed
+    def _find_call(self, row: TreeRow, call_id: str) -> None:
+        """Put the call a result row answers into ``calls``: from the assistant rows above it (its own turn),
+        else from every row."""
+        if call_id in self.calls or self._all_calls:
+            return
+        parent = row.parent
+        while parent >= 0:
+            above = self.rows[parent]
+            if above.kind.startswith("assistant") and self._add_calls(above, nearest=True) and call_id in self.calls:
+                return
+            parent = above.parent
+        self._read_all_calls()
+
+    def _read_all_calls(self) -> None:
+        if not self._all_calls:
+            self._all_calls = True
+            for row in self.rows:
+                if row.kind.startswith("assistant"):
+                    self._add_calls(row)
+
+    def _add_calls(self, row: TreeRow, *, nearest: bool = False) -> bool:
+        """``nearest``: walking up from a result, a call id already found below keeps its call; reading every
+        row, the last row with an id gives its call (the tree's order)."""
+        entry = row.entry
+        if not isinstance(entry, MessageEntry) or not isinstance(entry.message, AssistantMessage):
+            return False
+        for call in entry.message.tool_calls:
+            if nearest:
+                self.calls.setdefault(call.id, call)
+            else:
+                self.calls[call.id] = call
+        return True
 
 
 def passes_filter(row: TreeRow, mode: FilterMode) -> bool:
@@ -280,9 +323,10 @@ def _path_ids(roots: list[TreeNode], leaf_id: str | None) -> set[str]:
     stack: list[tuple[TreeNode, str | None]] = [(root, None) for root in roots]
     while stack:
         node, parent = stack.pop()
-        if node.entry.id:
-            parents[node.entry.id] = parent
-        stack.extend((child, node.entry.id) for child in node.children)
+        node_id = node.id
+        if node_id:
+            parents[node_id] = parent
+        stack.extend((child, node_id) for child in node.children)
     out: set[str] = set()
     current: str | None = leaf_id
     while current is not None and current not in out and current in parents:
@@ -292,33 +336,6 @@ def _path_ids(roots: list[TreeNode], leaf_id: str | None) -> set[str]:
 
 
 # ---------------------------------------------------------------------- one-line summaries
-def entry_kind(entry: Entry) -> str:
-    if isinstance(entry, MessageEntry):
-        message = entry.message
-        if isinstance(message, UserMessage):
-            return "user"
-        if isinstance(message, ToolResultMessage):
-            return "tool-error" if message.is_error else "tool"
-        if message.stop_reason in ("error", "aborted") or message.error_message:
-            return "assistant-error"
-        if not message.text.strip() and message.tool_calls:
-            return "assistant-tools"
-        return "assistant"
-    return _KINDS.get(type(entry), "other")
-
-
-_KINDS: dict[type, str] = {
-    BranchSummaryEntry: "summary",
-    CompactionEntry: "compaction",
-    CustomMessageEntry: "custom-message",
-    CustomEntry: "custom",
-    ModelChangeEntry: "model",
-    ThinkingLevelChangeEntry: "thinking",
-    LabelEntry: "label",
-    SessionInfoEntry: "info",
-}
-
-
 def describe(entry: Entry, calls: dict[str, ToolCall], *, limit: int = TEXT_CHARS) -> RowText:
     """The icon, text and style of one entry's row (text is one line, at most ``limit`` characters)."""
     kind = entry_kind(entry)

@@ -155,3 +155,38 @@ def test_a_search_marks_the_leaf_only_when_it_matches(workspace: Path) -> None:
     model.query = "code points"
     model.visible()
     assert model.rows[model.shown_leaf].id == ids["a7"]
+
+
+def long_session(cwd: Path, turns: int) -> tuple[Path, list[str]]:
+    """``turns`` turns of prompt, tool call, result and answer in one chain; the ids of the tool results."""
+    w = SessionWriter(cwd)
+    parent: str | None = None
+    results = []
+    for turn in range(turns):
+        parent = w.user(parent, f"step {turn}")
+        parent = w.assistant(parent, calls=[(f"c{turn}", "read", {"path": f"src/mod{turn}.py"})])
+        parent = w.tool(parent, f"c{turn}", "read", "def f(): ...")
+        results.append(parent)
+        parent = w.assistant(parent, f"answer {turn}")
+    return w.write(), results
+
+
+def test_the_rows_are_built_without_parsing_the_entries_only_drawn_rows_are_parsed(workspace: Path) -> None:
+    path, results = long_session(workspace, 250)
+    session = SessionManager.open(path)
+    index = session._index
+    model = TreeModel(session.get_tree(), session.leaf_id, active_ids=set(session.branch_ids()))
+    shown = model.visible()
+    assert index.lines_parsed == 0  # 1,000 rows, laid out, filtered and marked from ids and kinds alone
+    assert len(model.rows) == 1000 and len(shown) == 750  # the answers that only call a tool are hidden
+    assert [row.kind for row in model.rows[:4]] == ["user", "assistant-tools", "tool", "assistant"]
+
+    # Drawing a screen of rows parses those rows, and a result row the answer above it (its call's name).
+    drawn = [model.describe(row).text for row in shown[-30:]]
+    assert "read src/mod240.py" in drawn and "answer 249" in drawn
+    assert index.lines_parsed <= 30 + 10
+    assert model.row(results[-1]) is not None and model.row(results[-1]).active  # type: ignore[union-attr]
+
+    # A search reads every row (once).
+    model.query = "mod17.py"
+    assert [model.describe(row).text for row in model.visible()] == ["read src/mod17.py"]

@@ -9,6 +9,7 @@ from navtui.app.screens.tree import TreeScreen
 from navtui.session.entries import LabelEntry
 from navtui.session.manager import SessionManager
 from navtui.widgets.tree_view import TreeView
+from tests.app.test_tree_rows import long_session
 from tests.app.tree_sessions import NOW, HostApp, two_branch_session
 
 
@@ -147,3 +148,17 @@ async def test_summary_dialog_choices() -> None:
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press(*keys)
             assert app.results == [expected], keys
+
+
+async def test_the_screen_opens_on_a_long_session_parsing_only_the_rows_it_draws(workspace: Path) -> None:
+    path, _ = long_session(workspace, 250)
+    session = SessionManager.open(path)
+    app = HostApp(TreeScreen(session, now=NOW))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one(TreeView)
+        assert len(view.rows) == 750 and view.cursor_row.id == session.leaf_id
+        assert "answer 249" in "\n".join(view.render_line(y).text for y in range(view.size.height))
+        # Of 1,000 entries: the rows drawn (at the top before the cursor's scroll, then at the leaf) and the
+        # answers above the tool results among them.
+        assert 0 < session._index.lines_parsed <= 4 * view.size.height

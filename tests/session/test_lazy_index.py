@@ -192,6 +192,10 @@ def _shape(nodes: list[TreeNode]) -> list[Any]:
     return [(node.entry, node.label, _shape(node.children)) for node in nodes]
 
 
+def _kinds(nodes: list[TreeNode]) -> list[Any]:
+    return [(node.id, node.kind, _kinds(node.children)) for node in nodes]
+
+
 ids = st.sampled_from(["a", "b", "c", "d", "e", "f"])
 id_values = st.one_of(ids, ids, ids, st.none(), st.integers(0, 3))
 stamps = st.sampled_from(["2026-01-01T00:00:01.000Z", "2026-01-01T00:00:02.000Z", "x"])
@@ -213,6 +217,11 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
                     result("c1").to_json(),
                     {"role": "bashExecution", "command": "ls", "output": ""},
                     {"role": "user", "content": 3},  # invalid: stays raw
+                    result("c1", "failed").model_copy(update={"is_error": True}).to_json(),
+                    assistant("", call("c2")).to_json(),
+                    assistant("", stop_reason="aborted").to_json(),
+                    {**assistant("x").to_json(), "errorMessage": "overloaded"},
+                    {**assistant("x").to_json(), "stopReason": None},  # invalid: stays raw
                     {"role": "user", "content": "half a pair: \ud800", "timestamp": 1},  # pydantic's JSON refuses it
                 ]
             )
@@ -244,6 +253,11 @@ def test_the_lazy_index_answers_every_reader_as_a_full_parse_does(body: list[dic
     for record in body:
         lazy.add_line(encode_line(record)[:-1], json.loads(json.dumps(record)))
     eager = EagerIndex([parse_entry(json.loads(json.dumps(record))) for record in body])
+    reference = EntryIndex()
+    for entry in eager.entries:
+        reference.add(entry, keep=True)  # parsed entries, kept: the tree as the eager index builds it
+    # The tree's row kinds, read before anything is parsed, are those of the parsed entries.
+    assert _kinds(lazy.tree()) == _kinds(reference.tree())
 
     assert list(lazy) == eager.entries and len(lazy) == len(eager.entries)
     assert lazy.labels == eager.labels and lazy.name == eager.name
@@ -255,7 +269,4 @@ def test_the_lazy_index_answers_every_reader_as_a_full_parse_does(body: list[dic
         assert lazy.path(entry_id) == eager.path(entry_id)  # a Branch equals the list of its entries
         assert lazy.children(entry_id) == eager.children(entry_id)
     assert lazy.children(None) == eager.children(None)
-    reference = EntryIndex()
-    for entry in eager.entries:
-        reference.add(entry, keep=True)  # parsed entries, kept: the tree as the eager index builds it
     assert _shape(lazy.tree()) == _shape(reference.tree())

@@ -84,7 +84,7 @@ class TreeScreen(ModalScreen[str | None]):
         self.session = session
         self.mode = mode
         leaf = effective_leaf(session)
-        active = {entry.id for entry in session.get_branch()} if session.leaf_id else set()
+        active = set(session.branch_ids())
         self.model = TreeModel(session.get_tree(), leaf, active_ids={i for i in active if i})
         self.model.filter_mode = filter_mode or ("user-only" if mode == "branch" else "default")
         self._now = now
