@@ -446,12 +446,26 @@ def collect_trace(term: Terminal, path: str, t0: float, end: float) -> dict[str,
         by_thread[kind] = by_thread.get(kind, 0.0) + cpu_ms
     ui = sorted(((name, cpu) for (kind, name), cpu in spent.items() if kind == "ui"), key=lambda item: -item[1])
     waited: dict[str, float] = {}
+    waited_after: dict[str, float] = {}
     for probe in probes:
         for name, cpu_ms in probe["ran"]:
             waited[name] = waited.get(name, 0.0) + cpu_ms
+        for name, cpu_ms in probe.get("ran_after", []):
+            waited_after[name] = waited_after.get(name, 0.0) + cpu_ms
+    echoed = [p for p in probes if "frame" in p]
     return {
         "wait_cpu_ms": summary([p["wait_cpu_ms"] for p in probes]),
         "wait_ms": summary([p["wait_ms"] for p in probes]),
+        "to_edit_ms": summary([p["to_edit_ms"] for p in echoed]),
+        "to_frame_ms": summary([p["to_frame_ms"] for p in echoed]),
+        "after_cpu_ms": summary([p["after_cpu_ms"] for p in echoed]),
+        "waited_after": sorted(waited_after.items(), key=lambda item: -item[1])[:8],
+        "probes": probes,  # each probe's times and the callbacks it waited for (--json keeps them)
+        "gc": {
+            gen: [len(ms), sum(ms), max(ms)]
+            for gen, runs in data.get("gc", {}).items()
+            if (ms := [cpu_ms for when, cpu_ms in runs if t0 <= when <= end])
+        },
         "cpu_ms_by_thread": by_thread,
         "ui_top": ui[:8],
         "waited_behind": sorted(waited.items(), key=lambda item: -item[1])[:8],
@@ -558,6 +572,22 @@ def report(results: dict[str, list[dict[str, Any]]], rates: list[float]) -> None
                 ),
             ),
             (
+                f"{tag}: traced: read -> key event -> prompt edited -> frame p50",
+                lambda rs, p=pick: (
+                    " / ".join(
+                        fmt(med([s["trace"][k]["p50"] for s in p(rs) if s.get("trace", {}).get(k, {}).get("n")]), "", 1)
+                        for k in ("wait_ms", "to_edit_ms", "to_frame_ms")
+                    )
+                    + " ms"
+                ),
+            ),
+            (
+                f"{tag}: traced: loop CPU from the key event to its frame p50 / p95 / max",
+                lambda rs, p=pick: echo_cell(
+                    [s["trace"].get("after_cpu_ms", {}) for s in p(rs) if "trace" in s], ("p50", "p95", "max")
+                ),
+            ),
+            (
                 f"{tag}: traced: CPU in callbacks, UI loop; network thread",
                 lambda rs, p=pick: traced_threads([s["trace"] for s in p(rs) if "trace" in s]),
             ),
@@ -592,15 +622,26 @@ def report_traces(results: dict[str, list[dict[str, Any]]]) -> None:
     """Per traced app and rate: the UI loop's costliest callbacks while streaming, and what keys waited behind."""
     for name, runs in results.items():
         streams = [s for r in runs for s in r.get("streams", {}).values() if "trace" in s]
-        for key, title in (("ui_top", "UI loop CPU by callback"), ("waited_behind", "what probe keys waited behind")):
+        for key, title in (
+            ("ui_top", "UI loop CPU by callback"),
+            ("waited_behind", "what probe keys waited behind"),
+            ("waited_after", "what ran between a probe key's event and its frame"),
+        ):
             totals: dict[str, list[float]] = {}
             for s in streams:
-                for callback, cpu_ms in s["trace"][key]:
+                for callback, cpu_ms in s["trace"].get(key, []):
                     totals.setdefault(callback, []).append(cpu_ms)
             if totals:
                 ranked = sorted(totals.items(), key=lambda item: -sum(item[1]))[:6]
                 cells = ", ".join(f"{callback} {sum(v) / len(streams):,.0f} ms" for callback, v in ranked)
                 print(f"{name}: {title} (mean per run): {cells}")
+        collections = [
+            f"{gen} {count} ({total:,.0f} ms, longest {longest:,.0f} ms)"
+            for s in streams
+            for gen, (count, total, longest) in sorted(s["trace"].get("gc", {}).items())
+        ]
+        if collections:
+            print(f"{name}: garbage collections on the UI thread while streaming, each run: {', '.join(collections)}")
 
 
 def echo_cell(summaries: list[dict[str, float]], keys: tuple[str, ...]) -> str:

@@ -7,10 +7,15 @@ path) through this wrapper. It notes:
   time then, and the time the app's ``on_event`` got it with the loop's CPU time then. CPU the loop burned in
   between does not depend on how often the scheduler ran the process, so it says what the key waited *behind*
   even on a loaded machine; the callbacks that ran in between are kept, the costliest first;
+* after that, the time the prompt applied the key (``TextArea.edit``) and the time of the first frame after it
+  (``App._display``), with the loop's CPU time at each and the costliest callbacks that ran from the key's
+  handling to its frame: what the echo waited for once the app had the key;
+* the CPU of each garbage collection on the UI thread, by generation;
 * every asyncio callback's CPU time, per thread (the UI loop, and navtui's network thread where there is one),
   in one-second buckets of ``time.monotonic()`` (shared with the bench), so the bench sums the streaming window.
 
-On SIGUSR1 it writes what it has to ``$NAVTUI_TRACE`` (JSON). Bench tooling: it wraps library internals
+On SIGUSR1 it writes what it has to ``$NAVTUI_TRACE`` (JSON), and with ``NAVTUI_PROFILE=PATH`` in the bench's
+environment the UI thread's cProfile stats to PATH (``pstats``; slow: for where the time goes, not how much). Bench tooling: it wraps library internals
 (Textual's driver, asyncio's ``Handle._run``) in this process only.
 """
 
@@ -36,6 +41,21 @@ _buckets: dict[tuple[int, str, str], list[float]] = defaultdict(lambda: [0.0, 0]
 _probes: list[dict[str, Any]] = []
 _pending: list[dict[str, Any]] = []  # read, not handled yet (the input thread appends, the loop pops)
 _ran: list[tuple[str, float]] = []  # callbacks on the UI loop while a probe waits
+_echoing: list[dict[str, Any]] = []  # handled, its frame not out yet (the loop's own list)
+_ran_after: list[tuple[str, float]] = []  # callbacks on the UI loop from a probe's handling to its frame
+
+
+_gc: dict[str, list[list[float]]] = defaultdict(list)  # "gen2" -> [when, CPU ms] of each collection on the UI thread
+_gc_started = [0.0]
+
+
+def _gc_callback(phase: str, info: dict[str, Any]) -> None:
+    if threading.get_ident() != _main:
+        return
+    if phase == "start":
+        _gc_started[0] = time.thread_time()
+    else:
+        _gc[f"gen{info['generation']}"].append([time.monotonic(), (time.thread_time() - _gc_started[0]) * 1000])
 
 
 def _loop_cpu() -> float:
@@ -47,14 +67,25 @@ def _name(handle: asyncio.Handle) -> str:
     owner = getattr(callback, "__self__", None)
     if isinstance(owner, asyncio.Task):
         coro = owner.get_coro()
-        return f"task {getattr(coro, '__qualname__', type(coro).__name__)}"
+        name = f"task {getattr(coro, '__qualname__', type(coro).__name__)}"
+        frame = getattr(coro, "cr_frame", None)
+        pump = frame.f_locals.get("self") if frame is not None else None
+        if name == "task Timer._run_timer":  # which timer: the Markdown flush, the screen's frames ...
+            return f"{name} {getattr(pump, 'name', '?')}"
+        if name == "task MessagePump._process_messages":  # whose messages
+            return f"{name} {type(pump).__name__}"
+        return name
     return getattr(callback, "__qualname__", type(callback).__name__)
 
 
 def _install() -> None:
+    import gc
+
+    gc.callbacks.append(_gc_callback)
     from textual import events
     from textual.app import App
     from textual.drivers.linux_driver import LinuxDriver
+    from textual.widgets._text_area import TextArea
 
     run = asyncio.events.Handle._run
 
@@ -72,6 +103,8 @@ def _install() -> None:
             bucket[1] += 1
             if _pending and kind == "ui":
                 _ran.append((name, spent))
+            if _echoing and kind == "ui":
+                _ran_after.append((name, spent))
 
     asyncio.events.Handle._run = traced_run  # type: ignore[method-assign]
 
@@ -90,15 +123,50 @@ def _install() -> None:
         if isinstance(event, events.Key) and _pending and event.key == _pending[0]["key"]:
             probe = _pending.pop(0)
             probe["handled"] = time.monotonic()
+            probe["handled_cpu"] = time.thread_time()
             probe["wait_cpu_ms"] = (time.thread_time() - probe.pop("read_cpu")) * 1000
             probe["wait_ms"] = (probe["handled"] - probe["read"]) * 1000
             costly = sorted(_ran, key=lambda item: -item[1])[:KEPT_PER_PROBE]
             probe["ran"] = [[name, cpu * 1000] for name, cpu in costly]
             _ran.clear()
             _probes.append(probe)
+            _echoing.append(probe)
         await on_event(self, event)
 
     App.on_event = traced_on_event  # type: ignore[method-assign]
+
+    edit = TextArea.edit
+
+    def traced_edit(self: TextArea, *args: Any, **kwargs: Any) -> Any:
+        for probe in _echoing:
+            if "edited" not in probe:
+                probe["edited"] = time.monotonic()
+                probe["edited_cpu"] = time.thread_time()
+                break
+        return edit(self, *args, **kwargs)
+
+    TextArea.edit = traced_edit  # type: ignore[method-assign]
+
+    display = App._display
+
+    def traced_display(self: App[Any], screen: Any, renderable: Any) -> None:
+        display(self, screen, renderable)
+        if renderable is None or self._batch_count or not _echoing or "edited" not in _echoing[0]:
+            return
+        now, cpu = time.monotonic(), time.thread_time()
+        while _echoing and "edited" in _echoing[0]:
+            probe = _echoing.pop(0)
+            probe["frame"] = now
+            probe["to_edit_ms"] = (probe["edited"] - probe["handled"]) * 1000
+            probe["to_frame_ms"] = (now - probe["edited"]) * 1000
+            probe["to_frame_cpu_ms"] = (cpu - probe.pop("edited_cpu")) * 1000
+            probe["after_cpu_ms"] = (cpu - probe.pop("handled_cpu")) * 1000
+            costly = sorted(_ran_after, key=lambda item: -item[1])[:KEPT_PER_PROBE]
+            probe["ran_after"] = [[name, spent * 1000] for name, spent in costly]
+        if not _echoing:
+            _ran_after.clear()
+
+    App._display = traced_display  # type: ignore[method-assign]
 
 
 def _dump(_signum: int, _frame: Any) -> None:
@@ -106,15 +174,37 @@ def _dump(_signum: int, _frame: Any) -> None:
     if not path:
         return
     buckets = [[second, kind, name, cpu * 1000, count] for (second, kind, name), (cpu, count) in _buckets.items()]
-    data = {"probes": list(_probes), "buckets": buckets}
+    data = {"probes": list(_probes), "buckets": buckets, "gc": {gen: list(ms) for gen, ms in _gc.items()}}
     with open(path + ".tmp", "w") as out:
         json.dump(data, out)
     os.replace(path + ".tmp", path)
 
 
+def _profile() -> None:
+    """``NAVTUI_PROFILE=PATH``: the UI thread under cProfile, its stats written to PATH on SIGUSR1 (with the trace)."""
+    path = os.environ.get("NAVTUI_PROFILE")
+    if not path:
+        return
+    import cProfile
+
+    profile = cProfile.Profile()
+    profile.enable()
+    traced = signal.getsignal(signal.SIGUSR1)
+
+    def dump(signum: int, frame: Any) -> None:
+        profile.disable()
+        profile.dump_stats(path)
+        profile.enable()
+        if callable(traced):
+            traced(signum, frame)
+
+    signal.signal(signal.SIGUSR1, dump)
+
+
 def main() -> None:
     _install()
     signal.signal(signal.SIGUSR1, _dump)
+    _profile()
     sys.argv = ["navtui", *sys.argv[1:]]
     sys.path.remove(os.path.dirname(os.path.abspath(__file__)))  # navtui comes from PYTHONPATH: the run's checkout
     runpy.run_module("navtui", run_name="__main__", alter_sys=True)
