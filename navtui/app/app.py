@@ -27,6 +27,7 @@ from navtui.widgets.pacing import InputPacer
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
+    from textual.driver import Driver
     from textual.screen import Screen
 
     from navtui.agent.runtime import LaunchOptions, Runtime
@@ -99,6 +100,14 @@ class NavtuiApp(App[int]):
         for command in super().get_system_commands(screen):
             if command.title != "Theme":
                 yield command
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        if driver.__name__ == "LinuxDriver" and driver.__module__ == "textual.drivers.linux_driver":
+            from navtui.app.driver import KeyNoticingDriver  # keys count from their read (widgets/pacing.py)
+
+            return KeyNoticingDriver
+        return driver
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # Themes that are not navtui's (textual-dark, nord ...) get nav-* values derived from their colours.

@@ -265,11 +265,13 @@ class TurnRunner:
             self.screen.query_one(StatusLine).tick(index)
             for card in self.router.pending_cards:
                 card.tick(index)
-        # See gc_policy: a collection a second keeps full ones from stalling frames while streaming. It is put
-        # off while the user types (it stalls the loop for a few ms, and a key behind it waits), 5 s at most.
+        # See gc_policy: a collection a second keeps full ones from stalling frames while streaming. While the
+        # user types it runs just after a key's echo, when the next key is furthest away, or after 5 s at most.
+        # (Put off until typing stopped, it grew with what 5 s of streaming built: ~100 ms at 1,000 tok/s, a
+        # stall a key landed behind; docs/speed.md.)
         since = index - self._collected_at
         pacer = pacer_of(self.screen.app)
-        if since >= 10 and (since >= 50 or pacer is None or not pacer.typing):
+        if since >= 10 and (since >= 50 or pacer is None or not pacer.typing or pacer.just_echoed):
             self._collected_at = index
             gc_policy.tick()
 

@@ -9,11 +9,17 @@ next heavy frame. So, while the user types:
   waits (a few ms at a time, ``ECHO_WAIT`` at most): the echo goes out in a frame of its own, a few lines;
 * streamed text is flushed at most every ``TYPING_INTERVAL`` (20 Hz) until ``TYPING`` seconds after the last
   key, so fewer heavy frames stand between a key and its echo;
-* the periodic garbage collection of a working turn is skipped (``gc_policy``);
+* the periodic garbage collection of a working turn runs just after a key's echo, when the next key is
+  furthest away (``just_echoed``), or is put off (``gc_policy``, ``TurnRunner``);
 * the frame that shows a key goes out as soon as the key is handled (``MainScreen``), not at the next tick of
   Textual's 60 Hz update timer, which a running stream keeps going: half a period (~8 ms) on average.
 
-The app calls ``key()`` for every key event and ``frame()`` after every frame; coalescers ask ``delay()``.
+A key counts from the moment Textual's input thread reads it (``read()``, called on that thread), not from
+when the app's queue gets to it: until the app has handled it (``key()``), a flush or a frame of streamed
+output that comes due waits (``key_waiting``), so the key does not queue behind them.
+
+The app calls ``read()`` and ``key()`` for every key and ``frame()`` after every frame; coalescers ask
+``delay()``.
 Widgets find the app's pacer with ``pacer_of(app)`` (``None`` in an app without one, as in widget tests).
 """
 
@@ -25,34 +31,57 @@ TYPING = 0.5  # seconds after the last key during which the user counts as typin
 TYPING_INTERVAL = 0.05  # streamed output repaints at most this often while typing
 ECHO_WAIT = 0.1  # the longest a flush waits for a key's echo
 RETRY = 0.003  # how soon a flush held for an echo looks again
+JUST_ECHOED = 0.05  # how long after a key's echo a pause counts as "just after" it
 
 
 class InputPacer:
     """When the last key arrived and the last frame went out; what a due flush should wait."""
 
     def __init__(self) -> None:
-        self.key_at = 0.0
+        self.read_at = 0.0  # the input thread read a key (set on that thread: one float, atomic)
+        self.key_at = 0.0  # the app handled a key
         self.frame_at = 0.0
+        self.echoed_at = 0.0  # the last frame that carried a key's echo
+
+    def read(self) -> None:
+        """A key was read from the terminal (on Textual's input thread)."""
+        self.read_at = time.monotonic()
 
     def key(self) -> None:
         self.key_at = time.monotonic()
 
+    @property
+    def key_waiting(self) -> bool:
+        """A key was read and the app has not handled it yet (``ECHO_WAIT`` at most: a key the app never sees
+        holds nothing back for long)."""
+        read_at = self.read_at
+        return read_at > self.key_at and time.monotonic() - read_at < ECHO_WAIT
+
     def frame(self) -> None:
-        self.frame_at = time.monotonic()
+        now = time.monotonic()
+        if self.echo_pending:
+            self.echoed_at = now
+        self.frame_at = now
+
+    @property
+    def just_echoed(self) -> bool:
+        """A key's echo went out moments ago and no key came since: the moment a pause is least likely to make
+        a key wait (the next key of a typist is ~100 ms or more away)."""
+        return not self.echo_pending and time.monotonic() - self.echoed_at < JUST_ECHOED
 
     @property
     def echo_pending(self) -> bool:
         """A key arrived after the last frame: the next frame carries its echo."""
-        return self.key_at > self.frame_at
+        return max(self.key_at, self.read_at) > self.frame_at
 
     @property
     def typing(self) -> bool:
-        return time.monotonic() - self.key_at < TYPING
+        return time.monotonic() - max(self.key_at, self.read_at) < TYPING
 
     def delay(self, last_flush: float) -> float:
         """Seconds a flush that is due now should wait (0: flush now); ``last_flush`` is when it last ran."""
         now = time.monotonic()
-        since_key = now - self.key_at
+        since_key = now - max(self.key_at, self.read_at)
         if since_key >= TYPING:
             return 0.0
         if self.echo_pending and since_key < ECHO_WAIT:

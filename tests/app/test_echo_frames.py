@@ -1,15 +1,19 @@
 """What a key's frame costs and when it goes out: only the widgets under the update are asked for lines, the
-same bytes as Textual's own compositor, and the echo does not wait for Textual's update timer."""
+same bytes as Textual's own compositor, the echo does not wait for Textual's update timer, and a key goes before
+the streamed answer's frames (from the moment the terminal driver reads it)."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+import sys
+import threading
+import time
 from typing import Any
 
 import pyte
 from textual import events
-from textual._compositor import Compositor
+from textual._compositor import ChopsUpdate, Compositor
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Region
@@ -17,9 +21,17 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Static
 
+from navtui.app.app import NavtuiApp
 from navtui.app.compositor import CroppedCompositor, DiffingCompositor
-from navtui.app.screen_image import ScreenImage
-from tests.app.conftest import AppFactory, main_screen, settle
+from navtui.app.driver import KeyNoticingDriver
+from navtui.app.screen_image import DiffUpdate, ScreenImage
+from navtui.app.screens.main import MainScreen
+from navtui.widgets import pacing
+from navtui.widgets.items import AssistantItem
+from navtui.widgets.pacing import InputPacer
+from navtui.widgets.prompt import PromptEditor
+from navtui.widgets.transcript import AssistantView
+from tests.app.conftest import AppFactory, main_screen, rendered_text, settle, wait_for
 
 
 class Counted(Static):
@@ -144,3 +156,114 @@ async def test_a_key_is_echoed_without_waiting_for_the_update_timer(make_app: Ap
         assert app.pacer.frame_at > frames_before, "no frame showed the key"
         prompt_row = screen.query_one("#prompt").region.y + 1
         assert "x" in screen._compositor.render_strips()[prompt_row].text
+
+
+def rows_of(update: object) -> set[int]:
+    """The screen rows a frame writes."""
+    if isinstance(update, DiffUpdate):
+        return set(update.rows)
+    assert isinstance(update, ChopsUpdate), update
+    return {y for y, _, _ in update.spans}
+
+
+async def streamed_answer(app: NavtuiApp, pilot: Any) -> tuple[MainScreen, AssistantView, list[object]]:
+    """The main screen with a streaming answer on it, its update timer stopped (only the code under test paints),
+    and the list the frames sent from then on go to."""
+    await settle(app, pilot)
+    screen = main_screen(app)
+    view = screen.transcript.add(AssistantItem(streaming=True))
+    assert isinstance(view, AssistantView)
+    view.append("the answer starts\n\n")
+    view.flush()
+    await wait_for(pilot, lambda: "the answer starts" in rendered_text(view))
+    screen._update_timer.stop()
+    frames: list[object] = []
+    display = app._display
+
+    def sent(on: Any, renderable: Any) -> None:
+        if renderable is not None:
+            frames.append(renderable)
+        display(on, renderable)
+
+    app._display = sent  # type: ignore[method-assign]
+    return screen, view, frames
+
+
+async def until(condition: Any) -> None:
+    """Wait (on the loop, without the pilot's pauses: they paint) until ``condition()`` holds."""
+    for _ in range(250):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"condition not met: {condition}")
+
+
+async def test_a_keys_echo_goes_out_before_the_streamed_answer_that_grew(make_app: AppFactory) -> None:
+    # The answer grew (a layout of the transcript is pending) when a key came: the key's frame paints the prompt
+    # only, and the transcript's layout and repaint go out at the update timer's next tick.
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen, view, frames = await streamed_answer(app, pilot)
+        height = view.region.height
+        view.append("a second paragraph\n\nand a third one\n\n")
+        view.flush()
+        await until(lambda: screen._layout_required)
+        app.post_message(events.Key("x", "x"))
+        await until(lambda: bool(frames) and not app.pacer.echo_pending)
+        prompt = screen.query_one("#prompt")
+        outside = set(range(prompt.region.y, screen.size.height))  # the prompt box and the status line below it
+        assert all(rows_of(frame) <= outside for frame in frames), [rows_of(frame) for frame in frames]
+        assert "x" in screen._compositor.render_strips()[prompt.region.y + 1].text
+        assert screen._layout_required and view.region.height == height  # the transcript waits for the timer
+        screen._on_timer_update()  # its next tick
+        assert not screen._layout_required and view.region.height > height
+        assert any("and a third one" in line for line in rendered_text(view).splitlines())
+        assert any(rows_of(frame) - outside for frame in frames[1:])  # the transcript's rows went out
+
+
+async def test_a_key_read_from_the_terminal_goes_before_a_frame_of_streamed_output(make_app: AppFactory) -> None:
+    # The driver notes a key when its input thread reads it: until the app has handled it, a frame of the stream
+    # waits for the timer's next tick (and the key's own frame may carry it before).
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen, view, frames = await streamed_answer(app, pilot)
+        view.append("more of the answer\n\n")
+        view.flush()
+        await until(lambda: screen._layout_required)
+        app.pacer.read()  # as KeyNoticingDriver does on the input thread
+        screen._on_timer_update()
+        assert frames == [] and screen._layout_required
+        app.pacer.key()  # the app handled it
+        screen._on_timer_update()
+        assert frames and not screen._layout_required
+
+
+async def test_the_driver_notes_a_key_when_its_input_thread_reads_it(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settle(app, pilot)
+        assert app.get_driver_class() is KeyNoticingDriver or sys.platform == "win32"
+        driver = KeyNoticingDriver(app)
+        before = time.monotonic()
+        reader = threading.Thread(target=driver.process_message, args=(events.Key("q", "q"),))
+        reader.start()
+        reader.join()
+        assert app.pacer.read_at >= before and app.pacer.key_waiting
+        await wait_for(pilot, lambda: "q" in app.query_one("#prompt", PromptEditor).text)
+        assert not app.pacer.key_waiting  # the app handled it
+
+
+def test_a_waiting_key_holds_streamed_output_back_for_a_while_only() -> None:
+    pacer = InputPacer()
+    assert not pacer.key_waiting and not pacer.echo_pending
+    pacer.read()
+    assert pacer.key_waiting and pacer.echo_pending and pacer.delay(last_flush=0.0) == pacing.RETRY
+    pacer.read_at -= pacing.ECHO_WAIT  # a key the app never saw
+    assert not pacer.key_waiting
+    pacer.read()
+    pacer.key()
+    assert not pacer.key_waiting and pacer.echo_pending and not pacer.just_echoed
+    pacer.frame()
+    assert not pacer.echo_pending and pacer.just_echoed
+    pacer.echoed_at -= pacing.JUST_ECHOED
+    assert not pacer.just_echoed

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from navtui.app import gc_policy
+from navtui.widgets import pacing
 from tests.app.conftest import AppFactory, main_screen, settle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,9 +51,32 @@ async def test_a_turn_collects_once_a_second_but_not_while_the_user_types(
         assert collections == [80, 91]
 
 
+async def test_while_the_user_types_the_collection_runs_just_after_an_echo(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Put off until typing stopped, a collection grew with what streaming built meanwhile (~100 ms after 5 s at
+    # 1,000 tok/s): a stall a key landed behind. Right after an echo, the next key is furthest away.
+    collections: list[int] = []
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settle(app, pilot)
+        turns = main_screen(app).turns
+        monkeypatch.setattr(gc_policy, "tick", lambda: collections.append(turns._spinner_index))
+        for index in range(1, 31):  # 3 s of typing, a key every 0.3 s
+            if index % 3 == 1:
+                app.pacer.key()
+            elif index % 3 == 2:
+                app.pacer.frame()  # its echo went out
+            else:
+                app.pacer.echoed_at -= pacing.JUST_ECHOED  # a while ago
+            turns._spin()
+        assert collections == [11, 23]  # the first spinner tick just after an echo, once one is due
+
+
 ARENAS = """
 import ctypes, sys, threading
 from navtui.app import gc_policy
+from navtui.widgets import pacing
 if sys.argv[1] == "single":
     assert gc_policy.single_arena()
 kept = []

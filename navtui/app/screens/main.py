@@ -241,9 +241,42 @@ class MainScreen(TurnScreen):
             and (self._dirty_widgets or self._layout_required or self._repaint_required)
             and self.is_current
             and not self.app._batch_count
+            and not self._echo_first()
         ):
             self._on_timer_update()
         await super()._on_idle(event)
+
+    def _on_timer_update(self) -> None:
+        # A key read from the terminal and not handled yet goes first: this frame (of streamed output, most
+        # likely) waits for the next tick, and the key's own frame may carry it before (widgets/pacing.py).
+        pacer = pacer_of(self.app)
+        if pacer is not None and pacer.key_waiting:
+            return
+        super()._on_timer_update()
+
+    def _echo_first(self) -> bool:
+        """Paint what changed outside the transcript (the key's echo), leaving the transcript's layout and repaint
+        to the next tick of the update timer; False when this frame must be whole.
+
+        While a reply streams, the transcript has usually grown since the last frame, and a frame that lays it
+        out and repaints its scrolled rows costs the loop several times what the echo does. The transcript's
+        height is fixed (``1fr``), so nothing inside it moves a widget outside it: the prompt and the status
+        line can be painted where they are."""
+        transcript = self._transcript
+        if self._repaint_required or (self._layout_required and not self._layout_widgets):
+            return False  # the whole screen, or a layout asked for by the screen itself
+        if any(transcript not in node.ancestors_with_self for node in self._layout_widgets):
+            return False  # a widget outside the transcript changes size: it may move the prompt
+        outside = {widget for widget in self._dirty_widgets if transcript not in widget.ancestors_with_self}
+        if not outside:
+            # Only the transcript changed: a key that scrolls it (PgUp) is shown now; a streamed answer that grew
+            # waits for the timer, and the key (not handled yet) goes first.
+            return not self._scroll_required or self._layout_required
+        inside = self._dirty_widgets - outside
+        self._compositor.update_widgets(outside)
+        self._compositor_refresh()  # clears ``_dirty_widgets``
+        self._dirty_widgets.update(inside)
+        return True
 
     def on_screen_resume(self) -> None:
         # Back from a dialog: its frames changed cells the terminal's image does not know, so repaint whole.
