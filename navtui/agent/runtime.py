@@ -15,7 +15,7 @@ rebuilt, and the advisor told.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -458,7 +458,7 @@ class Runtime:
     def set_session_name(self, name: str) -> None:
         self.sessions.set_name(name)
 
-    def path_entries(self) -> list[Entry]:
+    def path_entries(self) -> Sequence[Entry]:
         """The session entries from the root to the current leaf (what the transcript shows)."""
         return self.sessions.path_entries()
 

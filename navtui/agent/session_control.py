@@ -7,6 +7,7 @@ says which model this run uses. It knows nothing of the agent or the provider: i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -127,11 +128,12 @@ class SessionControl:
             raise NavtuiError("This run has no session file to name")
         self.current.set_name(name)
 
-    def path_entries(self) -> list[Entry]:
-        """The session entries from the root to the current leaf (what the transcript shows)."""
+    def path_entries(self) -> Sequence[Entry]:
+        """The session entries from the root to the current leaf (what the transcript shows), parsed as they are
+        read."""
         if self.current is None:
             return []
-        return list(self.current.display_items())
+        return self.current.display_items()
 
     def sync(self) -> None:
         if self.current is not None:

@@ -7,7 +7,7 @@ the names below are for annotations only (the first frame imports no runtime mod
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -125,7 +125,7 @@ class UiRuntime(Protocol):
 
     def set_session_name(self, name: str) -> None: ...
 
-    def path_entries(self) -> list[Entry]: ...
+    def path_entries(self) -> Sequence[Entry]: ...
 
     # the advisor
     def start_advisor(self, model: str | None = None, *, seed: bool = True) -> Advisor: ...

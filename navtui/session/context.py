@@ -41,6 +41,8 @@ from navtui.session.entries import (
     is_handover,
     share_field_names,
 )
+from navtui.session.store import gc_paused
+from navtui.session.tree import Branch
 
 COMPACTION_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -72,37 +74,46 @@ def build_context(
     default_model: tuple[str | None, str | None] = (None, None),
     default_thinking: str | None = None,
 ) -> SessionContext:
-    """The model's context for the root-to-leaf ``branch`` (defaults: what a pi v1 header recorded)."""
-    path = list(branch)  # each entry parsed once (a session's ``Branch`` parses as it is read)
-    context = SessionContext(leaf_id=path[-1].id if path else None)
+    """The model's context for the root-to-leaf ``branch`` (defaults: what a pi v1 header recorded).
+
+    A session's ``Branch`` parses an entry when it is read: the state entries are found by their type, and only
+    the entries the context takes are read, one at a time (a resumed 5,000-entry branch never has all its
+    entries parsed at once: each leaves its message and goes).
+    """
+    path = branch
+    if isinstance(path, Branch):
+        ids: Sequence[str | None] = path.ids
+        types: Sequence[str] = path.types
+    else:
+        ids, types = [entry.id for entry in path], [entry.type for entry in path]
+    count = len(ids)
+    context = SessionContext(leaf_id=ids[-1] if count else None)
     if default_thinking is not None:
         context.thinking_level, context.thinking_level_recorded = default_thinking, True
     changed: tuple[str | None, str | None] | None = None
     changed_url: str | None = None
-    answered_by: tuple[str | None, str | None] | None = None
     compaction_at = handover_at = -1
-    for index, entry in enumerate(path):
-        if isinstance(entry, ThinkingLevelChangeEntry):
-            context.thinking_level = entry.thinking_level or "off"
-            context.thinking_level_recorded = True
-        elif isinstance(entry, ModelChangeEntry):
-            if (entry.role or "default") == "default":
-                changed, changed_url = entry.resolved, entry.base_url
-        elif isinstance(entry, MessageEntry):
-            message = entry.message
-            if isinstance(message, AssistantMessage) and message.model:
-                answered_by = (message.provider, message.model)
-        elif isinstance(entry, CompactionEntry):
-            compaction_at = index
-        elif is_handover(entry):
-            handover_at = index
-    context.provider, context.model = changed or answered_by or default_model
-    context.base_url = changed_url if changed else None
+    with gc_paused():
+        for index, kind in enumerate(types):
+            if kind not in _STATE_TYPES:
+                continue
+            entry = path[index]
+            if isinstance(entry, ThinkingLevelChangeEntry):
+                context.thinking_level = entry.thinking_level or "off"
+                context.thinking_level_recorded = True
+            elif isinstance(entry, ModelChangeEntry):
+                if (entry.role or "default") == "default":
+                    changed, changed_url = entry.resolved, entry.base_url
+            elif isinstance(entry, CompactionEntry):
+                compaction_at = index
+            elif is_handover(entry):
+                handover_at = index
 
     start = handover_at + 1
     if handover_at >= 0:
         context.handover_notes = path[handover_at].text  # type: ignore[union-attr]
     messages: list[AnyMessage] = []
+    selected: Sequence[int] = range(start, count)
     if compaction_at > handover_at:
         compaction = path[compaction_at]
         assert isinstance(compaction, CompactionEntry)
@@ -110,21 +121,43 @@ def build_context(
         messages.append(_user(COMPACTION_PREFIX + compaction.summary + COMPACTION_SUFFIX, compaction.timestamp))
         kept_from = compaction_at  # a firstKeptEntryId not on the path keeps nothing, as in pi
         for index in range(start, compaction_at):
-            if path[index].id == compaction.first_kept_entry_id:
+            if ids[index] == compaction.first_kept_entry_id:
                 kept_from = index
                 break
-        selected = path[kept_from:compaction_at] + path[compaction_at + 1 :]
-    else:
-        selected = path[start:]
-    for entry in selected:
-        found = context_message(entry)
-        if found is not None:
-            messages.append(found)
+        selected = [*range(kept_from, compaction_at), *range(compaction_at + 1, count)]
+    answered_by: tuple[str | None, str | None] | None = None  # the path's last answer that names its model
+    with gc_paused():
+        for index in selected:
+            entry = path[index]
+            found = context_message(entry)
+            if found is not None:
+                messages.append(found)
+            if changed is None and (model := _answered_by(entry)) is not None:
+                answered_by = model
+        if changed is None and answered_by is None:  # then it is before what the context takes
+            taken = set(selected)
+            for index in range(count - 1, -1, -1):
+                if types[index] == "message" and index not in taken:
+                    answered_by = _answered_by(path[index])
+                    if answered_by is not None:
+                        break
+    context.provider, context.model = changed or answered_by or default_model
+    context.base_url = changed_url if changed else None
     opening = HANDOVER_OPENING if context.handover_notes is not None else OPENING_NOTE
     context.messages = repair_conversation(messages, opening=opening)
     for message in context.messages:  # what the agent keeps: one object of field names for all (entries.py)
         share_field_names(message)
     return context
+
+
+_STATE_TYPES = frozenset({"thinking_level_change", "model_change", "compaction", "custom_message"})
+
+
+def _answered_by(entry: Entry) -> tuple[str | None, str | None] | None:
+    """(provider, model) of an answer that names its model."""
+    if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage) and entry.message.model:
+        return entry.message.provider, entry.message.model
+    return None
 
 
 def context_message(entry: Entry) -> AnyMessage | None:

@@ -39,6 +39,7 @@ from navtui.session.store import encode_line, gc_paused
 
 RECENT = 64  # parsed entries kept however nobody holds them (the newest read): the readers' hot tail ...
 RECENT_BYTES = 256 * 1024  # ... as long as their lines add up to no more than this (a long answer is 80 KB)
+CHUNK = 256  # entries a branch's iteration parses at a time
 _KEPT_PARSED = frozenset({"label", "session_info", "title_change"})  # what the index reads of them: label, name
 
 
@@ -381,6 +382,12 @@ class Branch(Sequence[Entry]):
         ids = self._index._ids
         return [ids[position] for position in self._positions]  # type: ignore[misc]
 
+    @property
+    def types(self) -> list[str]:
+        """The entries' types (their lines' ``type``: what they parse as), root first, without parsing them."""
+        types = self._index._types
+        return [types[position] for position in self._positions]
+
     def __len__(self) -> int:
         return len(self._positions)
 
@@ -402,7 +409,10 @@ class Branch(Sequence[Entry]):
         return self._index._entry(self._positions[item])
 
     def __iter__(self) -> Iterator[Entry]:
-        return iter(self._index._entries(self._positions))
+        # A chunk at a time: a reader that keeps nothing (the transcript's items, a count) never holds every entry.
+        index, positions = self._index, self._positions
+        for start in range(0, len(positions), CHUNK):
+            yield from index._entries(positions[start : start + CHUNK])
 
     def __reversed__(self) -> Iterator[Entry]:
         entry = self._index._entry
