@@ -42,6 +42,22 @@ def _working(lines: list[str]) -> bool:
     return "working" in lines[-1] or "compacting" in lines[-1]
 
 
+def _stuck(term: Terminal, home: str | None) -> str:
+    """What to look at when a turn seems not to end: is the program alive, did the emulator fail to draw (a stale
+    screen), what the screen shows, and what the session recorded last (an answer recorded means the turn ended
+    inside navtui and only the screen did not say so)."""
+    alive = term.proc.poll() is None
+    lines = [f"navtui {'runs' if alive else f'exited with {term.proc.returncode}'} (pid {term.proc.pid})"]
+    lines += [f"the emulator failed: {error}" for error in term.emulator_errors[-3:]]
+    lines += ["the screen ends with:", *term.display()[-6:]]
+    sessions = sorted(Path(home).rglob("*.jsonl"), key=lambda path: path.stat().st_mtime) if home else []
+    if sessions:
+        tail = sessions[-1].read_bytes().splitlines()[-3:]
+        lines.append(f"the session's last entries ({sessions[-1].name}):")
+        lines += [line[:160].decode(errors="replace") for line in tail]
+    return "\n".join(lines)
+
+
 def run(replies: int, tokens: int, rate: float, baseline: str | None) -> list[float]:
     args = argparse.Namespace(baseline=baseline, vibe2=None, vibe3=None, apps="before" if baseline else "navtui")
     (app,) = build_apps(args, "", "")
@@ -60,7 +76,7 @@ def run(replies: int, tokens: int, rate: float, baseline: str | None) -> list[fl
             if term.wait(_working, timeout=120) is None:
                 raise SystemExit(f"reply {n + 1}: the turn did not start")
             if term.wait(lambda lines: not _working(lines), timeout=tokens / rate * 6 + 120) is None:
-                raise SystemExit(f"reply {n + 1}: the turn did not end")
+                raise SystemExit(f"reply {n + 1}: the turn did not end\n{_stuck(term, app.home)}")
             time.sleep(SETTLE_S)
             rss.append(term.rss_mb()[0])
             print(f"reply {n + 1:2d}: RSS {rss[-1]:6.1f} MB  (+{rss[-1] - rss[0]:5.1f} MB since reply 1)", flush=True)

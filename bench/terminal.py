@@ -158,6 +158,7 @@ class Terminal:
         self._since_frame = bytearray()  # the bytes since the last frame end (with ``blank`` only)
         self._last_display: list[str] = []
         self.blanked: list[Blanked] = []
+        self.emulator_errors: list[str] = []  # what the emulator could not draw (the screen may be stale after one)
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
             argv,
@@ -216,7 +217,10 @@ class Terminal:
             if self.record is not None:
                 self.record.append((now - self.started, data))
             with self._lock:
-                self._take(data, now)
+                try:
+                    self._take(data, now)
+                except Exception as exc:  # a dead drawer would freeze the screen: a wait that looks like a hang
+                    self.emulator_errors.append(f"{type(exc).__name__}: {exc} (in {len(data)} bytes: {data[:120]!r})")
             self.lagging_ms = max(self.lagging_ms, (time.monotonic() - now) * 1000)
         with self._lock:
             for condition in self._conditions:
