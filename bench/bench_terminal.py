@@ -602,6 +602,9 @@ def report(results: dict[str, list[dict[str, Any]]], rates: list[float]) -> None
                 ),
             ),
         ]
+    traced = any("trace" in s for runs in results.values() for r in runs for s in r.get("streams", {}).values())
+    if not traced:
+        rows = [(label, cell) for label, cell in rows if ": traced: " not in label]
     table = [(label, [cell(results[name]) for name in names]) for label, cell in rows]
     label_width = max(len(label) for label, _ in table) + 2
     widths = [max(len(name), *(len(cells[i]) for _, cells in table)) + 3 for i, name in enumerate(names)]
