@@ -280,11 +280,15 @@ async def run_app_child(rate: float, n_tokens: int) -> dict[str, Any]:
             loop = asyncio.get_running_loop()
             stop = threading.Event()
 
+            read = getattr(getattr(app, "pacer", None), "read", None)  # what navtui's driver notes on a key's read
+
             def inject_keys() -> None:
                 n = 0
                 while not stop.wait(0.05):
                     key = events.Key("x", "x") if n % 2 == 0 else events.Key("backspace", None)
                     key_sent.append(time.perf_counter())
+                    if read is not None:
+                        read()
                     asyncio.run_coroutine_threadsafe(app._post_message(key), loop)
                     n += 1
 
