@@ -1,9 +1,14 @@
-"""The prompt editor: newlines, history across runs, Tab completion, @path attachments, ctrl+c / ctrl+d."""
+"""The prompt editor: newlines, history across runs, Tab completion, @path attachments, ctrl+c / ctrl+d, and its
+rows drawn as TextArea draws them."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
+
+from textual._text_area_theme import TextAreaTheme
+from textual.widgets import TextArea
 
 from navtui.app.screens.main import MainScreen
 from navtui.config.paths import history_path
@@ -223,3 +228,59 @@ async def test_keys_typed_faster_than_the_list_follows_are_not_lost(make_app) ->
         texts = [item.text for item in transcript(app).items if hasattr(item, "text")]
         assert not any("Unknown command" in text for text in texts)
         assert any(text.startswith("Exported the transcript to") for text in texts)
+
+
+async def test_the_prompt_draws_what_textarea_draws_and_applies_its_css_only_when_styles_change(make_app) -> None:
+    # TextArea applies the CSS to its theme at every render (half of what the prompt's rows cost an echo); the prompt
+    # applies it again only when the styles, the background or the theme changed: its rows must not tell.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        editor = prompt(app)
+        applied: list[int] = []
+
+        def rows(own: bool) -> list[list[object]]:
+            editor.refresh()
+            region = editor.size.region
+            strips = editor.render_lines(region) if own else TextArea.render_lines(editor, region)
+            return [list(strip) for strip in strips]
+
+        def same_as_textarea() -> list[list[object]]:
+            theme = editor._theme
+            apply_css = theme.apply_css
+            theme.apply_css = lambda area: (applied.append(1), apply_css(area))[1]  # type: ignore[method-assign]
+            drawn = rows(own=True)
+            del theme.apply_css
+            assert drawn == rows(own=False)
+            return drawn
+
+        def applied_to_theme() -> bool:
+            """The theme holds what the CSS gives it now (the frames since the change applied it)."""
+            name = editor._theme.name
+            fresh = editor._themes.get(name) or TextAreaTheme.get_builtin_theme(name)
+            assert fresh is not None
+            expected = dataclasses.replace(fresh)  # as TextArea makes its theme
+            expected.apply_css(editor)
+            fields = [field.name for field in dataclasses.fields(expected) if field.name.endswith("style")]
+            return all(getattr(expected, field) == getattr(editor._theme, field) for field in fields)
+
+        await pilot.press(*"hello")
+        editor.select_all()  # the selection's colours are among what the CSS gives the theme
+        dark = same_as_textarea()
+        applied.clear()
+        same_as_textarea()
+        assert applied == []  # nothing changed: the theme's CSS stands
+        app.theme = "textual-light"
+        await settle(app, pilot)
+        assert applied_to_theme()  # by the frames since (before TextArea's own render applies it below)
+        light = same_as_textarea()
+        assert light != dark
+        await pilot.press("home", "!")  # a shell command: the prompt's class, border and colours change
+        editor.select_all()
+        await settle(app, pilot)
+        assert applied_to_theme()
+        assert same_as_textarea() != light
+        editor.blur()
+        await settle(app, pilot)
+        assert applied_to_theme()
+        same_as_textarea()
