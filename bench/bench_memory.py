@@ -3,8 +3,8 @@
 once each answer is shown and the app is idle again (after the collection a turn's end schedules). Then the
 same home resumes a 5,000-entry session, and its RSS is read the same way.
 
-The fake model's window is 32,768 tokens, so a long session compacts (every third reply or so): a turn is busy
-while the status line says "working" or "compacting", and the summary request takes a scripted reply too.
+The fake model's window is 32,768 tokens, so a long session compacts (from the third reply on): a turn is busy
+while the status line says "working" or "compacting", and each summary request takes a scripted reply too.
 ``--baseline DIR`` runs navtui from another checkout (before/after figures with the same script).
 
 Usage: ``python bench/bench_memory.py [--replies 10] [--tokens 20000] [--rate 5000] [--resume-entries 5000]
@@ -61,7 +61,9 @@ def _stuck(term: Terminal, home: str | None) -> str:
 def run(replies: int, tokens: int, rate: float, baseline: str | None) -> list[float]:
     args = argparse.Namespace(baseline=baseline, vibe2=None, vibe3=None, apps="before" if baseline else "navtui")
     (app,) = build_apps(args, "", "")
-    server = Server(rate, tokens, replies * 2)  # compactions' summaries take replies too
+    # A turn that compacts sends one summary request or more first, and each takes a scripted reply: with too few
+    # scripted, the last turns were answered "ok" (the figures of ten replies were those of seven).
+    server = Server(rate, tokens, replies * 4)
     scratch = tempfile.mkdtemp(prefix="bench-memory-")
     cwd = os.path.join(scratch, "work")
     os.mkdir(cwd)
