@@ -174,3 +174,20 @@ async def test_a_long_answer_keeps_only_a_few_screens_of_styled_rows() -> None:
         view.trim(0, 0)  # far off screen: nothing of it is kept
         assert len(view._styles_cache._cache) == 0
         assert [strip.text for strip in view.render_lines(view.size.region)] == kept
+
+
+async def test_trimming_an_answer_forgets_the_rows_marked_dirty_and_never_drawn() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(MarkdownView)
+        view.append("".join(f"\n\nparagraph {n}" for n in range(60)))
+        view.finish()
+        await wait_for(pilot, lambda: view.size.height > 100)
+        drawn = [strip.text for strip in view.render_lines(view.size.region)]
+        view.refresh()  # a whole repaint marks every row; only the screenful on show is drawn again
+        await pilot.pause()
+        assert len(view._styles_cache._dirty_lines) > 80
+        view.trim(0, 20)
+        cache = view._styles_cache
+        assert set(cache._dirty_lines) <= set(range(20)) and set(cache._cache) <= set(range(20))
+        assert [strip.text for strip in view.render_lines(view.size.region)] == drawn  # every row drawn again

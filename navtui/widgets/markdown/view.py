@@ -210,9 +210,15 @@ class MarkdownView(Widget):
                 del strips[y]
         # Textual's styled copies of those rows too (``_set_dirty`` keeps them while the answer grows; ten answers
         # kept theirs: ~3 MB over ten 20,000-token replies)
-        styled = self._styles_cache._cache
+        cache = self._styles_cache
+        styled = cache._cache
         for y in [y for y in styled if not keep_from <= y < keep_to]:
             del styled[y]
+        # and the numbers of the rows Textual marked dirty and never drew: a refresh of the whole view marks every
+        # row, and an answer scrolled past unseen keeps them all (~150 KB for a 20,000-token answer; a set never
+        # shrinks). A row with no styled copy is drawn afresh anyway, so only the marks of kept copies matter.
+        if len(cache._dirty_lines) > len(styled):
+            cache._dirty_lines = {y for y in cache._dirty_lines if y in styled}
         return released
 
     def render_lines(self, crop: Region) -> list[Strip]:
