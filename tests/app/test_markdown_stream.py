@@ -258,3 +258,15 @@ async def test_a_streaming_view_renders_a_backlog_of_blocks_a_budget_at_a_time(m
             "the open end"
         ]
         assert view._catch_up_timer is None
+
+
+def test_a_released_answer_keeps_its_blocks_small() -> None:
+    # An answer scrolled away keeps its blocks' sources to render them again; each block is its source and a
+    # few bytes more (one with a __dict__ cost ~350 bytes: ~130 KB for a 20,000-token answer).
+    import sys
+
+    splitter = BlockSplitter()
+    blocks = splitter.feed("".join(f"paragraph {n}\n\n" for n in range(100)))
+    assert len(blocks) >= 99
+    own = [sys.getsizeof(block) + (sys.getsizeof(vars(block)) if hasattr(block, "__dict__") else 0) for block in blocks]
+    assert max(own) <= 64

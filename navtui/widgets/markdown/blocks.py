@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a 20,000-token answer has ~380: 40 bytes each, with a __dict__ 350
 class Block:
     """One finished top-level block: its source, up to where the next block starts."""
 
