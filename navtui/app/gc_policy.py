@@ -12,9 +12,13 @@ at what is new.
   or the last idle stretch built, so the first collection of a turn does not walk it.
 * ``tick()`` runs every second while the agent works: a collection of the unfrozen objects (about a second's
   worth, so it is short) and a freeze, so cyclic garbage (finished timers, tasks, events) does not pile up.
-* Frozen objects are still freed by reference counting; only cycles among them wait (widgets pruned from the
-  transcript, for instance). ``reclaim_if_grown()`` unfreezes and collects everything once the frozen set has
-  grown by half since the last time, and only when the app has been idle for a few seconds.
+* Frozen objects are still freed by reference counting; only cycles among them wait: what a turn built and
+  dropped in cycles (each HTTP response and its request body, the turn's tasks and frames, widgets pruned from
+  the transcript), frozen by ``tick()`` while it lived. ``reclaim()`` unfreezes and collects everything once a
+  turn has ended and the app has been idle for a few seconds. It used to wait until the frozen set had grown by
+  half: ten 20,000-token replies then left 2 MB of such garbage in Python's heap, and the next replies took new
+  memory instead of reusing it (docs/speed.md, "Ten replies, fourth wave"). A full collection walks every object
+  (~130,000; 127-235 ms at load 3-5): once per turn, while idle, put off while the user types.
 * ``give_back()`` (idle after a turn, after a session is loaded) returns the heap's free pages to the system.
   What a turn or a load freed stays in the process otherwise (glibc keeps it for later allocations): after
   loading a 5,000-entry session, 3 MB of the 23 MB it added were free pages (bench/bench_memory.py).
@@ -30,8 +34,6 @@ from __future__ import annotations
 import gc
 from typing import Any
 
-_GROWTH = 1.5
-_last_reclaim = 0
 _malloc_trim: Any = None  # libc's malloc_trim once looked up; False where there is none
 
 
@@ -40,11 +42,8 @@ def hold_until_first_frame() -> None:
 
 
 def settle() -> None:
-    global _last_reclaim
     gc.freeze()
     gc.enable()
-    if not _last_reclaim:
-        _last_reclaim = gc.get_freeze_count()  # what start-up built is the baseline for reclaim_if_grown
 
 
 def tick() -> None:
@@ -82,13 +81,8 @@ def give_back() -> None:
         _malloc_trim(0)
 
 
-def reclaim_if_grown() -> bool:
-    """A full collection when the frozen set grew by half since the last one; True when it ran."""
-    global _last_reclaim
-    if gc.get_freeze_count() < _last_reclaim * _GROWTH:
-        return False
+def reclaim() -> None:
+    """A full collection, the frozen objects included; what survives is frozen again."""
     gc.unfreeze()
     gc.collect()
     gc.freeze()
-    _last_reclaim = gc.get_freeze_count()
-    return True

@@ -277,7 +277,12 @@ class TurnRunner:
 
     def _reclaim(self) -> None:
         self._reclaim_timer = None
-        if not self.running:
-            self.screen.transcript.trim_offscreen()  # answers' lines far off screen: rendered again if scrolled to
-            gc_policy.reclaim_if_grown()
-            gc_policy.give_back()
+        if self.running:
+            return
+        pacer = pacer_of(self.screen.app)
+        if pacer is not None and pacer.typing:  # the full collection stalls the loop (~0.1 s): not behind a key
+            self._reclaim_timer = self.screen.set_timer(RECLAIM_DELAY, self._reclaim, name="gc-reclaim")
+            return
+        self.screen.transcript.trim_offscreen()  # answers' lines far off screen: rendered again if scrolled to
+        gc_policy.reclaim()  # the turn's cycles, frozen while they lived (gc_policy)
+        gc_policy.give_back()

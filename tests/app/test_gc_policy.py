@@ -73,6 +73,43 @@ async def test_while_the_user_types_the_collection_runs_just_after_an_echo(
         assert collections == [11, 23]  # the first spinner tick just after an echo, once one is due
 
 
+def test_reclaim_frees_cycles_that_were_frozen_while_they_lived() -> None:
+    import weakref
+
+    class Node:
+        pass
+
+    try:
+        node = Node()
+        node.self = node  # type: ignore[attr-defined]  # a cycle: only the collector frees it
+        alive = weakref.ref(node)
+        gc_policy.tick()  # frozen while in use (a turn's response, its frames)
+        del node
+        gc.collect()
+        assert alive() is not None  # frozen: the collections of later turns skip it
+        gc_policy.reclaim()
+        assert alive() is None and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
+async def test_after_a_turn_the_full_collection_waits_until_the_user_stops_typing(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reclaimed: list[bool] = []
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settle(app, pilot)
+        turns = main_screen(app).turns
+        monkeypatch.setattr(gc_policy, "reclaim", lambda: reclaimed.append(True))
+        app.pacer.key()
+        turns._reclaim()  # the turn ended a while ago, but a key was just typed
+        assert reclaimed == [] and turns._reclaim_timer is not None
+        app.pacer.key_at = 0.0
+        turns._reclaim()
+        assert reclaimed == [True]
+
+
 ARENAS = """
 import ctypes, sys, threading
 from navtui.app import gc_policy
