@@ -192,6 +192,52 @@ def test_models_share_their_field_names_and_still_behave_as_their_own() -> None:
     copy = two.model_copy(update={"model": "other"})  # a copy has names of its own, updated
     assert "model" in copy.model_fields_set and copy.model_fields_set is not two.model_fields_set
     assert copy.model == "other" and two.model == "qwen3"
+
+
+def test_a_shared_model_drops_its_empty_extras_and_copies_of_names_and_zeros_and_dumps_the_same() -> None:
+    line = {
+        **BASE,
+        "type": "message",
+        "message": {
+            "role": "assistant",
+            # pi's textSignature: a field beyond navtui's own, which must stay
+            "content": [{"type": "text", "text": "hi", "textSignature": "sig"}, {"type": "text", "text": "more"}],
+            "api": "ollama-chat",
+            "provider": "ollama",
+            "model": "qwen3",
+            "usage": {
+                "input": 1,
+                "output": 2,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "totalTokens": 3,
+                "cost": {"input": -0.0, "output": 0.0, "cacheRead": 0.5, "cacheWrite": 0, "total": 0.5},
+            },
+            "stopReason": "stop",
+            "timestamp": 5,
+        },
+    }
+    first, second = parse_entry(json_copy(line)), parse_entry(json_copy(line))
+    assert isinstance(first, MessageEntry) and isinstance(first.message, AssistantMessage)
+    assert isinstance(second, MessageEntry) and isinstance(second.message, AssistantMessage)
+    assert first.message.model is not second.message.model  # each line's parse makes its own copy
+    share_field_names(first.message)
+    share_field_names(second.message)
+    one, two = first.message, second.message
+    assert one.model is two.model and one.provider is two.provider and one.api is two.api
+    assert one.usage is not None and one.usage.cost is not None and two.usage is not None and two.usage.cost is not None
+    assert one.usage.cost.output is two.usage.cost.output  # one 0.0
+    assert str(one.usage.cost.input) == "-0.0"  # a negative zero is not made positive
+    assert one.model_extra is None and one.usage.model_extra is None and one.content[1].model_extra is None
+    assert one.content[0].model_extra == {"textSignature": "sig"}
+    # The same message as the line's: dumped, compared, copied.
+    fresh = parse_entry(json_copy(line))
+    assert first.to_json() == fresh.to_json() == line
+    assert first == fresh and one == fresh.message  # type: ignore[union-attr]
+    copy = one.model_copy(update={"model": "other"})
+    assert copy.model == "other" and copy.to_json() == {**line["message"], "model": "other"}
+    one.model = "changed"  # and each still its own
+    assert two.model == "qwen3"
     assert parse_entry(json_copy(line)) == second
 
 
