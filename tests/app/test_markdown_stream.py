@@ -160,6 +160,25 @@ def test_released_lines_render_again_as_they_were(text: str, keep_from: int, kee
     assert rendered(document) == before  # a later render (nothing new) keeps the restored lines
 
 
+@settings(max_examples=80, deadline=None)
+@given(DOCUMENT, st.lists(st.integers(min_value=1, max_value=30), max_size=40))
+def test_a_closed_document_reads_its_blocks_from_the_answers_own_text(text: str, cuts: list[int]) -> None:
+    document = streamed(text, cuts)
+    streaming = [document.blocks[i] for i in range(len(document.blocks))]
+    document.close()
+    answer = "".join(list(text))  # the answer's text as the view holds it: equal, not the same object
+    document.blocks.share(answer)
+    closed = [document.blocks[i] for i in range(len(document.blocks))]
+    assert closed[: len(streaming)] == streaming
+    kept = "".join(closed)
+    assert text.startswith(kept) and not text[len(kept) :].strip()  # only a blank end is no block
+    assert document.blocks.text is answer
+    before = rendered(document)
+    document.release(0, 0)  # every line, then each rendered again from the shared text
+    again = ["".join(segment.text for segment in document.line(y)).rstrip() for y in range(len(document.lines))]
+    assert again == before[: len(document.lines)]
+
+
 class ViewApp(App[None]):
     CSS = "MarkdownView { height: auto; } VerticalScroll { layout: stream; }"
 

@@ -33,6 +33,8 @@ async def test_an_old_answer_released_off_screen_shows_its_text_when_scrolled_ba
         # keeps the blocks near the screen.
         assert first._document.released == len(first._document.blocks) == 60
         assert 0 < second._document.released < 60 and released > 60
+        # the blocks' sources are read from the answer's own text, not kept a second time
+        assert first._document.blocks.text is first.item.text
         assert "second paragraph 59" in screen_text(app)
         height = first.size.height
         view.scroll_to(y=first.virtual_region.y, animate=False, immediate=True)

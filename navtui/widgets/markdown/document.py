@@ -12,7 +12,9 @@ height never changes.
 from __future__ import annotations
 
 import time
+from array import array
 from bisect import bisect_right
+from collections.abc import Iterable
 
 from rich.console import Console
 from rich.segment import Segment
@@ -22,6 +24,52 @@ from navtui.widgets.markdown.blocks import Block, BlockSplitter
 from navtui.widgets.markdown.render import Line, MarkdownPalette, render_markdown
 
 RELEASED: Line = []  # stands for a line of a released block (told apart by identity: a rendered line is never it)
+
+
+class BlockSources:
+    """The finished blocks' sources, as one string and where each block ends.
+
+    A block as its own object and string costs ~90 bytes over its text (~380 of them in a 20,000-token answer),
+    and the text is the answer's text a second time: a closed document keeps one string (``pack``), the
+    answer's own when it begins with it (``share``). Blocks still streaming wait in a list until ``pack``."""
+
+    __slots__ = ("_ends", "_packed", "_pending", "_text")
+
+    def __init__(self) -> None:
+        self._text = ""  # the sources of the first ``_packed`` blocks, joined (or a text beginning with them)
+        self._packed = 0
+        self._pending: list[str] = []  # the sources of the blocks after them
+        self._ends = array("Q")  # where each block's source ends
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def extend(self, blocks: Iterable[Block]) -> None:
+        for block in blocks:
+            self._pending.append(block.source)
+            self._ends.append((self._ends[-1] if self._ends else 0) + len(block.source))
+
+    def __getitem__(self, index: int) -> str:
+        if index >= self._packed:
+            return self._pending[index - self._packed]
+        return self._text[self._ends[index - 1] if index else 0 : self._ends[index]]
+
+    @property
+    def text(self) -> str:
+        """What the packed blocks' sources are read from."""
+        return self._text
+
+    def pack(self) -> None:
+        """Join the pending sources to the rest (once the document is complete: each join copies the text)."""
+        if self._pending:
+            end = self._ends[self._packed - 1] if self._packed else 0
+            self._text = self._text[:end] + "".join(self._pending)
+            self._packed, self._pending = len(self._ends), []
+
+    def share(self, text: str) -> None:
+        """Keep ``text`` instead of the joined sources if it begins with them (the answer's text, held anyway)."""
+        if not self._pending and self._text is not text and text.startswith(self._text):
+            self._text = text
 
 
 class MarkdownDocument:
@@ -34,10 +82,11 @@ class MarkdownDocument:
 
     def __init__(self) -> None:
         self.splitter = BlockSplitter()
-        self.blocks: list[Block] = []
+        self.blocks = BlockSources()
         self.lines: list[Line] = []  # finished blocks, rendered, with the blank lines between them (or RELEASED)
         self.shown = 0  # how many of ``lines`` the view shows (all of them, unless ``behind``)
-        self.spans: list[tuple[int, int]] = []  # where each rendered block's lines are in ``lines`` (start, end)
+        # where each rendered block's lines are in ``lines`` (start, end): ~45 KB as tuples for ~380 blocks
+        self._starts, self._ends = array("Q"), array("Q")
         self.tail_lines: list[Line] = []
         self.tail_blank = False  # a blank line between the finished lines and the tail
         self.changed_lines = False  # ``lines`` was rebuilt, not only extended (drawn strips are stale)
@@ -65,14 +114,15 @@ class MarkdownDocument:
         It renders the same lines in the same place (the gap before it included)."""
         block = self.splitter.close()
         if block is not None:
-            self.blocks.append(block)
+            self.blocks.extend([block])
+        self.blocks.pack()
         self._tail_dirty = True
 
     def reset(self) -> None:
         """Everything is rendered again at the next ``render`` (a new width, style or theme)."""
         self.lines, self._rendered, self._tail_dirty, self.changed_lines = [], 0, True, True
         self.shown = 0
-        self.spans, self._released = [], 0
+        self._starts, self._ends, self._released = array("Q"), array("Q"), 0
 
     def render(
         self, console: Console, width: int, style: Style, palette: MarkdownPalette, budget: float | None = None
@@ -113,11 +163,13 @@ class MarkdownDocument:
         deadline = None if budget is None or self.changed_lines else time.perf_counter() + budget
         self._rendering = (console, width, style, palette)
         gap = [Segment(" " * width, style)]  # one blank line between top-level blocks, as Rich renders a document
-        for block in self.blocks[self._rendered :]:
-            rendered = render_markdown(block.source, console, width, style, palette, references)
+        blocks = self.blocks
+        while self._rendered < len(blocks):
+            rendered = render_markdown(blocks[self._rendered], console, width, style, palette, references)
             if lines and rendered:
                 lines.append(gap)
-            self.spans.append((len(lines), len(lines) + len(rendered)))
+            self._starts.append(len(lines))
+            self._ends.append(len(lines) + len(rendered))
             lines.extend(rendered)
             self._rendered += 1
             if deadline is not None and time.perf_counter() > deadline and self.behind:
@@ -139,6 +191,11 @@ class MarkdownDocument:
         return line
 
     @property
+    def spans(self) -> list[tuple[int, int]]:
+        """Where each rendered block's lines are in ``lines``: (start, end)."""
+        return list(zip(self._starts, self._ends, strict=True))
+
+    @property
     def released(self) -> int:
         """How many blocks have their lines released."""
         return self._released
@@ -149,7 +206,7 @@ class MarkdownDocument:
         Returns how many lines were released. Heights and ``line`` stay as they were."""
         released = 0
         lines = self.lines
-        for start, end in self.spans:
+        for start, end in zip(self._starts, self._ends, strict=True):
             if end <= start or end > self.shown or (start < keep_to and end > keep_from) or lines[start] is RELEASED:
                 continue
             lines[start:end] = [RELEASED] * (end - start)
@@ -160,9 +217,9 @@ class MarkdownDocument:
     def _restore(self, y: int) -> None:
         assert self._rendering is not None  # a line was released, so the document was rendered
         console, width, style, palette = self._rendering
-        index = bisect_right(self.spans, (y, len(self.lines) + 1)) - 1
-        start, end = self.spans[index]
-        rendered = render_markdown(self.blocks[index].source, console, width, style, palette, self.splitter.references)
+        index = bisect_right(self._starts, y) - 1
+        start, end = self._starts[index], self._ends[index]
+        rendered = render_markdown(self.blocks[index], console, width, style, palette, self.splitter.references)
         # The same inputs render the same lines; were it ever otherwise, the height must not move under the view.
         blank = [Segment(" " * width, style)]
         rendered = (rendered + [blank] * (end - start))[: end - start]

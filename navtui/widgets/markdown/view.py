@@ -60,7 +60,7 @@ class MarkdownView(Widget):
         if text:
             self._feed(text)
         if not streaming:
-            self._document.close()
+            self._close()
 
     # ------------------------------------------------------------------ content
     @property
@@ -82,8 +82,13 @@ class MarkdownView(Widget):
         """The stream ended: show everything now (no timer is left behind)."""
         self.streaming = False
         self._coalescer.flush_now()
-        self._document.close()  # the last block is final: the same lines, now releasable (``trim``)
+        self._close()
         self._render_rest()
+
+    def _close(self) -> None:
+        # the last block is final: the same lines, now releasable (``trim``); the blocks keep the answer's text
+        self._document.close()
+        self._document.blocks.share(self.text)
 
     def flush(self) -> None:
         """Apply pending text now, and render it all (tests and benchmarks)."""
