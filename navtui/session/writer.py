@@ -16,12 +16,12 @@ from typing import Any
 
 from navtui.core.errors import NavtuiError
 from navtui.core.fs import write_error_text
-from navtui.core.secrets import env_secrets, might_hold_secret
+from navtui.core.secrets import env_secrets
 from navtui.session.blobs import externalize
 from navtui.session.entries import CURRENT_VERSION, Entry, SessionHeader, now_iso
 from navtui.session.interop import is_title_slot
 from navtui.session.listing import new_session_id, new_session_path
-from navtui.session.redact import mask_value
+from navtui.session.redact import holds_secret, mask_value
 from navtui.session.store import FileVanished, SessionFile, encode_line
 
 
@@ -29,11 +29,8 @@ def encode_record(record: dict[str, Any], *, blobs: bool = True) -> bytes:
     """One entry's line as it goes to disk (large images as blob references when ``blobs``)."""
     if blobs:
         record = externalize(record)
-    line = encode_line(record)
     literals = env_secrets()
-    if might_hold_secret(line.decode("utf-8", "replace"), literals):
-        line = encode_line(mask_value(record, literals))
-    return line
+    return encode_line(mask_value(record, literals) if holds_secret(record, literals) else record)
 
 
 def decode(line: bytes | None) -> dict[str, Any] | None:

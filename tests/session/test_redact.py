@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from navtui.core.messages import AssistantMessage, ThinkingBlock, ToolCall
+from navtui.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCall
 from navtui.core.secrets import MASK, mask_secrets
 from navtui.session.manager import SessionManager
 from navtui.session.redact import mask_value
@@ -91,3 +93,21 @@ def test_secrets_read_from_files_are_masked_on_disk(session: SessionManager) -> 
     for secret in ("correct-horse-battery", aws, "s3cr3t-pw"):
         assert secret not in stored
     assert "DEBUG=true" in stored and "postgres://app:****@db:5432/app" in stored
+
+
+def test_a_secret_on_a_line_of_its_own_is_masked_on_disk(session: SessionManager) -> None:
+    # The name-based patterns look at a line's start; inside an entry's encoded line a message's lines are not
+    # lines, so an answer whose only secret was such a line went to the file as it was.
+    answer = "Put this in .env:\nDB_PASSWORD=correct-horse-battery\nand in config.yaml:\npassword: tr0ub4dor&3\n"
+    entry_id = session.append_message(AssistantMessage(content=[TextBlock(text=answer)]))
+    stored = session.path.read_text()
+    assert "correct-horse-battery" not in stored and "tr0ub4dor&3" not in stored
+    assert "DB_PASSWORD=****" in stored and "password: ****" in stored
+    assert session.get_entry(entry_id).message.text == answer  # type: ignore[union-attr]
+
+
+def test_an_entry_without_secrets_is_written_as_it_is(session: SessionManager) -> None:
+    answer = "The token count is 12 and the key point is this:\n\npassword: str  # a type hint, no secret\n"
+    session.append_message(AssistantMessage(content=[TextBlock(text=answer)]))
+    stored = [line for line in session.path.read_text().splitlines() if '"assistant"' in line]
+    assert len(stored) == 1 and json.loads(stored[0])["message"]["content"][0]["text"] == answer
