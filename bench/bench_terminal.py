@@ -408,7 +408,7 @@ def stream(term: Terminal, server: Server, rate: float, tokens: int) -> dict[str
     time.sleep(4.0)  # idle now: navtui's full collection runs 3 s after a turn ends (app/gc_policy.py)
     rss_settled = term.rss_mb()[0]
     return {
-        "window": (t0, end),
+        "window": (t0, end, last_chunk),
         "rate": rate,
         "echo_ms": summary(probe.latencies),
         "echo_missed": probe.missed,
@@ -427,8 +427,9 @@ def stream(term: Terminal, server: Server, rate: float, tokens: int) -> dict[str
     }
 
 
-def collect_trace(term: Terminal, path: str, t0: float, end: float) -> dict[str, Any]:
-    """What ``bench/trace_loop.py`` saw while the reply streamed (``t0`` to ``end``, monotonic)."""
+def collect_trace(term: Terminal, path: str, t0: float, end: float, last_chunk: float | None) -> dict[str, Any]:
+    """What ``bench/trace_loop.py`` saw while the reply streamed (``t0`` to ``end``, monotonic; ``last_chunk``: the
+    server's last chunk)."""
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
     os.kill(term.proc.pid, signal.SIGUSR1)
@@ -467,9 +468,50 @@ def collect_trace(term: Terminal, path: str, t0: float, end: float) -> dict[str,
             if (ms := [cpu_ms for when, cpu_ms in runs if t0 <= when <= end])
         },
         "cpu_ms_by_thread": by_thread,
+        "end_of_stream": end_of_stream(data.get("timeline", []), last_chunk, end),
         "ui_top": ui[:8],
         "waited_behind": sorted(waited.items(), key=lambda item: -item[1])[:8],
     }
+
+
+# The steps of a reply's end, in the order they happen (bench/trace_loop.py's timeline): the network thread's
+# last text put and its end, the UI's last text delta, the agent's record of the answer, the usage and turn
+# events, the Markdown view's finish, and the first frame after it.
+END_STEPS = (
+    ("put", "put TextDelta", "last"),
+    ("end", "end", "first"),
+    ("text", "event TextDelta", "last"),
+    ("flush", "flush done", "last"),
+    ("record", "add_message done", "first"),
+    ("usage", "event UsageUpdate", "first"),
+    ("turn", "event TurnFinished", "first"),
+    ("finish", "finish done", "first"),
+)
+
+
+def end_of_stream(timeline: list[list[Any]], last_chunk: float | None, shown: float) -> dict[str, Any]:
+    """Milliseconds from the server's last chunk to each step of the reply's end (``END_STEPS``), the first frame
+    after the view's finish, and the keys read and frame ticks held for a key in between."""
+    if last_chunk is None or not timeline:
+        return {}
+    window = [(when, what, detail) for when, _thread, what, detail in timeline if last_chunk - 0.5 <= when <= max(shown, last_chunk + 0.5)]
+    names = [(when, f"{what} {detail}".strip()) for when, what, detail in window]
+    steps: dict[str, Any] = {}
+    for key, name, which in END_STEPS:
+        found = [when for when, label in names if label == name]
+        if found:
+            steps[key] = ((found[-1] if which == "last" else found[0]) - last_chunk) * 1000
+    finished = [when for when, label in names if label == "finish done"]
+    if finished:
+        frames = [when for when, label in names if label == "frame" and when >= finished[0]]
+        if frames:
+            steps["frame"] = (frames[0] - last_chunk) * 1000
+    steps["shown"] = (shown - last_chunk) * 1000
+    after = [(when, label) for when, label in names if when >= last_chunk]
+    steps["keys_read"] = sum(1 for _when, label in after if label == "read")
+    steps["ticks_held"] = sum(1 for _when, label in after if label == "tick held")
+    steps["timeline"] = [[round((when - last_chunk) * 1000, 1), label] for when, label in names]  # --json keeps it
+    return steps
 
 
 def run_resume(session_cwd: str, session: str, home: str, fresh: bool, root: Path = ROOT) -> dict[str, Any]:
@@ -638,6 +680,13 @@ def report_traces(results: dict[str, list[dict[str, Any]]]) -> None:
                 ranked = sorted(totals.items(), key=lambda item: -sum(item[1]))[:6]
                 cells = ", ".join(f"{callback} {sum(v) / len(streams):,.0f} ms" for callback, v in ranked)
                 print(f"{name}: {title} (mean per run): {cells}")
+        ends = [s["trace"]["end_of_stream"] for s in streams if s["trace"].get("end_of_stream")]
+        if ends:
+            keys = [key for key, _name, _which in END_STEPS] + ["frame", "shown"]
+            print(f"{name}: the end of the stream, ms after the server's last chunk (each run):")
+            for steps in ends:
+                cells = ", ".join(f"{key} {steps[key]:+,.0f}" for key in keys if key in steps)
+                print(f"    {cells}; keys read {steps['keys_read']}, frame ticks held for a key {steps['ticks_held']}")
         collections = [
             f"{gen} {count} ({total:,.0f} ms, longest {longest:,.0f} ms)"
             for s in streams

@@ -11,6 +11,10 @@ path) through this wrapper. It notes:
   (``App._display``), with the loop's CPU time at each and the costliest callbacks that ran from the key's
   handling to its frame: what the echo waited for once the app had the key;
 * the CPU of each garbage collection on the UI thread, by generation;
+* the end of the stream: the last moments of the network thread's hand-off (each item put, the end), the events
+  the screen's router handled, the Markdown view's flushes and ``finish``, the agent's ``add_message`` and the
+  frames, each with its time (a ring of the last ``TIMELINE`` entries), so the bench can say where the time
+  between the server's last chunk and the reply's last line on screen went;
 * every asyncio callback's CPU time, per thread (the UI loop, and navtui's network thread where there is one),
   in one-second buckets of ``time.monotonic()`` (shared with the bench), so the bench sums the streaming window.
 
@@ -29,11 +33,12 @@ import signal
 import sys
 import threading
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from typing import Any
 
 PROBE_KEYS = ("Z", "backspace")
 KEPT_PER_PROBE = 5  # the costliest callbacks of a probe's wait
+TIMELINE = 3000  # the last steps of the stream's end kept (--trace: "the end of the stream")
 
 _main = threading.main_thread().ident or 0
 _main_clock = time.pthread_getcpuclockid(_main)
@@ -47,6 +52,12 @@ _ran_after: list[tuple[str, float]] = []  # callbacks on the UI loop from a prob
 
 _gc: dict[str, list[list[float]]] = defaultdict(list)  # "gen2" -> [when, CPU ms] of each collection on the UI thread
 _gc_started = [0.0]
+_timeline: deque[list[Any]] = deque(maxlen=TIMELINE)  # [when, thread, what, detail]
+
+
+def _note(what: str, detail: Any = "") -> None:
+    kind = "ui" if threading.get_ident() == _main else threading.current_thread().name
+    _timeline.append([time.monotonic(), kind, what, detail])
 
 
 def _gc_callback(phase: str, info: dict[str, Any]) -> None:
@@ -113,6 +124,7 @@ def _install() -> None:
     def traced_process(self: LinuxDriver, message: Any) -> None:
         if isinstance(message, events.Key) and (message.character == "Z" or message.key == "backspace"):
             _pending.append({"read": time.monotonic(), "read_cpu": _loop_cpu(), "key": message.key})
+            _note("read")
         process(self, message)
 
     LinuxDriver.process_message = traced_process  # type: ignore[method-assign]
@@ -146,6 +158,7 @@ def _install() -> None:
         return edit(self, *args, **kwargs)
 
     TextArea.edit = traced_edit  # type: ignore[method-assign]
+    _install_timeline()
 
     display = App._display
 
@@ -169,12 +182,79 @@ def _install() -> None:
     App._display = traced_display  # type: ignore[method-assign]
 
 
+def _wrap(owner: Any, name: str, what: str, detail: Any = None, after: bool = False) -> None:
+    """Note ``what`` (and ``detail(*args)``) each time ``owner.name`` is called (``after``: also when it returns)."""
+    original = getattr(owner, name, None)
+    if original is None:  # a checkout without it (--baseline)
+        return
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        _note(what, detail(*args) if detail is not None else "")
+        try:
+            return original(*args, **kwargs)
+        finally:
+            if after:
+                _note(what + " done")
+
+    setattr(owner, name, wrapped)
+
+
+def _install_timeline() -> None:
+    from textual import events
+    from textual.app import App
+
+    from navtui.agent.loop import Agent
+    from navtui.app.events import EventRouter
+    from navtui.widgets.markdown.view import MarkdownView
+
+    _wrap(EventRouter, "handle", "event", lambda _self, event: type(event).__name__)
+    _wrap(MarkdownView, "_apply", "flush", lambda _self, text: len(text), after=True)
+    _wrap(MarkdownView, "finish", "finish", after=True)
+    from navtui.app.screens.main import MainScreen
+
+    def tick(screen: Any) -> str:
+        pacer = getattr(screen.app, "pacer", None)
+        return "held" if pacer is not None and getattr(pacer, "key_waiting", False) else ""
+
+    _wrap(MainScreen, "_on_timer_update", "tick", tick)
+    _wrap(Agent, "add_message", "add_message", lambda _self, message: type(message).__name__, after=True)
+    try:
+        from navtui.providers import network
+    except ImportError:
+        network = None
+    if network is not None:
+        _wrap(network._Handoff, "put", "put", lambda _self, item: type(item).__name__)
+        _wrap(network._Handoff, "end", "end")
+        _wrap(network._Handoff, "take", "take")
+    display = App._display
+
+    def noted_display(self: App[Any], screen: Any, renderable: Any) -> None:
+        display(self, screen, renderable)
+        if renderable is not None and not self._batch_count:
+            _note("frame")
+
+    App._display = noted_display  # type: ignore[method-assign]
+    process = App.on_event
+
+    async def noted_key(self: App[Any], event: Any) -> None:
+        if isinstance(event, events.Key):
+            _note("key")
+        await process(self, event)
+
+    App.on_event = noted_key  # type: ignore[method-assign]
+
+
 def _dump(_signum: int, _frame: Any) -> None:
     path = os.environ.get("NAVTUI_TRACE")
     if not path:
         return
     buckets = [[second, kind, name, cpu * 1000, count] for (second, kind, name), (cpu, count) in _buckets.items()]
-    data = {"probes": list(_probes), "buckets": buckets, "gc": {gen: list(ms) for gen, ms in _gc.items()}}
+    data = {
+        "probes": list(_probes),
+        "buckets": buckets,
+        "gc": {gen: list(ms) for gen, ms in _gc.items()},
+        "timeline": list(_timeline),
+    }
     with open(path + ".tmp", "w") as out:
         json.dump(data, out)
     os.replace(path + ".tmp", path)
