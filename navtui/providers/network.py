@@ -26,7 +26,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine
 from typing import Any, TypeVar
 
 from navtui.core.errors import ProviderError
-from navtui.core.events import join_deltas
+from navtui.core.events import TextDelta, ThinkingDelta, join_deltas
 from navtui.providers.base import ChatRequest, ListedModel, ModelInfo, Provider, ProviderStream, PullProgress
 
 T = TypeVar("T")
@@ -122,8 +122,8 @@ class _Handoff:
         self._sending = False  # a _send is queued on the network loop (touched there only)
 
     # ---------------------------------------------------------------- on the network loop
-    def start(self, source: AsyncIterator[Any]) -> None:
-        self.producer = asyncio.get_running_loop().create_task(_produce(source, self))
+    def start(self, source: AsyncIterator[Any], pace: Callable[[Any], bool] = lambda _item: True) -> None:
+        self.producer = asyncio.get_running_loop().create_task(_produce(source, self, pace))
         # A task cancelled before its first step never runs its body: the end is said from here, whatever happens.
         self.producer.add_done_callback(lambda _task: self.end())
 
@@ -197,12 +197,13 @@ class _Handoff:
             self._waiter = None
 
 
-async def _produce(source: AsyncIterator[Any], handoff: _Handoff) -> None:
+async def _produce(source: AsyncIterator[Any], handoff: _Handoff, pace: Callable[[Any], bool]) -> None:
     """On the network loop: read ``source`` into ``handoff``; close it however the reading ends.
 
-    An item that had to wait for the network (the loop turned while it came) is followed by a pause of
-    ``READ_PACE``: the next read then takes what arrived meanwhile in one go. Each read of an HTTP stream costs
-    the same whether it brings one token or twenty."""
+    An item that had to wait for the network (the loop turned while it came) and that ``pace`` says more of its
+    kind follow (a text delta) is followed by a pause of ``READ_PACE``: the next read then takes what arrived
+    meanwhile in one go. Each read of an HTTP stream costs the same whether it brings one token or twenty. After
+    any other item (a reply's usage, its stop) the next read follows at once: the end of a reply is not held."""
     loop = asyncio.get_running_loop()
     failure: BaseException | None = None
     try:
@@ -214,7 +215,7 @@ async def _produce(source: AsyncIterator[Any], handoff: _Handoff) -> None:
             except StopAsyncIteration:
                 break
             handoff.put(item)
-            if turned:
+            if turned and pace(item):
                 await asyncio.sleep(READ_PACE)
     except asyncio.CancelledError:  # the consumer stopped reading (it no longer listens), or navtui is closing
         failure = ProviderError("navtui closed the connection before the reply ended", kind="connection")
@@ -231,15 +232,20 @@ async def _produce(source: AsyncIterator[Any], handoff: _Handoff) -> None:
 
 
 async def relay(
-    network: NetworkThread, source: AsyncIterator[T], *, join: Callable[[list[Any]], list[Any]] | None = None
+    network: NetworkThread,
+    source: AsyncIterator[T],
+    *,
+    join: Callable[[list[Any]], list[Any]] | None = None,
+    pace: Callable[[Any], bool] = lambda _item: True,
 ) -> AsyncGenerator[T, None]:
-    """Iterate ``source`` on the network loop; yield its items here, a batch at a time (``join`` shapes a batch).
+    """Iterate ``source`` on the network loop; yield its items here, a batch at a time (``join`` shapes a batch;
+    ``pace``: which items are followed by a pause when they had to wait for the network, see ``_produce``).
 
     Closing this generator early (or cancelling its consumer) cancels the reading over there and returns once
     ``source`` is closed."""
     handoff = _Handoff(asyncio.get_running_loop())
     loop = network.loop
-    loop.call_soon_threadsafe(handoff.start, source)
+    loop.call_soon_threadsafe(handoff.start, source, pace)
     finished = False
     try:
         while not finished:
@@ -251,6 +257,11 @@ async def relay(
             with contextlib.suppress(RuntimeError):  # the network loop has stopped, and its tasks with it
                 loop.call_soon_threadsafe(handoff.stop)
                 await asyncio.shield(handoff.ended())
+
+
+def _is_delta(item: Any) -> bool:
+    """Text and thinking come in many small pieces, worth reading in batches; nothing else does."""
+    return type(item) is TextDelta or type(item) is ThinkingDelta
 
 
 class NetworkProvider(Provider):
@@ -272,7 +283,7 @@ class NetworkProvider(Provider):
         return self.inner.continues_reply
 
     def stream(self, request: ChatRequest) -> ProviderStream:
-        return relay(self.network, self.inner.stream(request), join=join_deltas)
+        return relay(self.network, self.inner.stream(request), join=join_deltas, pace=_is_delta)
 
     async def model_info(self) -> ModelInfo:
         return await self.network.call(self.inner.model_info())

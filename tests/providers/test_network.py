@@ -16,10 +16,10 @@ from navtui.agent.loop import Agent
 from navtui.agent.runtime import LaunchOptions, Runtime
 from navtui.config.settings import ProviderSettings
 from navtui.core.errors import ProviderError
-from navtui.core.events import RunFinished, StopEvent, TextDelta
-from navtui.core.messages import AssistantMessage, UserMessage
+from navtui.core.events import RunFinished, StopEvent, TextDelta, UsageEvent
+from navtui.core.messages import AssistantMessage, Usage, UserMessage
 from navtui.providers.base import ChatRequest, ListedModel, ModelInfo, ProviderStream, PullProgress
-from navtui.providers.network import THREAD_NAME, NetworkProvider, NetworkThread
+from navtui.providers.network import THREAD_NAME, NetworkProvider, NetworkThread, _is_delta, relay
 from navtui.providers.ollama import OllamaProvider
 from navtui.tools.approval import ApprovalPolicy
 from navtui.tools.base import ToolContext, ToolRegistry
@@ -113,6 +113,34 @@ async def test_what_arrived_while_the_consumer_was_busy_comes_as_one_delta(fake_
     deltas = [first, *(e for e in rest if isinstance(e, TextDelta))]
     assert len(deltas) <= 2 and "".join(d.text for d in deltas) == text  # 300 tokens, at most two events
     assert isinstance(rest[-1], StopEvent) and observed.threads["stream"] == THREAD_NAME
+
+
+async def test_the_end_of_a_reply_is_not_held_for_more_text() -> None:
+    # A text delta that waited for the network is followed by a pause (what comes meanwhile is read in one go);
+    # the usage and stop that end a reply are not: the stop follows the usage in the same batch, with the end.
+    def usage() -> UsageEvent:
+        return UsageEvent(usage=Usage(input=1, output=2))
+
+    async def reply() -> AsyncIterator[Any]:
+        for event in (TextDelta(text="a"), TextDelta(text="b"), usage()):
+            await asyncio.sleep(0.002)  # the network: the loop turns while the next line comes
+            yield event
+        yield StopEvent(reason="stop")
+
+    batches: list[list[str]] = []
+
+    def record(items: list[Any]) -> list[Any]:
+        batches.append([type(item).__name__ for item in items])
+        return items
+
+    thread = NetworkThread()
+    try:
+        events = [event async for event in relay(thread, reply(), join=record, pace=_is_delta)]
+    finally:
+        await thread.aclose()
+    assert [type(event).__name__ for event in events] == ["TextDelta", "TextDelta", "UsageEvent", "StopEvent"]
+    assert batches[-1][-2:] == ["UsageEvent", "StopEvent"]
+    assert _is_delta(TextDelta(text="a")) and not _is_delta(usage()) and not _is_delta(StopEvent(reason="stop"))
 
 
 async def test_every_call_of_the_provider_runs_on_the_network_thread(fake_server: FakeServer, network) -> None:
