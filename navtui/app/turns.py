@@ -76,6 +76,10 @@ class TurnScreen(Screen[None]):
     def announce(self, text: str) -> None:
         raise NotImplementedError
 
+    async def painted(self) -> None:
+        """Return once what changed so far is on the terminal (the next frame goes out at once)."""
+        raise NotImplementedError
+
     @property
     def settings_ui(self) -> object:
         raise NotImplementedError
@@ -168,6 +172,10 @@ class TurnRunner:
             async for event in runtime.run(text):
                 self._track_wait(event)
                 router.handle(event)
+                if event.type == "turn_finished":
+                    # The answer is complete: its last lines go out now, before what the agent does next (its
+                    # checks, the next request), which would hold the frame (docs/speed.md, fifth wave).
+                    await screen.painted()
         except NavtuiError as exc:
             screen.error(exc.message, exc.hint)
         except Exception as exc:  # a bug in one turn must not take the app down; show it and carry on

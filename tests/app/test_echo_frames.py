@@ -31,7 +31,8 @@ from navtui.widgets.items import AssistantItem
 from navtui.widgets.pacing import InputPacer
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.transcript import AssistantView
-from tests.app.conftest import AppFactory, main_screen, rendered_text, settle, wait_for
+from tests.app.conftest import AppFactory, main_screen, rendered_text, settle, terminal_output, wait_for
+from tests.fakes import Text
 
 
 class Counted(Static):
@@ -267,3 +268,52 @@ def test_a_waiting_key_holds_streamed_output_back_for_a_while_only() -> None:
     assert not pacer.echo_pending and pacer.just_echoed
     pacer.echoed_at -= pacing.JUST_ECHOED
     assert not pacer.just_echoed
+
+
+async def test_the_end_of_an_answer_is_painted_at_once_even_while_a_key_waits(
+    make_app: AppFactory, fake_server
+) -> None:
+    # The update timer is stopped and a key stays read and not handled throughout: streamed frames and flushes
+    # wait for it, and only the screen's own idle handler could paint. The end of the turn paints the answer's
+    # last lines anyway, before the agent goes on (its checks, the next request).
+    fake_server.script(Text("The answer starts here.\n\nA middle paragraph.\n\nThe last line of the answer."))
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        terminal = pyte.Screen(100, 32)
+        stream = pyte.ByteStream(terminal)
+        stream.feed(terminal_output(app).encode())  # what the terminal shows now; the frames follow
+        display = app._display
+
+        def sent(on: Any, renderable: Any) -> None:
+            display(on, renderable)
+            if renderable is not None and not app._batch_count:
+                stream.feed(renderable.render_segments(app.console).encode())
+
+        app._display = sent  # type: ignore[method-assign]
+        screen._update_timer.stop()
+        app.pacer.read_at = time.monotonic() + 60  # a key read "now" for the next minute, never handled
+        assert app.pacer.key_waiting
+        painted = screen.painted
+        shown: list[str] = []
+
+        async def noted() -> None:
+            await painted()
+            shown.append("\n".join(terminal.display))
+
+        screen.painted = noted  # type: ignore[method-assign]
+        screen.submit("answer me")
+        await until(lambda: not screen.running)
+        assert shown and "The last line of the answer." in shown[0], shown  # on the terminal as the turn ended
+        assert "answer me" in shown[0] and "The answer starts here." in shown[0]
+
+
+async def test_painted_returns_at_once_when_nothing_changed(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        frames_before = app.pacer.frame_at
+        await asyncio.wait_for(screen.painted(), 1.0)  # no frame needed: the screen's idle handler says so
+        assert not screen._paint_waiters and app.pacer.frame_at == frames_before

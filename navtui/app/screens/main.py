@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.widget import Widget
 from textual.widgets import Static
 
 from navtui.app import gc_policy
@@ -76,6 +77,9 @@ def preload_provider_sdk(provider: str) -> None:
         importlib.import_module(name)
 
 
+# The longest the end of a turn waits for its frame (``painted``): the frame goes out once the screen has the
+# widgets' refreshes, a few ms; this only bounds a frame that never comes (the app closing).
+PAINT_WAIT = 0.1
 INSTALLED_SHOWN = 8  # installed models named in the help card when the model asked for is not there
 
 
@@ -161,6 +165,7 @@ class MainScreen(TurnScreen):
         self._files: FileList | None = None  # the fuzzy finder's file list for @ completion
         self._command_folders: CommandFolders | None = None  # custom command files, once read
         self.composed = asyncio.Event()  # set once the first frame's widgets are all mounted
+        self._paint_waiters: list[asyncio.Future[None]] = []  # ``painted`` callers: the next idle paints at once
 
     @property
     def running(self) -> bool:
@@ -231,7 +236,42 @@ class MainScreen(TurnScreen):
             return
         super()._compositor_refresh()
 
+    async def painted(self) -> None:
+        """Return once what changed so far is on the terminal: the next frame goes out as soon as the screen has
+        every widget's refresh, whole (the transcript too), without waiting for a tick of the update timer or for
+        a key read and not handled yet (``PAINT_WAIT`` at most). The end of a streamed answer (``TurnRunner``):
+        what the agent does after it (recording the answer, its checks) would otherwise hold its last frame.
+        """
+        if not self.is_current or self.app._batch_count:
+            return
+        # A widget's refresh reaches the screen from the widget's own idle handler, a message hop later: posted
+        # here instead, the screen's queue holds them all before its idle handler runs.
+        for widget in self.walk_children(Widget, with_self=False):
+            if widget.is_mounted and (widget._layout_required or widget._repaint_required or widget._scroll_required):
+                widget._check_refresh()
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._paint_waiters.append(waiter)
+        self.check_idle()
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), PAINT_WAIT)
+        except TimeoutError:
+            pass
+        finally:
+            with contextlib.suppress(ValueError):
+                self._paint_waiters.remove(waiter)
+
+    def _paint_now(self) -> None:
+        """Paint what is pending now, whole, and tell ``painted``'s callers."""
+        if self.is_current and not self.app._batch_count:
+            super()._on_timer_update()  # Textual's frame, not held for a key (ours is)
+        waiters, self._paint_waiters = self._paint_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
     async def _on_idle(self, event: events.Idle) -> None:
+        if self._paint_waiters:
+            self._paint_now()
         # A key's echo goes out now, not at the next tick of Textual's 60 Hz update timer (a running stream
         # keeps it ticking, and the key waited half a period on average): see widgets/pacing.py.
         pacer = pacer_of(self.app)
