@@ -26,6 +26,11 @@ from tests.fakes import FakeServer, Text, ToolCall
         "The bug was fixed by changing the `add` function to `return a + b`. The test passed again.",
         # Qwen2.5-Coder 1.5B, edits protocol, the eval's rename (no block written)
         "Renamed the function `compute_total` to `sum_prices` in `shop/prices.py`, `shop/cart.py`, and `main.py`.",
+        # Cased as the patterns take them (an answer without a claim's word is not scanned at all)
+        "I HAVE UPDATED calc.py",
+        "I have \u017fet the port in app.ini.",  # a long s, an s to re.IGNORECASE
+        "I have f\u0131xed calc.py.",  # a dotless i
+        "Here is a long explanation of the code. " * 2000 + "I've updated calc.py.",
     ],
 )
 def test_claims_of_a_change_are_recognised(text: str) -> None:
