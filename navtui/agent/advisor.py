@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -153,14 +153,14 @@ class Advisor:
         return "\n\n".join([base, *load_watchdog_blocks(self.cwd)])
 
     # ------------------------------------------------------------------ feeding
-    def seed(self, primary_messages: list[Any]) -> None:
+    def seed(self, primary_messages: Sequence[Any]) -> None:
         """Enabled mid-session: start from now, do not replay the old conversation."""
         self.cursor = len(primary_messages)
 
-    def on_turn_end(self, primary_messages: list[Any]) -> None:
+    def on_turn_end(self, primary_messages: Sequence[Any]) -> None:
         if len(primary_messages) < self.cursor:  # history was rewritten under us
             self.cursor = 0
-        delta = render_delta(primary_messages[self.cursor :])
+        delta = render_delta(list(primary_messages[self.cursor :]))
         self.cursor = len(primary_messages)
         if not delta.strip():
             return

@@ -7,7 +7,7 @@ stream while the primary runs, to ``background_listener`` (the UI) while it is i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +47,7 @@ class AdvisorControl:
     def on(self) -> bool:
         return self.advisor is not None
 
-    def start(self, model: str | None, primary_messages: list[Any] | None) -> Advisor:
+    def start(self, model: str | None, primary_messages: Sequence[Any] | None) -> Advisor:
         """Start the advisor on ``model`` (else the 'advisor' role's); ``primary_messages``: seed it from there
         (review from now on), ``None`` to review the whole history."""
         from navtui.agent.advisor import Advisor
@@ -84,7 +84,7 @@ class AdvisorControl:
         if self.advisor is not None:
             self.advisor.reset()
 
-    async def observe(self, event: AgentEvent, primary_messages: list[Any]) -> None:
+    async def observe(self, event: AgentEvent, primary_messages: Sequence[Any]) -> None:
         """What the primary just did, as the advisor needs to know it (a turn's end may wait for it to catch up)."""
         advisor = self.advisor
         if advisor is None:

@@ -7,8 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from navtui.core.context_messages import messages_tokens
 from navtui.core.messages import Usage
-from navtui.core.text import utf8_size
+from navtui.core.tokens import estimate_message_tokens, estimate_text_tokens
+
+__all__ = ["ContextBudget", "ContextLimits", "estimate_message_tokens", "estimate_text_tokens"]
 
 if TYPE_CHECKING:
     from navtui.providers.base import AnyMessage
@@ -27,20 +30,13 @@ class Measured(Protocol):
 
     def request_system_prompt(self) -> str: ...
 
+
 # A reported prompt below half the estimate is a cache-hit count (Ollama), not the prompt's size.
 MIN_TRUSTED_RATIO = 0.5
 MAX_RATIO = 3.0
 # A prompt this close to the whole window was probably cut to fit: Ollama and llama.cpp drop the oldest
 # tokens silently instead of failing, so the model no longer sees the start of the conversation.
 FULL_WINDOW_RATIO = 0.97
-
-
-def estimate_text_tokens(text: str) -> int:
-    return (utf8_size(text) + 3) // 4  # total: a byte that was not UTF-8 is a lone surrogate here
-
-
-def estimate_message_tokens(message: Any) -> int:
-    return estimate_text_tokens(json.dumps(message.to_json(), ensure_ascii=False)) + 4
 
 
 class ContextBudget:
@@ -95,12 +91,8 @@ class ContextBudget:
     def estimate(self, agent: Measured) -> int:
         messages = agent.messages
         if self._calibrated_tokens is not None and self._calibrated_count <= len(messages):
-            tail = messages[self._calibrated_count :]
-            return (
-                self._calibrated_tokens
-                + int(self.ratio * sum(estimate_message_tokens(m) for m in tail))
-                + _files(agent)
-            )
+            tail = messages_tokens(messages, self._calibrated_count)
+            return self._calibrated_tokens + int(self.ratio * tail) + _files(agent)
         return int(self.ratio * self.raw_estimate(agent, messages)) + _files(agent)
 
     def raw_estimate(self, agent: Measured, messages: Any) -> int:
@@ -110,7 +102,7 @@ class ContextBudget:
         return (
             estimate_text_tokens(agent.request_system_prompt())
             + estimate_text_tokens(tools)
-            + sum(estimate_message_tokens(m) for m in messages)
+            + messages_tokens(messages)
         )
 
     def fraction(self, agent: Measured) -> float | None:

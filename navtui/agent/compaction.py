@@ -106,32 +106,32 @@ def plan_compaction(messages: Sequence[Any], keep_tokens: int, *, can_keep: Any 
     """Where to cut so about ``keep_tokens`` of the newest messages stay; None when nothing would be summarized.
 
     The cut is the oldest valid cut point inside the newest ``keep_tokens`` (or the last valid one when even the
-    newest turn is bigger). ``can_keep(message)`` may veto cut points (e.g. a message the session cannot name).
+    newest turn is bigger). ``can_keep(index)`` may veto cut points (e.g. a message the session cannot name).
     """
     previous = previous_summary(messages)
     start = 1 if previous is not None else 0
-    valid = {
-        i
-        for i in range(start + 1, len(messages))
-        if _can_cut_at(messages[i]) and (can_keep is None or can_keep(messages[i]))
-    }
-    if not valid:
+    # Only the newest messages are looked at (the cut is among them), newest first: a context whose older
+    # messages are still in the session's lines (ContextMessages) has none of those read.
+
+    def valid(index: int) -> bool:
+        return _can_cut_at(messages[index]) and (can_keep is None or can_keep(index))
+
+    newest_first = range(len(messages) - 1, start, -1)
+    cut = next((index for index in newest_first if valid(index)), None)  # the newest valid cut point
+    if cut is None:
         return None
     kept = 0
-    cut = max(valid)
-    for index in range(len(messages) - 1, start, -1):
+    for index in newest_first:
         kept += estimate_message_tokens(messages[index])
         if kept > keep_tokens:
             break
-        if index in valid:
+        if valid(index):
             cut = index
-    if cut <= start:
-        return None
     turn_start = None
     if not _turn_starts(messages[cut]):
-        users = [i for i in range(start, cut) if _turn_starts(messages[i])]
-        if users and users[-1] > start:
-            turn_start = users[-1]
+        user = next((i for i in range(cut - 1, start - 1, -1) if _turn_starts(messages[i])), None)
+        if user is not None and user > start:
+            turn_start = user
     return CompactionPlan(start=start, cut=cut, turn_start=turn_start, previous=previous)
 
 
@@ -216,13 +216,18 @@ async def write_summary(
     files = FileOps()
     if plan.previous:
         files.add_listed(plan.previous)
-    history, prefix = plan.history(messages), plan.turn_prefix(messages)
-    files.add_calls(history)
+    texts: list[str] = []
+    end = plan.turn_start if plan.turn_start is not None else plan.cut
+    for index in range(plan.start, end):  # one at a time: a resumed context's older messages are read from lines
+        message = messages[index]
+        files.add_calls((message,))
+        texts += serialize((message,), budget.chunk_chars)
+    prefix = plan.turn_prefix(messages)
     files.add_calls(prefix)
     summary = strip_files(plan.previous) if plan.previous else None
     max_tokens = budget.limits.summary_tokens
     focus = f"\n\nAdditional instructions from the user: {instructions.strip()}" if instructions else ""
-    for piece in chunk(serialize(history, budget.chunk_chars), budget.chunk_chars):
+    for piece in chunk(texts, budget.chunk_chars):
         text = f"<conversation>\n{piece}\n</conversation>\n\n"
         if summary is None:
             text += prompt("compaction-summary") + focus

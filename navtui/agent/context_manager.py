@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, Coroutine
+from collections.abc import AsyncGenerator, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from navtui.agent.budget import ContextLimits, estimate_message_tokens, estimate_text_tokens
@@ -20,6 +20,7 @@ from navtui.agent.hooks import AgentHooks, Nudge
 from navtui.agent.pruning import Pruned, prune_tool_outputs, trim_to_fit, unseen_from
 from navtui.agent.unexpected_stop import StopWatch
 from navtui.agent.window import check_fixed_fits
+from navtui.core.context_messages import ContextMessages, messages_tokens
 from navtui.core.errors import NavtuiError
 from navtui.core.events import (
     AgentEvent,
@@ -195,6 +196,8 @@ class ContextHooks(AgentHooks):
         if agent.budget.estimate(agent) < limits.threshold * TIGHT or self._counted_at == len(agent.messages):
             return
         self._counted_at = len(agent.messages)
+        if not agent.provider.counts_tokens:
+            return  # (no tokenizer to ask: the text, every message read, would count nothing)
         text = self.system_prompt(agent) + _tools_json(agent) + "".join(map(_message_text, agent.messages))
         tokens = await agent.provider.count_tokens(text)
         if tokens:
@@ -288,10 +291,11 @@ class ContextHooks(AgentHooks):
         fixed = self._fixed_tokens(agent)
         keep = min(limits.keep_recent, max(int(limits.threshold - fixed - limits.summary_tokens) // 2, 0))
         if reason == "manual":
-            keep = min(keep, int(budget.ratio * sum(estimate_message_tokens(m) for m in agent.messages)) // 3)
+            keep = min(keep, int(budget.ratio * messages_tokens(agent.messages)) // 3)
         ids = self._entry_ids()
-        can_keep = None if ids is None else (lambda m: self._entry_id(m, ids) is not None)
-        plan = plan_compaction(agent.messages, int(keep / budget.ratio), can_keep=can_keep)
+        messages = agent.messages
+        can_keep = None if ids is None else (lambda index: self._entry_id(messages, index, ids) is not None)
+        plan = plan_compaction(messages, int(keep / budget.ratio), can_keep=can_keep)
         if plan is None:
             yield Notice(text="Nothing to compact yet: the context holds only the latest turn.", level="info")
             return
@@ -321,7 +325,7 @@ class ContextHooks(AgentHooks):
             return
         session = self.runtime.session
         if session is not None:
-            first_kept = self._entry_id(kept[0], ids or {}) if kept else None
+            first_kept = self._entry_id(messages, plan.cut, ids or {}) if kept else None
             try:
                 session.append_compaction(summary, first_kept, tokens_before, {**files.details(), "reason": reason})
             except NavtuiError as exc:
@@ -331,18 +335,29 @@ class ContextHooks(AgentHooks):
         yield CompactionFinished(summary=summary, tokens_before=tokens_before, tokens_after=budget.estimate(agent))
 
     def _entry_ids(self) -> dict[int, str] | None:
-        """id(message) -> session entry id for the messages on the session's current path."""
+        """id(message) -> session entry id for the messages on the session's current path that are held (the
+        agent's): the session gives them without reading a line. (A message not held cannot be the agent's.)"""
+        from navtui.session.tree import Branch
+
         session = self.runtime.session
         if session is None:
             return None
+        branch = session.get_branch()
+        if isinstance(branch, Branch):
+            return {id(message): entry_id for entry_id, message in branch.held_messages()}
         ids: dict[int, str] = {}
-        for entry in session.get_branch():
+        for entry in branch:
             message = getattr(entry, "message", None)
             if message is not None and entry.id:
                 ids[id(message)] = entry.id
         return ids
 
-    def _entry_id(self, message: Any, ids: dict[int, str]) -> str | None:
+    def _entry_id(self, messages: Sequence[Any], index: int, ids: dict[int, str]) -> str | None:
+        """The session entry ``messages[index]`` is (its own message, or a pruned copy of it), if any."""
+        lazy = messages.lazy_at(index) if isinstance(messages, ContextMessages) else None
+        if lazy is not None:  # not read yet: the context noted whose own message it is
+            return lazy.entry_id
+        message = messages[index]
         copy = self._copies.get(id(message))
         if copy is not None and copy[0] is message:
             message = copy[1]
@@ -456,11 +471,11 @@ async def _abortable(agent: Agent, work: Coroutine[Any, Any, T]) -> T:
     return task.result()
 
 
-def _has_progress(messages: list[Any]) -> bool:
+def _has_progress(messages: Sequence[Any]) -> bool:
     return any(isinstance(m, AssistantMessage) for m in messages)
 
 
-def _split_pending(messages: list[Any]) -> tuple[list[Any], list[UserMessage]]:
+def _split_pending(messages: Sequence[Any]) -> tuple[list[Any], list[UserMessage]]:
     """The history, and the user messages after the last answer (a prompt the notes should not swallow)."""
     index = len(messages)
     while index > 0 and isinstance(messages[index - 1], UserMessage):

@@ -195,9 +195,9 @@ async def write_notes(
     excess = agent.budget.estimate(agent) + 300 + notes_tokens - (limits.window - limits.window // 20)
     if excess > 0:
         pruned = prune_tool_outputs(history, protect_tokens=0, min_savings=0)
-        sent, excess = pruned.messages, excess - int(pruned.tokens_saved * ratio)
+        sent, excess = list(pruned.messages), excess - int(pruned.tokens_saved * ratio)
         if excess > 0:
-            sent = trim_to_fit(sent, int(excess / ratio) + 1).messages
+            sent = list(trim_to_fit(sent, int(excess / ratio) + 1).messages)
     warning = None
     try:
         notes = await ask_for_notes(

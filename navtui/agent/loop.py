@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Protocol
 
@@ -21,6 +21,7 @@ from navtui.agent.guards import REPEATED_RESULT, RESAMPLE_TEMPERATURE, RunawayGu
 from navtui.agent.hooks import AgentHooks, Nudge
 from navtui.agent.replay import replay_messages
 from navtui.agent.window import output_limit
+from navtui.core.context_messages import ContextMessages
 from navtui.core.errors import NavtuiError, ToolError
 from navtui.core.events import (
     AgentError,
@@ -106,7 +107,7 @@ class Agent:
         ctx: ToolContext,
         *,
         system_prompt: str,
-        messages: list[AnyMessage] | None = None,
+        messages: Sequence[AnyMessage] | None = None,
         policy: ApprovalPolicy | None = None,
         approver: Approver | None = None,
         max_turns: int = 100,
@@ -121,7 +122,10 @@ class Agent:
         self.tools = tools
         self.ctx = ctx
         self.system_prompt = system_prompt
-        self.messages: list[AnyMessage] = list(messages or [])
+        # A resumed session's older messages may stay in its lines until the first request (ContextMessages).
+        self.messages: list[AnyMessage] | ContextMessages = (
+            messages.copy() if isinstance(messages, ContextMessages) else list(messages or [])
+        )
         self.policy = policy or ApprovalPolicy()
         self.approver: Approver = approver or DenyingApprover()
         self.max_turns = max_turns
@@ -173,6 +177,8 @@ class Agent:
         files = self.hooks.files_in_play(self)
         if not files:
             self.files_tokens = 0
+        if isinstance(self.messages, ContextMessages):
+            self.messages.hold()  # what is sent is held from now on (the compaction before had its chance)
         return ChatRequest(
             system=self.request_system_prompt(),
             messages=replay_messages(self.messages),

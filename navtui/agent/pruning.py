@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from navtui.agent.budget import estimate_message_tokens, estimate_text_tokens
+from navtui.core.context_messages import PRUNED_PREFIX, ContextMessages, result_tokens
 from navtui.core.messages import AssistantMessage, TextBlock, ToolCall, ToolResultMessage, UserMessage
 
-PRUNED_PREFIX = "[output pruned:"
 MIN_PRUNE_TOKENS = 50  # the placeholder costs ~10 tokens: blanking less saves nothing and churns the cache
 TRIM_STEPS = (2000, 500, 120)  # per-part token caps tried in turn by the emergency trim
 
@@ -30,7 +30,7 @@ def placeholder(tokens: int) -> str:
 
 @dataclass
 class Pruned:
-    messages: list[Any]
+    messages: list[Any] | ContextMessages
     results: int = 0
     tokens_saved: int = 0
     replaced: list[tuple[Any, Any]] = field(default_factory=list)  # (original, copy)
@@ -59,16 +59,17 @@ def prune_tool_outputs(
     seen = 0
     candidates: list[tuple[int, int]] = []
     unseen = unseen_from(messages)
+    lazy = messages if isinstance(messages, ContextMessages) else None  # (its older messages weighed unread)
     for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if not isinstance(message, ToolResultMessage) or is_pruned(message):
+        found = lazy.lazy_at(index) if lazy is not None else None
+        tokens = found.result_tokens if found is not None else result_tokens(messages[index])
+        if tokens is None:
             continue
-        tokens = estimate_text_tokens(message.text)
         if seen >= protect_tokens and tokens >= min_tokens and index < unseen:
             candidates.append((index, tokens))
         seen += tokens
     saving = sum(tokens - estimate_text_tokens(placeholder(tokens)) for _, tokens in candidates)
-    out = Pruned(list(messages))
+    out = Pruned(lazy.copy() if lazy is not None else list(messages))
     if not candidates or saving < max(min_savings, 1):
         return out
     for index, tokens in candidates:

@@ -141,11 +141,11 @@ class Runtime:
 
         return navtui_home() / "artifacts"
 
-    def _build_agent(self, messages: list[AnyMessage] | None = None) -> Agent:
+    def _build_agent(self, messages: Sequence[AnyMessage] | None = None) -> Agent:
         handover_notes = None
         context = self.sessions.context() if messages is None else None
         if context is not None:
-            messages = list(context.messages)
+            messages = context.messages  # (its own copy: older messages may stay in the session's lines)
             handover_notes = context.handover_notes
         hooks = self._build_hooks(handover_notes)  # first: it may add the handover tool the prompt lists
         return Agent(
@@ -199,7 +199,7 @@ class Runtime:
         ]
         return CompositeHooks([*parts, self.checkpoints] if self.checkpoints is not None else parts)
 
-    def _rebuild_agent(self, messages: list[AnyMessage] | None) -> None:
+    def _rebuild_agent(self, messages: Sequence[AnyMessage] | None) -> None:
         usage = self.agent.usage_total
         window = self.agent.budget.window
         self.agent = self._build_agent(messages)
@@ -411,7 +411,7 @@ class Runtime:
         old = self.models.switch(model, provider)
         self.agent.provider = self.provider
         if self.agent.compact:  # the new model's window decides afresh
-            self._rebuild_agent(list(self.agent.messages))
+            self._rebuild_agent(self.agent.messages)
         self.agent.budget.window = self.settings.providers.context_window
         self.agent.budget.reset()
         self.sessions.record_model_change(

@@ -163,6 +163,12 @@ class Provider:
             kind="unsupported",
         )
 
+    @property
+    def counts_tokens(self) -> bool:
+        """Whether ``count_tokens`` can answer (the server has a tokenizer endpoint): else the text need not be
+        built."""
+        return False
+
     async def count_tokens(self, text: str) -> int | None:
         """``text``'s length in the model's own tokens when the server can count them, else None."""
         return None

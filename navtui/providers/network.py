@@ -297,6 +297,10 @@ class NetworkProvider(Provider):
     def pull(self, name: str) -> AsyncIterator[PullProgress]:
         return relay(self.network, self.inner.pull(name))
 
+    @property
+    def counts_tokens(self) -> bool:
+        return self.inner.counts_tokens
+
     async def count_tokens(self, text: str) -> int | None:
         return await self.network.call(self.inner.count_tokens(text))
 

@@ -137,6 +137,10 @@ class OpenAIProvider(Provider):
             info.extra["tool_protocol"] = "text"
         return info
 
+    @property
+    def counts_tokens(self) -> bool:
+        return bool(self._info and self._info.extra.get("tokenize_url"))
+
     async def count_tokens(self, text: str) -> int | None:
         url = (self._info.extra.get("tokenize_url") if self._info else None) or None
         if not url:

@@ -45,6 +45,10 @@ class WrappedProvider(Provider):
     def pull(self, name: str) -> AsyncIterator[PullProgress]:
         return self.inner.pull(name)
 
+    @property
+    def counts_tokens(self) -> bool:
+        return self.inner.counts_tokens
+
     async def count_tokens(self, text: str) -> int | None:
         return await self.inner.count_tokens(text)
 

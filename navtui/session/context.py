@@ -13,13 +13,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
+from navtui.core.context_messages import ContextMessages, Lazy, result_tokens
 from navtui.core.messages import (
     AssistantMessage,
     TextBlock,
@@ -27,6 +29,7 @@ from navtui.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from navtui.core.tokens import estimate_message_tokens
 from navtui.session.blobs import resolve_blocks
 from navtui.session.entries import (
     AnyMessage,
@@ -57,7 +60,7 @@ HANDOVER_OPENING = "Continue the task. Your handover notes are at the end of the
 
 @dataclass
 class SessionContext:
-    messages: list[AnyMessage] = field(default_factory=list)
+    messages: list[AnyMessage] | ContextMessages = field(default_factory=list)
     handover_notes: str | None = None
     model: str | None = None
     provider: str | None = None
@@ -126,14 +129,36 @@ def build_context(
                 break
         selected = [*range(kept_from, compaction_at), *range(compaction_at + 1, count)]
     answered_by: tuple[str | None, str | None] | None = None  # the path's last answer that names its model
-    with gc_paused():
+    # id(message) -> (message, the index position it is read from, the entry's id when it is the entry's own
+    # message) while it is on its way (held: no id is reused)
+    sources: dict[int, tuple[AnyMessage, int, str | None]] = {}
+
+    def read() -> Iterator[AnyMessage]:
+        nonlocal answered_by
         for index in selected:
             entry = path[index]
             found = context_message(entry)
             if found is not None:
-                messages.append(found)
+                if positions is not None:
+                    own = isinstance(entry, MessageEntry) and found is entry.message
+                    sources[id(found)] = (found, positions[index], entry.id if own else None)
+                yield found
             if changed is None and (model := _answered_by(entry)) is not None:
                 answered_by = model
+
+    lazy = path if isinstance(path, Branch) else None  # (a branch of the session: its lines give a message again)
+    positions = lazy.positions if lazy is not None else None
+
+    def opening() -> str:
+        return HANDOVER_OPENING if context.handover_notes is not None else OPENING_NOTE
+
+    with gc_paused():
+        if lazy is None:
+            out: list[AnyMessage] | ContextMessages = repair_conversation([*messages, *read()], opening=opening())
+            for message in out:  # what the agent keeps: one object of field names for all (entries.py)
+                share_field_names(message)
+        else:
+            out = _held_newest(_repaired(_chain(messages, read()), opening), sources, lazy)
         if changed is None and answered_by is None:  # then it is before what the context takes
             taken = set(selected)
             for index in range(count - 1, -1, -1):
@@ -143,11 +168,53 @@ def build_context(
                         break
     context.provider, context.model = changed or answered_by or default_model
     context.base_url = changed_url if changed else None
-    opening = HANDOVER_OPENING if context.handover_notes is not None else OPENING_NOTE
-    context.messages = repair_conversation(messages, opening=opening)
-    for message in context.messages:  # what the agent keeps: one object of field names for all (entries.py)
-        share_field_names(message)
+    context.messages = out
     return context
+
+
+HELD_TOKENS = 16384  # a context read from a session holds its newest messages of at least this many tokens
+
+
+def _chain(first: list[AnyMessage], rest: Iterator[AnyMessage]) -> Iterator[AnyMessage]:
+    yield from first
+    yield from rest
+
+
+def _held_newest(
+    repaired: Iterator[AnyMessage], sources: dict[int, tuple[AnyMessage, int, str | None]], path: Branch
+) -> ContextMessages:
+    """The repaired context, the messages older than the newest ``HELD_TOKENS`` left in the session's lines
+    (``Lazy``) where a line gives them again; what repair made (an opening, an aborted result) stays held."""
+    load = _loader(path)
+    older: list[AnyMessage | Lazy] = []
+    newest: deque[tuple[AnyMessage, tuple[AnyMessage, int, str | None] | None, int]] = deque()
+    newest_tokens = 0
+    for message in repaired:
+        share_field_names(message)  # what the agent keeps: one object of field names for all (entries.py)
+        tokens = estimate_message_tokens(message)
+        newest.append((message, sources.pop(id(message), None), tokens))
+        newest_tokens += tokens
+        while newest_tokens - newest[0][2] >= HELD_TOKENS:
+            old, source, old_tokens = newest.popleft()
+            newest_tokens -= old_tokens
+            if source is None:
+                older.append(old)
+            else:
+                older.append(Lazy(load, source[1], old_tokens, result_tokens(old), source[2]))
+    older.extend(message for message, _, _ in newest)
+    return ContextMessages(older)
+
+
+def _loader(path: Branch) -> Callable[[int], AnyMessage]:
+    index = path.entry_index
+
+    def load(position: int) -> AnyMessage:
+        message = context_message(index.entry_at(position))
+        assert message is not None  # (it gave this message when the context was built)
+        share_field_names(message)
+        return message
+
+    return load
 
 
 _STATE_TYPES = frozenset({"thinking_level_change", "model_change", "compaction", "custom_message"})
@@ -221,7 +288,13 @@ def execution_text(message: dict[str, Any]) -> str:
 
 def repair_conversation(messages: list[AnyMessage], *, opening: str = OPENING_NOTE) -> list[AnyMessage]:
     """``messages`` made valid for any provider (see the module docstring); valid input comes back equal."""
+    return list(_repaired(iter(messages), lambda: opening))
+
+
+def _repaired(messages: Iterator[AnyMessage], opening: Callable[[], str]) -> Iterator[AnyMessage]:
+    """``repair_conversation`` one message at a time (what it passes on is the message it was given)."""
     out: list[AnyMessage] = []
+    first = True
     pending: dict[str, ToolCall] = {}
     orphans: list[ToolResultMessage] = []
     last_time = 0
@@ -261,10 +334,16 @@ def repair_conversation(messages: list[AnyMessage], *, opening: str = OPENING_NO
                 pending.setdefault(call.id, call)
         else:
             out.append(message)
+        if first and out:
+            first = False
+            if not isinstance(out[0], UserMessage):
+                yield UserMessage(content=opening(), timestamp=out[0].timestamp)
+        yield from out
+        out.clear()
     close_tool_run()
-    if out and not isinstance(out[0], UserMessage):
-        out.insert(0, UserMessage(content=opening, timestamp=out[0].timestamp))
-    return out
+    if first and out and not isinstance(out[0], UserMessage):
+        yield UserMessage(content=opening(), timestamp=out[0].timestamp)
+    yield from out
 
 
 def _is_empty(message: AssistantMessage) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from navtui.config.paths import sessions_dir
+from navtui.core.context_messages import ContextMessages
 from navtui.core.errors import NavtuiError
 from navtui.core.messages import message_from_json
 from navtui.session import writer
@@ -448,7 +449,9 @@ class SessionManager:
         key = (leaf_id if leaf_id is not None else self._leaf_id, len(self._index), self.header)
         if self._context is None or self._context[0] != key:
             self._context = (key, self._build_context(leaf_id))
-        return dataclasses.replace(self._context[1], messages=list(self._context[1].messages))
+        messages = self._context[1].messages
+        copy = messages.copy() if isinstance(messages, ContextMessages) else list(messages)
+        return dataclasses.replace(self._context[1], messages=copy)
 
     def _build_context(self, leaf_id: str | None) -> SessionContext:
         header = self.header.model_extra or {}

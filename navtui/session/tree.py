@@ -217,6 +217,10 @@ class EntryIndex(Container[str]):
         with gc_paused():
             return [self._entry(position) for position in positions]
 
+    def entry_at(self, position: int) -> Entry:
+        """The entry at ``position`` (``Branch.positions``), parsed when it is not held."""
+        return self._entry(position)
+
     def get(self, entry_id: str) -> Entry | None:
         position = self._position.get(entry_id)
         return self._entry(position) if position is not None else None
@@ -386,6 +390,15 @@ class Branch(Sequence[Entry]):
         self._positions = positions
 
     @property
+    def entry_index(self) -> EntryIndex:
+        return self._index
+
+    @property
+    def positions(self) -> list[int]:
+        """Where the entries are in the index, root first (``EntryIndex.entry_at``)."""
+        return self._positions
+
+    @property
     def ids(self) -> list[str]:
         """The entries' ids, root first, without parsing them."""
         ids = self._index._ids
@@ -399,6 +412,22 @@ class Branch(Sequence[Entry]):
 
     def __len__(self) -> int:
         return len(self._positions)
+
+    def held_messages(self) -> list[tuple[str, Any]]:
+        """(entry id, message) for the message entries whose message someone still holds (the agent's context),
+        parsing nothing: a held message is the one its entry gives while it is held."""
+        index = self._index
+        ids, slots, live = index._ids, index._slots, index._live_messages
+        out: list[tuple[str, Any]] = []
+        for position in self._positions:
+            entry_id = ids[position]
+            if not entry_id:
+                continue
+            slot = slots[position]
+            message = slot.message if isinstance(slot, MessageEntry) else live.get(position)
+            if message is not None:
+                out.append((entry_id, message))
+        return out
 
     def newest_first(self, types: Container[str]) -> Iterator[Entry]:
         """The entries whose type is in ``types``, leaf first; the others are not parsed."""

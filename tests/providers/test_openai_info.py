@@ -30,6 +30,7 @@ async def test_llamacpp_props_give_the_window_and_the_tokenizer(fake_server: Fak
     info = await provider.model_info()
     assert (info.context_window, info.extra["window_source"], info.extra["server"]) == (2048, "/props", "llama.cpp")
     assert await provider.count_tokens("x" * 30) == 10  # the fake tokenizer: 3 characters a token
+    assert provider.counts_tokens
 
 
 async def test_lmstudio_loaded_context_length(fake_server: FakeServer) -> None:
@@ -42,7 +43,7 @@ async def test_an_unknown_window_is_none_and_nothing_counts_tokens(fake_server: 
     provider = make(fake_server)
     info = await provider.model_info()
     assert info.context_window is None and info.extra["window_source"] is None
-    assert await provider.count_tokens("hello") is None
+    assert await provider.count_tokens("hello") is None and not provider.counts_tokens
 
 
 async def test_the_setting_wins_over_what_the_server_says(fake_server: FakeServer) -> None:

@@ -39,8 +39,10 @@ async def test_a_text_protocol_model_counts_tokens_with_the_servers_tokenizer(fa
     fake_server.set_llamacpp(n_ctx=2048)
     provider = TextProtocolProvider(OpenAIProvider("smollm2", fake_server.url + "/v1", ProviderSettings()))
     try:
+        assert not provider.counts_tokens  # (the server is not asked yet)
         assert (await provider.model_info()).extra["tool_protocol"] == "text"
         assert await provider.count_tokens("x" * 30) == 10  # the fake tokenizer: 3 characters a token
+        assert provider.counts_tokens
     finally:
         await provider.aclose()
 

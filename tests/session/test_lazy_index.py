@@ -109,7 +109,8 @@ def test_a_reader_walking_back_parses_only_the_types_it_asks_for(tmp_path: Path)
 def test_an_entry_read_again_while_held_is_the_same_object_and_so_is_a_held_message(tmp_path: Path) -> None:
     session = SessionManager.open(_write(tmp_path / "s.jsonl", _chain(400)))
     context = session.build_context()  # the agent's context holds the messages, not the entries
-    messages = context.messages
+    # (its older messages stay in their lines: each read while someone holds it is the same object)
+    messages = list(context.messages)
     gc.collect()
     again = session.get_branch()
     # What compaction relies on: the session names the agent's messages by their entries.
