@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -14,7 +18,7 @@ from textual.containers import VerticalScroll
 from navtui.app.theme_defaults import nav_defaults
 from navtui.widgets.markdown import view as view_module
 from navtui.widgets.markdown.blocks import BlockSplitter, split_blocks
-from navtui.widgets.markdown.document import RELEASED, MarkdownDocument
+from navtui.widgets.markdown.document import RELEASED, MarkdownDocument, settled_fence
 from navtui.widgets.markdown.render import palette_for, render_markdown
 from navtui.widgets.markdown.view import MarkdownView
 
@@ -289,3 +293,41 @@ def test_a_released_answer_keeps_its_blocks_small() -> None:
     assert len(blocks) >= 99
     own = [sys.getsizeof(block) + (sys.getsizeof(vars(block)) if hasattr(block, "__dict__") else 0) for block in blocks]
     assert max(own) <= 64
+
+
+CUT_FENCE = """
+import json, sys
+from rich.console import Console
+from rich.style import Style
+from navtui.widgets.markdown.document import MarkdownDocument
+from navtui.widgets.markdown.render import palette_for
+document = MarkdownDocument()
+console = Console(width=60, color_system=None)
+for chunk in ("Some text.\\n\\n```python\\nprint(1)\\n```\\n\\n```pyt", "hon\\nprint(2)\\n```\\n"):
+    document.feed(chunk)
+    document.render(console, 60, Style(), palette_for({}), None)  # a flush: the second fence's language cut short
+print(json.dumps({"plugins_looked_up": "importlib.metadata" in sys.modules, "height": document.height}))
+"""
+
+
+def test_a_fence_whose_language_a_flush_cut_short_looks_up_no_lexer() -> None:
+    # Pygments, asked for a lexer of a name it does not know ("pyt"), reads every installed package's entry
+    # points for plugin lexers: ~60 ms the first time, on the UI loop, mid-reply.
+    out = subprocess.run(
+        [sys.executable, "-c", CUT_FENCE], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+    )
+    result = json.loads(out.stdout)
+    assert result == {"plugins_looked_up": False, "height": result["height"]} and result["height"] > 3
+
+
+@given(language=st.sampled_from(["python", "pyt", "p", "", "no-such-language", " ts title"]))
+@settings(max_examples=12, deadline=None)
+def test_a_fence_cut_short_shows_what_it_would_show_whole(language: str) -> None:
+    for fence in ("```", "~~~~"):
+        cut = f"Some text.\n\n{fence}{language}"
+        assert settled_fence(cut) == f"Some text.\n\n{fence}"
+        assert render_markdown(settled_fence(cut), CONSOLE, 60, Style(), PALETTE) == render_markdown(
+            cut, CONSOLE, 60, Style(), PALETTE
+        )
+    for untouched in ("```py```", "a ```pyt", "    ```py", "```python\nprint(1)"):
+        assert settled_fence(untouched) == untouched

@@ -11,6 +11,7 @@ height never changes.
 
 from __future__ import annotations
 
+import re
 import time
 from array import array
 from bisect import bisect_right
@@ -24,6 +25,20 @@ from navtui.widgets.markdown.blocks import Block, BlockSplitter
 from navtui.widgets.markdown.render import Line, MarkdownPalette, render_markdown
 
 RELEASED: Line = []  # stands for a line of a released block (told apart by identity: a rendered line is never it)
+_FENCE = re.compile(r"( {0,3}(?:`{3,}|~{3,}))[^\n]*\Z")  # a fence's opening line, not ended yet
+
+
+def settled_fence(tail: str) -> str:
+    """``tail`` without the language of a code fence whose opening line has not ended: a flush cuts a streamed
+    "```python" anywhere ("```pyt"), and Pygments, asked for a lexer of a name it does not know, looks for plugin
+    lexers, reading every installed package's entry points (~60 ms the first time, on the UI loop). The block
+    shows the same either way: empty, its language not drawn."""
+    found = _FENCE.search(tail)
+    if found is None or (found.start() and tail[found.start() - 1] != "\n"):
+        return tail
+    if tail[found.end(1) - 1] == "`" and "`" in tail[found.end(1) :]:
+        return tail  # not a fence: "```py```" is inline code
+    return tail[: found.end(1)]
 
 
 class BlockSources:
@@ -176,7 +191,7 @@ class MarkdownDocument:
                 return  # the rest at the next call; what is shown stays as it was
         self.shown = len(lines)
         if self._tail_dirty:
-            tail = splitter.tail
+            tail = settled_fence(splitter.tail)
             self.tail_lines = render_markdown(tail, console, width, style, palette, references) if tail.strip() else []
             self.tail_blank = bool(self.tail_lines and lines)
             self._tail_dirty = False
