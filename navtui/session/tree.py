@@ -17,8 +17,6 @@ import json
 import sys
 import threading
 import weakref
-import zlib
-from array import array
 from collections import OrderedDict
 from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import Any, overload
@@ -41,7 +39,6 @@ from navtui.session.store import encode_line, gc_paused
 
 RECENT = 64  # parsed entries kept however nobody holds them (the newest read): the readers' hot tail ...
 RECENT_BYTES = 256 * 1024  # ... as long as their lines add up to no more than this (a long answer is 80 KB)
-BLOCK = 32  # lines compressed together once that many are indexed (zlib level 1: ~5x smaller for session lines)
 CHUNK = 256  # entries a branch's iteration parses at a time
 _KEPT_PARSED = frozenset({"label", "session_info", "title_change"})  # what the index reads of them: label, name
 
@@ -86,18 +83,11 @@ class EntryIndex(Container[str]):
     as it is reached).
     """
 
-    def __init__(self, *, block: int = BLOCK) -> None:
+    def __init__(self) -> None:
         self.labels: dict[str, str] = {}
         self.name: str | None = None
         self.duplicate_ids = 0
-        # An entry's line (without its newline), or the entry kept parsed, or None: the line is in its block.
-        self._slots: list[bytes | Entry | None] = []
-        # The lines of positions [k * block, (k + 1) * block), joined by newlines and compressed (an entry kept
-        # parsed: an empty line); the newest lines stay in their slots until their block is full.
-        self._block = block
-        self._blocks: list[bytes] = []
-        self._sizes = array("I")  # each line's length (0: kept parsed), for the newest read's budget
-        self._unpacked: tuple[int, list[bytes]] = (-1, [])  # the block read last, decompressed
+        self._slots: list[bytes | Entry] = []  # an entry's line (without its newline), or the entry kept parsed
         self._ids: list[str | None] = []
         self._types: list[str] = []  # the line's type (what parse_entry reads it as: "message", "custom" ...)
         self._kinds: list[str | None] = []  # the tree's row kind (kinds.entry_kind); None: parse to know it
@@ -179,9 +169,6 @@ class EntryIndex(Container[str]):
         if parent_id is not None:
             parent_id = sys.intern(parent_id)
         self._slots.append(slot)
-        self._sizes.append(len(slot) if isinstance(slot, bytes) else 0)
-        if len(self._slots) % self._block == 0:
-            self._pack(len(self._slots) // self._block - 1)
         self._types.append(sys.intern(kind))
         self._ids.append(entry_id)
         self._parents.append(parent_id)
@@ -249,11 +236,7 @@ class EntryIndex(Container[str]):
 
     def parsed_count(self) -> int:
         """Entries held parsed by the index itself (kept parsed, or among the newest read)."""
-        return sum(slot is not None and not isinstance(slot, bytes) for slot in self._slots) + len(self._recent)
-
-    def lines_size(self) -> int:
-        """Bytes the index holds of its lines: the compressed blocks, and the lines not in one yet."""
-        return sum(map(len, self._blocks)) + sum(len(slot) for slot in self._slots if isinstance(slot, bytes))
+        return sum(not isinstance(slot, bytes) for slot in self._slots) + len(self._recent)
 
     def last_id(self) -> str | None:
         """The newest indexed entry (the leaf a freshly opened session starts at)."""
@@ -326,38 +309,10 @@ class EntryIndex(Container[str]):
                 stack.extend(node.children)
         return roots
 
-    # ------------------------------------------------------------------ the lines
-    def _pack(self, block: int) -> None:
-        """Compress the lines of ``block`` (full now) into one piece; their slots let go of them."""
-        slots, size = self._slots, self._block
-        start = block * size
-        lines = [slot if isinstance(slot, bytes) else b"" for slot in slots[start : start + size]]
-        self._blocks.append(zlib.compress(b"\n".join(lines), 1))
-        for position in range(start, start + size):
-            if isinstance(slots[position], bytes):
-                slots[position] = None
-
-    def line(self, position: int) -> bytes:
-        """The line of the entry at ``position`` as it was read (an appended entry: its compact JSON); b"" for an
-        entry kept parsed."""
-        with self._lock:  # (the block read last is shared)
-            return self._line(position)
-
-    def _line(self, position: int) -> bytes:
-        slot = self._slots[position]
-        if isinstance(slot, bytes):
-            return slot
-        if slot is not None:
-            return b""
-        block, at = divmod(position, self._block)
-        if self._unpacked[0] != block:
-            self._unpacked = (block, zlib.decompress(self._blocks[block]).split(b"\n"))
-        return self._unpacked[1][at]
-
     # ------------------------------------------------------------------ parsing
     def _entry(self, position: int) -> Entry:
         slot = self._slots[position]
-        if slot is not None and not isinstance(slot, bytes):
+        if not isinstance(slot, bytes):
             return slot
         with self._lock:  # a path may be read in a worker thread (checkpoints) while the loop reads too
             entry = self._recent.get(position)
@@ -366,14 +321,14 @@ class EntryIndex(Container[str]):
                 return entry
             entry = self._live.get(position)
             if entry is None:
-                entry = self._parse(position)
+                entry = self._parse(position, slot)
                 if self._kinds[position] is None or isinstance(entry, RawEntry):
                     # (or a line its kind was read from that proved not valid: a raw entry's kind)
                     self._kinds[position] = entry_kind(entry)
             self._remember(position, entry)
             return entry
 
-    def _parse(self, position: int) -> Entry:
+    def _parse(self, position: int, line: bytes) -> Entry:
         message: Message | None = self._live_messages.get(position)
         entry: Entry | None = None
         if message is not None and (stamp := self._stamps[position]) is not None:
@@ -384,7 +339,6 @@ class EntryIndex(Container[str]):
             return MessageEntry.model_construct(
                 id=entry_id, parent_id=self._parents[position], timestamp=stamp, message=message
             )
-        line = self._line(position)
         if message is not None:  # still in someone's hands: the same object again
             try:
                 entry = MessageEntry.model_validate({**json.loads(line), "message": message})
@@ -422,7 +376,8 @@ class EntryIndex(Container[str]):
             self._recent_bytes -= self._size(recent.popitem(last=False)[0])
 
     def _size(self, position: int) -> int:
-        return self._sizes[position]
+        slot = self._slots[position]
+        return len(slot) if isinstance(slot, bytes) else 0
 
 
 class Branch(Sequence[Entry]):

@@ -132,31 +132,12 @@ def test_appended_entries_are_kept_as_lines_too_and_read_back_equal(session: Ses
     for n in range(RECENT + 5):
         session.append_custom("k", {"n": n})
     gc.collect()
-    assert session.get_entry(first) == MessageEntry.model_validate(json.loads(session._index.line(0)))  # type: ignore[arg-type]
+    assert session.get_entry(first) == MessageEntry.model_validate(json.loads(session._index._slots[0]))  # type: ignore[arg-type]
     read = session.get_entry(second)
     assert isinstance(read, MessageEntry) and read.message is message  # the live message, still held here
     assert read.message.tool_calls[0].id == "c1"
     reopened = SessionManager.open(session.path)
     assert list(reopened.entries) == list(session.entries)
-
-
-def test_lines_are_kept_compressed_in_blocks_and_read_back_as_they_were(tmp_path: Path) -> None:
-    records = _chain(100)
-    label = {"type": "label", "id": "l1", "parentId": "00000026", "targetId": "00000005", "label": "x"}
-    records.insert(40, {**label, "timestamp": "2026-01-01T01:00:00.000Z"})
-    path = _write(tmp_path / "s.jsonl", records)
-    lines = path.read_bytes().split(b"\n")[1:-1]  # (the header is not an entry)
-    session = SessionManager.open(path)
-    index = session._index
-    assert index.lines_size() < sum(map(len, lines)) / 3  # 96 of 101 lines in three blocks, ~7x smaller here
-    assert [index.line(p) if p != 40 else lines[40] for p in range(101)] == lines  # byte for byte
-    assert index.line(40) == b""  # the label is kept parsed
-    assert [session.get_entry(r["id"]) for r in reversed(records)] == [parse_entry(r) for r in reversed(records)]
-    appended = [session.append_message(user(f"more {n}")) for n in range(40)]  # fills the open block, and one more
-    assert all(index._slots[p] is None for p in range(128) if p != 40)  # (their lines are in blocks now)
-    reopened = SessionManager.open(session.path)
-    assert [reopened.get_entry(i) for i in appended] == [session.get_entry(i) for i in appended]
-    assert [index.line(p) for p in range(141)] == [reopened._index.line(p) for p in range(141)]
 
 
 # ---------------------------------------------------------------------- lazy == eager, for every reader
@@ -269,7 +250,7 @@ _CUSTOM_B = {"type": "custom", "id": "b", "timestamp": "x", "parentId": None, "c
 @example([{"type": "custom", "id": 3, "timestamp": "x", "parentId": "b", "customType": "k"}, _CUSTOM_B])
 @example([_CUSTOM_B, {"type": "title_change", "id": "t", "title": "named", "parentId": "b"}, _CUSTOM_B])
 def test_the_lazy_index_answers_every_reader_as_a_full_parse_does(body: list[dict[str, Any]]) -> None:
-    lazy = EntryIndex(block=4)  # (most lines in compressed blocks, the newest not yet)
+    lazy = EntryIndex()
     for record in body:
         lazy.add_line(encode_line(record)[:-1], json.loads(json.dumps(record)))
     eager = EagerIndex([parse_entry(json.loads(json.dumps(record))) for record in body])
