@@ -19,8 +19,9 @@ figures in one run), ``textual`` (a minimal stock Textual app: start-up and idle
 program that echoes a key at once: what the pty and this terminal cost every app), and peers given as
 executables: ``--vibe2 PATH`` (Mistral Vibe 2.x, run with its Python/Textual UI) and ``--vibe3 PATH``
 (Mistral Vibe 3.x, its Rust UI), each with a throwaway ``VIBE_HOME`` per run pointed at the fake server.
-Runs are interleaved (run 1 of every app, then run 2 ...); the report gives medians over runs, and the load
-average before and after. It prints figures and asserts nothing.
+Runs are interleaved (run 1 of every app, then run 2 ..., each round's order rotated by one: no app always
+follows the same one); the report gives medians over runs, and the load average before and after. It prints
+figures and asserts nothing.
 
 A long comparison can be taken in parts (a quiet window each): ``--json`` keeps a part's runs, ``--merge``
 reports the runs of several parts together.
@@ -152,6 +153,13 @@ TRACED_APPS = ("navtui", "before")
 def navtui_argv(url: str) -> list[str]:
     start = [str(ROOT / "bench" / "trace_loop.py")] if TRACE else ["-m", "navtui"]
     return [sys.executable, *start, "-p", "ollama", "-b", url, "-m", MODEL]
+
+
+def rotated(apps: list[App], run: int) -> list[App]:
+    """The order of round ``run``: each app comes after each other in turn. The app that ran right after a heavy
+    one (Vibe 3's ~190 MB process tree) had the longer echo tail in four sets of five (docs/speed.md, fifth wave)."""
+    shift = run % len(apps) if apps else 0
+    return apps[shift:] + apps[:shift]
 
 
 def build_apps(args: argparse.Namespace, stock_script: str, floor_script: str) -> list[App]:
@@ -494,7 +502,11 @@ def end_of_stream(timeline: list[list[Any]], last_chunk: float | None, shown: fl
     after the view's finish, and the keys read and frame ticks held for a key in between."""
     if last_chunk is None or not timeline:
         return {}
-    window = [(when, what, detail) for when, _thread, what, detail in timeline if last_chunk - 0.5 <= when <= max(shown, last_chunk + 0.5)]
+    window = [
+        (when, what, detail)
+        for when, _thread, what, detail in timeline
+        if last_chunk - 0.5 <= when <= max(shown, last_chunk + 0.5)
+    ]
     names = [(when, f"{what} {detail}".strip()) for when, what, detail in window]
     steps: dict[str, Any] = {}
     for key, name, which in END_STEPS:
@@ -797,7 +809,7 @@ def main() -> None:
             print(f"warm-up {app.name} ...", flush=True)
             run_once(app, None, args.tokens, idle_probes=2)
         for run in range(args.runs):
-            for app in apps:
+            for app in rotated(apps, run):
                 print(f"run {run + 1}/{args.runs}: {app.name} ...", flush=True)
                 result = run_once(app, None, args.tokens, args.idle_probes)
                 result["streams"] = {}
