@@ -19,7 +19,7 @@ figures in one run), ``textual`` (a minimal stock Textual app: start-up and idle
 program that echoes a key at once: what the pty and this terminal cost every app), and peers given as
 executables: ``--vibe2 PATH`` (Mistral Vibe 2.x, run with its Python/Textual UI) and ``--vibe3 PATH``
 (Mistral Vibe 3.x, its Rust UI), each with a throwaway ``VIBE_HOME`` per run pointed at the fake server.
-Runs are interleaved (run 1 of every app, then run 2 ..., each round's order rotated by one: no app always
+Runs are interleaved (run 1 of every app, then run 2 ..., every other round in reverse order: no app always
 follows the same one); the report gives medians over runs, and the load average before and after. It prints
 figures and asserts nothing.
 
@@ -155,11 +155,11 @@ def navtui_argv(url: str) -> list[str]:
     return [sys.executable, *start, "-p", "ollama", "-b", url, "-m", MODEL]
 
 
-def rotated(apps: list[App], run: int) -> list[App]:
-    """The order of round ``run``: each app comes after each other in turn. The app that ran right after a heavy
-    one (Vibe 3's ~190 MB process tree) had the longer echo tail in four sets of five (docs/speed.md, fifth wave)."""
-    shift = run % len(apps) if apps else 0
-    return apps[shift:] + apps[:shift]
+def round_order(apps: list[App], run: int) -> list[App]:
+    """The order of round ``run``: reversed every other round, so the app that runs right after another changes
+    (a rotation keeps every app's predecessor). The app that ran right after a heavy one (Vibe 3's ~190 MB process
+    tree) had the longer echo tail in each set of the fifth wave that ran Vibe 3 (docs/speed.md)."""
+    return list(reversed(apps)) if run % 2 else list(apps)
 
 
 def build_apps(args: argparse.Namespace, stock_script: str, floor_script: str) -> list[App]:
@@ -809,7 +809,7 @@ def main() -> None:
             print(f"warm-up {app.name} ...", flush=True)
             run_once(app, None, args.tokens, idle_probes=2)
         for run in range(args.runs):
-            for app in rotated(apps, run):
+            for app in round_order(apps, run):
                 print(f"run {run + 1}/{args.runs}: {app.name} ...", flush=True)
                 result = run_once(app, None, args.tokens, args.idle_probes)
                 result["streams"] = {}
