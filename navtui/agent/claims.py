@@ -25,10 +25,12 @@ CLAIM_MESSAGE = (
     "command succeeded. If a change is needed, make it now. If none is needed, answer again without claiming one."
 )
 _CODE = re.compile(r"```.*?(```|$)", re.DOTALL)
-_VERBS = (
-    r"(?:created|updated|modified|changed|fixed|added|appended|wrote|written|edited|renamed|replaced|removed|"
-    r"deleted|corrected|inserted|saved|set|rewritten|rewrote|refactored|implemented|moved)"
-)
+_VERB_WORDS = (
+    "created", "updated", "modified", "changed", "fixed", "added", "appended", "wrote", "written", "edited", "renamed",
+    "replaced", "removed", "deleted", "corrected", "inserted", "saved", "set", "rewritten", "rewrote", "refactored",
+    "implemented", "moved",
+)  # fmt: skip
+_VERBS = "(?:" + "|".join(_VERB_WORDS) + ")"
 # "I've updated", "I have now fixed", "I created", "has been added", "was renamed", "Done: updated ...".
 _CLAIMS = (
     re.compile(r"\bI(?:'ve| have)?\s+(?:(?:now|just|also|successfully|already)\s+){0,2}" + _VERBS + r"\b", re.I),
@@ -46,7 +48,7 @@ _DONE = re.compile(
 )
 # Every claim pattern holds one of these words (case-insensitively): an answer that has none claims nothing and is
 # not scanned (six case-insensitive scans of a 20,000-token answer cost ~25 ms of the UI loop as its turn ended).
-_WORDS = (*_VERBS[3:-1].split("|"), "in place", "passing")
+_WORDS = (*_VERB_WORDS, "in place", "passing")
 _NEGATED = re.compile(r"(?:\b(?:not|never|no|nothing|none)\b|n't\b)[^.!?\n]{0,40}$", re.I)
 CHANGE_TIERS = frozenset({"write", "exec"})
 

@@ -138,12 +138,17 @@ class OpenAIProvider(Provider):
         return info
 
     @property
+    def _tokenize_url(self) -> str | None:
+        """The server's tokenizer endpoint (llama.cpp's ``/tokenize``), once ``model_info`` found one."""
+        return (self._info.extra.get("tokenize_url") if self._info else None) or None
+
+    @property
     def counts_tokens(self) -> bool:
-        return bool(self._info and self._info.extra.get("tokenize_url"))
+        return self._tokenize_url is not None
 
     async def count_tokens(self, text: str) -> int | None:
-        url = (self._info.extra.get("tokenize_url") if self._info else None) or None
-        if not url:
+        url = self._tokenize_url
+        if url is None:
             return None
         from navtui.providers.openai_info import count_tokens
 
