@@ -30,6 +30,7 @@ from navtui.core.events import (
     Notice,
     RunFinished,
     StopEvent,
+    StreamFinished,
     TextDelta,
     ThinkingDelta,
     ToolCallEvent,
@@ -239,6 +240,9 @@ class Agent:
                 async with contextlib.aclosing(self._stream_turn(assistant)) as streamed:
                     async for event in streamed:
                         yield event
+                # Said before the answer is recorded and measured, so a screen shows its end first (an abort
+                # here still records it: _repair_history takes the unrecorded answer).
+                yield StreamFinished(turn=turn, stop_reason=assistant.stop_reason)
                 self._unrecorded = None
                 self.add_message(assistant)
                 self.resample = assistant.stop_reason not in ("error", "aborted") and guard.said_before(assistant)

@@ -27,6 +27,7 @@ from navtui.core.events import (
     ModelLoading,
     Notice,
     RunFinished,
+    StreamFinished,
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
@@ -111,6 +112,8 @@ class EventRouter:
                 transcript.add(UserItem(text, kind, pasted=self.pasted(text)))
             case TurnStarted():
                 self.activity("working")
+            case StreamFinished():
+                self.finish_streams()  # the answer is whole: shown before the agent records and checks it
             case TurnFinished(stop_reason=stop_reason):
                 self.finish_streams()
                 if stop_reason == "aborted":

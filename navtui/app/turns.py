@@ -37,8 +37,10 @@ RECLAIM_DELAY = 3.0  # idle seconds before a full garbage collection
 WAIT_SHOWN_AFTER = 2  # seconds of silence from the model before the status line counts them
 WAITING = "waiting for the model"
 _FIRST_OUTPUT = frozenset(
-    {"text_delta", "thinking_delta", "tool_call_started", "turn_finished", "run_finished", "error"}
+    {"text_delta", "thinking_delta", "tool_call_started", "stream_finished", "turn_finished", "run_finished", "error"}
 )
+# Events after which the agent waits for the screen's frame: the stream's end, and the turn's (its notices).
+_PAINTED_AT_ONCE = frozenset({"stream_finished", "turn_finished"})
 
 
 class TurnScreen(Screen[None]):
@@ -172,9 +174,10 @@ class TurnRunner:
             async for event in runtime.run(text):
                 self._track_wait(event)
                 router.handle(event)
-                if event.type == "turn_finished":
+                if event.type in _PAINTED_AT_ONCE:
                     # The answer is complete: its last lines go out now, before what the agent does next (its
-                    # checks, the next request), which would hold the frame (docs/speed.md, fifth wave).
+                    # record and checks, the next request), which would hold the frame (docs/speed.md, fifth
+                    # and sixth waves).
                     await screen.painted()
         except NavtuiError as exc:
             screen.error(exc.message, exc.hint)

@@ -133,6 +133,15 @@ class UsageUpdate(_Event):
     context_window: int | None = None
 
 
+class StreamFinished(_Event):
+    """The model's response stopped streaming: every delta of this turn has come. Recording the response, its
+    usage and its checks come next, then ``TurnFinished``; a screen shows the answer's end now, before them."""
+
+    type: Literal["stream_finished"] = "stream_finished"
+    turn: int
+    stop_reason: StopReason
+
+
 class TurnFinished(_Event):
     type: Literal["turn_finished"] = "turn_finished"
     turn: int
@@ -246,6 +255,7 @@ AgentEvent = Annotated[
     | ToolOutput
     | ToolCallFinished
     | UsageUpdate
+    | StreamFinished
     | TurnFinished
     | RunFinished
     | Handover

@@ -15,6 +15,7 @@ from navtui.core.events import (
     ErrorEvent,
     RunFinished,
     StopEvent,
+    StreamFinished,
     TextDelta,
     ThinkingDelta,
     ToolCallEvent,
@@ -339,6 +340,39 @@ async def test_turn_finished_carries_the_message(tmp_path: Path) -> None:
     events = await collect(agent, "go")
     turn = next(e for e in events if isinstance(e, TurnFinished))
     assert turn.message.text == "x" and turn.stop_reason == "stop"
+
+
+class ListRecorder:
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+
+    def append_message(self, message: Any) -> str:
+        self.messages.append(message)
+        return str(len(self.messages))
+
+    def sync(self) -> None:
+        pass
+
+
+async def test_the_stream_ends_before_the_answer_is_recorded_and_measured(tmp_path: Path) -> None:
+    # A screen shows the answer's end at stream_finished: nothing the agent does with the answer (its record, the
+    # usage and budget, the checks) has run yet, and all of it has by turn_finished.
+    recorder = ListRecorder()
+    provider = ScriptedProvider(calls(("echo", {"value": "a"})), text("Hello ", "world", usage=(12, 3)))
+    agent = make_agent(provider, tmp_path, recorder=recorder)
+    seen: list[tuple[str, list[str]]] = []
+    async for event in agent.run("hi"):
+        seen.append((event.type, [m.role for m in recorder.messages]))
+        if isinstance(event, StreamFinished) and event.turn == 2:
+            assert [m.role for m in agent.messages][-1] == "toolResult"  # not the answer yet
+    types = [kind for kind, _ in seen]
+    assert types.count("stream_finished") == 2
+    first, second = (i for i, kind in enumerate(types) if kind == "stream_finished")
+    # per turn: the deltas, then stream_finished, then the usage and turn_finished
+    assert types[first - 1] == "turn_started" and types[first + 1] == "tool_call_started"
+    assert types[second - 1] == "text_delta" and types[second + 1 : second + 3] == ["usage_update", "turn_finished"]
+    assert seen[first][1] == ["user"] and seen[second][1] == ["user", "assistant", "toolResult"]
+    assert seen[second + 1][1] == ["user", "assistant", "toolResult", "assistant"]  # recorded right after
 
 
 class FailingRecorder:

@@ -309,6 +309,44 @@ async def test_the_end_of_an_answer_is_painted_at_once_even_while_a_key_waits(
         assert "answer me" in shown[0] and "The answer starts here." in shown[0]
 
 
+async def test_the_end_of_an_answer_is_on_the_terminal_before_the_agent_records_it(
+    make_app: AppFactory, fake_server
+) -> None:
+    # The first paint of the turn's end comes at the stream's end: the answer's last line is on the terminal while
+    # the agent's context (and so its session record, usage and checks) does not hold the answer yet.
+    fake_server.script(Text("The answer starts here.\n\nThe last line of the answer."))
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        terminal = pyte.Screen(100, 32)
+        stream = pyte.ByteStream(terminal)
+        stream.feed(terminal_output(app).encode())
+        display = app._display
+
+        def sent(on: Any, renderable: Any) -> None:
+            display(on, renderable)
+            if renderable is not None and not app._batch_count:
+                stream.feed(renderable.render_segments(app.console).encode())
+
+        app._display = sent  # type: ignore[method-assign]
+        screen._update_timer.stop()  # only the turn's end paints
+        painted = screen.painted
+        shown: list[tuple[str, list[str]]] = []
+
+        async def noted() -> None:
+            await painted()
+            roles = [m.role for m in screen.runtime.agent.messages]
+            shown.append(("\n".join(terminal.display), roles))
+
+        screen.painted = noted  # type: ignore[method-assign]
+        screen.submit("answer me")
+        await until(lambda: not screen.running)
+        first_frame, roles = shown[0]
+        assert "The last line of the answer." in first_frame and roles == ["user"], shown[0]
+        assert shown[-1][1] == ["user", "assistant"]
+
+
 async def test_painted_returns_at_once_when_nothing_changed(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=(100, 32)) as pilot:
