@@ -82,6 +82,10 @@ class TurnScreen(Screen[None]):
         """Return once what changed so far is on the terminal (the next frame goes out at once)."""
         raise NotImplementedError
 
+    def pack_session_lines(self) -> None:
+        """Compress the session's lines not compressed yet, in a worker thread (``SessionManager.pack_lines``)."""
+        raise NotImplementedError
+
     @property
     def settings_ui(self) -> object:
         raise NotImplementedError
@@ -297,3 +301,4 @@ class TurnRunner:
         self.screen.transcript.trim_offscreen()  # answers' lines far off screen: rendered again if scrolled to
         gc_policy.reclaim()  # the turn's cycles, frozen while they lived (gc_policy)
         gc_policy.give_back()
+        self.screen.pack_session_lines()  # the turn's entries, in blocks of lines now full

@@ -215,6 +215,11 @@ class SessionManager:
         manager._writer.adopt_existing(migration)
         return manager
 
+    def pack_lines(self) -> int:
+        """Compress the lines of every full block of 32 entries not compressed yet (``EntryIndex.pack``: safe in a
+        worker thread while the session is read and appended to); the number of blocks packed."""
+        return self._index.pack()
+
     # ------------------------------------------------------------------ state
     @property
     def session_id(self) -> str:

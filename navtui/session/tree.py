@@ -8,7 +8,8 @@ every load). The kind of row each entry is in the tree is kept too, derived from
 (``kinds.record_kind``), so the tree parses only the rows it draws. An entry read is remembered while anyone still holds it, and the newest read stay (``RECENT`` of them,
 ``RECENT_BYTES`` of lines at most): reading it again gives the same object. A message entry read again while its
 message is still held (the agent's context) carries that same message, so the agent can name its messages by the
-session's entries.
+session's entries. ``pack()``, run by the app in a worker thread while idle, compresses the lines ``BLOCK`` at a
+time (0.7 MB for those 3.4 MB); opening a file does not compress (it would take as long again as the parse).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import json
 import sys
 import threading
 import weakref
+import zlib
+from array import array
 from collections import OrderedDict
 from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import Any, overload
@@ -39,6 +42,7 @@ from navtui.session.store import encode_line, gc_paused
 
 RECENT = 64  # parsed entries kept however nobody holds them (the newest read): the readers' hot tail ...
 RECENT_BYTES = 256 * 1024  # ... as long as their lines add up to no more than this (a long answer is 80 KB)
+BLOCK = 32  # lines compressed together by pack() (zlib level 1: ~5x smaller for session lines)
 CHUNK = 256  # entries a branch's iteration parses at a time
 _KEPT_PARSED = frozenset({"label", "session_info", "title_change"})  # what the index reads of them: label, name
 
@@ -83,11 +87,18 @@ class EntryIndex(Container[str]):
     as it is reached).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, block: int = BLOCK) -> None:
         self.labels: dict[str, str] = {}
         self.name: str | None = None
         self.duplicate_ids = 0
-        self._slots: list[bytes | Entry] = []  # an entry's line (without its newline), or the entry kept parsed
+        # An entry's line (without its newline), or the entry kept parsed, or None: the line is in its block.
+        self._slots: list[bytes | Entry | None] = []
+        # The lines of positions [k * block, (k + 1) * block) joined by newlines and compressed (an entry kept
+        # parsed: an empty line), made by pack() while the app is idle; lines not packed yet stay in their slots.
+        self._block = block
+        self._blocks: list[bytes] = []
+        self._sizes = array("I")  # each line's length (0: kept parsed), for the newest read's budget
+        self._unpacked: tuple[int, list[bytes]] = (-1, [])  # the block read last, decompressed
         self._ids: list[str | None] = []
         self._types: list[str] = []  # the line's type (what parse_entry reads it as: "message", "custom" ...)
         self._kinds: list[str | None] = []  # the tree's row kind (kinds.entry_kind); None: parse to know it
@@ -104,6 +115,7 @@ class EntryIndex(Container[str]):
         self._live: weakref.WeakValueDictionary[int, Entry] = weakref.WeakValueDictionary()
         self._live_messages: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
         self._lock = threading.Lock()
+        self._packing = threading.Lock()
         self.lines_parsed = 0  # how many times a line was parsed (for tests: a reader parses what it reads)
         self._undated: set[int] = set()  # lines without a timestamp (theirs or their message's)
         self._loaded_iso, self._loaded_ms = now_iso(), now_ms()
@@ -169,6 +181,7 @@ class EntryIndex(Container[str]):
         if parent_id is not None:
             parent_id = sys.intern(parent_id)
         self._slots.append(slot)
+        self._sizes.append(len(slot) if isinstance(slot, bytes) else 0)
         self._types.append(sys.intern(kind))
         self._ids.append(entry_id)
         self._parents.append(parent_id)
@@ -236,7 +249,11 @@ class EntryIndex(Container[str]):
 
     def parsed_count(self) -> int:
         """Entries held parsed by the index itself (kept parsed, or among the newest read)."""
-        return sum(not isinstance(slot, bytes) for slot in self._slots) + len(self._recent)
+        return sum(slot is not None and not isinstance(slot, bytes) for slot in self._slots) + len(self._recent)
+
+    def lines_size(self) -> int:
+        """Bytes the index holds of its lines: the compressed blocks, and the lines not in one yet."""
+        return sum(map(len, self._blocks)) + sum(len(slot) for slot in self._slots if isinstance(slot, bytes))
 
     def last_id(self) -> str | None:
         """The newest indexed entry (the leaf a freshly opened session starts at)."""
@@ -309,10 +326,54 @@ class EntryIndex(Container[str]):
                 stack.extend(node.children)
         return roots
 
+    # ------------------------------------------------------------------ the lines
+    def pack(self) -> int:
+        """Compress the lines of every full block not compressed yet, oldest first; return how many blocks were
+        packed. Safe in a worker thread while the loop reads and appends: a block is compressed outside the lock
+        (zlib lets go of the GIL while it works; lines never change once indexed), then its slots let go of their
+        lines under the lock, the block stored first. One packer at a time (a second waits, then finds less to
+        do). Not at load: compressing took as long again as the parse (docs/speed.md, "Sixth wave")."""
+        with self._packing:
+            return self._pack()
+
+    def _pack(self) -> int:
+        size, packed = self._block, 0
+        while True:
+            block = len(self._blocks)
+            start = block * size
+            if start + size > len(self._slots):
+                break
+            slots = self._slots[start : start + size]
+            data = zlib.compress(b"\n".join(slot if isinstance(slot, bytes) else b"" for slot in slots), 1)
+            with self._lock:
+                self._blocks.append(data)
+                for position in range(start, start + size):
+                    if isinstance(self._slots[position], bytes):
+                        self._slots[position] = None
+            packed += 1
+        return packed
+
+    def line(self, position: int) -> bytes:
+        """The line of the entry at ``position`` as it was read (an appended entry: its compact JSON); b"" for an
+        entry kept parsed."""
+        with self._lock:  # (the block read last is shared)
+            return self._line(position)
+
+    def _line(self, position: int) -> bytes:
+        slot = self._slots[position]
+        if isinstance(slot, bytes):
+            return slot
+        if slot is not None:
+            return b""
+        block, at = divmod(position, self._block)
+        if self._unpacked[0] != block:
+            self._unpacked = (block, zlib.decompress(self._blocks[block]).split(b"\n"))
+        return self._unpacked[1][at]
+
     # ------------------------------------------------------------------ parsing
     def _entry(self, position: int) -> Entry:
         slot = self._slots[position]
-        if not isinstance(slot, bytes):
+        if slot is not None and not isinstance(slot, bytes):
             return slot
         with self._lock:  # a path may be read in a worker thread (checkpoints) while the loop reads too
             entry = self._recent.get(position)
@@ -321,14 +382,14 @@ class EntryIndex(Container[str]):
                 return entry
             entry = self._live.get(position)
             if entry is None:
-                entry = self._parse(position, slot)
+                entry = self._parse(position)
                 if self._kinds[position] is None or isinstance(entry, RawEntry):
                     # (or a line its kind was read from that proved not valid: a raw entry's kind)
                     self._kinds[position] = entry_kind(entry)
             self._remember(position, entry)
             return entry
 
-    def _parse(self, position: int, line: bytes) -> Entry:
+    def _parse(self, position: int) -> Entry:
         message: Message | None = self._live_messages.get(position)
         entry: Entry | None = None
         if message is not None and (stamp := self._stamps[position]) is not None:
@@ -339,6 +400,7 @@ class EntryIndex(Container[str]):
             return MessageEntry.model_construct(
                 id=entry_id, parent_id=self._parents[position], timestamp=stamp, message=message
             )
+        line = self._line(position)
         if message is not None:  # still in someone's hands: the same object again
             try:
                 entry = MessageEntry.model_validate({**json.loads(line), "message": message})
@@ -376,8 +438,7 @@ class EntryIndex(Container[str]):
             self._recent_bytes -= self._size(recent.popitem(last=False)[0])
 
     def _size(self, position: int) -> int:
-        slot = self._slots[position]
-        return len(slot) if isinstance(slot, bytes) else 0
+        return self._sizes[position]
 
 
 class Branch(Sequence[Entry]):

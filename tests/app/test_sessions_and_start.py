@@ -116,3 +116,28 @@ async def test_a_turn_that_fails_shows_an_error_card(make_app, fake_server) -> N
 
         cards = transcript(app).widgets_of(ErrorCard)
         assert cards and "model exploded" in rendered_text(cards[-1])
+
+
+async def test_a_resumed_session_packs_its_lines_after_the_first_frame(make_app, fake_server, workspace: Path) -> None:
+    from navtui.core.messages import AssistantMessage, TextBlock, UserMessage
+    from navtui.session.manager import SessionManager
+
+    session = SessionManager.create(workspace)
+    for turn in range(40):
+        session.append_message(UserMessage(content=f"question {turn}"))
+        session.append_message(AssistantMessage(content=[TextBlock(text=f"answer number {turn}")]))
+    session.sync()
+    session.close()
+    fake_server.script(Text("the answer after the resume"))
+    app = make_app(ephemeral=False, continue_session=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        index = app.runtime.session._index  # type: ignore[attr-defined]
+        assert [slot is None for slot in index._slots] == [True] * 64 + [False] * 16  # two blocks of 32 packed
+        texts = [item.text for item in transcript(app).items]
+        assert texts == [text for turn in range(40) for text in (f"question {turn}", f"answer number {turn}")]
+        main_screen(app).submit("one more")
+        await settle(app, pilot)
+        sent = fake_server.chat_requests[-1].body.decode()
+        assert all(f"question {turn}" in sent and f"answer number {turn}" in sent for turn in range(40))
+        assert transcript(app).items[-1].text == "the answer after the resume"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -132,12 +133,55 @@ def test_appended_entries_are_kept_as_lines_too_and_read_back_equal(session: Ses
     for n in range(RECENT + 5):
         session.append_custom("k", {"n": n})
     gc.collect()
-    assert session.get_entry(first) == MessageEntry.model_validate(json.loads(session._index._slots[0]))  # type: ignore[arg-type]
+    assert session.get_entry(first) == MessageEntry.model_validate(json.loads(session._index.line(0)))
     read = session.get_entry(second)
     assert isinstance(read, MessageEntry) and read.message is message  # the live message, still held here
     assert read.message.tool_calls[0].id == "c1"
     reopened = SessionManager.open(session.path)
     assert list(reopened.entries) == list(session.entries)
+
+
+def test_lines_packed_in_blocks_read_back_as_they_were(tmp_path: Path) -> None:
+    records = _chain(100)
+    label = {"type": "label", "id": "l1", "parentId": "00000026", "targetId": "00000005", "label": "x"}
+    records.insert(40, {**label, "timestamp": "2026-01-01T01:00:00.000Z"})
+    path = _write(tmp_path / "s.jsonl", records)
+    lines = path.read_bytes().split(b"\n")[1:-1]  # (the header is not an entry)
+    session = SessionManager.open(path)
+    index = session._index
+    plain = index.lines_size()
+    assert plain == sum(map(len, lines)) - len(lines[40])  # nothing packed at load (it would slow the open)
+    assert session.pack_lines() == 3  # 96 of 101 lines in three blocks; the last five wait for their block
+    assert index.lines_size() < plain / 3  # ~7x smaller here
+    assert session.pack_lines() == 0
+    assert [index.line(p) if p != 40 else lines[40] for p in range(101)] == lines  # byte for byte
+    assert index.line(40) == b""  # the label is kept parsed
+    assert [session.get_entry(r["id"]) for r in reversed(records)] == [parse_entry(r) for r in reversed(records)]
+    assert session.label_of("00000005") == "x"
+    appended = [session.append_message(user(f"more {n}")) for n in range(40)]  # fills the open block, and one more
+    assert index._slots[100] is not None and session.pack_lines() == 1
+    assert all(index._slots[p] is None for p in range(128) if p != 40)  # (their lines are in blocks now)
+    reopened = SessionManager.open(session.path)
+    assert [reopened.get_entry(i) for i in appended] == [session.get_entry(i) for i in appended]
+    assert [index.line(p) for p in range(141)] == [reopened._index.line(p) for p in range(141)]
+    assert list(reopened.entries) == list(session.entries)
+
+
+def test_packing_in_a_thread_while_the_session_is_read_and_appended_to(tmp_path: Path) -> None:
+    records = _chain(2000)
+    session = SessionManager.open(_write(tmp_path / "s.jsonl", records))
+    expected = [parse_entry(record) for record in records]
+    packer = threading.Thread(target=session.pack_lines)
+    packer.start()
+    read = [session.get_entry(record["id"]) for record in reversed(records)]
+    appended = [session.append_message(user(f"more {n}")) for n in range(70)]
+    packer.join()
+    assert read == expected[::-1]
+    session.pack_lines()
+    index = session._index
+    assert sum(slot is None for slot in index._slots) == 2048  # every full block of 32 (64 of the 2,070 entries)
+    assert list(session.entries) == list(SessionManager.open(session.path).entries)
+    assert [e.id for e in session.get_branch()] == [r["id"] for r in records] + appended
 
 
 # ---------------------------------------------------------------------- lazy == eager, for every reader
@@ -250,9 +294,12 @@ _CUSTOM_B = {"type": "custom", "id": "b", "timestamp": "x", "parentId": None, "c
 @example([{"type": "custom", "id": 3, "timestamp": "x", "parentId": "b", "customType": "k"}, _CUSTOM_B])
 @example([_CUSTOM_B, {"type": "title_change", "id": "t", "title": "named", "parentId": "b"}, _CUSTOM_B])
 def test_the_lazy_index_answers_every_reader_as_a_full_parse_does(body: list[dict[str, Any]]) -> None:
-    lazy = EntryIndex()
-    for record in body:
+    lazy = EntryIndex(block=4)  # (most lines in compressed blocks, the newest not yet)
+    for n, record in enumerate(body):
         lazy.add_line(encode_line(record)[:-1], json.loads(json.dumps(record)))
+        if n == 5:
+            lazy.pack()  # (packed while lines are still being added)
+    lazy.pack()
     eager = EagerIndex([parse_entry(json.loads(json.dumps(record))) for record in body])
     reference = EntryIndex()
     for entry in eager.entries:

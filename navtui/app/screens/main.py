@@ -217,6 +217,7 @@ class MainScreen(TurnScreen):
 
         self._transcript.load(transcript_items(self.runtime.path_entries()))
         self.refresh_status()
+        self.call_after_refresh(self.pack_session_lines)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -387,6 +388,7 @@ class MainScreen(TurnScreen):
             from navtui.app.session_view import transcript_items
 
             self._transcript.load(transcript_items(items))
+            self.call_after_refresh(self.pack_session_lines)  # after the resumed session's first frame
         else:
             provider = runtime.provider
             self._transcript.add(WelcomeItem(cwd=str(runtime.cwd), model=provider.model, provider=provider.name))
@@ -415,6 +417,18 @@ class MainScreen(TurnScreen):
         from navtui.app.mcp_servers import start_servers
 
         start_servers(self)
+
+    def pack_session_lines(self) -> None:
+        self._pack_lines()
+
+    @work(thread=True, exclusive=True, group="pack-lines")
+    def _pack_lines(self) -> None:
+        """Compress the session's lines in blocks (``SessionManager.pack_lines``) off the loop, after the first
+        frame of a resumed session and while idle after a turn: a 5,000-entry session's 3.4 MB of lines become
+        ~0.7 MB (docs/speed.md, "Sixth wave"). zlib lets go of the GIL while it compresses."""
+        session = self.runtime.session
+        if session is not None and session.pack_lines():
+            gc_policy.give_back()  # the lines let go of, returned to the system
 
     @work(thread=True, exclusive=True, group="history")
     def _load_history(self) -> None:
