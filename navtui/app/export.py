@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from navtui.session.markdown_safe import safe_markdown
 from navtui.widgets.cards import display_user_text
 from navtui.widgets.items import (
@@ -32,7 +34,7 @@ def _code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def transcript_markdown(items: list[TranscriptItem]) -> str:
+def transcript_markdown(items: Iterable[TranscriptItem]) -> str:
     parts: list[str] = ["# navtui transcript"]
     for item in items:
         if isinstance(item, UserItem):

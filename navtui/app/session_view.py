@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from typing import Any
 
 from navtui.agent.advice import ADVISOR_PREFIX
@@ -30,10 +30,12 @@ from navtui.widgets.items import (
     ContextItem,
     DividerItem,
     ErrorItem,
+    Maker,
     NoticeItem,
     ThinkingItem,
     ToolItem,
     TranscriptItem,
+    TranscriptItems,
     UserItem,
 )
 
@@ -64,29 +66,102 @@ def transcript_items(entries: Iterable[Entry]) -> list[TranscriptItem]:
     tools: dict[str, ToolItem] = {}
     model: str | None = None
     for entry in entries:
-        match entry:
-            case MessageEntry(message=message):
-                _message(message, out, tools)
-            case RawEntry(type="message", raw=raw):
-                _pi_message(raw.get("message"), out)  # pi's extended roles, kept raw
-            case CompactionEntry(summary=summary, tokens_before=before):
-                label = f"context compacted ({before} tokens before)" if before else "context compacted"
-                out.append(DividerItem(label, detail=summary))
-            case BranchSummaryEntry(summary=summary):
-                out.append(DividerItem("summary of the branch left behind", detail=summary))
-            case CustomMessageEntry(display=True, custom_type="handover"):
-                out.append(DividerItem("handover · context restarted from notes", detail=entry.text))
-            case CustomMessageEntry(display=True, custom_type="index_context", details=details):
-                files = list((details or {}).get("files", []))
-                out.append(ContextItem("index", entry.text, files, len(entry.text) // 4))
-            case CustomMessageEntry(display=True, custom_type=custom):
-                out.append(NoticeItem(entry.text, title=custom))
-            case ModelChangeEntry(model_id=model_id, model=spelled) if model_id or spelled:
-                changed = model_id or spelled
-                if model is not None and changed != model:  # the model a session starts on is no news
-                    out.append(DividerItem(f"model: {changed}"))
-                model = changed
+        model = _entry(entry, out, tools, model)
     return out
+
+
+CHUNK_ENTRIES = 64  # the least entries of a chunk of items made again when scrolled to
+KEEP_ITEMS = 200  # the newest items made at load (the transcript's window of 100, a batch scrolled back, slack)
+
+
+def session_transcript(
+    entries: Sequence[Entry], *, chunk_entries: int = CHUNK_ENTRIES, keep_items: int = KEEP_ITEMS
+) -> MutableSequence[TranscriptItem]:
+    """The items of a session's path (``Runtime.path_entries()``), as ``transcript_items`` gives them, with only
+    the newest (``keep_items`` at least) held: the older ones are made again from ``entries`` (the session's
+    lines) when the transcript reads them, a chunk at a time (``TranscriptItems``). A 5,000-entry session's items
+    held ~4 MB of its text for scrolling back.
+
+    A chunk starts at a user's message (whose item never merges with the one before) and carries the model the
+    path was on there; a tool result whose call lies in an earlier chunk completes that chunk's card, so a path
+    with one is made whole, as before (none in a session navtui wrote: a result follows its call).
+    """
+    if len(entries) <= chunk_entries:
+        return transcript_items(entries)
+    chunks: list[tuple[int, int, int, str | None]] = []  # start, end, items, the model at its start
+    held: list[list[TranscriptItem] | None] = []  # the items of the chunks above while among the newest
+    out: list[TranscriptItem] = []
+    tools: dict[str, ToolItem] = {}
+    closed: set[str] = set()  # the calls of the chunks closed
+    model: str | None = None
+    start, start_model = 0, None
+    for position, entry in enumerate(entries):
+        message = entry.message if isinstance(entry, MessageEntry) else None
+        if position - start >= chunk_entries and isinstance(message, UserMessage):
+            chunks.append((start, position, len(out), start_model))
+            held.append(out)
+            closed.update(tools)
+            out, tools, start, start_model = [], {}, position, model
+            # Only the newest items stay made: a chunk goes once the chunks after it hold enough.
+            newer = 0
+            for number in range(len(held) - 1, -1, -1):
+                if newer >= keep_items:
+                    if held[number] is None:
+                        break  # (and those before it: already let go of)
+                    held[number] = None
+                newer += chunks[number][2]
+        elif (
+            isinstance(message, ToolResultMessage)
+            and message.tool_call_id not in tools
+            and message.tool_call_id in closed
+        ):
+            return transcript_items(entries)  # a card in an earlier chunk: make it whole, as before
+        model = _entry(entry, out, tools, model)
+    if not chunks:
+        return out
+    pieces: list[tuple[int, Maker | list[TranscriptItem]]] = []
+    for (first, end, count, first_model), items in zip(chunks, held, strict=True):
+        pieces.append((count, items if items is not None else _maker(entries, first, end, first_model)))
+    return TranscriptItems(pieces, out)
+
+
+def _maker(entries: Sequence[Entry], start: int, end: int, model: str | None) -> Maker:
+    def make() -> list[TranscriptItem]:
+        out: list[TranscriptItem] = []
+        tools: dict[str, ToolItem] = {}
+        current = model
+        for entry in entries[start:end]:
+            current = _entry(entry, out, tools, current)
+        return out
+
+    return make
+
+
+def _entry(entry: Entry, out: list[TranscriptItem], tools: dict[str, ToolItem], model: str | None) -> str | None:
+    """Append ``entry``'s items to ``out``; return the model the path is on after it."""
+    match entry:
+        case MessageEntry(message=message):
+            _message(message, out, tools)
+        case RawEntry(type="message", raw=raw):
+            _pi_message(raw.get("message"), out)  # pi's extended roles, kept raw
+        case CompactionEntry(summary=summary, tokens_before=before):
+            label = f"context compacted ({before} tokens before)" if before else "context compacted"
+            out.append(DividerItem(label, detail=summary))
+        case BranchSummaryEntry(summary=summary):
+            out.append(DividerItem("summary of the branch left behind", detail=summary))
+        case CustomMessageEntry(display=True, custom_type="handover"):
+            out.append(DividerItem("handover · context restarted from notes", detail=entry.text))
+        case CustomMessageEntry(display=True, custom_type="index_context", details=details):
+            files = list((details or {}).get("files", []))
+            out.append(ContextItem("index", entry.text, files, len(entry.text) // 4))
+        case CustomMessageEntry(display=True, custom_type=custom):
+            out.append(NoticeItem(entry.text, title=custom))
+        case ModelChangeEntry(model_id=model_id, model=spelled) if model_id or spelled:
+            changed = model_id or spelled
+            if model is not None and changed != model:  # the model a session starts on is no news
+                out.append(DividerItem(f"model: {changed}"))
+            model = changed
+    return model
 
 
 def _pi_message(message: Any, out: list[TranscriptItem]) -> None:

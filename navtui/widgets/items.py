@@ -7,8 +7,10 @@ build its widget again when the user scrolls back. Live widgets write their stat
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Callable, Iterable, Iterator, MutableSequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 ToolStatus = Literal["pending", "success", "error"]
 Level = Literal["info", "warning", "error"]
@@ -118,3 +120,114 @@ class PullItem(TranscriptItem):
     total: int | None = None
     state: Literal["running", "done", "failed", "cancelled"] = "running"
     message: str = ""  # how it ended, in words
+
+
+Maker = Callable[[], list[TranscriptItem]]
+
+
+class TranscriptItems(MutableSequence[TranscriptItem]):
+    """A long session's items, the older ones made when they are first read (scrolling back).
+
+    ``chunks`` are (how many items, a function that makes them, or the items made) in order, then ``tail``, the newest items, made
+    already. A chunk's items are made when one of them is read, and kept from then on (the widgets write their
+    state back into them: a card opened stays open). The function must make the same items every time (from
+    the session's lines: docs/speed.md, "Sixth wave"). A 5,000-entry session's items held ~4 MB of its text.
+    """
+
+    def __init__(self, chunks: list[tuple[int, Maker | list[TranscriptItem]]], tail: list[TranscriptItem]) -> None:
+        self._makers: list[Maker | None] = [None if isinstance(make, list) else make for _, make in chunks]
+        self._made: list[list[TranscriptItem] | None] = [make if isinstance(make, list) else None for _, make in chunks]
+        self._starts: list[int] = []
+        start = 0
+        for count, _ in chunks:
+            self._starts.append(start)
+            start += count
+        self._counts = [count for count, _ in chunks]
+        self._held = start  # items in chunks
+        self._tail = tail
+
+    @property
+    def unmade(self) -> int:
+        """How many items are not made yet (for tests and the benchmark)."""
+        return sum(count for count, made in zip(self._counts, self._made, strict=True) if made is None)
+
+    def _chunk(self, number: int) -> list[TranscriptItem]:
+        made = self._made[number]
+        if made is None:
+            make = self._makers[number]
+            assert make is not None
+            made = make()
+            if len(made) != self._counts[number]:  # pragma: no cover - a maker gives what it gave at load
+                raise RuntimeError(f"transcript chunk {number} made {len(made)} items, not {self._counts[number]}")
+            self._made[number], self._makers[number] = made, None
+        return made
+
+    def _at(self, index: int) -> tuple[list[TranscriptItem], int]:
+        if index >= self._held:
+            return self._tail, index - self._held
+        number = bisect.bisect_right(self._starts, index) - 1
+        return self._chunk(number), index - self._starts[number]
+
+    def _index(self, index: int) -> int:
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("transcript item index out of range")
+        return index
+
+    def __len__(self) -> int:
+        return self._held + len(self._tail)
+
+    @overload
+    def __getitem__(self, index: int) -> TranscriptItem: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[TranscriptItem]: ...
+    def __getitem__(self, index: int | slice) -> TranscriptItem | list[TranscriptItem]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        items, at = self._at(self._index(index))
+        return items[at]
+
+    def __iter__(self) -> Iterator[TranscriptItem]:
+        for number in range(len(self._made)):
+            yield from self._chunk(number)
+        yield from self._tail
+
+    @overload
+    def __setitem__(self, index: int, value: TranscriptItem) -> None: ...
+    @overload
+    def __setitem__(self, index: slice, value: Iterable[TranscriptItem]) -> None: ...
+    def __setitem__(self, index: int | slice, value: Any) -> None:
+        if isinstance(index, slice):
+            self._flatten()
+            self._tail[index] = value
+            return
+        items, at = self._at(self._index(index))
+        items[at] = value
+
+    def __delitem__(self, index: int | slice) -> None:
+        self._flatten()
+        del self._tail[index]
+
+    def insert(self, index: int, value: TranscriptItem) -> None:
+        self._flatten()
+        self._tail.insert(index, value)
+
+    def append(self, value: TranscriptItem) -> None:
+        self._tail.append(value)
+
+    def _flatten(self) -> None:
+        """Every item made and in one list (a change other than an append or an assignment: none of navtui's)."""
+        self._tail = [*self]
+        self._makers, self._made, self._starts, self._counts, self._held = [], [], [], [], 0
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TranscriptItems | list):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"TranscriptItems({len(self)} items, {self.unmade} not made)"

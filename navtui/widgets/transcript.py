@@ -9,7 +9,7 @@ away a "↓ new output" hint says that more arrived. Mounts are batched into one
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableSequence
 from typing import Any
 
 from rich.text import Text
@@ -43,6 +43,7 @@ from navtui.widgets.items import (
     ThinkingItem,
     ToolItem,
     TranscriptItem,
+    TranscriptItems,
     UserItem,
     WelcomeItem,
 )
@@ -131,7 +132,7 @@ class Transcript(VerticalScroll):
     def __init__(self, *, window: int = 100, id: str | None = None) -> None:
         super().__init__(id=id)
         self.window = window
-        self.items: list[TranscriptItem] = []
+        self.items: MutableSequence[TranscriptItem] = []
         self.first = 0  # index of the first mounted item
         self._marker = EarlierMarker("", id="earlier")
         self._hint = NewOutputHint("↓ new output · PgDn or click to follow", id="new-output")
@@ -190,7 +191,7 @@ class Transcript(VerticalScroll):
     def load(self, items: Iterable[TranscriptItem]) -> None:
         """Replace everything with ``items`` (a resumed session): records for all, widgets for the newest."""
         self.clear()
-        self.items = list(items)
+        self.items = items if isinstance(items, TranscriptItems) else list(items)  # (the older ones made when read)
         # The first frame gets a screenful or two; the rest of the window mounts right after it.
         self.first = max(0, len(self.items) - min(self.window, FIRST_MOUNT))
         widgets = [self._build(item) for item in self.items[self.first :]]

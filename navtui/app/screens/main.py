@@ -213,9 +213,9 @@ class MainScreen(TurnScreen):
 
     def reload_transcript(self) -> None:
         """Show the session's current path again (after a resume or tree navigation)."""
-        from navtui.app.session_view import transcript_items
+        from navtui.app.session_view import session_transcript
 
-        self._transcript.load(transcript_items(self.runtime.path_entries()))
+        self._transcript.load(session_transcript(self.runtime.path_entries()))
         self.refresh_status()
         self.call_after_refresh(self.pack_session_lines)
 
@@ -385,9 +385,9 @@ class MainScreen(TurnScreen):
         self._watch_jobs()
         items = runtime.path_entries()
         if items:
-            from navtui.app.session_view import transcript_items
+            from navtui.app.session_view import session_transcript
 
-            self._transcript.load(transcript_items(items))
+            self._transcript.load(session_transcript(items))
             self.call_after_refresh(self.pack_session_lines)  # after the resumed session's first frame
         else:
             provider = runtime.provider
