@@ -29,7 +29,8 @@ reports the runs of several parts together.
 Usage: ``python bench/bench_terminal.py [--runs 5] [--rates 200,1000] [--tokens 20000] [--apps navtui,textual]
 [--baseline DIR] [--vibe2 PATH] [--vibe3 PATH] [--resume] [--json FILE] [--dump-blank DIR] [--trace]``, or
 ``--merge FILE...``. ``--trace`` runs navtui and before through ``bench/trace_loop.py``: the UI loop's CPU a probe
-key waited behind while the reply streamed, and the CPU of each callback per thread.
+key waited behind while the reply streamed, and the CPU of each callback per thread; and an idle key's path step by
+step (typed, read by Textual's input thread, the key event, the prompt's edit, the frame, on the emulated screen).
 """
 
 from __future__ import annotations
@@ -299,6 +300,7 @@ class Probe:
         self.base = probe_count(term.display())
         self.shown = 0  # probes on screen now (0 or 1)
         self.latencies: list[float] = []
+        self.sent: list[tuple[float, float]] = []  # (typed, shown) of each echoed probe, monotonic
         self.missed = 0
 
     def once(self, timeout: float = 10.0) -> float | None:
@@ -312,6 +314,7 @@ class Probe:
         self.shown = want
         latency = max(0.0, shown - sent) * 1000
         self.latencies.append(latency)
+        self.sent.append((sent, shown))
         return latency
 
     def run_until(self, stop: Callable[[], bool], deadline: float) -> None:
@@ -359,11 +362,16 @@ def run_once(app: App, rate: float | None, tokens: int, idle_probes: int) -> dic
         time.sleep(2.0)
         result["idle_cpu"] = (term.cpu_seconds() - cpu0) / 2.0
         probe = Probe(term)
+        idle0 = time.monotonic()
         for _ in range(idle_probes):
             probe.once()
             time.sleep(random.uniform(0.17, 0.23))
         probe.clear()
         result["idle_echo_ms"] = summary(probe.latencies)
+        if TRACE and app.name in TRACED_APPS and app.home is not None:
+            result["idle_trace"] = idle_steps(
+                collect_trace(term, trace_path(app.home), idle0, time.monotonic(), None), probe
+            )
         result["rss_idle_mb"] = term.rss_mb()[1]
         if rate is not None and app.streams:
             result.update(stream(term, server, rate, tokens))
@@ -479,6 +487,31 @@ def collect_trace(term: Terminal, path: str, t0: float, end: float, last_chunk: 
         "end_of_stream": end_of_stream(data.get("timeline", []), last_chunk, end),
         "ui_top": ui[:8],
         "waited_behind": sorted(waited.items(), key=lambda item: -item[1])[:8],
+    }
+
+
+IDLE_STEPS = ("typed -> read", "read -> key event", "key event -> edit", "edit -> frame", "frame -> shown")
+
+
+def idle_steps(trace: dict[str, Any], probe: Probe) -> dict[str, Any]:
+    """An idle probe's path step by step (ms, p50 over the run's probes): the bench typing it, Textual's input
+    thread reading it, the app's key event, the prompt's edit, the frame written, the echo on the emulated screen;
+    and the UI loop's CPU from the key event to its frame."""
+    steps: dict[str, list[float]] = {name: [] for name in IDLE_STEPS}
+    for p in trace["probes"]:
+        if "frame" not in p:
+            continue
+        pair = next(((sent, shown) for sent, shown in probe.sent if sent <= p["read"] <= shown), None)
+        if pair is None:
+            continue
+        sent, shown = pair
+        times = (sent, p["read"], p["handled"], p["edited"], p["frame"], shown)
+        for name, start, stop in zip(IDLE_STEPS, times, times[1:], strict=False):
+            steps[name].append((stop - start) * 1000)
+    return {
+        "steps": {name: statistics.median(v) for name, v in steps.items() if v},
+        "after_cpu_ms": trace["after_cpu_ms"],
+        "waited_after": trace["waited_after"],
     }
 
 
@@ -678,6 +711,20 @@ def traced_threads(traces: list[dict[str, Any]]) -> str:
 def report_traces(results: dict[str, list[dict[str, Any]]]) -> None:
     """Per traced app and rate: the UI loop's costliest callbacks while streaming, and what keys waited behind."""
     for name, runs in results.items():
+        idle = [r["idle_trace"] for r in runs if r.get("idle_trace", {}).get("steps")]
+        if idle:
+            cells = ", ".join(f"{step} {fmt(med([t['steps'].get(step) for t in idle]), '', 1)}" for step in IDLE_STEPS)
+            cpu = echo_cell([t["after_cpu_ms"] for t in idle], ("p50", "p95", "max"))
+            print(f"{name}: an idle key's path, ms (p50, median over runs): {cells}; loop CPU key event -> frame {cpu}")
+            totals: dict[str, float] = {}
+            for t in idle:
+                for callback, cpu_ms in t["waited_after"]:
+                    totals[callback] = totals.get(callback, 0.0) + cpu_ms / len(idle)
+            ranked = sorted(totals.items(), key=lambda item: -item[1])[:6]
+            print(
+                f"{name}: what ran between an idle key's event and its frame (mean per run): "
+                + ", ".join(f"{callback} {cpu_ms:,.0f} ms" for callback, cpu_ms in ranked)
+            )
         streams = [s for r in runs for s in r.get("streams", {}).values() if "trace" in s]
         for key, title in (
             ("ui_top", "UI loop CPU by callback"),
