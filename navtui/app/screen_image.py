@@ -46,6 +46,11 @@ _ERASE_MIN = 12  # blanks worth an erase and a cursor move (ECH + CUF: ~10 bytes
 _BCE_TERMS = frozenset(
     ("xterm", "xterm-color", "xterm-256color", "xterm-direct", "linux", "rxvt-unicode", "rxvt-unicode-256color")
 )
+# Characters Rich measures one cell wide (printable ASCII, Latin, Greek, Cyrillic, box drawing, block elements,
+# geometric shapes): a segment made only of them (a prompt's or a card's border, a line of accented text) needs
+# no width look-up per character. The soft hyphen (U+00AD) is left out: it takes no cell.
+_ONE_CELL_RANGES = ((0x20, 0x7F), (0xA0, 0xAD), (0xAE, 0x300), (0x370, 0x483), (0x2500, 0x25FD))
+_ONE_CELL = frozenset(chr(code) for start, end in _ONE_CELL_RANGES for code in range(start, end))
 
 
 def erases_with_background(term: str | None) -> bool:
@@ -189,7 +194,7 @@ class ScreenImage:
                 if not text or segment.control:
                     continue
                 look = self.look(style)
-                if text.isascii():
+                if text.isascii() or _ONE_CELL.issuperset(text):
                     line_cells.extend(text)
                     line_looks.extend([look] * len(text))
                     continue

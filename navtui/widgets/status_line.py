@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
+from textual.strip import Strip
 from textual.widget import Widget
 
 from navtui.core.display import display_safe
@@ -98,15 +99,41 @@ class StatusLine(Widget):
         self.working = False
         self.activity = ""
         self.spinner_index: int | None = None
+        # The line at each spinner frame, for what else it shows now.
+        self._frames: dict[tuple[int, str], Strip] = {}  # (row, glyph) -> the line
+        self._frames_for: tuple[object, ...] | None = None  # the width and looks they were drawn for
 
     def update_status(self, data: StatusData) -> None:
         self.data = data
+        self._frames.clear()
         self.refresh()
 
     def set_working(self, working: bool, activity: str = "") -> None:
         self.working = working
         self.activity = activity
+        self._frames.clear()
         self.refresh()
+
+    def notify_style_update(self) -> None:
+        self._frames.clear()  # the CSS changed (a theme, a class): the parts' looks with it
+        super().notify_style_update()
+
+    def render_line(self, y: int) -> Strip:
+        # While the agent works the line changes ten times a second, only in the spinner's glyph, and Textual drew
+        # it whole through its content pipeline each time (~1 ms of the UI loop, ten times a second while a reply
+        # streams). There are ten glyphs: each frame's line is kept until the data, the label, the width or the
+        # looks change.
+        if not self.working or self.spinner_index is None:
+            return super().render_line(y)
+        looks = (self.size.width, self.rich_style, self.app.current_theme)
+        if looks != self._frames_for:  # a width or a theme (a Theme is compared, it cannot be a key)
+            self._frames.clear()
+            self._frames_for = looks
+        key = (y, frame(self.spinner_index))
+        line = self._frames.get(key)
+        if line is None:
+            line = self._frames[key] = super().render_line(y)
+        return line
 
     def tick(self, index: int | None) -> None:
         self.spinner_index = index

@@ -284,3 +284,40 @@ async def test_the_prompt_draws_what_textarea_draws_and_applies_its_css_only_whe
         await settle(app, pilot)
         assert applied_to_theme()
         same_as_textarea()
+
+
+async def test_the_border_follows_the_mode_and_the_level_and_a_plain_key_changes_no_class(
+    make_app, fake_server
+) -> None:
+    # The border was painted again at every key: the prompt looked up in the whole DOM and eight classes set. Now
+    # only a change of mode (a leading ! or $) or of thinking level touches it.
+    fake_server.script(Text("ok"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        editor = prompt(app)
+        set_class = editor.set_class
+        changed: list[str] = []
+
+        def noted(add: bool, *names: str, **kwargs: bool) -> PromptEditor:
+            changed.extend(names)
+            return set_class(add, *names, **kwargs)
+
+        editor.set_class = noted  # type: ignore[method-assign]
+        await pilot.press("h", "i", " ", "t", "h", "e", "r", "e")
+        await pilot.pause()
+        assert editor.text == "hi there" and changed == [] and editor.has_class("-thinking-off")
+        await pilot.press("home", "!")
+        await pilot.pause()
+        assert editor.has_class("-bash-mode") and not editor.has_class("-thinking-off")
+        assert editor.border_title.startswith("! shell command")
+        assert "-bash-mode" in changed
+        await pilot.press("backspace")  # the ! again: the level's colour is back
+        await pilot.pause()
+        assert not editor.has_class("-bash-mode") and editor.has_class("-thinking-off") and editor.border_title == ""
+        await pilot.press("delete")
+        await pilot.pause()
+        assert editor.text == "i there"
+        await pilot.press("shift+tab")  # the next thinking level
+        await settle(app, pilot)
+        assert editor.has_class("-thinking-minimal") and not editor.has_class("-thinking-off")

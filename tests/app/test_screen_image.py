@@ -14,6 +14,7 @@ from pathlib import Path
 import pyte
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.cells import get_character_cell_size
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -194,6 +195,43 @@ def test_long_blanks_are_erased_where_the_terminal_erases_with_the_background() 
         False,  # not in its terminfo: spaces
         False,
     ]
+
+
+def test_a_row_of_one_cell_characters_takes_no_width_look_up_and_the_same_cells(monkeypatch) -> None:
+    # A segment of box drawing or accented letters (the prompt's border at every key) was measured character by
+    # character; made only of characters one cell wide it is taken whole. The cells are those the look-ups give.
+    from navtui.app import screen_image
+
+    assert all(get_character_cell_size(char) == 1 for char in screen_image._ONE_CELL)
+    texts = ["╭" + "─" * 30 + "╮", "déjà vu │ Ωμέγα │ Привет", "a界b", "e\u0301x", "soft\u00adhyphen", "▌█▐"]
+
+    def expected(text: str) -> list[str]:
+        cells: list[str] = []
+        for char in text:
+            size = get_character_cell_size(char)
+            if size == 0 and cells:
+                cells[-1] += char
+            elif size:
+                cells.extend([char, "\x00"][:size])
+        return cells
+
+    looked_up: list[str] = []
+    measure = screen_image.get_character_cell_size
+
+    def counted(char: str) -> int:
+        looked_up.append(char)
+        return measure(char)
+
+    monkeypatch.setattr(screen_image, "get_character_cell_size", counted)
+    image = ScreenImage(CONSOLE)
+    image.begin(40, 1)
+    for text in texts:
+        looked_up.clear()
+        row = image.row_of([(0, Strip([Segment(text, STYLES[0])]))])
+        cells = expected(text)
+        assert row.cells[: len(cells)] == cells and set(row.cells[len(cells) :]) <= {" "}
+        one_cell = all(char in screen_image._ONE_CELL or char.isascii() for char in text)
+        assert (looked_up == []) == one_cell, text
 
 
 # ---------------------------------------------------------------------- the app on a pty

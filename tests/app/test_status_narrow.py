@@ -157,3 +157,47 @@ def test_typing_a_bang_shows_the_shell_mode(snap_compare: Any) -> None:
         terminal_size=SIZE,
         run_before=type_bang,
     )
+
+
+async def test_the_spinner_s_frames_are_drawn_once_and_show_what_a_fresh_line_shows() -> None:
+    # While the agent works the line changes only in the spinner's glyph, ten times a second: each glyph's line is
+    # drawn once and kept until the data, the label or the looks change. A kept line must be the line drawn afresh.
+    app = _Line()
+    async with app.run_test(size=(100, 3)) as pilot:
+        line = app.query_one(StatusLine)
+        line.update_status(FULL)
+        line.set_working(True, "working")
+        drawn: list[int] = []
+        render = line.render
+
+        def counted() -> Any:
+            drawn.append(line.spinner_index or 0)
+            return render()
+
+        line.render = counted  # type: ignore[method-assign]
+        first: list[list[Any]] = []
+        for index in range(20):
+            line.tick(index)
+            await pilot.pause()
+            first.append(list(line.render_line(0)))
+        assert sorted(set(drawn)) == list(range(10)) and len(drawn) == 10  # the second turn is all kept lines
+        for index in range(10):  # the same as a line drawn afresh (no kept lines)
+            line._frames.clear()
+            line.tick(index)
+            assert list(line.render_line(0)) == first[index] == first[index + 10]
+        assert len({tuple(segments) for segments in first}) == 10
+        line.set_working(True, "waiting for approval")  # a new label: drawn again
+        line.tick(3)
+        await pilot.pause()
+        assert "waiting for approval" in line.render_line(0).text
+        line.update_status(StatusData(**{**FULL.__dict__, "model": "llama3.2:3b"}))
+        line.tick(3)
+        await pilot.pause()
+        assert "llama3.2:3b" in line.render_line(0).text and "qwen2.5" not in line.render_line(0).text
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"  # new looks: drawn again
+        await pilot.pause()
+        line.tick(3)
+        fresh = list(line.render_line(0))
+        line._frames.clear()
+        line.tick(3)
+        assert list(line.render_line(0)) == fresh

@@ -166,6 +166,8 @@ class MainScreen(TurnScreen):
         self._command_folders: CommandFolders | None = None  # custom command files, once read
         self.composed = asyncio.Event()  # set once the first frame's widgets are all mounted
         self._paint_waiters: list[asyncio.Future[None]] = []  # ``painted`` callers: the next idle paints at once
+        self._prompt: PromptEditor | None = None  # composed once; the screen is never recomposed
+        self._border_for: tuple[str | None, str] | None = None  # (mode, thinking level) the border shows
 
     @property
     def running(self) -> bool:
@@ -223,7 +225,8 @@ class MainScreen(TurnScreen):
     def compose(self) -> ComposeResult:
         yield self._transcript
         yield Static("", id="queued")
-        yield PromptEditor(history=self.history, id="prompt")
+        self._prompt = PromptEditor(history=self.history, id="prompt")
+        yield self._prompt
         yield CompletionMenu(id="completions")
         yield StatusLine(id="status")
 
@@ -516,19 +519,27 @@ class MainScreen(TurnScreen):
 
     # ------------------------------------------------------------------ prompt border
     def paint_prompt_border(self) -> None:
-        """The prompt's border is the thinking level's colour, or the shell/Python mode's while one is typed."""
+        """The prompt's border is the thinking level's colour, or the shell/Python mode's while one is typed.
+
+        It runs at every key (``PromptEditor.Changed``), so it does nothing unless the mode or the level changed
+        since it last painted: it looked the prompt up in the whole DOM and set eight classes every time."""
         from navtui.agent.user_commands import prompt_mode
 
+        prompt = self._prompt
+        if prompt is None or not prompt.is_attached:  # not composed yet, or the app shuts down
+            return
         level = getattr(self._runtime, "thinking_level", "off")
-        for prompt in self.query(PromptEditor).results(PromptEditor):  # none while the app shuts down
-            mode = prompt_mode(prompt.text)
-            for name in THINKING_LEVELS:
-                prompt.set_class(mode is None and name == level, f"-thinking-{name}")
-            prompt.set_class(mode == "bash", "-bash-mode")
-            prompt.set_class(mode == "python", "-python-mode")
-            title = _MODE_TITLES.get(mode or "", "")
-            if prompt.border_title != title:
-                prompt.border_title = title
+        mode = prompt_mode(prompt.text)
+        if self._border_for == (mode, level):
+            return
+        self._border_for = (mode, level)
+        for name in THINKING_LEVELS:
+            prompt.set_class(mode is None and name == level, f"-thinking-{name}")
+        prompt.set_class(mode == "bash", "-bash-mode")
+        prompt.set_class(mode == "python", "-python-mode")
+        title = _MODE_TITLES.get(mode or "", "")
+        if prompt.border_title != title:
+            prompt.border_title = title
 
     @on(PromptEditor.Changed, "#prompt")
     def _on_prompt_changed(self) -> None:
