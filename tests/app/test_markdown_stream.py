@@ -257,8 +257,27 @@ def test_a_budgeted_render_shows_nothing_new_until_every_finished_block_is_rende
         if not document.behind:
             break
         assert first is None and shown(document) == before  # neither a part of the answer nor the tail moves
-    assert renders == len(document.blocks) == 6  # the blocks the second feed finished, one a call
+    # the blocks the second feed finished, one a call, then the open block in a call of its own
+    assert renders == len(document.blocks) + 1 == 7
     assert shown(document) == whole(text + more)
+
+
+def test_a_budgeted_render_that_finished_a_block_leaves_the_open_block_to_the_next_call() -> None:
+    # A flush renders the finished blocks, then the open one (a code block highlighted whole): in two calls, so a
+    # key read during the first goes before the second. Nothing new shows until the second, then all of it.
+    document = MarkdownDocument()
+    text = "intro\n\n```python\ndef f():\n    return 1\n"
+    document.feed(text)
+    document.render(CONSOLE, 60, Style(), PALETTE, budget=1.0)
+    assert document.behind and shown(document) == []  # intro finished, the fence waits
+    assert document.render(CONSOLE, 60, Style(), PALETTE, budget=1.0) == 0 and not document.behind
+    assert shown(document) == whole(text)
+    document.feed("    x = 2\n")  # only the open block grew: one call
+    document.render(CONSOLE, 60, Style(), PALETTE, budget=1.0)
+    assert not document.behind and shown(document) == whole(text + "    x = 2\n")
+    document.feed("```\n\nafter\n")  # without a budget (a finished reply, a test): one call
+    document.render(CONSOLE, 60, Style(), PALETTE)
+    assert not document.behind and shown(document) == whole(text + "    x = 2\n```\n\nafter\n")
 
 
 async def test_a_streaming_view_renders_a_backlog_of_blocks_a_budget_at_a_time(monkeypatch: Any) -> None:
@@ -281,6 +300,36 @@ async def test_a_streaming_view_renders_a_backlog_of_blocks_a_budget_at_a_time(m
             "the open end"
         ]
         assert view._catch_up_timer is None
+
+
+async def test_a_frame_renders_no_document_that_nothing_was_fed_since() -> None:
+    # Every frame's layout and paint ask the view for its height and lines; a document with nothing new was
+    # rendered again each time (the open block's lines compared with themselves) while the reply streamed.
+    app = ViewApp()
+    async with app.run_test(size=(80, 40)) as pilot:
+        view = app.query_one("#streamed", MarkdownView)
+        document = view._document
+        renders: list[int] = []
+        render = document.render
+
+        def counted(*args: Any, **kwargs: Any) -> int | None:
+            renders.append(1)
+            return render(*args, **kwargs)
+
+        document.render = counted  # type: ignore[method-assign]
+        view.append("A paragraph.\n\n```python\ndef f():\n    return 1\n")
+        view.flush()
+        await pilot.pause()
+        assert renders and document.settled
+        before, renders[:] = lines(view), []
+        for _ in range(3):
+            view.refresh(layout=True)
+            await pilot.pause()
+        assert renders == [] and lines(view) == before
+        view.append("    # more\n")  # new text: the next flush renders it, and the frame shows it
+        view.flush()
+        await pilot.pause()
+        assert renders and any("# more" in line for line in lines(view))
 
 
 def test_a_released_answer_keeps_its_blocks_small() -> None:

@@ -191,3 +191,35 @@ async def test_trimming_an_answer_forgets_the_rows_marked_dirty_and_never_drawn(
         cache = view._styles_cache
         assert set(cache._dirty_lines) <= set(range(20)) and set(cache._cache) <= set(range(20))
         assert [strip.text for strip in view.render_lines(view.size.region)] == drawn  # every row drawn again
+
+
+async def test_a_frame_between_a_flush_and_its_catch_up_renders_nothing_and_the_catch_up_repaints_it() -> None:
+    # A flush that finished a block leaves the open block for a timer a moment later. A frame's layout in
+    # between must not render it: the resize would repaint only the rows it adds, and the rows that changed
+    # above the old bottom (the old open block's) would stay stale on the terminal. The timer repaints them.
+    app = ViewApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        view = app.query_one(MarkdownView)
+        await pilot.pause()
+        document = view._document
+        view.append(" grows\n\n```python\ndef f():\n    return 1\n")
+        view._coalescer.flush_now()
+        assert document.behind and view._catch_up_timer is not None
+        shown_before, height = document.shown, document.height
+        view.get_content_height(view.size, view.size, view.size.width)  # what a frame's layout asks
+        view.render_lines(Region(0, 0, view.size.width, view.size.height))
+        assert document.behind and (document.shown, document.height) == (shown_before, height)
+        refreshes: list[tuple[Region, ...]] = []
+        original = view.refresh
+
+        def spy(*regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Any:
+            refreshes.append(regions)
+            return original(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+        view.refresh = spy  # type: ignore[method-assign]
+        await wait_for(pilot, lambda: not document.behind)
+        await pilot.pause()
+        # the catch-up repaints from the first changed line on: the old open block's row ("the tail", now finished)
+        assert refreshes and refreshes[0] and refreshes[0][0].y == height - 1
+        shown = "\n".join(view.render_line(y).text.rstrip() for y in range(view.size.height))
+        assert "the tail grows" in shown and "def f():" in shown and "return 1" in shown

@@ -108,13 +108,19 @@ class MarkdownDocument:
         self._rendered = 0  # how many of ``blocks`` are in ``lines``
         self._references_version = 0  # the splitter's, when ``lines`` was rendered
         self._tail_dirty = True
+        self._tail_waits = False  # a budgeted render rendered finished blocks: the open block's is the next call's
         self._released = 0  # blocks whose lines are RELEASED
         self._rendering: tuple[Console, int, Style, MarkdownPalette] | None = None  # what ``lines`` was rendered with
 
     @property
     def behind(self) -> bool:
         """Finished blocks wait to be rendered (a ``render`` spent its budget): render again soon."""
-        return self._rendered < len(self.blocks)
+        return self._rendered < len(self.blocks) or self._tail_waits
+
+    @property
+    def settled(self) -> bool:
+        """Nothing was fed and nothing left to render since the last ``render``: another one changes nothing."""
+        return not (self._tail_dirty or self.behind or self.changed_lines)
 
     @property
     def height(self) -> int:
@@ -136,6 +142,7 @@ class MarkdownDocument:
     def reset(self) -> None:
         """Everything is rendered again at the next ``render`` (a new width, style or theme)."""
         self.lines, self._rendered, self._tail_dirty, self.changed_lines = [], 0, True, True
+        self._tail_waits = False
         self.shown = 0
         self._starts, self._ends, self._released = array("Q"), array("Q"), 0
 
@@ -148,6 +155,9 @@ class MarkdownDocument:
         line or two, not the screenful above it). With a ``budget`` (seconds), finished blocks are rendered
         until it is spent (one at least) and the rest are left for the next call (``behind``: what is shown
         does not change until they are all rendered). A render of everything again (``reset``) takes no budget.
+        A budgeted render that rendered finished blocks leaves the open block's render (the costlier part while a
+        code block grows: it is highlighted whole) to the next call too, so what comes between the two calls (a
+        key's echo) waits for one of them only.
         """
         before = self.shown
         blank = [Segment(" " * width, style)]  # the gap before the tail, drawn as any blank line
@@ -179,6 +189,7 @@ class MarkdownDocument:
         self._rendering = (console, width, style, palette)
         gap = [Segment(" " * width, style)]  # one blank line between top-level blocks, as Rich renders a document
         blocks = self.blocks
+        finished, self._tail_waits = self._rendered, False
         while self._rendered < len(blocks):
             rendered = render_markdown(blocks[self._rendered], console, width, style, palette, references)
             if lines and rendered:
@@ -189,6 +200,9 @@ class MarkdownDocument:
             self._rendered += 1
             if deadline is not None and time.perf_counter() > deadline and self.behind:
                 return  # the rest at the next call; what is shown stays as it was
+        self._tail_waits = deadline is not None and self._rendered > finished and self._tail_dirty
+        if self._tail_waits:
+            return  # the open block at the next call; what is shown stays as it was
         self.shown = len(lines)
         if self._tail_dirty:
             tail = settled_fence(splitter.tail)

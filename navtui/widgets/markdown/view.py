@@ -100,8 +100,8 @@ class MarkdownView(Widget):
             self._catch_up_timer.stop()
             self._catch_up_timer = None
         if self._document.behind and self._width and self.is_mounted:
-            self._render_document(self._width, whole=True)
-            self.refresh(layout=True)
+            before = self._document.height  # what shows: nothing of a render left behind
+            self._show(self._render_document(self._width, whole=True), before)
 
     def _catch_up(self) -> None:
         """Render the next finished blocks a budgeted render left (after a key's echo, if one is pending)."""
@@ -152,6 +152,11 @@ class MarkdownView(Widget):
             self._width, self._style, self._variables = width, style, variables
             self._palette = palette_for(variables)
             self._document.reset()
+        elif self._document.settled or self._catch_up_timer is not None:
+            # Nothing fed or left since the last render (every frame's layout and paint ask again), or a render
+            # left for the catch-up timer: rendered in a frame's layout, the rows it changed above the view's old
+            # bottom would not be repainted (the resize repaints only the rows it adds); the timer shows them.
+            return
         self._render_document(width)
 
     def _render_document(self, width: int, whole: bool = False) -> int | None:
