@@ -129,7 +129,7 @@ def build_widget(
 class Transcript(VerticalScroll):
     """Records in ``items``; widgets for ``items[first:]``."""
 
-    def __init__(self, *, window: int = 100, id: str | None = None) -> None:
+    def __init__(self, *, window: int = 50, id: str | None = None) -> None:
         super().__init__(id=id)
         self.window = window
         self.items: MutableSequence[TranscriptItem] = []
