@@ -375,14 +375,7 @@ async def test_the_stream_ends_before_the_answer_is_recorded_and_measured(tmp_pa
     assert seen[second + 1][1] == ["user", "assistant", "toolResult", "assistant"]  # recorded right after
 
 
-class FailingRecorder:
-    def __init__(self) -> None:
-        self.messages: list[Any] = []
-
-    def append_message(self, message: Any) -> str:
-        self.messages.append(message)
-        return str(len(self.messages))
-
+class FailingRecorder(ListRecorder):
     def sync(self) -> None:
         from navtui.core.errors import NavtuiError
 

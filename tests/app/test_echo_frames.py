@@ -270,6 +270,22 @@ def test_a_waiting_key_holds_streamed_output_back_for_a_while_only() -> None:
     assert not pacer.just_echoed
 
 
+def emulated_terminal(app: Any, width: int, height: int) -> pyte.Screen:
+    """A terminal emulator showing what ``app`` has shown so far, fed every frame it writes from now on."""
+    terminal = pyte.Screen(width, height)
+    stream = pyte.ByteStream(terminal)
+    stream.feed(terminal_output(app).encode())
+    display = app._display
+
+    def sent(on: Any, renderable: Any) -> None:
+        display(on, renderable)
+        if renderable is not None and not app._batch_count:
+            stream.feed(renderable.render_segments(app.console).encode())
+
+    app._display = sent
+    return terminal
+
+
 async def test_the_end_of_an_answer_is_painted_at_once_even_while_a_key_waits(
     make_app: AppFactory, fake_server
 ) -> None:
@@ -281,17 +297,7 @@ async def test_the_end_of_an_answer_is_painted_at_once_even_while_a_key_waits(
     async with app.run_test(size=(100, 32)) as pilot:
         await settle(app, pilot)
         screen = main_screen(app)
-        terminal = pyte.Screen(100, 32)
-        stream = pyte.ByteStream(terminal)
-        stream.feed(terminal_output(app).encode())  # what the terminal shows now; the frames follow
-        display = app._display
-
-        def sent(on: Any, renderable: Any) -> None:
-            display(on, renderable)
-            if renderable is not None and not app._batch_count:
-                stream.feed(renderable.render_segments(app.console).encode())
-
-        app._display = sent  # type: ignore[method-assign]
+        terminal = emulated_terminal(app, 100, 32)
         screen._update_timer.stop()
         app.pacer.read_at = time.monotonic() + 60  # a key read "now" for the next minute, never handled
         assert app.pacer.key_waiting
@@ -319,17 +325,7 @@ async def test_the_end_of_an_answer_is_on_the_terminal_before_the_agent_records_
     async with app.run_test(size=(100, 32)) as pilot:
         await settle(app, pilot)
         screen = main_screen(app)
-        terminal = pyte.Screen(100, 32)
-        stream = pyte.ByteStream(terminal)
-        stream.feed(terminal_output(app).encode())
-        display = app._display
-
-        def sent(on: Any, renderable: Any) -> None:
-            display(on, renderable)
-            if renderable is not None and not app._batch_count:
-                stream.feed(renderable.render_segments(app.console).encode())
-
-        app._display = sent  # type: ignore[method-assign]
+        terminal = emulated_terminal(app, 100, 32)
         screen._update_timer.stop()  # only the turn's end paints
         painted = screen.painted
         shown: list[tuple[str, list[str]]] = []
