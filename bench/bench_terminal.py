@@ -15,9 +15,10 @@ or a burst of writes for a program that does not use synchronized output. ``--re
 5,000-entry session, against its fresh start in the same run.
 
 Apps: ``navtui`` (this checkout), ``before`` (navtui from another checkout, ``--baseline DIR``: before/after
-figures in one run), ``textual`` (a minimal stock Textual app: start-up and idle only), ``floor`` (a raw-mode
-program that echoes a key at once: what the pty and this terminal cost every app), and peers given as
-executables: ``--vibe2 PATH`` (Mistral Vibe 2.x, run with its Python/Textual UI) and ``--vibe3 PATH``
+figures in one run), ``textual`` (a minimal stock Textual app: start-up and idle only), ``stack`` (a minimal
+Textual app that streams the reply with the ollama client into a plain log: what the prescribed stack itself
+costs), ``floor`` (a raw-mode program that echoes a key at once: what the pty and this terminal cost every app),
+and peers given as executables: ``--vibe2 PATH`` (Mistral Vibe 2.x, run with its Python/Textual UI) and ``--vibe3 PATH``
 (Mistral Vibe 3.x, its Rust UI), each with a throwaway ``VIBE_HOME`` per run pointed at the fake server.
 Runs are interleaved (run 1 of every app, then run 2 ..., every other round in reverse order: no app always
 follows the same one); the report gives medians over runs, and the load average before and after. It prints
@@ -77,6 +78,34 @@ class Minimal(App):
         yield Footer()
 
 Minimal().run()
+"""
+# The stack's own floor for memory: a minimal Textual app that streams the reply with the ollama client (so
+# pydantic and httpx, as navtui's session holds them) into a plain Log widget, no Markdown. Its RSS after the
+# reply is what the prescribed stack costs before an agent holds anything (docs/speed.md).
+STACK_APP = """
+import sys
+from ollama import AsyncClient
+from textual.app import App
+from textual.widgets import Footer, Header, Input, Log
+
+class Stack(App):
+    TITLE = "NavBenchStack"
+    AUTO_FOCUS = "Input"
+    def compose(self):
+        yield Header()
+        yield Log()
+        yield Input(placeholder="prompt")
+        yield Footer()
+    def on_input_submitted(self, event):
+        self.run_worker(self.reply(event.value))
+    async def reply(self, text):
+        log = self.query_one(Log)
+        client = AsyncClient(host=sys.argv[1])
+        messages = [{"role": "user", "content": text}]
+        async for part in await client.chat(model=sys.argv[2], messages=messages, stream=True):
+            log.write(part.message.content or "")
+
+Stack().run()
 """
 # The floor: a raw-mode program that writes each probe back at once. What it measures is the pty, the
 # scheduler and this terminal's own reading, the part of every app's figure that no app can take out.
@@ -163,7 +192,7 @@ def round_order(apps: list[App], run: int) -> list[App]:
     return list(reversed(apps)) if run % 2 else list(apps)
 
 
-def build_apps(args: argparse.Namespace, stock_script: str, floor_script: str) -> list[App]:
+def build_apps(args: argparse.Namespace, stock_script: str, floor_script: str, stack_script: str) -> list[App]:
     python = sys.executable
     known: dict[str, App] = {
         "navtui": App("navtui", navtui_argv, lambda url, home: {}, navtui_ready, blank=transcript_blank),
@@ -175,6 +204,12 @@ def build_apps(args: argparse.Namespace, stock_script: str, floor_script: str) -
             streams=False,
         ),
         "floor": App("floor", lambda url: [python, floor_script], lambda url, home: {}, _has("floor ready"), False),
+        "stack": App(
+            "stack",
+            lambda url: [python, stack_script, url, MODEL],
+            lambda url, home: {},
+            _has("NavBenchStack", "prompt", "palette"),
+        ),
     }
     if args.baseline:
         known["before"] = App(
@@ -848,7 +883,9 @@ def main() -> None:
         handle.write(STOCK_APP)
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as floor:
         floor.write(FLOOR_APP)
-    apps = build_apps(args, handle.name, floor.name)
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as stack:
+        stack.write(STACK_APP)
+    apps = build_apps(args, handle.name, floor.name, stack.name)
     results: dict[str, list[dict[str, Any]]] = {app.name: [] for app in apps}
     load = {"before": list(os.getloadavg())}
     try:
@@ -870,6 +907,7 @@ def main() -> None:
     finally:
         os.unlink(handle.name)
         os.unlink(floor.name)
+        os.unlink(stack.name)
         for app in apps:
             if app.home is not None:
                 shutil.rmtree(app.home, ignore_errors=True)
