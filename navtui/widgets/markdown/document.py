@@ -22,6 +22,7 @@ from rich.segment import Segment
 from rich.style import Style
 
 from navtui.widgets.markdown.blocks import Block, BlockSplitter
+from navtui.widgets.markdown.code import OpenFence
 from navtui.widgets.markdown.render import Line, MarkdownPalette, render_markdown
 
 RELEASED: Line = []  # stands for a line of a released block (told apart by identity: a rendered line is never it)
@@ -111,6 +112,7 @@ class MarkdownDocument:
         self._tail_waits = False  # a budgeted render rendered finished blocks: the open block's is the next call's
         self._released = 0  # blocks whose lines are RELEASED
         self._rendering: tuple[Console, int, Style, MarkdownPalette] | None = None  # what ``lines`` was rendered with
+        self._fence = OpenFence()  # the open block's first rows, while it is a growing code block
 
     @property
     def behind(self) -> bool:
@@ -134,6 +136,7 @@ class MarkdownDocument:
         """The document is complete: its last (open) block is finished too, so it can be released like the rest.
         It renders the same lines in the same place (the gap before it included)."""
         block = self.splitter.close()
+        self._fence.clear()
         if block is not None:
             self.blocks.extend([block])
         self.blocks.pack()
@@ -206,7 +209,14 @@ class MarkdownDocument:
         self.shown = len(lines)
         if self._tail_dirty:
             tail = settled_fence(splitter.tail)
-            self.tail_lines = render_markdown(tail, console, width, style, palette, references) if tail.strip() else []
+            if tail.strip():
+                # A growing code block: only its last lines are highlighted again (``code.py``)
+                fence = self._fence.render(tail, console, width, style, palette)
+                self.tail_lines = (
+                    render_markdown(tail, console, width, style, palette, references) if fence is None else fence
+                )
+            else:
+                self.tail_lines = []
             self.tail_blank = bool(self.tail_lines and lines)
             self._tail_dirty = False
 
