@@ -45,6 +45,14 @@ def _slash_commands_provider() -> type:
     return SlashCommandProvider
 
 
+def _binds_with_priority(screen: Screen[Any], key: str) -> bool:
+    """Whether a node of ``screen``'s binding chain (the focused widget and its ancestors, else the screen and
+    the app) has a priority binding for ``key``."""
+    focused = screen.focused
+    nodes = focused.ancestors_with_self if focused is not None else (screen, screen.app)
+    return any(binding.priority for node in nodes for binding in node._bindings.key_to_bindings.get(key, ()))
+
+
 FIRST_FRAME_WAIT = 2.0  # seconds the first frame waits for the main screen to be in place, at most
 
 
@@ -117,6 +125,15 @@ class NavtuiApp(App[int]):
         if isinstance(event, events.Key):
             self.pacer.key()
         await super().on_event(event)
+
+    async def _check_bindings(self, key: str, priority: bool = False) -> bool:
+        # Textual looks for a priority binding at every key by building the screen's whole binding chain (each
+        # node's bindings copied, the keys the focused widget takes filtered out): ~0.1 ms of each key's echo
+        # for a key no priority binding claims, which is nearly every key. The chain only ever drops bindings,
+        # so a key no node of it binds with priority has none there. A keymap renames keys: Textual decides.
+        if priority and not self._keymap and not _binds_with_priority(self.screen, key):
+            return False
+        return await super()._check_bindings(key, priority)
 
     def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
         # Only the main screen's compositor keeps the terminal's image up to date; another screen's frame

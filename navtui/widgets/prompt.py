@@ -22,9 +22,11 @@ from rich.style import Style
 from textual import events
 from textual.geometry import Region
 from textual.message import Message
+from textual.reactive import Reactive, reactive
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
+from textual.widgets.text_area import Edit, EditResult, Location, Selection
 
 from navtui.widgets.pasted import PromptPastes, is_long
 
@@ -90,6 +92,9 @@ class PromptEditor(TextArea):
         self._picked = False  # ↑↓ moved in the list since it opened
         self.pastes = PromptPastes()
         self._chord_at = 0.0  # when ctrl+x was pressed (ctrl+x ctrl+e opens the editor)
+        # Nothing listens to the cursor's moves: at every key the message went through the prompt's, the screen's
+        # and the app's queues.
+        self.disable_messages(TextArea.SelectionChanged)
 
     # ------------------------------------------------------------------ rendering
     _css_for: tuple[Style, object, object] | None = None  # what the theme's CSS fallbacks were last applied for
@@ -107,6 +112,67 @@ class PromptEditor(TextArea):
             return Widget.render_lines(self, crop)
         self._css_for = key
         return super().render_lines(crop)
+
+    # ------------------------------------------------------------------ repainting what changed
+    # TextArea repaints itself whole at every move of the cursor (``selection`` is a repainting reactive), and so
+    # at every key: its border rows too, rendered again and composited with the line that changed. Here a key
+    # repaints the rows it changed: the edited line, the cursor's old and new lines, a bracket's match. An edit
+    # across lines, one that changes the prompt's height or wrapping, a selection, undo, redo and new text
+    # repaint the whole prompt, as before.
+    selection: Reactive[Selection] = reactive(Selection(), init=False, always_update=True, repaint=False)
+    _in_edit = False
+    _edit_rows: set[int] | None = None  # inside ``edit``: the rows it repaints (None: an edit across lines)
+    _bracket_at: Location | None = None  # the bracket matched to the cursor's when the selection last changed
+
+    def watch_selection(self, previous: Selection, selection: Selection) -> None:
+        if not self.is_mounted:
+            return
+        bracket, self._bracket_at = self._bracket_at, self._matching_bracket_location
+        if previous.start != previous.end or selection.start != selection.end:
+            self.refresh()  # a selection's highlight may span lines
+            return
+        rows = {previous.end[0], selection.end[0]}
+        rows.update(location[0] for location in (bracket, self._bracket_at) if location is not None)
+        if self._edit_rows is not None:
+            self._edit_rows |= rows  # repainted once the edit is done
+        elif not self._in_edit:  # (an edit across lines repaints the whole prompt)
+            self._refresh_rows(rows)
+
+    def _refresh_rows(self, rows: set[int]) -> None:
+        """Repaint the rows these document lines wrap to (the whole prompt if one is gone: new text)."""
+        wrapped = self.wrapped_document
+        if max(rows) >= self.document.line_count:
+            self.refresh()
+            return
+        for row in rows:
+            self.refresh_lines(wrapped.location_to_offset((row, 0)).y, len(wrapped.get_offsets(row)) + 1)
+
+    def edit(self, edit: Edit) -> EditResult:
+        within_line = edit.top[0] == edit.bottom[0] and "\n" not in edit.text
+        height = self.wrapped_document.height
+        self._in_edit = True
+        self._edit_rows = {edit.top[0]} if within_line else None
+        try:
+            result = super().edit(edit)
+        finally:
+            rows, self._edit_rows, self._in_edit = self._edit_rows, None, False
+        if rows is not None and self.wrapped_document.height == height:
+            self._refresh_rows(rows)
+        else:
+            self.refresh()
+        return result
+
+    def undo(self) -> None:
+        super().undo()
+        self.refresh()  # a batch of edits, anywhere in the text
+
+    def redo(self) -> None:
+        super().redo()
+        self.refresh()
+
+    def load_text(self, text: str) -> None:
+        super().load_text(text)
+        self.refresh()
 
     @property
     def _menu_open(self) -> bool:
@@ -155,11 +221,25 @@ class PromptEditor(TextArea):
         elif key == "ctrl+d" and not self.text:
             self.post_message(self.QuitRequested(confirm=False))
         else:
-            handled = False
             self._typed = event.is_printable or key in ("backspace", "delete")
+            handled = not event.is_printable and await self._run_own_binding(key)
         if handled:
             event.stop()
             event.prevent_default()  # TextArea's own handler (and bindings) must not run too
+
+    async def _run_own_binding(self, key: str) -> bool:
+        """Run the prompt's own binding for ``key`` (backspace, delete, the arrows, undo ...) here; False if none.
+
+        Textual looks a focused widget's non-priority bindings up once the key has bubbled to the app, the
+        prompt's own first: two more message hops, and the whole binding chain built again, for every backspace
+        (~0.8 ms of the UI loop before its echo). The same binding runs here, as Textual would run it. A keymap
+        (``App.set_keymap``) renames keys along the whole chain: then Textual's own look-up decides."""
+        if self.app._keymap:
+            return False
+        for binding in self._bindings.key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
 
     def _continued(self) -> bool:
         """A ``\\`` just before the cursor at the end of its line: the user asks for a new line (as in Claude Code)."""

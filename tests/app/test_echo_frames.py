@@ -159,6 +159,43 @@ async def test_a_key_is_echoed_without_waiting_for_the_update_timer(make_app: Ap
         assert "x" in screen._compositor.render_strips()[prompt_row].text
 
 
+async def test_a_typed_key_goes_through_few_message_queues_and_its_frame_writes_its_line(make_app: AppFactory) -> None:
+    # The key's own path (widgets/prompt.py): the key goes from the app to the prompt, where its binding runs
+    # (backspace did not bubble back up to the app), the prompt's Changed stops at the screen, nothing posts the
+    # cursor's move, and the prompt repaints the line it changed: the frame writes that row, not the border's.
+    dispatched: list[str] = []
+    names = {"Key", "Changed", "SelectionChanged"}
+    app = make_app()
+
+    def hook(message: object) -> None:
+        if type(message).__name__ in names:
+            dispatched.append(type(message).__name__)
+
+    async with app.run_test(size=(100, 32), message_hook=hook) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        screen._update_timer.stop()
+        frames: list[object] = []
+        display = app._display
+
+        def sent(on: Any, renderable: Any) -> None:
+            if renderable is not None:
+                frames.append(renderable)
+            display(on, renderable)
+
+        app._display = sent  # type: ignore[method-assign]
+        prompt = screen.query_one(PromptEditor)
+        text_row = prompt.content_region.y
+        for key, character, text in (("x", "x", "x"), ("y", "y", "xy"), ("backspace", None, "x")):
+            dispatched.clear()
+            frames.clear()
+            app.post_message(events.Key(key, character))
+            await until(lambda text=text: bool(frames) and prompt.text == text and not app.pacer.echo_pending)
+            await pilot.pause()
+            assert sorted(dispatched) == ["Changed", "Changed", "Key", "Key"], key
+            assert rows_of(frames[0]) == {text_row}, key
+
+
 def rows_of(update: object) -> set[int]:
     """The screen rows a frame writes."""
     if isinstance(update, DiffUpdate):

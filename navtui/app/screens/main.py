@@ -542,7 +542,8 @@ class MainScreen(TurnScreen):
             prompt.border_title = title
 
     @on(PromptEditor.Changed, "#prompt")
-    def _on_prompt_changed(self) -> None:
+    def _on_prompt_changed(self, event: PromptEditor.Changed) -> None:
+        event.stop()  # the app has no use for it: one message hop less at every key
         self.paint_prompt_border()
 
     async def run_user_command(self, text: str) -> None:
