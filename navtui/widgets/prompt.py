@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from rich.style import Style
 from textual import events
-from textual.geometry import Region
+from textual.geometry import Offset, Region
 from textual.message import Message
 from textual.reactive import Reactive, reactive
 from textual.strip import Strip
@@ -161,6 +161,21 @@ class PromptEditor(TextArea):
         else:
             self.refresh()
         return result
+
+    def scroll_cursor_visible(self, center: bool = False, animate: bool = False) -> Offset:
+        # TextArea scrolls the cursor into view at every move of the cursor (~0.1 ms of each key's path). With the
+        # whole text in view and nothing scrolled, the prompt's usual state (it grows with its text), there is
+        # nowhere to scroll to: only where the cursor is drawn is worked out again, as TextArea does first.
+        if (
+            not center
+            and self._has_cursor
+            and self.soft_wrap
+            and self.scroll_offset == (0, 0)
+            and self.wrapped_document.height <= self.scrollable_content_region.height
+        ):
+            self._recompute_cursor_offset()
+            return Offset(0, 0)
+        return super().scroll_cursor_visible(center, animate)
 
     def undo(self) -> None:
         super().undo()

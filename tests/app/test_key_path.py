@@ -40,13 +40,14 @@ class PromptApp(App[None]):
     CSS = CSS
     BINDINGS = [Binding("f5", "noted('f5')"), Binding("f6", "noted('f6 (priority)')", priority=True)]
 
-    def __init__(self) -> None:
+    def __init__(self, prompt: type[RecordingPrompt] = RecordingPrompt) -> None:
         super().__init__()
         self.bubbled: list[str] = []  # keys that came back up to the app, after the prompt
         self.noted: list[str] = []
+        self.prompt_class = prompt
 
     def compose(self) -> ComposeResult:
-        yield RecordingPrompt()
+        yield self.prompt_class()
 
     @property
     def prompt(self) -> RecordingPrompt:
@@ -220,3 +221,33 @@ async def test_a_key_with_no_priority_binding_in_the_chain_is_found_so_without_b
             for key in keys:
                 assert _binds_with_priority(screen, key) == chain_binds_with_priority(screen, key), (key, focused)
             assert {key for key in keys if _binds_with_priority(screen, key)} == {"f2", "f4", "ctrl+p", "ctrl+q"}
+
+
+class ScrollingPrompt(RecordingPrompt):
+    """A prompt that counts the times it asks to scroll a region into view."""
+
+    scrolls = 0
+
+    def scroll_to_region(self, *args: Any, **kwargs: Any) -> Any:
+        self.scrolls += 1
+        return super().scroll_to_region(*args, **kwargs)
+
+
+async def test_the_cursor_is_scrolled_into_view_only_when_the_prompt_can_scroll() -> None:
+    app = PromptApp(ScrollingPrompt)
+    async with app.run_test(size=(40, 20)) as pilot:
+        prompt = app.query_one(ScrollingPrompt)
+        await typed(app, *"abc", "left")
+        assert prompt.scrolls == 0  # the whole text in view: nowhere to scroll to
+        content = prompt.content_region
+        assert prompt.cursor_screen_offset == (content.x + 2, content.y) == app.cursor_position  # the terminal's
+        prompt.insert("".join(f"\nline {number}" for number in range(15)))  # more than the prompt shows (10)
+        await pilot.pause()
+        assert prompt.scrolls > 0
+        assert prompt.scroll_offset.y == 6 and prompt.cursor_location == (15, 7)
+        scrolls = prompt.scrolls
+        await typed(app, *["up"] * 9)
+        assert prompt.scroll_offset.y == 6 and prompt.scrolls > scrolls
+        await typed(app, "up")  # the first line shown: the next line up scrolls into view
+        assert prompt.scroll_offset.y == 5
+        assert prompt.cursor_screen_offset.y == prompt.content_region.y == app.cursor_position.y

@@ -314,7 +314,7 @@ async def test_the_border_follows_the_mode_and_the_level_and_a_plain_key_changes
         assert "-bash-mode" in changed
         await pilot.press("backspace")  # the ! again: the level's colour is back
         await pilot.pause()
-        assert not editor.has_class("-bash-mode") and editor.has_class("-thinking-off") and editor.border_title == ""
+        assert not editor.has_class("-bash-mode") and editor.has_class("-thinking-off") and editor.border_title is None
         await pilot.press("delete")
         await pilot.pause()
         assert editor.text == "i there"

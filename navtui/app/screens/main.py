@@ -537,7 +537,7 @@ class MainScreen(TurnScreen):
             prompt.set_class(mode is None and name == level, f"-thinking-{name}")
         prompt.set_class(mode == "bash", "-bash-mode")
         prompt.set_class(mode == "python", "-python-mode")
-        title = _MODE_TITLES.get(mode or "", "")
+        title = _MODE_TITLES.get(mode or "")  # None, not "": an empty title is styled at every render
         if prompt.border_title != title:
             prompt.border_title = title
 
