@@ -251,3 +251,20 @@ async def test_the_cursor_is_scrolled_into_view_only_when_the_prompt_can_scroll(
         await typed(app, "up")  # the first line shown: the next line up scrolls into view
         assert prompt.scroll_offset.y == 5
         assert prompt.cursor_screen_offset.y == prompt.content_region.y == app.cursor_position.y
+
+
+async def test_composed_and_wide_characters_are_typed_and_shown_as_a_whole_repaint_shows() -> None:
+    # An input method's characters arrive as keys named by the character itself (Textual's parser).
+    app = PromptApp()
+    async with app.run_test(size=(30, 12)):
+        prompt = app.prompt
+        await typed(app, "x")
+        prompt.refreshes.clear()
+        for key in ("é", "日", "本", "ü", "backspace", "left", "ß"):
+            await typed(app, key)
+            kept = shown(prompt)
+            prompt.refresh()
+            assert shown(prompt) == kept, key
+        assert (prompt.text, prompt.cursor_location) == ("xé日ß本", (0, 4))
+        assert app.bubbled == []
+        assert (0, 1) in prompt.refreshes and all(refresh in ((0, 1), None) for refresh in prompt.refreshes)
