@@ -10,6 +10,14 @@ never used by ``_render_chops`` (it paints only rows in the update's spans), so 
 Measured on the idle echo path (bench/bench_terminal.py probes, 120x40): lines rendered per echo frame 80 ->
 6. This belongs upstream in Textual (``Compositor._get_renders`` could intersect each region with the crop);
 until then it is a subclass, checked against the version pinned in pyproject.toml.
+
+A transcript that follows a streamed answer scrolls at almost every frame, and Textual repaints a scrolled
+container whole: every widget in it moved, so its whole viewport is dirty, and each row was rendered, cut into
+chops, turned into cells and compared with the screen's image, to find that most rows had only moved up.
+``DiffingCompositor`` sees the scroll in the layout (``reflow``): when every visible widget that changed moved up
+by the same rows inside one clip (the last one may have grown), it keeps the band's rows as the terminal has them,
+scrolls them there (``DiffUpdate.scrolls``), and repaints only the rows the scroll brought in, what the widgets
+marked as changed (moved with them), and the columns beside the band on its rows (the scrollbar).
 """
 
 from __future__ import annotations
@@ -18,14 +26,20 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
-from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
-from textual.geometry import Region
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate, ReflowResult
+from textual.geometry import Region, Size
 from textual.strip import Strip
 
-from navtui.app.screen_image import DiffUpdate, Row, ScreenImage
+from navtui.app.screen_image import DiffUpdate, Row, ScreenImage, shifted
+
+if TYPE_CHECKING:
+    from textual._compositor import CompositorMap
+    from textual.widget import Widget
 
 if TYPE_CHECKING:
     from textual.screen import Screen
+
+Band = tuple[int, int, int]  # rows [top, bottom) whose content moved up ``by`` rows
 
 
 class CroppedCompositor(Compositor):
@@ -38,55 +52,235 @@ class CroppedCompositor(Compositor):
         # beside the crop (the transcript's text, for a scrollbar-only frame) is not asked at all; every chop
         # the update sends lies inside some widget that overlaps the crop, so none is left unpainted.
         top, bottom = crop.y, crop.bottom
+        spans = self._spans
         for widget, (region, clip) in list(self.visible_widgets.items()):
             visible = region.intersection(clip)
             if not visible.overlaps(crop):
                 continue
             y = max(visible.y, top)
             height = min(visible.bottom, bottom) - y
-            strips = widget.render_lines(Region(visible.x - region.x, y - region.y, visible.width, height))
-            yield region, Region(visible.x, y, visible.width, height), strips
+            # Only the rows where the update paints inside the widget's columns (a scrolled band's rows are painted
+            # only beside it, in the scrollbar's column: the widgets in it are not asked for them)
+            runs = [(y, height)] if spans is None else _row_runs(spans, y, y + height, visible.x, visible.right)
+            for run_y, run_height in runs:
+                strips = widget.render_lines(Region(visible.x - region.x, run_y - region.y, visible.width, run_height))
+                yield region, Region(visible.x, run_y, visible.width, run_height), strips
+
+    _spans: dict[int, list[tuple[int, int]]] | None = None  # the update's spans by row, while it is rendered
+
+
+def _row_runs(
+    spans: dict[int, list[tuple[int, int]]], top: int, bottom: int, x1: int, x2: int
+) -> list[tuple[int, int]]:
+    """Runs ``(y, height)`` of rows in ``[top, bottom)`` where a span overlaps the columns ``[x1, x2)``."""
+    runs: list[tuple[int, int]] = []
+    start = -1
+    get = spans.get
+    for y in range(top, bottom):
+        hit = False
+        for span_start, span_end in get(y, ()):
+            if span_start < x2 and span_end > x1:
+                hit = True
+                break
+        if hit:
+            if start < 0:
+                start = y
+        elif start >= 0:
+            runs.append((start, y - start))
+            start = -1
+    if start >= 0:
+        runs.append((start, bottom - start))
+    return runs
 
 
 class DiffingCompositor(CroppedCompositor):
     """A compositor whose frames write only the cells that changed (``screen_image``), when given the
-    terminal's ``image``; screenshots and frames without an image are Textual's own."""
+    terminal's ``image``; screenshots and frames without an image are Textual's own. A layout that only scrolled
+    a band of rows up is painted as that scroll and the rows it brings in (``reflow``)."""
 
     image: ScreenImage | None = None
+    _band: Band | None = None  # the scroll the next update starts with
+
+    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
+        # The layout the screen shows: after a scroll of Textual's own (``reflow_visible``: a key, the wheel) the
+        # visible widgets' map, which the full map is not brought up to date with
+        old_map = self._visible_map if self._visible_map is not None else self._full_map
+        old_size = self.size
+        before = set(self._dirty_regions)  # in the old layout's places (``update_widgets`` ran before this)
+        result = super().reflow(parent, size)
+        pending, self._band = self._band, None
+        if pending is not None:  # laid out twice before a paint: the first scroll's rows are painted whole
+            top, bottom, _ = pending
+            self._dirty_regions.add(Region(0, top, size.width, bottom - top))
+            return result
+        if self.image is None or size != old_size or size.region in before:
+            return result
+        found = _scrolled(old_map, self._full_map, before, size)
+        if found is not None:
+            self._band, dirty = found
+            self._dirty_regions.clear()
+            self._dirty_regions.update(dirty)
+        return result
 
     def render_update(
         self, full: bool = False, screen_stack: list[Screen] | None = None, simplify: bool = False
     ) -> RenderableType | None:
-        update = super().render_update(full, screen_stack, simplify)
+        band, self._band = self._band, None
         image = self.image
-        if image is None or full or simplify or update is None:  # a screenshot (full=True) prints the update
-            return update
+        if image is None or full or simplify:
+            if band is not None:
+                self._dirty_regions.add(self.size.region)  # the scroll's rows were not marked: all of them
+            return super().render_update(full, screen_stack, simplify)
+        self._spans = {}
+        for y, x1, x2 in self._regions_to_spans(self._dirty_regions):
+            self._spans.setdefault(y, []).append((x1, x2))
+        try:
+            update = super().render_update(full, screen_stack, simplify)
+        finally:
+            self._spans = None
+        if update is None:
+            return None
         image.begin(self.size.width, self.size.height)
         if isinstance(update, LayoutUpdate):
-            rows = {
-                y: image.row_of([(update.region.x, Strip.join(line))])
-                for y, line in enumerate(update.strips, update.region.y)
-            }
-            return DiffUpdate(image, rows)
+            return _whole(image, update)
         if isinstance(update, ChopsUpdate):
-            return _chops_to_diff(image, update) or update
+            if band is None:
+                return _chops_to_diff(image, update) or update
+            # The rows as the terminal has them once the band scrolled (the image follows when the frame is
+            # written: ``DiffUpdate.scrolls``); rows it cannot scroll into place, or a row the update does not
+            # know, and the screen is written whole.
+            known = shifted(image.rows, *band) if all(image.rows[band[0] + band[2] : band[1]]) else None
+            diff = None if known is None else _chops_to_diff(image, update, known, keep_same=False)
+            if diff is None:
+                image.invalidate()
+                return _whole(image, self.render_full_update())
+            diff.scrolls = [band]
+            return diff
         return update
 
 
-def _chops_to_diff(image: ScreenImage, update: ChopsUpdate) -> DiffUpdate | None:
+def _whole(image: ScreenImage, update: LayoutUpdate) -> DiffUpdate:
+    rows = {
+        y: image.row_of([(update.region.x, Strip.join(line))]) for y, line in enumerate(update.strips, update.region.y)
+    }
+    return DiffUpdate(image, rows)
+
+
+def _scrolled(
+    old: CompositorMap, new: CompositorMap, before: set[Region], size: Size
+) -> tuple[Band, set[Region]] | None:
+    """When the layout from ``old`` to ``new`` only scrolled one band of rows up: the band and what to repaint
+    (the rows brought in, what the widgets had marked, moved with them, and the band's rows beside it)."""
+    band: Region | None = None
+    by = 0
+    moved: set[Widget] = set()
+    grown: list[tuple[Region, Region]] = []  # (visible region, the rows it grew by) of widgets that grew
+    others: list[Region] = []  # the dirty regions of changes outside the band
+    for widget, geometry in new.items():
+        previous = old.get(widget)
+        visible = geometry.clip.intersection(geometry.region)
+        if previous is None:
+            if visible:
+                return None  # a widget shown for the first time
+            continue
+        if previous == geometry:
+            continue
+        was = previous.clip.intersection(previous.region)
+        if not (visible or was):
+            continue  # off screen before and after
+        region, old_region = geometry.region, previous.region
+        shift = old_region.y - region.y
+        if (
+            shift > 0
+            and geometry.clip == previous.clip
+            and (region.x, region.width) == (old_region.x, old_region.width)
+            and region.height >= old_region.height
+        ):
+            if band is None:
+                band, by = geometry.clip, shift
+            elif (geometry.clip, shift) != (band, by):
+                return None
+            moved.add(widget)
+            if region.height > old_region.height:
+                grown.append(
+                    (
+                        visible,
+                        Region(region.x, region.y + old_region.height, region.width, region.height - old_region.height),
+                    )
+                )
+            continue
+        if region == old_region and geometry.clip == previous.clip:
+            continue  # its place is as it was (a container scrolled: its own background does not move)
+        others.extend(part for part in (visible, was) if part)
+    if band is None or not 0 < by < band.height:
+        return None
+    for widget, geometry in old.items():
+        if widget not in new and geometry.clip.intersection(geometry.region):
+            return None  # a widget hidden or removed (the "new output" hint): its cells are repainted
+    # Every other widget painted on the band's rows must be one of the moved ones or an ancestor of them (its
+    # background shows between them): anything else there (a docked hint, an overlay) would move with the rows.
+    ancestors = {ancestor for widget in moved for ancestor in widget.ancestors}
+    for widget, geometry in new.items():
+        if widget in moved or widget in ancestors:
+            continue
+        if geometry.clip.intersection(geometry.region).overlaps(band):
+            return None
+    if any(region.overlaps(band) for region in others):
+        return None
+    dirty = set(others)
+    dirty.add(Region(band.x, band.bottom - by, band.width, by))  # the rows the scroll brings in
+    for visible, new_rows in grown:
+        if part := visible.intersection(new_rows):
+            dirty.add(part)
+    for side in (
+        Region(0, band.y, band.x, band.height),
+        Region(band.right, band.y, size.width - band.right, band.height),
+    ):
+        if side:
+            dirty.add(side)  # beside the band (the scrollbar, a margin): the terminal moves those cells too
+    for region in before:
+        if not region.overlaps(band):
+            dirty.add(region)
+            continue
+        for part in _outside(region, band):
+            dirty.add(part)
+        if moved_part := region.intersection(band).translate((0, -by)).intersection(band):
+            dirty.add(moved_part)  # a widget's own change, where its rows are now
+    return (band.y, band.bottom, by), dirty
+
+
+def _outside(region: Region, band: Region) -> list[Region]:
+    """The parts of ``region`` outside ``band``."""
+    parts = [
+        Region(region.x, region.y, region.width, band.y - region.y),  # above
+        Region(region.x, band.bottom, region.width, region.bottom - band.bottom),  # below
+    ]
+    middle_top, middle_bottom = max(region.y, band.y), min(region.bottom, band.bottom)
+    if middle_bottom > middle_top:
+        parts.append(Region(region.x, middle_top, band.x - region.x, middle_bottom - middle_top))  # left
+        parts.append(Region(band.right, middle_top, region.right - band.right, middle_bottom - middle_top))  # right
+    return [part.intersection(region) for part in parts if part.width > 0 and part.height > 0]
+
+
+def _chops_to_diff(
+    image: ScreenImage, update: ChopsUpdate, known: list[Row | None] | None = None, keep_same: bool = True
+) -> DiffUpdate | None:
     """The rows a partial update paints, over what the terminal shows; ``None`` when a row it touches is not
     known and the update does not cover it whole (then Textual's update is written and the rows stay unknown).
 
     Only the cells inside the update's spans are taken. A row's chops outside them are not what the screen
     shows: ``CroppedCompositor`` asks only the widgets that overlap the update, so for a scrollbar-only update
     the transcript's own background fills the chops its text would have covered (the text was not asked). Taking
-    those cells blanked the whole transcript for one frame while a reply streamed."""
+    those cells blanked the whole transcript for one frame while a reply streamed. ``known``: the rows the
+    terminal will hold when the update's cells are written (after a scroll), if not the image's; without
+    ``keep_same``, a row whose few painted cells are the ones it holds already is left out."""
+    known = image.rows if known is None else known
     covered: dict[int, int] = {}
     for y, x1, x2 in update.spans:
         covered[y] = covered.get(y, 0) + (x2 - x1)
     rows: dict[int, Row] = {}
     for y in covered:
-        base = image.rows[y] if y < len(image.rows) else None
+        base = known[y] if y < len(known) else None
         if base is None and covered[y] < image.width:
             for unknown in covered:
                 if unknown < len(image.rows):
@@ -101,6 +295,8 @@ def _chops_to_diff(image: ScreenImage, update: ChopsUpdate) -> DiffUpdate | None
             start, stop = max(x, x1), min(end, x2)
             strips[y].append((start, strip if (start, stop) == (x, end) else strip.crop(start - x, stop - x)))
     for y, row_strips in strips.items():
-        base = image.rows[y] if y < len(image.rows) else None
+        base = known[y] if y < len(known) else None
+        if not keep_same and base is not None and image.paints_same(row_strips, base):
+            continue
         rows[y] = image.row_of(row_strips, base)
     return DiffUpdate(image, rows)

@@ -180,6 +180,22 @@ class ScreenImage:
         link = f"\x1b]8;id={style._link_id};{style._link}\x1b\\" if style._link else ""
         return Pen(style._attributes & style._set_attributes, fg, bg, link)
 
+    def paints_same(self, strips: Iterable[tuple[int, Strip]], base: Row) -> bool:
+        """Whether narrow ``strips`` (each at a column, a few cells of one-cell characters) paint what ``base``
+        shows there already (the scrollbar's column beside a scrolled band, most of its rows)."""
+        for x, strip in strips:
+            if strip.cell_length > 4:
+                return False
+            for segment in strip:
+                text = segment.text
+                if segment.control or not (text.isascii() or _ONE_CELL.issuperset(text)):
+                    return False
+                end = x + len(text)
+                if base.cells[x:end] != list(text) or base.looks[x:end] != [self.look(segment.style)] * len(text):
+                    return False
+                x = end
+        return True
+
     def row_of(self, strips: Iterable[tuple[int, Strip]], base: Row | None = None) -> Row:
         """The row that ``strips`` (each at a column) paint over ``base`` (blank where neither covers)."""
         if base is not None:
@@ -221,6 +237,9 @@ class DiffUpdate(CompositorUpdate):
     def __init__(self, image: ScreenImage, rows: Mapping[int, Row]) -> None:
         self.image = image
         self.rows = rows
+        # Bands the terminal scrolls first, known before the frame (``DiffingCompositor``: a transcript that
+        # followed its end), the rows given as they are after it
+        self.scrolls: list[tuple[int, int, int]] = []
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         # The rows whole (what the frame shows), for a console that prints the update instead of writing it.
@@ -241,9 +260,12 @@ class DiffUpdate(CompositorUpdate):
         out: list[str] = []
         pen = _DEFAULT_PEN  # scrolls go first, with the terminal's default looks (a new line is blank)
         old = image.rows
+        for top, bottom, by in self.scrolls:
+            out.append(_scroll_sequence(top, bottom, by))
+            old = shifted(old, top, bottom, by)
         for top, bottom, by in _scrolls(old, self.rows):
             out.append(_scroll_sequence(top, bottom, by))
-            old = _shifted(old, top, bottom, by)
+            old = shifted(old, top, bottom, by)
         for y in sorted(self.rows):
             row = self.rows[y]
             before = old[y] if y < len(old) else None
@@ -275,7 +297,7 @@ def _scrolls(old: Sequence[Row | None], new: Mapping[int, Row]) -> list[tuple[in
         band = _best_band(old, new, changed[0], changed[-1] + 1)
         if band is not None:
             bands.append(band)
-            old = _shifted(old, *band)
+            old = shifted(old, *band)
     return bands
 
 
@@ -314,13 +336,13 @@ def _scroll_sequence(top: int, bottom: int, by: int) -> str:
     return f"\x1b[{top + 1};{bottom}r\x1b[{top + 1};1H" + "\x1bM" * -by + "\x1b[r"
 
 
-def _shifted(rows: Sequence[Row | None], top: int, bottom: int, by: int) -> list[Row | None]:
+def shifted(rows: Sequence[Row | None], top: int, bottom: int, by: int) -> list[Row | None]:
     """``rows`` as the terminal holds them after scrolling the band (rows scrolled in: not known)."""
-    shifted = list(rows)
+    moved = list(rows)
     for y in range(top, bottom):
         source = y + by
-        shifted[y] = rows[source] if top <= source < bottom else None
-    return shifted
+        moved[y] = rows[source] if top <= source < bottom else None
+    return moved
 
 
 def _changed_runs(before: Row | None, after: Row) -> list[tuple[int, int]]:

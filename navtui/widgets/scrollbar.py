@@ -28,7 +28,7 @@ class LineScrollBar(ScrollBar):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._strips: dict[tuple[str, Style, int], Strip] = {}
+        self._strips: dict[tuple[str, Style | None, Style, int], Strip] = {}
 
     def render_lines(self, crop: Region) -> list[Strip]:
         bar = self.render()  # the renderer Textual would draw: position, sizes and style
@@ -56,10 +56,10 @@ class LineScrollBar(ScrollBar):
         for y in crop.line_range:
             if 0 <= y < len(segments):
                 text, look, _ = segments[y]
-                key = (text, base + look if look is not None else base, width)
+                key = (text, look, base, width)  # the looks added only for a row not drawn yet (every row did)
                 strip = strips.get(key)
                 if strip is None:
-                    strip = strips[key] = Strip([Segment(text, key[1])], width)
+                    strip = strips[key] = Strip([Segment(text, base + look if look is not None else base)], width)
             else:
                 strip = Strip.blank(width, base)
             for line_filter in filters:
