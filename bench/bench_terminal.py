@@ -192,7 +192,7 @@ def round_order(apps: list[App], run: int) -> list[App]:
     return list(reversed(apps)) if run % 2 else list(apps)
 
 
-def build_apps(args: argparse.Namespace, stock_script: str, floor_script: str, stack_script: str) -> list[App]:
+def build_apps(args: argparse.Namespace, stock_script: str, floor_script: str, stack_script: str = "") -> list[App]:
     python = sys.executable
     known: dict[str, App] = {
         "navtui": App("navtui", navtui_argv, lambda url, home: {}, navtui_ready, blank=transcript_blank),
