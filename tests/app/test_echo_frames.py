@@ -175,15 +175,7 @@ async def test_a_typed_key_goes_through_few_message_queues_and_its_frame_writes_
         await settle(app, pilot)
         screen = main_screen(app)
         screen._update_timer.stop()
-        frames: list[object] = []
-        display = app._display
-
-        def sent(on: Any, renderable: Any) -> None:
-            if renderable is not None:
-                frames.append(renderable)
-            display(on, renderable)
-
-        app._display = sent  # type: ignore[method-assign]
+        frames = recorded_frames(app)
         prompt = screen.query_one(PromptEditor)
         text_row = prompt.content_region.y
         for key, character, text in (("x", "x", "x"), ("y", "y", "xy"), ("backspace", None, "x")):
@@ -215,6 +207,11 @@ async def streamed_answer(app: NavtuiApp, pilot: Any) -> tuple[MainScreen, Assis
     view.flush()
     await wait_for(pilot, lambda: "the answer starts" in rendered_text(view))
     screen._update_timer.stop()
+    return screen, view, recorded_frames(app)
+
+
+def recorded_frames(app: NavtuiApp) -> list[object]:
+    """The list each frame the app sends from now on goes to (and is written as before)."""
     frames: list[object] = []
     display = app._display
 
@@ -224,7 +221,7 @@ async def streamed_answer(app: NavtuiApp, pilot: Any) -> tuple[MainScreen, Assis
         display(on, renderable)
 
     app._display = sent  # type: ignore[method-assign]
-    return screen, view, frames
+    return frames
 
 
 async def until(condition: Any) -> None:
