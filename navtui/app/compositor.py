@@ -34,10 +34,8 @@ from navtui.app.screen_image import DiffUpdate, Row, ScreenImage, shifted
 
 if TYPE_CHECKING:
     from textual._compositor import CompositorMap
-    from textual.widget import Widget
-
-if TYPE_CHECKING:
     from textual.screen import Screen
+    from textual.widget import Widget
 
 Band = tuple[int, int, int]  # rows [top, bottom) whose content moved up ``by`` rows
 
