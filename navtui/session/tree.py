@@ -103,9 +103,12 @@ class EntryIndex(Container[str]):
         self._types: list[str] = []  # the line's type (what parse_entry reads it as: "message", "custom" ...)
         self._kinds: list[str | None] = []  # the tree's row kind (kinds.entry_kind); None: parse to know it
         self._parents: list[str | None] = []
-        # A message entry's timestamp when its line holds nothing else beside its message (type, id, parentId):
-        # with its message still held, the entry is made again without reading the line.
-        self._stamps: list[str | None] = []
+        # 1 where the line is a message entry holding nothing else beside its message (type, id, parentId and a
+        # timestamp string): with its message still held, the entry is made again without reading the line, from
+        # the timestamp noted when it was read (``_stamps``, kept only while some message may still be held: a
+        # string for every entry was 0.37 MB of a 5,000-entry session).
+        self._plain = bytearray()
+        self._stamps: dict[int, str] = {}
         self._position: dict[str, int] = {}  # id -> the position of the first entry with it
         # parent id -> its children's positions: an int for an only child (most entries have one: 0.5 MB of
         # one-item lists for 5,000 entries), a list from the second on
@@ -130,9 +133,7 @@ class EntryIndex(Container[str]):
             return
         line = encode_line(entry.to_json())[:-1]
         plain = isinstance(entry, MessageEntry) and not entry.model_extra and entry.id is not None
-        position = self._insert(
-            line, entry.type, entry.id, entry.parent_id, None, entry.timestamp if plain else None, row_kind=kind
-        )
+        position = self._insert(line, entry.type, entry.id, entry.parent_id, None, plain=plain, row_kind=kind)
         with self._lock:
             self._remember(position, entry)
 
@@ -152,15 +153,21 @@ class EntryIndex(Container[str]):
         # What parse_entry's models read: a type, id and parent id only when they are strings (else the line is
         # raw, whose fields are the same strings, or "").
         kind, entry_id, parent_id = record.get("type"), record.get("id"), record.get("parentId")
-        stamp = record.get("timestamp")
-        plain = kind == "message" and len(record) == 5 and "parentId" in record and type(entry_id) is str
+        plain = (
+            kind == "message"
+            and len(record) == 5
+            and "parentId" in record
+            and type(entry_id) is str
+            and type(record.get("timestamp")) is str
+            and (parent_id is None or type(parent_id) is str)
+        )
         self._insert(
             line,
             kind if type(kind) is str else "",
             entry_id if type(entry_id) is str else None,
             parent_id if type(parent_id) is str else None,
             None,
-            stamp if plain and type(stamp) is str and (parent_id is None or type(parent_id) is str) else None,
+            plain=plain,
             row_kind=record_kind(record),
         )
 
@@ -171,8 +178,8 @@ class EntryIndex(Container[str]):
         entry_id: str | None,
         parent_id: str | None,
         entry: Entry | None,
-        stamp: str | None = None,
         *,
+        plain: bool = False,
         row_kind: str | None,
     ) -> int:
         position = len(self._slots)
@@ -185,7 +192,7 @@ class EntryIndex(Container[str]):
         self._types.append(sys.intern(kind))
         self._ids.append(entry_id)
         self._parents.append(parent_id)
-        self._stamps.append(stamp)
+        self._plain.append(plain)
         self._kinds.append(row_kind)
         if entry_id is not None:
             if entry_id in self._position:
@@ -392,7 +399,7 @@ class EntryIndex(Container[str]):
     def _parse(self, position: int) -> Entry:
         message: Message | None = self._live_messages.get(position)
         entry: Entry | None = None
-        if message is not None and (stamp := self._stamps[position]) is not None:
+        if message is not None and self._plain[position] and (stamp := self._stamps.get(position)) is not None:
             # Still in someone's hands (the agent's context), and the line holds nothing else: made again
             # around that same object (equal to the line's entry), without reading the line.
             entry_id = self._ids[position]
@@ -427,8 +434,11 @@ class EntryIndex(Container[str]):
     def _remember(self, position: int, entry: Entry) -> None:
         if self._live.get(position) is not entry:
             self._live[position] = entry
-        if isinstance(entry, MessageEntry) and self._live_messages.get(position) is not entry.message:
-            self._live_messages[position] = entry.message
+        if isinstance(entry, MessageEntry):
+            if self._live_messages.get(position) is not entry.message:
+                self._live_messages[position] = entry.message
+            if self._plain[position]:
+                self._note_stamp(position, entry.timestamp)
         recent = self._recent
         if position not in recent:
             self._recent_bytes += self._size(position)
@@ -436,6 +446,15 @@ class EntryIndex(Container[str]):
         recent.move_to_end(position)
         while len(recent) > RECENT or (self._recent_bytes > RECENT_BYTES and len(recent) > 1):
             self._recent_bytes -= self._size(recent.popitem(last=False)[0])
+
+    def _note_stamp(self, position: int, stamp: str) -> None:
+        """Note a plain message entry's timestamp for as long as its message may be held; the notes of messages
+        no longer held are dropped once they outnumber the held ones (a branch read whole notes every entry)."""
+        stamps = self._stamps
+        stamps[position] = stamp
+        if len(stamps) > 2 * len(self._live_messages) + RECENT:
+            live = self._live_messages
+            self._stamps = {held: stamps[held] for held in stamps if held in live}
 
     def _size(self, position: int) -> int:
         return self._sizes[position]

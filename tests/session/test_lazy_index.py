@@ -125,6 +125,28 @@ def test_an_entry_read_again_while_held_is_the_same_object_and_so_is_a_held_mess
     assert len({id(m.content[0].model_fields_set) for m in assistants}) == 1  # type: ignore[union-attr]
 
 
+def test_a_held_message_s_entry_is_made_again_without_its_line_and_only_held_ones_keep_a_timestamp(
+    tmp_path: Path,
+) -> None:
+    records = _chain(400)
+    session = SessionManager.open(_write(tmp_path / "s.jsonl", records))
+    index = session._index
+    messages = [entry.message for entry in session.get_branch()]  # type: ignore[union-attr]
+    gc.collect()  # the entries are gone (but the newest read), their messages held
+    parsed = index.lines_parsed
+    again = [session.get_entry(f"{n:08x}") for n in range(300)]
+    assert index.lines_parsed == parsed  # made around the held messages, no line read
+    assert [entry.timestamp for entry in again] == [record["timestamp"] for record in records[:300]]
+    assert all(entry.message is messages[n] for n, entry in enumerate(again))  # type: ignore[union-attr]
+    assert again == [parse_entry(record) for record in records[:300]]
+
+    del messages, again
+    gc.collect()
+    session.get_entry("00000000")  # parsed from its line now; the timestamps of messages no longer held are let go
+    assert index.lines_parsed == parsed + 1
+    assert len(index._stamps) <= RECENT + 1
+
+
 def test_appended_entries_are_kept_as_lines_too_and_read_back_equal(session: SessionManager) -> None:
     first = session.append_message(user("a"))
     message = assistant("b", call("c1"))
