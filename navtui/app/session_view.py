@@ -71,7 +71,7 @@ def transcript_items(entries: Iterable[Entry]) -> list[TranscriptItem]:
 
 
 CHUNK_ENTRIES = 64  # the least entries of a chunk of items made again when scrolled to
-KEEP_ITEMS = 120  # the newest items made at load (the transcript's window of 50, a batch of 40 scrolled back, slack)
+KEEP_ITEMS = 120  # the newest items made at load (the default window of 30, a batch of 40 scrolled back, slack)
 
 
 def session_transcript(

@@ -21,7 +21,7 @@ from navtui.config.project_rules import PROJECT_RULES, Free, Stricter, stricter_
 @dataclass
 class _UI:
     theme: str = "dark"
-    mounted_entries: int = 50
+    mounted_entries: int = 30
 
 
 @dataclass

@@ -125,7 +125,7 @@ class UISettings(_Section):
     theme: str = "dark"
     double_escape_action: Literal["tree", "branch", "none"] = "tree"
     branch_summary: Literal["ask", "never", "always"] = "ask"
-    mounted_entries: int = Field(50, ge=10)
+    mounted_entries: int = Field(30, ge=10)
     notify: Literal["auto", "osc9", "osc777", "bell", "off"] = Field(
         "auto", description="How a long turn's end or a waiting approval is announced (auto: by the terminal)"
     )
