@@ -29,6 +29,7 @@ from textual.widgets import TextArea
 from textual.widgets.text_area import Edit, EditResult, Location, Selection
 
 from navtui.widgets.pasted import PromptPastes, is_long
+from navtui.widgets.prompt_lines import Look, PlainRows
 
 if TYPE_CHECKING:
     from navtui.app.completion import Candidate, Completion
@@ -99,19 +100,41 @@ class PromptEditor(TextArea):
     # ------------------------------------------------------------------ rendering
     _css_for: tuple[Style, object, object] | None = None  # what the theme's CSS fallbacks were last applied for
 
+    _plain: PlainRows | None = None  # the rows' edges as Textual last drew them (widgets/prompt_lines.py)
+
     def notify_style_update(self) -> None:
         self._css_for = None  # the CSS changed (a theme, a class, focus): apply it to the theme again
+        if self._plain is not None:
+            self._plain.forget()
         super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # TextArea applies the CSS to its theme at every render: ~0.5 ms of the ~1 ms the prompt's three rows cost
         # each key's echo (measured). What it reads changes with the styles (``notify_style_update``), the
         # background beneath (``rich_style``), the app's theme or the editor's, so it is applied again only then.
-        key = (self.rich_style, self.app.current_theme, self._theme)
+        # A plain row (prose typed at the cursor: nearly every key's) is then built by navtui between the edges
+        # Textual last drew (widgets/prompt_lines.py); any other row goes through Textual, which teaches the edges.
+        rich_style = self.rich_style
+        key = (rich_style, self.app.current_theme, self._theme)
+        plain = self._plain
+        if plain is None:
+            plain = self._plain = PlainRows()
+        size = self.region.size  # the rows Textual's styles cache draws: border and padding included
+        look = Look(key, size.width, size.height, self.has_focus)
+        theme = self._theme
+        base = theme.base_style if theme is not None and theme.base_style is not None else rich_style
         if key == self._css_for:
-            return Widget.render_lines(self, crop)
-        self._css_for = key
-        return super().render_lines(crop)
+            if crop.x == 0 and crop.width == size.width:
+                strips = plain.strips(self, look, base, crop.y, crop.bottom)
+                if strips is not None:
+                    return strips
+            strips = Widget.render_lines(self, crop)
+        else:
+            self._css_for = key
+            strips = super().render_lines(crop)
+            base = theme.base_style if theme is not None and theme.base_style is not None else rich_style
+        plain.learn(self, look, base, crop.y, crop.bottom)
+        return strips
 
     # ------------------------------------------------------------------ repainting what changed
     # TextArea repaints itself whole at every move of the cursor (``selection`` is a repainting reactive), and so
