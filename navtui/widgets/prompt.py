@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from rich.style import Style
 from textual import events
-from textual.geometry import Offset, Region
+from textual.geometry import Offset, Region, Size
 from textual.message import Message
 from textual.reactive import Reactive, reactive
 from textual.strip import Strip
@@ -108,13 +108,27 @@ class PromptEditor(TextArea):
             self._plain.forget()
         super().notify_style_update()
 
+    _styles_seen: tuple[int, ...] = ()  # each ancestor's styles' version when ``_rich_style_seen`` was worked out
+    _rich_style_seen: Style | None = None
+
+    def _rich_style(self) -> Style:
+        """``rich_style``, kept while no ancestor's styles change: Textual works it out again through every ancestor
+        at each call (~0.04 ms, at every render). It reads only their styles, and a style's change counts up its
+        ``_cache_key`` (Textual's own cache key for a node's styles)."""
+        seen = tuple([node.styles._cache_key for node in self.ancestors_with_self])
+        style = self._rich_style_seen
+        if style is None or seen != self._styles_seen:
+            style = self._rich_style_seen = self.rich_style
+            self._styles_seen = seen
+        return style
+
     def render_lines(self, crop: Region) -> list[Strip]:
         # TextArea applies the CSS to its theme at every render: ~0.5 ms of the ~1 ms the prompt's three rows cost
         # each key's echo (measured). What it reads changes with the styles (``notify_style_update``), the
         # background beneath (``rich_style``), the app's theme or the editor's, so it is applied again only then.
         # A plain row (prose typed at the cursor: nearly every key's) is then built by navtui between the edges
         # Textual last drew (widgets/prompt_lines.py); any other row goes through Textual, which teaches the edges.
-        rich_style = self.rich_style
+        rich_style = self._rich_style()
         key = (rich_style, self.app.current_theme, self._theme)
         plain = self._plain
         if plain is None:
@@ -150,6 +164,8 @@ class PromptEditor(TextArea):
     def watch_selection(self, previous: Selection, selection: Selection) -> None:
         if not self.is_mounted:
             return
+        if self._in_edit and self._has_cursor:  # TextArea's watcher (it runs first) has just placed the cursor
+            self._edit_cursor = (selection.end, self._cursor_offset)
         bracket, self._bracket_at = self._bracket_at, self._matching_bracket_location
         if previous.start != previous.end or selection.start != selection.end:
             self.refresh()  # a selection's highlight may span lines
@@ -161,29 +177,54 @@ class PromptEditor(TextArea):
         elif not self._in_edit:  # (an edit across lines repaints the whole prompt)
             self._refresh_rows(rows)
 
-    def _refresh_rows(self, rows: set[int]) -> None:
-        """Repaint the rows these document lines wrap to (the whole prompt if one is gone: new text)."""
+    def _refresh_rows(self, rows: set[int], cursor: tuple[Location, tuple[int, int]] | None = None) -> None:
+        """Repaint the rows these document lines wrap to (the whole prompt if one is gone: new text). ``cursor``:
+        where the cursor is drawn, just worked out (an unwrapped cursor line's row is the cursor's)."""
         wrapped = self.wrapped_document
         if max(rows) >= self.document.line_count:
             self.refresh()
             return
         for row in rows:
-            self.refresh_lines(wrapped.location_to_offset((row, 0)).y, len(wrapped.get_offsets(row)) + 1)
+            sections = len(wrapped.get_offsets(row)) + 1
+            if cursor is not None and sections == 1 and cursor[0][0] == row:
+                y = cursor[1][1]
+            else:
+                y = wrapped.location_to_offset((row, 0)).y
+            self.refresh_lines(y, sections)
 
     def edit(self, edit: Edit) -> EditResult:
         within_line = edit.top[0] == edit.bottom[0] and "\n" not in edit.text
         height = self.wrapped_document.height
         self._in_edit = True
         self._edit_rows = {edit.top[0]} if within_line else None
+        self._edit_cursor = None
         try:
             result = super().edit(edit)
         finally:
             rows, self._edit_rows, self._in_edit = self._edit_rows, None, False
+            cursor, self._edit_cursor = self._edit_cursor, None
         if rows is not None and self.wrapped_document.height == height:
-            self._refresh_rows(rows)
+            self._refresh_rows(rows, cursor if cursor is not None and cursor[0] == self.cursor_location else None)
         else:
             self.refresh()
         return result
+
+    # An edit places the cursor once: TextArea worked out where it is drawn three times a key (the selection's
+    # watcher, the cursor's remembered column, the repaint of its row), and looked at the scrollbars again though
+    # the text's height had not changed.
+    _edit_cursor: tuple[Location, tuple[int, int]] | None = None  # inside ``edit``: the cursor's location and where drawn
+
+    def record_cursor_width(self) -> None:
+        cursor = self._edit_cursor
+        if cursor is not None and cursor[0] == self.cursor_location:
+            self.navigator.last_x_offset = cursor[1][0]  # (TextArea: the same offset, worked out again)
+            return
+        super().record_cursor_width()
+
+    def _refresh_size(self) -> None:
+        if self._in_edit and self.soft_wrap and self.virtual_size == Size(0, self.wrapped_document.height):
+            return  # the same virtual size as before the edit: the same scrollbars
+        super()._refresh_size()
 
     def scroll_cursor_visible(self, center: bool = False, animate: bool = False) -> Offset:
         # TextArea scrolls the cursor into view at every move of the cursor (~0.1 ms of each key's path). With the
