@@ -89,6 +89,9 @@ class PromptEditor(TextArea):
         self.completer: Completer | None = None
         self.menu: CompletionMenu | None = None  # the screen's list under the prompt
         self.interrupter: Callable[[], bool] | None = None  # ctrl+c: stops what runs (True) before clearing
+        # The screen's, at every change of the text (the border's mode): ``Changed`` then stops here (it went on
+        # to the screen's queue at every key, a message loop's turn and an idle round of the screen's more)
+        self.changed: Callable[[], None] | None = None
         self._typed = False  # the next change comes from the keyboard (not history, not a prefill)
         self._picked = False  # ↑↓ moved in the list since it opened
         self.pastes = PromptPastes()
@@ -330,6 +333,9 @@ class PromptEditor(TextArea):
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is not self:
             return
+        if self.changed is not None:
+            event.stop()
+            self.changed()
         if self._typed:
             self._typed = False
             line = self.document.get_line(self.cursor_location[0])

@@ -161,8 +161,9 @@ async def test_a_key_is_echoed_without_waiting_for_the_update_timer(make_app: Ap
 
 async def test_a_typed_key_goes_through_few_message_queues_and_its_frame_writes_its_line(make_app: AppFactory) -> None:
     # The key's own path (widgets/prompt.py): the key goes from the app to the prompt, where its binding runs
-    # (backspace did not bubble back up to the app), the prompt's Changed stops at the screen, nothing posts the
-    # cursor's move, and the prompt repaints the line it changed: the frame writes that row, not the border's.
+    # (backspace did not bubble back up to the app), the prompt's Changed stops there (the screen paints the
+    # border's mode through the prompt's ``changed``), nothing posts the cursor's move, and the prompt repaints
+    # the line it changed: the frame writes that row, not the border's.
     dispatched: list[str] = []
     names = {"Key", "Changed", "SelectionChanged"}
     app = make_app()
@@ -184,7 +185,7 @@ async def test_a_typed_key_goes_through_few_message_queues_and_its_frame_writes_
             app.post_message(events.Key(key, character))
             await until(lambda text=text: bool(frames) and prompt.text == text and not app.pacer.echo_pending)
             await pilot.pause()
-            assert sorted(dispatched) == ["Changed", "Changed", "Key", "Key"], key
+            assert sorted(dispatched) == ["Changed", "Key", "Key"], key
             assert rows_of(frames[0]) == {text_row}, key
 
 

@@ -132,6 +132,10 @@ async def test_a_plain_row_drawn_by_navtui_is_what_textual_draws_in_every_state(
         await compare(app, pilot, "no cursor line highlight", plain_rows=2)
         prompt.theme = "css"
         prompt.highlight_cursor_line = True
+        app.screen.styles.background = "darkblue"  # an ancestor's style: the prompt's colours beneath change
+        await compare(app, pilot, "the screen's background", plain_rows=2)
+        app.screen.styles.color = "yellow"
+        await compare(app, pilot, "the screen's colour", plain_rows=2)
 
         prompt.load_text("\n".join(f"line {n}" for n in range(12)))
         await compare(app, pilot, "more lines than the prompt shows: scrolled, Textual's", plain_rows=0)

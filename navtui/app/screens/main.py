@@ -332,6 +332,7 @@ class MainScreen(TurnScreen):
         prompt.completer = self._complete
         prompt.menu = self.query_one(CompletionMenu)
         prompt.interrupter = self.interrupt_running
+        prompt.changed = self.paint_prompt_border  # at every change, where it happens (no message to the screen)
         # A steady cursor: a blinking one is a timer repainting the prompt twice a second while nothing happens.
         prompt.cursor_blink = False
         self.query_one("#queued", Static).display = False
@@ -521,7 +522,7 @@ class MainScreen(TurnScreen):
     def paint_prompt_border(self) -> None:
         """The prompt's border is the thinking level's colour, or the shell/Python mode's while one is typed.
 
-        It runs at every key (``PromptEditor.Changed``), so it does nothing unless the mode or the level changed
+        It runs at every key (the prompt's ``changed``), so it does nothing unless the mode or the level changed
         since it last painted: it looked the prompt up in the whole DOM and set eight classes every time."""
         from navtui.agent.user_commands import prompt_mode
 
@@ -540,11 +541,6 @@ class MainScreen(TurnScreen):
         title = _MODE_TITLES.get(mode or "")  # None, not "": an empty title is styled at every render
         if prompt.border_title != title:
             prompt.border_title = title
-
-    @on(PromptEditor.Changed, "#prompt")
-    def _on_prompt_changed(self, event: PromptEditor.Changed) -> None:
-        event.stop()  # the app has no use for it: one message hop less at every key
-        self.paint_prompt_border()
 
     async def run_user_command(self, text: str) -> None:
         """``!cmd`` / ``$code``: run it here, show it as a card, and let the model see it with the next prompt."""
