@@ -92,6 +92,9 @@ class PromptEditor(TextArea):
         # The screen's, at every change of the text (the border's mode): ``Changed`` then stops here (it went on
         # to the screen's queue at every key, a message loop's turn and an idle round of the screen's more)
         self.changed: Callable[[], None] | None = None
+        # The screen's: paints a repaint of the prompt that is a key's echo from here (``_check_refresh``); False
+        # when it is not one (the prompt then tells the screen by a message, as Textual does)
+        self.echo: Callable[[Widget], bool] | None = None
         self._typed = False  # the next change comes from the keyboard (not history, not a prefill)
         self._picked = False  # ↑↓ moved in the list since it opened
         self.pastes = PromptPastes()
@@ -215,7 +218,9 @@ class PromptEditor(TextArea):
     # An edit places the cursor once: TextArea worked out where it is drawn three times a key (the selection's
     # watcher, the cursor's remembered column, the repaint of its row), and looked at the scrollbars again though
     # the text's height had not changed.
-    _edit_cursor: tuple[Location, tuple[int, int]] | None = None  # inside ``edit``: the cursor's location and where drawn
+    _edit_cursor: tuple[Location, tuple[int, int]] | None = (
+        None  # inside ``edit``: the cursor's location and where drawn
+    )
 
     def record_cursor_width(self) -> None:
         cursor = self._edit_cursor
@@ -228,6 +233,23 @@ class PromptEditor(TextArea):
         if self._in_edit and self.soft_wrap and self.virtual_size == Size(0, self.wrapped_document.height):
             return  # the same virtual size as before the edit: the same scrollbars
         super()._refresh_size()
+
+    def _check_refresh(self) -> None:
+        # A repaint of the prompt alone (a key's edit or cursor move): the screen paints it now if it is a key's echo.
+        if (
+            self._repaint_required
+            and self.echo is not None
+            and not (self._layout_required or self._scroll_required or self._refresh_styles_required)
+            and not self._recompose_required
+            and self.display
+            and self._parent is not None
+            and not self._closing
+        ):
+            self._repaint_required = False
+            if self.echo(self):
+                return
+            self._repaint_required = True
+        super()._check_refresh()
 
     def scroll_cursor_visible(self, center: bool = False, animate: bool = False) -> Offset:
         # TextArea scrolls the cursor into view at every move of the cursor (~0.1 ms of each key's path). With the

@@ -6,7 +6,9 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.document._wrapped_document import WrappedDocument
 from textual.geometry import Region
+from textual.screen import Screen
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import TextArea
 from textual.widgets.text_area import Selection
 
@@ -175,13 +177,36 @@ async def test_the_rows_a_key_repaints_are_drawn_by_navtui_and_the_edges_by_text
         assert plain.edges is not None
 
 
-def test_the_private_names_of_textual_the_rows_rely_on_are_there() -> None:
-    # widgets/prompt_lines.py reads these; a Textual that renames them must fail here, not draw wrong rows.
+def test_the_private_names_of_textual_the_prompt_relies_on_are_there() -> None:
+    # widgets/prompt_lines.py and widgets/prompt.py read or override these; a Textual that renames them must fail
+    # here, not draw wrong rows or skip a repaint.
     area = TextArea("x")
     for name in ("_theme", "_has_cursor", "_draw_cursor", "_highlights", "_matching_bracket_location", "_line_cache"):
         assert hasattr(area, name), name
+    for name in ("_repaint_required", "_layout_required", "_scroll_required", "_refresh_styles_required"):
+        assert isinstance(getattr(area, name), bool), name
+    assert isinstance(area._recompose_required, bool) and isinstance(area._closing, bool)
+    assert isinstance(area._cursor_offset, tuple) and isinstance(area.navigator.last_x_offset, int)
     assert hasattr(area._styles_cache, "_cache") and hasattr(area._styles_cache, "_dirty_lines")
+    assert isinstance(area.styles._cache_key, int)
     document = WrappedDocument(area.document, width=10)
     assert document._offset_to_line_info == [(0, 0)]
-    assert "_render_line" in TextArea.__dict__ and "render_line" in TextArea.__dict__
+    for name in ("_render_line", "render_line", "_refresh_size", "record_cursor_width", "_watch_selection"):
+        assert name in TextArea.__dict__, name
+    assert "_check_refresh" in Widget.__dict__ and "_select_state" in Screen.__dict__
     assert PlainRows().edges is None
+
+
+async def test_an_ancestors_style_change_counts_up_its_styles_cache_key() -> None:
+    # PromptEditor._rich_style keeps rich_style while each ancestor's ``styles._cache_key`` stays the same.
+    app = LinesApp()
+    async with app.run_test(size=(40, 16)) as pilot:
+        prompt = app.prompt
+        before = prompt._rich_style()
+        key = app.screen.styles._cache_key
+        app.screen.styles.text_style = "italic"  # (the prompt's own background hides the screen's)
+        assert app.screen.styles._cache_key != key
+        assert prompt._rich_style() == prompt.rich_style != before
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert prompt._rich_style() == prompt.rich_style

@@ -290,6 +290,23 @@ class MainScreen(TurnScreen):
             self._on_timer_update()
         await super()._on_idle(event)
 
+    def echo_now(self, widget: Widget) -> bool:
+        """Paint ``widget``'s repaint now, from its own idle handler, when it is a key's echo (the prompt's): the
+        same frame the screen's idle handler paints above, without the message to the screen's queue and the turn
+        of its loop that took it there (~0.1-0.2 ms of each key). False when no key waits for its echo: the
+        widget tells the screen as Textual does."""
+        pacer = pacer_of(self.app)
+        if pacer is None or not pacer.echo_pending or not self.is_current or self.app._batch_count:
+            return False
+        if self not in self._compositor:
+            return False
+        self._dirty_widgets.add(widget)
+        if not self._echo_first():
+            self._on_timer_update()
+        if self._dirty_widgets or self._layout_required or self._repaint_required or self._scroll_required:
+            self.check_idle()  # what is left (a frame held for a key read and not handled yet): the screen's idle
+        return True
+
     def _on_timer_update(self) -> None:
         # A key read from the terminal and not handled yet goes first: this frame (of streamed output, most
         # likely) waits for the next tick, and the key's own frame may carry it before (widgets/pacing.py).
@@ -333,6 +350,7 @@ class MainScreen(TurnScreen):
         prompt.menu = self.query_one(CompletionMenu)
         prompt.interrupter = self.interrupt_running
         prompt.changed = self.paint_prompt_border  # at every change, where it happens (no message to the screen)
+        prompt.echo = self.echo_now
         # A steady cursor: a blinking one is a timer repainting the prompt twice a second while nothing happens.
         prompt.cursor_blink = False
         self.query_one("#queued", Static).display = False
