@@ -30,8 +30,10 @@ reports the runs of several parts together.
 Usage: ``python bench/bench_terminal.py [--runs 5] [--rates 200,1000] [--tokens 20000] [--apps navtui,textual]
 [--baseline DIR] [--vibe2 PATH] [--vibe3 PATH] [--resume] [--json FILE] [--dump-blank DIR] [--trace]``, or
 ``--merge FILE...``. ``--trace`` runs navtui and before through ``bench/trace_loop.py``: the UI loop's CPU a probe
-key waited behind while the reply streamed, and the CPU of each callback per thread; and an idle key's path step by
-step (typed, read by Textual's input thread, the key event, the prompt's edit, the frame, on the emulated screen).
+key waited behind while the reply streamed, and the CPU of each callback per thread; an idle key's path step by
+step (typed, read by Textual's input thread, the key event, the prompt's edit, the frame, on the emulated screen);
+and each probe echoed after more than 30 ms while streaming, step by step, with every callback, collection, write
+of Textual's output thread and frame at the terminal that overlapped it (``slow_probes``).
 """
 
 from __future__ import annotations
@@ -341,11 +343,16 @@ class Probe:
     def once(self, timeout: float = 10.0) -> float | None:
         key, want = (PROBE, 1) if self.shown == 0 else (ERASE, 0)
         expected = self.base + want
+        # Watched before the key is typed: the frame end that shows it gives the time. Watched after, a bench
+        # thread that got the GIL late (the emulator drawing a frame of the stream) found the echo already on
+        # screen and timed it then: 3-4 of ~85 probes a run were tens of ms late (up to 65 ms).
+        echoed = self.term.watch(lambda lines: probe_count(lines) == expected)
         sent = self.term.write(key)
-        shown = self.term.wait(lambda lines: probe_count(lines) == expected, timeout)
-        if shown is None:
+        if not echoed.event.wait(timeout) or not echoed.when:
+            self.term.forget(echoed)
             self.missed += 1
             return None
+        shown = echoed.when
         self.shown = want
         latency = max(0.0, shown - sent) * 1000
         self.latencies.append(latency)
@@ -368,7 +375,8 @@ DUMP_BLANK: Path | None = None  # --dump-blank: where frames that blank the app'
 def start(app: App, url: str, cwd: str) -> tuple[Terminal, dict[str, Any]]:
     home = prepare_home(app, url, cwd)
     blank = app.blank if DUMP_BLANK is not None else None
-    term = Terminal(app.argv(url), env=child_env(app, url, home), cwd=cwd, blank=blank)
+    traced = TRACE and app.name in TRACED_APPS
+    term = Terminal(app.argv(url), env=child_env(app, url, home), cwd=cwd, blank=blank, record=traced)
     ready = term.wait(app.ready, timeout=60)
     result: dict[str, Any] = {}
     if ready is None:
@@ -410,9 +418,19 @@ def run_once(app: App, rate: float | None, tokens: int, idle_probes: int) -> dic
         result["rss_idle_mb"] = term.rss_mb()[1]
         if rate is not None and app.streams:
             result.update(stream(term, server, rate, tokens))
-            window = result.pop("window")
+            window, sent = result.pop("window"), result.pop("sent")
             if TRACE and app.name in TRACED_APPS and app.home is not None:
                 result["trace"] = collect_trace(term, trace_path(app.home), *window)
+                spans = result["trace"].pop("spans") + [
+                    [when, when, "terminal", "frame end", 0.0] for when in term.frame_ends
+                ]
+                result["trace"]["slow"] = slow_probes(spans, result["trace"]["probes"], sent)
+                for entry, (typed, shown) in zip(result["trace"]["slow"], slow_sent(sent), strict=True):
+                    entry["bytes"] = [
+                        [round((term.started + at - typed) * 1000, 1), repr(data)[:300]]
+                        for at, data in term.record or []
+                        if typed - 0.002 <= term.started + at <= shown
+                    ]
         result["lagging_ms"] = term.lagging_ms
         if term.blanked:
             result["blanked_frames"] = len(term.blanked)
@@ -460,6 +478,7 @@ def stream(term: Terminal, server: Server, rate: float, tokens: int) -> dict[str
     rss_settled = term.rss_mb()[0]
     return {
         "window": (t0, end, last_chunk),
+        "sent": probe.sent,
         "rate": rate,
         "echo_ms": summary(probe.latencies),
         "echo_missed": probe.missed,
@@ -522,7 +541,40 @@ def collect_trace(term: Terminal, path: str, t0: float, end: float, last_chunk: 
         "end_of_stream": end_of_stream(data.get("timeline", []), last_chunk, end),
         "ui_top": ui[:8],
         "waited_behind": sorted(waited.items(), key=lambda item: -item[1])[:8],
+        "spans": [span for span in data.get("spans", []) if t0 - 1 <= span[1] and span[0] <= end + 1],
     }
+
+
+SLOW_ECHO_MS = 30.0  # --trace: a streaming probe whose echo took longer is broken down (slow_probes)
+STREAM_STEPS = ("typed -> read", "read -> key event", "key event -> edit", "edit -> frame", "frame -> shown")
+
+
+def slow_sent(sent: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    return [(typed, shown) for typed, shown in sent if (shown - typed) * 1000 > SLOW_ECHO_MS]
+
+
+def slow_probes(spans: list[list[Any]], probes: list[dict[str, Any]], sent: list[tuple[float, float]]) -> list[Any]:
+    """Each streaming probe whose echo took over ``SLOW_ECHO_MS``: its steps (ms), the UI loop's CPU it waited behind
+    before its key event and spent from there to its frame, and every callback or collection of at least 0.5 ms
+    (bench/trace_loop.py's spans, any thread) that overlapped it: [start ms after typed, wall ms, thread, what,
+    CPU ms]. The UI thread's CPU against the wall time says how much of the echo the loop worked; the rest was a
+    wait for the GIL, for the scheduler, or for nothing (the loop idle)."""
+    slow: list[Any] = []
+    for typed, shown in slow_sent(sent):
+        p = next((p for p in probes if typed <= p["read"] <= shown and "frame" in p), None)
+        entry: dict[str, Any] = {"echo_ms": (shown - typed) * 1000}
+        if p is not None:
+            times = (typed, p["read"], p["handled"], p["edited"], p["frame"], shown)
+            entry["steps"] = [round((b - a) * 1000, 1) for a, b in zip(times, times[1:], strict=False)]
+            entry["wait_cpu_ms"] = round(p["wait_cpu_ms"], 1)
+            entry["after_cpu_ms"] = round(p["after_cpu_ms"], 1)
+        entry["spans"] = [
+            [round((start - typed) * 1000, 1), round((end - start) * 1000, 1), thread, what, round(cpu, 1)]
+            for start, end, thread, what, cpu in spans
+            if start <= shown and end >= typed
+        ]
+        slow.append(entry)
+    return slow
 
 
 IDLE_STEPS = ("typed -> read", "read -> key event", "key event -> edit", "edit -> frame", "frame -> shown")
@@ -788,6 +840,20 @@ def report_traces(results: dict[str, list[dict[str, Any]]]) -> None:
         ]
         if collections:
             print(f"{name}: garbage collections on the UI thread while streaming, each run: {', '.join(collections)}")
+        slow = sorted((p for s in streams for p in s["trace"].get("slow", [])), key=lambda p: -p["echo_ms"])
+        if slow:
+            print(
+                f"{name}: probes echoed after more than {SLOW_ECHO_MS:.0f} ms while streaming ({len(slow)}, all runs):"
+            )
+            for p in slow[:12]:
+                steps = " / ".join(f"{ms:.1f}" for ms in p.get("steps", [])) or "-"
+                print(
+                    f"    {p['echo_ms']:.1f} ms: {' / '.join(STREAM_STEPS)} {steps}; loop CPU waited behind "
+                    f"{p.get('wait_cpu_ms', '-')}, key event -> frame {p.get('after_cpu_ms', '-')} ms"
+                )
+                for start, wall, thread, what, cpu in sorted(p["spans"]):
+                    if wall >= 2 or cpu >= 1 or thread in ("terminal", "textual-output"):
+                        print(f"        +{start:.1f} ms {thread}: {what}, {wall:.1f} ms wall, {cpu:.1f} ms CPU")
 
 
 def echo_cell(summaries: list[dict[str, float]], keys: tuple[str, ...]) -> str:

@@ -21,6 +21,7 @@ import re
 import signal
 import struct
 import subprocess
+import sys
 import termios
 import threading
 import time
@@ -40,6 +41,7 @@ _DECRQM = re.compile(rb"\x1b\[\?(\d+)\$p")
 # OSC 10/11 colour queries: a dark terminal.
 _OSC_COLOUR = re.compile(rb"\x1b\](1[01]);\?(?:\x07|\x1b\\)")
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
+READ_SWITCH_INTERVAL = 0.0005  # seconds: see Terminal.__init__
 BURST_GAP = 0.003  # outside synchronized output, writes closer than this are one frame
 
 
@@ -138,6 +140,10 @@ class Terminal:
         """``record`` keeps every chunk read (``self.record``); ``blank`` is checked at every frame end, and a
         frame end where it holds after one where it did not is kept in ``self.blanked`` (``Blanked``: e.g. a
         frame that left the transcript area empty while it had text)."""
+        # The reader timestamps what it reads once it has the GIL again, and the drawer (pyte, pure Python) holds
+        # it for a switch interval at a time: 5 ms by default, several in a row on a loaded machine, so a frame's
+        # read time came late by up to tens of ms (docs/speed.md, "Eighth wave"). The reader asks for it sooner.
+        sys.setswitchinterval(min(sys.getswitchinterval(), READ_SWITCH_INTERVAL))
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
         self._lock = threading.Lock()
@@ -150,6 +156,7 @@ class Terminal:
         self._last_read = 0.0
         self.traffic = Traffic()
         self.lagging_ms = 0.0  # the longest time a chunk waited behind the emulator
+        self.frame_ends: list[float] = []  # the read time of each synchronized update's end (monotonic)
         self._inbox: deque[tuple[float, bytes]] = deque()
         self._arrived = threading.Condition()
         self.record: list[tuple[float, bytes]] | None = [] if record else None
@@ -246,6 +253,7 @@ class Terminal:
         if starts or ends:
             self._in_sync = joined.rfind(SYNC_START) > joined.rfind(SYNC_END)
             for _ in range(ends):
+                self.frame_ends.append(now)
                 traffic.frames += 1
                 traffic.synced += 1
                 traffic.frame_bytes.append(traffic.bytes - self._frame_start_bytes)

@@ -52,6 +52,9 @@ _ran_after: list[tuple[str, float]] = []  # callbacks on the UI loop from a prob
 
 _gc: dict[str, list[list[float]]] = defaultdict(list)  # "gen2" -> [when, CPU ms] of each collection on the UI thread
 _gc_started = [0.0]
+SLOW_RUN_MS = 0.5  # a callback or collection at least this long (CPU or wall) goes into the ring below
+_spans: deque[list[Any]] = deque(maxlen=40000)  # [start, end, thread, what, CPU ms]: callbacks and collections
+_gc_begun: dict[int, tuple[float, float]] = {}  # thread -> (wall, CPU) at its collection's start
 _timeline: deque[list[Any]] = deque(maxlen=TIMELINE)  # [when, thread, what, detail]
 
 
@@ -61,7 +64,16 @@ def _note(what: str, detail: Any = "") -> None:
 
 
 def _gc_callback(phase: str, info: dict[str, Any]) -> None:
-    if threading.get_ident() != _main:
+    ident = threading.get_ident()
+    if phase == "start":
+        _gc_begun[ident] = (time.monotonic(), time.thread_time())
+    elif ident in _gc_begun:
+        wall, cpu = _gc_begun.pop(ident)
+        now, spent = time.monotonic(), (time.thread_time() - cpu) * 1000
+        if spent >= SLOW_RUN_MS or (now - wall) * 1000 >= SLOW_RUN_MS:
+            kind = "ui" if ident == _main else threading.current_thread().name
+            _spans.append([wall, now, kind, f"gc gen{info['generation']} ({info['collected']} freed)", spent])
+    if ident != _main:
         return
     if phase == "start":
         _gc_started[0] = time.thread_time()
@@ -101,14 +113,17 @@ def _install() -> None:
     run = asyncio.events.Handle._run
 
     def traced_run(self: asyncio.Handle) -> None:
-        cpu = time.thread_time()
+        cpu, began = time.thread_time(), time.monotonic()
         try:
             run(self)
         finally:
             spent = time.thread_time() - cpu
+            ended = time.monotonic()
             thread = threading.current_thread()
             kind = "ui" if thread.ident == _main else thread.name
             name = _name(self)
+            if spent * 1000 >= SLOW_RUN_MS or (ended - began) * 1000 >= SLOW_RUN_MS:
+                _spans.append([began, ended, kind, name, spent * 1000])
             bucket = _buckets[(int(time.monotonic()), kind, name)]
             bucket[0] += spent
             bucket[1] += 1
@@ -159,11 +174,28 @@ def _install() -> None:
 
     TextArea.edit = traced_edit  # type: ignore[method-assign]
     _install_timeline()
+    _install_writer()
 
     display = App._display
 
     def traced_display(self: App[Any], screen: Any, renderable: Any) -> None:
+        began = time.monotonic()
+        pacer = getattr(self, "pacer", None)
+        pending = getattr(pacer, "echo_pending", None)
         display(self, screen, renderable)
+        if renderable is not None and not self._batch_count:
+            echo = " (a probe's)" if _echoing and "edited" in _echoing[0] else ""
+            rows = getattr(renderable, "rows", None)
+            rows = sorted(rows) if rows is not None else sorted({y for y, _, _ in getattr(renderable, "spans", [])})
+            focused = self.screen.focused
+            state = ""
+            if focused is not None:
+                queued = sum(1 for m in self.screen._message_queue.values if getattr(m, "widget", None) is focused)
+                state = (
+                    f" rows {rows[:6]} echo pending {pending} -> {getattr(pacer, 'echo_pending', None)}; focused: "
+                    f"repaint {focused._repaint_required} queue {focused._message_queue.qsize()} at screen {queued}"
+                )
+            _spans.append([began, time.monotonic(), "ui", f"display{echo}{state}", 0.0])
         if renderable is None or self._batch_count or not _echoing or "edited" not in _echoing[0]:
             return
         now, cpu = time.monotonic(), time.thread_time()
@@ -197,6 +229,28 @@ def _wrap(owner: Any, name: str, what: str, detail: Any = None, after: bool = Fa
                 _note(what + " done")
 
     setattr(owner, name, wrapped)
+
+
+def _install_writer() -> None:
+    """Textual's output thread: each write it takes off its queue, from the moment ``get`` returned to its flush's
+    end, goes into the spans (thread ``textual-output``): how long a frame waited to reach the terminal."""
+    from textual.drivers._writer_thread import WriterThread
+
+    def run(self: WriterThread) -> None:
+        write, flush = self._file.write, self._file.flush
+        get, qsize = self._queue.get, self._queue.qsize
+        while True:
+            text = get()
+            if text is None:
+                break
+            began = time.monotonic()
+            write(text)
+            if qsize() == 0:
+                flush()
+            _spans.append([began, time.monotonic(), "textual-output", f"write {len(text)}", 0.0])
+        flush()
+
+    WriterThread.run = run  # type: ignore[method-assign]
 
 
 def _install_timeline() -> None:
@@ -254,6 +308,7 @@ def _dump(_signum: int, _frame: Any) -> None:
         "buckets": buckets,
         "gc": {gen: list(ms) for gen, ms in _gc.items()},
         "timeline": list(_timeline),
+        "spans": list(_spans),
     }
     with open(path + ".tmp", "w") as out:
         json.dump(data, out)
