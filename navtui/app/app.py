@@ -24,7 +24,7 @@ from navtui.app.screen_image import ScreenImage, erases_with_background
 from navtui.app.theme_defaults import nav_defaults
 from navtui.app.theming import AppThemes
 from navtui.styles import stylesheet
-from navtui.widgets.pacing import InputPacer
+from navtui.widgets.pacing import InputPacer, key_on_its_way
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -159,7 +159,7 @@ class NavtuiApp(App[int]):
         self.screen.refresh()
 
     def post_display_hook(self) -> None:
-        self.pacer.frame()
+        self.pacer.frame(shows_key=not key_on_its_way(self.screen, self.pacer))
 
     def get_default_screen(self) -> Screen[Any]:
         # The main screen is the first screen, not pushed over Textual's blank one (which was laid out and

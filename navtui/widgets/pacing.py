@@ -26,6 +26,12 @@ Widgets find the app's pacer with ``pacer_of(app)`` (``None`` in an app without 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING, Any
+
+from textual import messages
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 TYPING = 0.5  # seconds after the last key during which the user counts as typing
 TYPING_INTERVAL = 0.05  # streamed output repaints at most this often while typing
@@ -57,8 +63,13 @@ class InputPacer:
         read_at = self.read_at
         return read_at > self.key_at and time.monotonic() - read_at < ECHO_WAIT
 
-    def frame(self) -> None:
+    def frame(self, shows_key: bool = True) -> None:
+        """A frame went out. ``shows_key`` False: the last key had not reached the screen when it was made (not
+        handled yet, or its widget had not painted it: ``key_on_its_way``), so its echo is still to come and the
+        frame does not count as it (``ECHO_WAIT`` at most after the key)."""
         now = time.monotonic()
+        if not shows_key and now - max(self.key_at, self.read_at) < ECHO_WAIT:
+            return
         if self.echo_pending:
             self.echoed_at = now
         self.frame_at = now
@@ -87,6 +98,28 @@ class InputPacer:
         if self.echo_pending and since_key < ECHO_WAIT:
             return RETRY  # the key's echo is not on screen yet: its frame goes first
         return max(0.0, last_flush + TYPING_INTERVAL - now)
+
+
+def key_on_its_way(screen: Screen[Any], pacer: InputPacer) -> bool:
+    """The last key has not reached ``screen``'s frames yet: read and not handled by the app, or handled and still
+    on its way through the focused widget: a key (or the widget's own idle prompt) in its queue, a repaint it asked
+    for and has not posted, or its ``Update`` waiting for the screen. A frame made meanwhile (the status line's
+    spinner, painted at once because an echo is pending) does not carry the echo: counted as the echo, it let the
+    streamed output's flushes and frames go before the key's own frame, 20-40 ms of the slowest echoes while a
+    reply streamed (docs/speed.md, "Eighth wave"). Reads Textual's private queues, the message a pump has taken
+    off its queue to look at (``_pending_message``) and the refresh flags (pinned by tests/app/test_echo_frames.py).
+    """
+    if pacer.key_waiting:
+        return True
+    focused = screen.focused
+    if focused is None or not pacer.echo_pending:
+        return False
+    if focused._repaint_required or focused._layout_required:
+        return True
+    if focused._pending_message is not None or not focused._message_queue.empty():
+        return True
+    queued = [screen._pending_message, *screen._message_queue.values]  # Textual's own queue: a deque
+    return any(isinstance(message, messages.Update) and message.widget is focused for message in queued)
 
 
 def pacer_of(app: object) -> InputPacer | None:

@@ -5,6 +5,7 @@ the streamed answer's frames (from the moment the terminal driver reads it)."""
 from __future__ import annotations
 
 import asyncio
+import collections
 import re
 import sys
 import threading
@@ -12,7 +13,7 @@ import time
 from typing import Any
 
 import pyte
-from textual import events
+from textual import events, messages
 from textual._compositor import ChopsUpdate, Compositor
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -30,6 +31,7 @@ from navtui.widgets import pacing
 from navtui.widgets.items import AssistantItem
 from navtui.widgets.pacing import InputPacer
 from navtui.widgets.prompt import PromptEditor
+from navtui.widgets.status_line import StatusLine
 from navtui.widgets.transcript import AssistantView
 from tests.app.conftest import AppFactory, main_screen, rendered_text, settle, terminal_output, wait_for
 from tests.fakes import Text
@@ -303,6 +305,123 @@ def test_a_waiting_key_holds_streamed_output_back_for_a_while_only() -> None:
     assert not pacer.echo_pending and pacer.just_echoed
     pacer.echoed_at -= pacing.JUST_ECHOED
     assert not pacer.just_echoed
+
+
+def test_a_frame_made_before_the_key_reached_the_screen_is_not_its_echo() -> None:
+    pacer = InputPacer()
+    pacer.read()
+    pacer.key()
+    pacer.frame(shows_key=False)  # the spinner, painted while the prompt had not applied the key yet
+    assert pacer.echo_pending and not pacer.just_echoed
+    assert pacer.delay(last_flush=time.monotonic()) == pacing.RETRY  # the stream still waits for the echo
+    pacer.frame()
+    assert not pacer.echo_pending and pacer.just_echoed
+    pacer.read()
+    pacer.key()
+    pacer.key_at -= pacing.ECHO_WAIT  # a key whose widget never painted anything: waited for a while only
+    pacer.read_at = pacer.key_at
+    pacer.frame(shows_key=False)
+    assert not pacer.echo_pending
+
+
+async def test_a_keys_echo_is_the_frame_that_shows_it_not_the_spinners_before_it(make_app: AppFactory) -> None:
+    # While a reply streams the status line's spinner changes ten times a second. A key handled by the app was
+    # counted as echoed by the first frame after it, and the spinner's frame, painted while the key was still on
+    # its way through the prompt (its queue, its repaint, its Update to the screen), came first: the stream's
+    # flushes and frames then went before the key's own frame (20-40 ms of the slowest echoes).
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen, _view, frames = await streamed_answer(app, pilot)
+        status = screen.query_one(StatusLine)
+        prompt = screen.query_one(PromptEditor)
+        prompt_row = prompt.content_region.y
+        status.set_working(True, "working")
+        await until(lambda: not status._repaint_required)
+        screen._on_timer_update()  # the timer's tick, as while a reply streams
+        shown: list[bool] = []  # each frame from here: the key on the prompt's row
+        display = app._display
+
+        def noted(on: Any, renderable: Any) -> None:
+            display(on, renderable)
+            if renderable is not None:
+                shown.append("x" in screen._compositor.render_strips()[prompt_row].text)
+
+        app._display = noted  # type: ignore[method-assign]
+        for index in range(3):
+            app.pacer.read()
+            app.pacer.key()  # the app has handled the key and handed it to the prompt: it is in the prompt's queue
+            prompt.post_message(events.Key("x", "x"))
+            status.tick(index)
+            screen._dirty_widgets.add(status)
+            screen._on_timer_update()  # the spinner's frame, before the prompt had the key
+            assert shown == [False]
+            assert app.pacer.echo_pending  # still to come
+            assert app.pacer.delay(last_flush=time.monotonic()) == pacing.RETRY  # the stream's flush waits for it
+            await until(lambda: prompt.text == "x" and not app.pacer.echo_pending)
+            assert shown[-1] and len(shown) >= 2, shown  # the frame that ended the wait is the one showing the key
+            shown.clear()
+            app.post_message(events.Key("backspace", None))
+            await until(lambda: prompt.text == "" and not app.pacer.echo_pending)
+            shown.clear()
+
+
+async def test_an_idle_screen_holding_the_prompts_update_paints_the_echo_with_it(make_app: AppFactory) -> None:
+    # Textual sends a pump Idle once its queue is empty, though it may have taken the next message off the queue to
+    # look at (``_pending_message``). While a reply streamed, that message was often the prompt's Update with the
+    # key's echo: the screen's idle painted what came before it (the spinner) at once, counted that as the echo,
+    # and the echo itself waited for the stream's next frame (found with bench_terminal.py --trace).
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen, _view, frames = await streamed_answer(app, pilot)
+        status = screen.query_one(StatusLine)
+        prompt = screen.query_one(PromptEditor)
+        prompt_row = prompt.content_region.y
+        status.set_working(True, "working")
+        await until(lambda: not status._repaint_required)
+        screen._on_timer_update()
+        frames.clear()
+        app.pacer.read()
+        app.pacer.key()
+        prompt.insert("x")  # the key applied: the prompt asks for its row's repaint
+        prompt._repaint_required = False  # ... and posted its Update, which the screen took off its queue:
+        screen._pending_message = messages.Update(prompt)
+        status.tick(1)
+        screen._dirty_widgets.add(status)  # the spinner's Update, handled
+        assert pacing.key_on_its_way(screen, app.pacer)
+        await screen._on_idle(events.Idle())
+        assert frames == [] and app.pacer.echo_pending  # nothing painted ahead of the echo
+        screen.check_idle()  # the screen's loop wakes, handles the Update it held, goes idle: one frame, the echo
+        await until(lambda: not app.pacer.echo_pending)
+        assert len(frames) == 1 and "x" in screen._compositor.render_strips()[prompt_row].text
+        assert rows_of(frames[0]) == {prompt_row, status.region.y}
+
+
+async def test_the_key_on_its_way_reads_textuals_queues_and_refresh_flags(make_app: AppFactory) -> None:
+    # key_on_its_way reads private state of Textual's: a widget's refresh flags and message queue, the screen's
+    # queue (a deque in Textual's own Queue), the message a pump took off it to look at and an Update's widget. A release that renames them fails here.
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        prompt = screen.query_one(PromptEditor)
+        assert screen.focused is prompt
+        app.pacer.key()
+        assert pacing.key_on_its_way(screen, app.pacer) is False  # nothing of the prompt pending
+        prompt._repaint_required = True
+        assert pacing.key_on_its_way(screen, app.pacer)
+        prompt._repaint_required = False
+        app.pacer.key()
+        prompt.post_message(events.Key("y", "y"))  # in the prompt's queue
+        assert pacing.key_on_its_way(screen, app.pacer)
+        await until(lambda: prompt.text == "y" and not app.pacer.echo_pending)
+        assert pacing.key_on_its_way(screen, app.pacer) is False
+        app.pacer.key()
+        screen._message_queue.put_nowait(messages.Update(prompt))  # the prompt's repaint, posted to the screen
+        assert isinstance(screen._message_queue.values, collections.deque)
+        assert pacing.key_on_its_way(screen, app.pacer)
+        await until(lambda: not app.pacer.echo_pending)
+        assert pacing.key_on_its_way(screen, app.pacer) is False
+        assert screen._pending_message is None and prompt._pending_message is None  # Textual's peeked message
 
 
 def emulated_terminal(app: Any, width: int, height: int) -> pyte.Screen:

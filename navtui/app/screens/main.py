@@ -278,10 +278,14 @@ class MainScreen(TurnScreen):
             self._paint_now()
         # A key's echo goes out now, not at the next tick of Textual's 60 Hz update timer (a running stream
         # keeps it ticking, and the key waited half a period on average): see widgets/pacing.py.
+        # Textual sends Idle when the queue is empty, though it may have taken the next message off the queue to
+        # look at (``_pending_message``): the prompt's Update with the key's echo, most likely. Painted now, the
+        # frame would hold what came before it (the spinner) and the echo would wait for the next paint.
         pacer = pacer_of(self.app)
         if (
             pacer is not None
             and pacer.echo_pending
+            and self._pending_message is None
             and (self._dirty_widgets or self._layout_required or self._repaint_required)
             and self.is_current
             and not self.app._batch_count
