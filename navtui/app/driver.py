@@ -1,19 +1,77 @@
-"""Textual's terminal driver, noting when its input thread reads a key (``widgets/pacing.py``).
+"""Textual's terminal driver, noting when its input thread reads a key (``widgets/pacing.py``), with frames
+written by the event loop itself.
 
 A key read from the terminal is posted to the app's queue, behind whatever the event loop has queued already: a
 Markdown flush, a frame of streamed output. Noted here, on the input thread, the moment it is read, those wait
 for it instead (``InputPacer.key_waiting``).
+
+Textual hands what it writes to an output thread, three writes a frame (the synchronized update's start, the
+frame, its end), each taken off a queue by that thread once it has the GIL and a core: on a loaded machine the
+echo of a key reached the terminal 3-31 ms after the loop had made its frame (docs/speed.md, "Eighth wave").
+Once the terminal is set up, the output thread is stopped (what start-up queued is written first) and the loop
+writes: a synchronized update's parts are kept until its end and go out in one write; anything written outside
+one goes out at once, in order. A
+terminal that stops reading (flow control, a stalled connection) now holds the loop at its next frame; with the
+thread it held the loop once 30 writes had queued.
 """
 
 from __future__ import annotations
 
+import threading
+from typing import TextIO
+
 from textual import events, messages
+from textual._ansi_sequences import SYNC_END, SYNC_START
 from textual.drivers.linux_driver import LinuxDriver
 
 from navtui.widgets.pacing import pacer_of
 
 
+class FrameWriter:
+    """Writes to the terminal from the calling thread: a synchronized update whole at its end (or at ``flush``),
+    anything else at once. A terminal gone (the pty closed: EIO) takes no more writes, as a closed one would."""
+
+    def __init__(self, file: TextIO) -> None:
+        self._file = file
+        self._lock = threading.Lock()
+        self._frame: list[str] = []
+        self._in_frame = False
+        self.gone = False
+
+    def write(self, text: str) -> None:
+        with self._lock:
+            if text == SYNC_START:
+                self._in_frame = True
+            if not self._in_frame:
+                self._out(text)
+                return
+            self._frame.append(text)
+            if text == SYNC_END:
+                self._write_frame()
+
+    def flush(self) -> None:
+        with self._lock:
+            self._write_frame()
+
+    def _write_frame(self) -> None:
+        self._in_frame = False
+        text, self._frame = "".join(self._frame), []
+        self._out(text)
+
+    def _out(self, text: str) -> None:
+        if self.gone:
+            return
+        try:
+            if text:
+                self._file.write(text)
+            self._file.flush()
+        except OSError:
+            self.gone = True  # the app ends on the hangup that follows; a traceback would go nowhere
+
+
 class KeyNoticingDriver(LinuxDriver):
+    _frames: FrameWriter | None = None
+
     def process_message(self, message: messages.Message) -> None:
         # Runs on the input thread: only a timestamp is set on the app's pacer.
         if isinstance(message, events.Key):
@@ -21,3 +79,30 @@ class KeyNoticingDriver(LinuxDriver):
             if pacer is not None:
                 pacer.read()
         super().process_message(message)
+
+    def start_application_mode(self) -> None:
+        before = self._writer_thread
+        super().start_application_mode()
+        thread = self._writer_thread
+        if thread is None or thread is before or self._file is None:
+            return  # the terminal was not set up (a process put in the background): left as Textual leaves it
+        thread.stop()  # what start-up queued is written; from here on the loop writes
+        self._frames = FrameWriter(self._file)
+
+    def stop_application_mode(self) -> None:
+        try:
+            super().stop_application_mode()  # its last writes and flush go through the frame writer
+        finally:
+            frames, self._frames = self._frames, None
+            if frames is not None:
+                frames.flush()
+
+    def write(self, data: str) -> None:
+        if self._frames is None:
+            super().write(data)
+        else:
+            self._frames.write(data)
+
+    def flush(self) -> None:
+        if self._frames is not None:
+            self._frames.flush()
