@@ -24,6 +24,7 @@ from navtui.app.screen_image import ScreenImage, erases_with_background
 from navtui.app.theme_defaults import nav_defaults
 from navtui.app.theming import AppThemes
 from navtui.styles import stylesheet
+from navtui.widgets.handlers import CachedHandlers
 from navtui.widgets.pacing import InputPacer, key_on_its_way
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def _binds_with_priority(screen: Screen[Any], key: str) -> bool:
 FIRST_FRAME_WAIT = 2.0  # seconds the first frame waits for the main screen to be in place, at most
 
 
-class NavtuiApp(App[int]):
+class NavtuiApp(CachedHandlers, App[int]):
     CSS_PATH = stylesheet("app")
     TITLE = "navtui"
     COMMANDS = App.COMMANDS | {_slash_commands_provider}

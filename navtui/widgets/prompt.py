@@ -28,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 from textual.widgets.text_area import Edit, EditResult, Location, Selection
 
+from navtui.widgets.handlers import CachedHandlers
 from navtui.widgets.pasted import PromptPastes, is_long
 from navtui.widgets.prompt_lines import Look, PlainRows
 
@@ -59,7 +60,7 @@ def recognise_alt_enter() -> None:
 recognise_alt_enter()
 
 
-class PromptEditor(TextArea):
+class PromptEditor(CachedHandlers, TextArea):
     class Submitted(Message):
         def __init__(
             self, editor: PromptEditor, text: str, *, new_in_history: bool, pasted: list[str] | None = None
