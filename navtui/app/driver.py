@@ -17,6 +17,8 @@ thread it held the loop once 30 writes had queued.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 from typing import TextIO
 
@@ -33,6 +35,11 @@ class FrameWriter:
 
     def __init__(self, file: TextIO) -> None:
         self._file = file
+        # Written from the loop, the terminal must block rather than refuse: a program run on it before (the
+        # $VISUAL that ctrl+g suspends the app for, say) may have left it non-blocking, and a write refused
+        # halfway (EAGAIN) would lose part of a frame.
+        with contextlib.suppress(OSError, ValueError):
+            os.set_blocking(file.fileno(), True)
         self._lock = threading.Lock()
         self._frame: list[str] = []
         self._in_frame = False

@@ -49,6 +49,19 @@ def test_a_synchronized_update_goes_out_whole_at_its_end_and_the_rest_at_once() 
     os.close(read_end)
 
 
+def test_a_terminal_left_non_blocking_is_written_blocking() -> None:
+    # A program run on the terminal before (an editor) may leave it non-blocking: a frame bigger than what the
+    # terminal takes at once would fail halfway (EAGAIN) where Textual's thread would have waited.
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    with os.fdopen(write_end, "w", encoding="utf-8") as file:
+        writer = FrameWriter(file)
+        assert os.get_blocking(write_end)
+        writer.write("\x1b[?25l")
+        assert readable(read_end) == b"\x1b[?25l" and not writer.gone
+    os.close(read_end)
+
+
 def test_a_terminal_gone_takes_no_more_writes_and_raises_nothing() -> None:
     master, slave = os.openpty()
     file = os.fdopen(slave, "w", encoding="utf-8")
