@@ -12,7 +12,7 @@ new size), the row's plain content is built here too and compared with what Text
 when they are the same are the edges kept, for the look they were drawn in (``Look``). Any other row, or a row
 while the look is not one of a kept drawing, goes through Textual as before (``PromptEditor.render_lines``).
 
-Private names of Textual's relied on (pinned by ``tests/widgets/test_prompt_lines.py``): ``TextArea._theme``,
+Private names of Textual's relied on (pinned by ``tests/app/test_prompt_lines.py``): ``TextArea._theme``,
 ``_has_cursor``, ``_draw_cursor``, ``_highlights``, ``_matching_bracket_location``, ``WrappedDocument.
 _offset_to_line_info``, ``Widget._styles_cache`` and ``StylesCache._cache`` / ``_dirty_lines``.
 """
