@@ -324,6 +324,18 @@ def test_a_frame_made_before_the_key_reached_the_screen_is_not_its_echo() -> Non
     assert not pacer.echo_pending
 
 
+async def spinning_after_an_answer(app: Any, pilot: Any) -> tuple[Any, list[Any], StatusLine, PromptEditor, int]:
+    """A streamed answer on screen, the status line's spinner going and its frame painted (the timer's tick, as
+    while a reply streams): the screen, its recorded frames, the status line, the prompt and the prompt's row."""
+    screen, _view, frames = await streamed_answer(app, pilot)
+    status = screen.query_one(StatusLine)
+    prompt = screen.query_one(PromptEditor)
+    status.set_working(True, "working")
+    await until(lambda: not status._repaint_required)
+    screen._on_timer_update()
+    return screen, frames, status, prompt, prompt.content_region.y
+
+
 async def test_a_keys_echo_is_the_frame_that_shows_it_not_the_spinners_before_it(make_app: AppFactory) -> None:
     # While a reply streams the status line's spinner changes ten times a second. A key handled by the app was
     # counted as echoed by the first frame after it, and the spinner's frame, painted while the key was still on
@@ -331,13 +343,7 @@ async def test_a_keys_echo_is_the_frame_that_shows_it_not_the_spinners_before_it
     # flushes and frames then went before the key's own frame (20-40 ms of the slowest echoes).
     app = make_app()
     async with app.run_test(size=(100, 32)) as pilot:
-        screen, _view, frames = await streamed_answer(app, pilot)
-        status = screen.query_one(StatusLine)
-        prompt = screen.query_one(PromptEditor)
-        prompt_row = prompt.content_region.y
-        status.set_working(True, "working")
-        await until(lambda: not status._repaint_required)
-        screen._on_timer_update()  # the timer's tick, as while a reply streams
+        screen, frames, status, prompt, prompt_row = await spinning_after_an_answer(app, pilot)
         shown: list[bool] = []  # each frame from here: the key on the prompt's row
         display = app._display
 
@@ -372,13 +378,7 @@ async def test_an_idle_screen_holding_the_prompts_update_paints_the_echo_with_it
     # and the echo itself waited for the stream's next frame (found with bench_terminal.py --trace).
     app = make_app()
     async with app.run_test(size=(100, 32)) as pilot:
-        screen, _view, frames = await streamed_answer(app, pilot)
-        status = screen.query_one(StatusLine)
-        prompt = screen.query_one(PromptEditor)
-        prompt_row = prompt.content_region.y
-        status.set_working(True, "working")
-        await until(lambda: not status._repaint_required)
-        screen._on_timer_update()
+        screen, frames, status, prompt, prompt_row = await spinning_after_an_answer(app, pilot)
         frames.clear()
         app.pacer.read()
         app.pacer.key()
