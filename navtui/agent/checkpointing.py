@@ -42,6 +42,12 @@ class TurnCheckpoints(AgentHooks):
         self._warm = threading.Thread(target=self._warm_up, name="navtui-checkpoints", daemon=True)
         self._warm.start()
 
+    @property
+    def warming(self) -> bool:
+        """The first walk of this process is still going: a run then starts without waiting for its own walk, and
+        the checkpoint of the code before the prompt is recorded after the prompt."""
+        return self._warm is not None and self._warm.is_alive()
+
     def _warm_up(self) -> None:
         try:
             self.checkpointer.prune(every_seconds=PRUNE_EVERY)
@@ -54,7 +60,7 @@ class TurnCheckpoints(AgentHooks):
         the code "before" it), unless the first walk of this process is still going (a large repository):
         then the run starts at once and only tool calls wait."""
         task = asyncio.create_task(self._record_base(session, session.get_branch()))
-        if self._warm is not None and self._warm.is_alive():
+        if self.warming:
             self._base = task
         else:
             await task
@@ -94,6 +100,6 @@ class TurnCheckpoints(AgentHooks):
         return [Notice(text=text, level="warning") for text in self.checkpointer.take_notices()]
 
     def close(self) -> None:
-        if self._warm is not None and self._warm.is_alive():
+        if self.warming:
             return  # a first walk of a large tree still running: it ends with the process (SQLite stays whole)
         self.checkpointer.close()

@@ -24,6 +24,9 @@ def grace(screen: Any) -> None:
 
 
 async def write_turn(app: Any, pilot: Any, fake_server: Any, workspace: Path) -> None:
+    # While the first walk of the workspace still runs (slow on a loaded machine), a prompt does not wait for its
+    # own walk, whose checkpoint then comes after the prompt: the tree's "before the first prompt" has no code.
+    await wait_for(pilot, lambda: not app.runtime.checkpoints.warming, "the first walk")
     fake_server.script(ToolCall("shell", {"command": "printf 'def add(a, b):\\n    return 0\\n' > calc.py"}))
     fake_server.script(ToolCall("write", {"path": "tests/test_calc.py", "content": "assert True\n"}))
     fake_server.script(Text("changed it"))
