@@ -58,16 +58,18 @@ class TurnCheckpoints(AgentHooks):
     async def record_before_run(self, session: SessionManager) -> None:
         """The walk before the run: awaited (its entry then comes before the prompt, where the tree looks for
         the code "before" it), unless the first walk of this process is still going (a large repository):
-        then the run starts at once and only tool calls wait."""
-        task = asyncio.create_task(self._record_base(session, session.get_branch()))
-        if self.warming:
+        then the run starts at once, only tool calls wait, and the entry, recorded after the prompt, names the
+        point it was taken for (the tree finds it there: ``checkpoints.history.code_at``)."""
+        late = self.warming
+        task = asyncio.create_task(self._record_base(session, session.get_branch(), late=late))
+        if late:
             self._base = task
         else:
             await task
 
-    async def _record_base(self, session: SessionManager, path: Sequence[Entry]) -> None:
+    async def _record_base(self, session: SessionManager, path: Sequence[Entry], *, late: bool) -> None:
         try:
-            checkpoint = await asyncio.to_thread(self.checkpointer.base_checkpoint, path)
+            checkpoint = await asyncio.to_thread(self.checkpointer.base_checkpoint, path, late=late)
             self.checkpointer.record(session, checkpoint)  # the session is only written from its own thread
         except NavtuiError as exc:  # the session cannot be written: the run says so elsewhere
             self.checkpointer.notices.append(exc.message)

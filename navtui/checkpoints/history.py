@@ -10,16 +10,21 @@ checkpoints still opens in both. ``data`` holds:
 | `before` | the snapshot it went from (not for `base`) |
 | `undid` | `undo` only: the entry id of the checkpoint it undid |
 | `workspace` | the directory it is a snapshot of |
+| `at` | `base` recorded after its prompt only: the point it was taken for (the entry the run started from, `""` for the session's start) |
 
-The code at a point of the tree is the ``tree`` of the latest checkpoint on its root-to-point path.
+The code at a point of the tree is the ``tree`` of the latest checkpoint on its root-to-point path, or of a base
+recorded late for the point (``code_at``): a run that starts while the process's first walk of a large workspace
+is still going does not wait for its own walk, so its base lands after the prompt, below the point it is for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from navtui.core.messages import UserMessage
 from navtui.session.entries import AssistantMessage, CustomEntry, Entry, MessageEntry
 from navtui.session.tree import Branch
 
@@ -36,6 +41,7 @@ class Checkpoint:
     before: str | None
     workspace: str
     undid: str | None = None
+    at: str | None = None  # a base recorded after its prompt: the point it was taken for ("" the session's start)
 
     def data(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "tree": self.tree, "workspace": self.workspace}
@@ -43,6 +49,8 @@ class Checkpoint:
             data["before"] = self.before
         if self.undid is not None:
             data["undid"] = self.undid
+        if self.at is not None:
+            data["at"] = self.at
         return data
 
 
@@ -53,7 +61,7 @@ def checkpoint_of(entry: Entry) -> Checkpoint | None:
     kind, tree = data.get("kind"), data.get("tree")
     if kind not in _KINDS or not isinstance(tree, str) or entry.id is None:
         return None
-    before, undid, workspace = data.get("before"), data.get("undid"), data.get("workspace")
+    before, undid, workspace, at = data.get("before"), data.get("undid"), data.get("workspace"), data.get("at")
     return Checkpoint(
         entry.id,
         kind,
@@ -61,6 +69,7 @@ def checkpoint_of(entry: Entry) -> Checkpoint | None:
         before if isinstance(before, str) else None,
         workspace if isinstance(workspace, str) else "",
         undid if isinstance(undid, str) else None,
+        at if isinstance(at, str) else None,
     )
 
 
@@ -82,6 +91,45 @@ def latest(path: Sequence[Entry], workspace: str) -> Checkpoint | None:
         if checkpoint is not None and checkpoint.workspace == workspace:
             return checkpoint
     return None
+
+
+LATE_BASE_SEARCH = 400  # entries looked at below a point for a base recorded late (one run's entries)
+
+
+def code_at(
+    path: Sequence[Entry], workspace: str, children: Callable[[str | None], Sequence[Entry]]
+) -> Checkpoint | None:
+    """The code at the end of ``path`` (a root-to-point list of entries; ``children`` looks down the session's tree).
+
+    The latest checkpoint on ``path``, unless a base was recorded late for a point on it at or after that
+    checkpoint: it then lies below the end of ``path``, after the run's prompt and before the run's first
+    checkpoint (tool calls wait for it) and before the next prompt (a run ends once it is recorded).
+    """
+    last = latest(path, workspace)
+    ids = path.ids if isinstance(path, Branch) else [entry.id or "" for entry in path]
+    if last is not None:
+        points = set(ids[ids.index(last.entry_id) :]) if last.entry_id in ids else set()
+    else:
+        points = {*ids, ""}
+    late: tuple[str, Checkpoint] | None = None
+    queue = deque((child, False) for child in children(ids[-1] if ids else None))
+    seen = 0
+    while queue and seen < LATE_BASE_SEARCH:
+        entry, prompted = queue.popleft()
+        seen += 1
+        checkpoint = checkpoint_of(entry)
+        if checkpoint is not None:  # the first checkpoint down a branch: nothing later is for this point
+            newer = late is None or entry.timestamp > late[0]
+            if checkpoint.at in points and checkpoint.workspace == workspace and newer:
+                late = (entry.timestamp, checkpoint)
+            continue
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
+            if prompted:  # the next run's prompt: its base is not for a point on ``path``
+                continue
+            prompted = True
+        if entry.id is not None:
+            queue.extend((child, prompted) for child in children(entry.id))
+    return late[1] if late is not None else last
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,19 @@ import json
 import shutil
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from navtui.checkpoints.history import CUSTOM_TYPE, Checkpoint, CheckpointKind, cut_off, latest, undo_steps
+from navtui.checkpoints.history import (
+    CUSTOM_TYPE,
+    Checkpoint,
+    CheckpointKind,
+    code_at,
+    cut_off,
+    latest,
+    undo_steps,
+)
 from navtui.checkpoints.restore import RestorePlan, RestoreResult, apply_restore, plan_restore
 from navtui.checkpoints.snapshot import MAX_FILE_BYTES, MAX_FILES, Snapshot, Snapshotter
 from navtui.checkpoints.store import ObjectStore, checkpoints_dir, workspace_id
@@ -129,15 +137,19 @@ class Checkpointer:
 
     # ------------------------------------------------------------------ recording
     # ``*_checkpoint`` walk the workspace (a thread); ``record`` appends to the session (the session's thread).
-    def base_checkpoint(self, path: Sequence[Entry]) -> Checkpoint | None:
-        """Before a run: the workspace, when it is not what the latest checkpoint on ``path`` says (hand edits)."""
+    def base_checkpoint(self, path: Sequence[Entry], *, late: bool = False) -> Checkpoint | None:
+        """Before a run: the workspace, when it is not what the latest checkpoint on ``path`` says (hand edits).
+
+        ``late``: it will be recorded after the run's prompt, so it names the point it was taken for (``at``).
+        """
         changed = self._changed(path)
         if changed is None:
             return None
         snap, last = changed
+        at = ((path[-1].id or "") if path else "") if late else None
         if last is not None and cut_off(path):  # the last run died mid-turn: its checkpoint, late
-            return Checkpoint("", "turn", snap.tree, last.tree, self.workspace)
-        return Checkpoint("", "base", snap.tree, None, self.workspace)
+            return Checkpoint("", "turn", snap.tree, last.tree, self.workspace, at=at)
+        return Checkpoint("", "base", snap.tree, None, self.workspace, at=at)
 
     def turn_checkpoint(self, path: Sequence[Entry]) -> Checkpoint | None:
         """After a turn: a checkpoint when the workspace changed since the latest one on ``path``."""
@@ -179,12 +191,18 @@ class Checkpointer:
                 return Proposal(plan, snap.tree, step.goal, "undo", step.undid)
         return None
 
-    def propose_restore(self, current: Sequence[Entry], target: Sequence[Entry]) -> Proposal | None:
+    def propose_restore(
+        self,
+        current: Sequence[Entry],
+        target: Sequence[Entry],
+        children: Callable[[str | None], Sequence[Entry]] | None = None,
+    ) -> Proposal | None:
         """The code of the point at the end of ``target`` (a root-to-point path), seen from ``current``'s end.
 
-        ``None`` when that point has no checkpoint, or the workspace already is as it was there.
+        ``children`` (the session's) finds a base recorded after the point's prompt (``code_at``). ``None`` when
+        that point has no checkpoint, or the workspace already is as it was there.
         """
-        goal = latest(target, self.workspace)
+        goal = code_at(target, self.workspace, children) if children is not None else latest(target, self.workspace)
         if goal is None:
             return None
         snap = self.snapshot()

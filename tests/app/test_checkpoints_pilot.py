@@ -3,6 +3,7 @@ fake Ollama server, then put back with the keys."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +103,33 @@ async def test_going_back_in_the_tree_offers_the_code_too(fake_server: Any, work
         session = app.runtime.session
         assert [e.type for e in session.get_branch()] == ["model_change", "custom"]  # before the first prompt
         assert checkpoint_of(session.get_branch()[-1]).kind == "base"  # type: ignore[union-attr]
+
+
+async def test_a_first_prompt_sent_during_the_first_walk_still_has_its_code(fake_server: Any, workspace: Path) -> None:
+    (workspace / "calc.py").write_text(ORIGINAL)
+    app = make_app(fake_server, workspace, branch_summary="never")
+    app.runtime.set_approval("yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        checkpoints = app.runtime.checkpoints
+        await wait_for(pilot, lambda: not checkpoints.warming, "the first walk")
+        gate = threading.Event()  # a first walk still going (a large repository), for as long as the test says
+        checkpoints._warm = threading.Thread(target=gate.wait, daemon=True)
+        checkpoints._warm.start()
+        try:
+            fake_server.script(ToolCall("shell", {"command": "printf 'def add(a, b):\\n    return 0\\n' > calc.py"}))
+            fake_server.script(Text("changed it"))
+            await send(app, pilot, "break add")
+        finally:
+            gate.set()
+        types = [e.type for e in app.runtime.session.get_branch()]
+        assert types[:3] == ["model_change", "message", "custom"]  # the base came after the prompt
+        await pilot.press("escape", "escape")
+        await screen_is(app, pilot, TreeScreen)
+        await pilot.press("home", "enter")  # the first prompt: back to before it
+        await wait_for(pilot, lambda: isinstance(app.screen, RestoreCodeScreen), "the code question")
+        assert [line.path for line in app.screen.lines] == ["calc.py"]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: (workspace / "calc.py").read_text() == ORIGINAL, "calc.py restored")
 
 
 async def test_code_only_keeps_the_conversation(fake_server: Any, workspace: Path) -> None:

@@ -106,7 +106,9 @@ async def ask_about_code(
     if files is None:
         return RestoreAnswer("conversation")
     try:
-        proposal = await asyncio.to_thread(files.propose_restore, current, target)
+        session = ctx.runtime.session
+        children = session.children if session is not None else None
+        proposal = await asyncio.to_thread(files.propose_restore, current, target, children)
         diff = await asyncio.to_thread(plan_diff, files.store, proposal.plan) if proposal is not None else ""
     except NavtuiError as exc:
         ctx.error(exc.message, exc.hint)
