@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
 
 from navtui.themes.loader import ThemeRegistry, ThemeReload
-from navtui.themes.watcher import watch_themes
+from navtui.themes.watcher import DEBOUNCE_MS, watch_themes
 from tests.themes.conftest import theme_json, write_theme
 
 # A guard against hangs, not a performance assertion: reloads normally arrive in ~0.2 s.
@@ -18,14 +21,15 @@ PATIENCE = 15.0
 
 
 class Watch:
-    def __init__(self, registry: ThemeRegistry) -> None:
+    def __init__(self, registry: ThemeRegistry, force_polling: bool | None = None) -> None:
         self.registry = registry
+        self.force_polling = force_polling
         self.stop = asyncio.Event()
         self.results: asyncio.Queue[ThemeReload] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
 
     async def _run(self) -> None:
-        async for result in watch_themes(self.registry, self.stop):
+        async for result in watch_themes(self.registry, self.stop, force_polling=self.force_polling):
             await self.results.put(result)
 
     async def start(self, directory: Path) -> None:
@@ -144,3 +148,77 @@ async def test_project_folder_is_watched_too(user_themes: Path, workspace: Path)
         watch.stop.set()
         async with asyncio.timeout(PATIENCE):
             await watch.task
+
+
+async def test_polling_where_inotify_is_not_used(user_themes: Path) -> None:
+    # watchfiles watches where inotify is missing or refused; force_polling asks for it everywhere.
+    watch = Watch(ThemeRegistry(), force_polling=True)
+    await watch.start(user_themes)
+    try:
+        write_theme(user_themes / "polled.json", theme_json("polled", accent="#abcdef"))
+        result = await watch.wait_for(named("polled.json"))
+        assert result.status == "added" and result.theme is not None
+        assert result.theme.colors["accent"] == "#abcdef"
+    finally:
+        watch.stop.set()
+        async with asyncio.timeout(PATIENCE):
+            await watch.task
+
+
+async def test_a_theme_rewritten_without_pause_is_still_reloaded(watch: Watch, user_themes: Path) -> None:
+    # The reload waits for the folder to be quiet for DEBOUNCE_MS, but not for ever (MAX_WAIT_MS).
+    path = user_themes / "busy.json"
+    writes = 0
+
+    async def rewrite() -> None:
+        nonlocal writes
+        for writes in range(1, 200):  # far past MAX_WAIT_MS, never quiet for DEBOUNCE_MS
+            write_theme(path, theme_json("busy", accent=f"#0000{writes % 100:02d}"))
+            await asyncio.sleep(DEBOUNCE_MS / 3000)
+
+    writer = asyncio.create_task(rewrite())
+    try:
+        await watch.wait_for(named("busy.json"))
+        assert not writer.done()  # reloaded while the writes went on
+    finally:
+        writer.cancel()
+
+
+WATCH_ALONE = """
+import asyncio, os, sys, threading
+from pathlib import Path
+from navtui.themes.loader import ThemeRegistry
+from navtui.themes.watcher import DEBOUNCE_MS, watch_themes
+from tests.themes.conftest import theme_json, write_theme
+
+async def main():
+    registry = ThemeRegistry()
+    stop = asyncio.Event()
+    results = watch_themes(registry, stop)
+    async def save():
+        while True:  # until the watch is live
+            write_theme(registry.user_dir / "seen.json", theme_json("seen"))
+            await asyncio.sleep(0.1)
+    saver = asyncio.create_task(save())
+    async with asyncio.timeout(15):
+        result = await anext(results)
+    saver.cancel()
+    print(result.path.name, len(os.listdir("/proc/self/task")), "watchfiles" in sys.modules)
+    stop.set()
+    await results.aclose()
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
+def test_on_linux_the_watch_starts_no_thread_and_loads_no_watchfiles(navtui_home: Path) -> None:
+    # watchfiles' watch runs two threads (its Rust notifier and the worker waiting on it) and loads its library
+    # and multiprocessing: ~1 MB of the app (docs/speed.md). inotify is a descriptor the loop reads.
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root), NAVTUI_HOME=str(navtui_home))
+    out = subprocess.run(
+        [sys.executable, "-c", WATCH_ALONE], capture_output=True, text=True, env=env, cwd=root, timeout=60, check=False
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["seen.json", "1", "False"]
