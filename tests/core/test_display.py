@@ -7,6 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from navtui.core import display
 from navtui.core.display import display_safe, has_unsafe
 
 # Anything a terminal acts on: C0 but tab/newline, DEL, C1, and the reordering (bidi) controls.
@@ -50,3 +51,12 @@ _NO_CR = st.text(alphabet=st.characters(blacklist_characters="\r"))
 def test_chunks_give_the_same_result_as_the_whole(first: str, second: str) -> None:
     # A stream cut anywhere renders the same: each character is replaced on its own.
     assert display_safe(first) + display_safe(second) == display_safe(first + second)
+
+
+def test_stand_ins_are_made_for_the_characters_met_only() -> None:
+    # A table of every stand-in (~2,100 with the surrogates) was 0.26 MB of every process (docs/speed.md).
+    display._TABLE.clear()
+    assert display_safe("a\x1b[2J\u202eb\r\n") == "a␛[2J\\u202eb\n"
+    assert sorted(display._TABLE) == [0x1B, 0x202E]
+    assert display_safe("\x1b\udc9b") == "␛\\x9b"
+    assert sorted(display._TABLE) == [0x1B, 0x202E, 0xDC9B]
