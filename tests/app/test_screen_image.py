@@ -202,7 +202,13 @@ def test_a_row_of_one_cell_characters_takes_no_width_look_up_and_the_same_cells(
     # character; made only of characters one cell wide it is taken whole. The cells are those the look-ups give.
     from navtui.app import screen_image
 
-    assert all(get_character_cell_size(char) == 1 for char in screen_image._ONE_CELL)
+    def listed(char: str) -> bool:
+        return any(start <= ord(char) < end for start, end in screen_image._ONE_CELL_RANGES)
+
+    every = [chr(code) for start, end in screen_image._ONE_CELL_RANGES for code in range(start, end)]
+    assert all(get_character_cell_size(char) == 1 for char in every)
+    assert screen_image._one_cell("".join(every)) is not None
+    assert [char for char in map(chr, range(0x3000)) if screen_image._one_cell(char) is not None] == every
     texts = ["╭" + "─" * 30 + "╮", "déjà vu │ Ωμέγα │ Привет", "a界b", "e\u0301x", "soft\u00adhyphen", "▌█▐"]
 
     def expected(text: str) -> list[str]:
@@ -230,7 +236,7 @@ def test_a_row_of_one_cell_characters_takes_no_width_look_up_and_the_same_cells(
         row = image.row_of([(0, Strip([Segment(text, STYLES[0])]))])
         cells = expected(text)
         assert row.cells[: len(cells)] == cells and set(row.cells[len(cells) :]) <= {" "}
-        one_cell = all(char in screen_image._ONE_CELL or char.isascii() for char in text)
+        one_cell = all(listed(char) or char.isascii() for char in text)
         assert (looked_up == []) == one_cell, text
 
 
