@@ -10,7 +10,6 @@ look at everything.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import struct
 
@@ -46,7 +45,7 @@ class DirWatch:
     def _open(self) -> None:
         self._broken = False
         try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+            libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols (find_library ran ldconfig)
             self._add = libc.inotify_add_watch
             self._add.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
             fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)

@@ -139,3 +139,45 @@ def test_threads_share_one_malloc_arena_after_single_arena() -> None:
 
     assert len(arenas("default")) > 1  # each thread that allocates gets an arena of its own
     assert arenas("single") == {"Arena 0"}
+
+
+async def test_the_heap_is_trimmed_once_after_a_turn_and_never_while_one_runs(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # malloc_trim walks the heap (a syscall per free page range): after the turn's full collection, while idle.
+    trims: list[bool] = []
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settle(app, pilot)
+        turns = main_screen(app).turns
+        monkeypatch.setattr(gc_policy, "give_back", lambda: trims.append(turns.running) or True)
+        turns.set_working(False)  # a turn ended: the trim is due RECLAIM_DELAY later
+        assert turns._reclaim_timer is not None
+        turns.set_working(True)  # the next turn started first: not while it streams
+        assert turns._reclaim_timer is None
+        turns.running = True
+        turns._reclaim()
+        assert trims == []
+        turns.running = False
+        turns._reclaim()
+        assert trims == [False] and turns._reclaim_timer is None  # once, and nothing more scheduled
+        turns.set_working(False)
+
+
+OWN_SYMBOLS = """
+import sys
+from navtui.app import gc_policy
+from navtui.checkpoints.watch import DirWatch
+assert gc_policy.single_arena() and gc_policy.give_back() and DirWatch().active
+print("ctypes.util" in sys.modules)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim and inotify")
+def test_malloc_trim_and_inotify_are_found_without_running_ldconfig() -> None:
+    # ctypes.util.find_library("c") ran "ldconfig -p" in a child process: a fork of the whole app (~5 ms) at the
+    # first trim and at each reset of the checkpoints' watch. The process's own symbols hold both.
+    out = subprocess.run(
+        [sys.executable, "-c", OWN_SYMBOLS], capture_output=True, text=True, check=True, cwd=ROOT, timeout=60
+    )
+    assert out.stdout.split() == ["False"]
