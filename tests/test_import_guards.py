@@ -47,7 +47,9 @@ def test_an_idle_session_without_mcp_servers_loads_no_manager_screens_or_glob_ma
     # MCP servers configured, no index and no .gitignore. The MCP manager and its connection and tool modules,
     # the tree and session picker screens (and Textual's DataTable) and pathspec load when first used: a
     # configured server (tests/mcp), /tree and /resume (tests/app/test_tree_pilot.py, test_sessions_picker.py),
-    # find and grep --glob (tests/tools/files/test_search.py).
+    # find and grep --glob (tests/tools/files/test_search.py). The undo and restore screens, the approval dialog
+    # and a restore plan's diff load with the first /undo or question about the files
+    # (tests/app/test_checkpoints_pilot.py).
     heavy = [
         "navtui.mcp.manager",
         "navtui.mcp.connection",
@@ -58,6 +60,9 @@ def test_an_idle_session_without_mcp_servers_loads_no_manager_screens_or_glob_ma
         "textual.widgets._data_table",
         "pathspec",
         "navtui.index.builder",
+        "navtui.app.screens.restore",
+        "navtui.app.screens.approval",
+        "navtui.checkpoints.present",
     ]
     assert _loaded(IDLE_RUNTIME, heavy, workspace) == []
     # The same start with a server configured builds the manager (its SDK still waits for the server to start).
