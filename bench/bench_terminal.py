@@ -542,6 +542,29 @@ def collect_trace(term: Terminal, path: str, t0: float, end: float, last_chunk: 
         "ui_top": ui[:8],
         "waited_behind": sorted(waited.items(), key=lambda item: -item[1])[:8],
         "spans": [span for span in data.get("spans", []) if t0 - 1 <= span[1] and span[0] <= end + 1],
+        "long_callbacks": long_callbacks(data.get("spans", []), t0, end),
+    }
+
+
+LONG_CALLBACK_MS = 4.0  # --trace: a UI-loop callback over this much CPU is one a key can wait a frame behind
+
+
+def long_callbacks(spans: list[list[Any]], t0: float, end: float) -> dict[str, Any]:
+    """The UI loop's callbacks of at least 0.5 ms (``bench/trace_loop.py``'s spans) that began while the reply
+    streamed: their CPU (p50 / p99 / max, how many over ``LONG_CALLBACK_MS``), and per callback how many, the
+    longest and how many over it, the longest first. Collections are spans of their own, inside a callback."""
+    by_name: dict[str, list[float]] = {}
+    for start, _end, thread, what, cpu in spans:
+        if thread == "ui" and t0 <= start <= end and not what.startswith("display"):
+            by_name.setdefault(what.split(" (")[0], []).append(cpu)
+    everything = [cpu for what, cpus in by_name.items() if not what.startswith("gc ") for cpu in cpus]
+    return {
+        "cpu_ms": summary(everything),
+        "over": sum(cpu > LONG_CALLBACK_MS for cpu in everything),
+        "by_name": sorted(
+            ([what, len(cpus), max(cpus), sum(cpu > LONG_CALLBACK_MS for cpu in cpus)] for what, cpus in by_name.items()),
+            key=lambda item: -item[2],
+        )[:8],
     }
 
 
@@ -746,6 +769,10 @@ def report(results: dict[str, list[dict[str, Any]]], rates: list[float]) -> None
                 ),
             ),
             (
+                f"{tag}: traced: UI-loop callback CPU p50 / p99 / max; over {LONG_CALLBACK_MS:.0f} ms",
+                lambda rs, p=pick: long_cell([s["trace"].get("long_callbacks") for s in p(rs) if "trace" in s]),
+            ),
+            (
                 f"{tag}: traced: read -> key event -> prompt edited -> frame p50",
                 lambda rs, p=pick: (
                     " / ".join(
@@ -787,6 +814,14 @@ def report(results: dict[str, list[dict[str, Any]]], rates: list[float]) -> None
         print(f"{label:<{label_width}}" + "".join(f"{c:>{w}}" for c, w in zip(cells, widths, strict=True)))
 
 
+def long_cell(found: list[dict[str, Any] | None]) -> str:
+    kept = [f for f in found if f and f["cpu_ms"].get("n")]
+    if not kept:
+        return "-"
+    cpu = " / ".join(fmt(med([f["cpu_ms"][k] for f in kept]), "", 1) for k in ("p50", "p99", "max"))
+    return f"{cpu} ms; {fmt(med([f['over'] for f in kept]), '')}"
+
+
 def traced_threads(traces: list[dict[str, Any]]) -> str:
     if not traces:
         return "-"
@@ -826,6 +861,18 @@ def report_traces(results: dict[str, list[dict[str, Any]]]) -> None:
                 ranked = sorted(totals.items(), key=lambda item: -sum(item[1]))[:6]
                 cells = ", ".join(f"{callback} {sum(v) / len(streams):,.0f} ms" for callback, v in ranked)
                 print(f"{name}: {title} (mean per run): {cells}")
+        longest: dict[str, list[Any]] = {}
+        for s in streams:
+            for what, count, cpu_max, over in s["trace"].get("long_callbacks", {}).get("by_name", []):
+                kept = longest.setdefault(what, [0, 0.0, 0])
+                kept[0], kept[1], kept[2] = kept[0] + count, max(kept[1], cpu_max), kept[2] + over
+        if longest:
+            ranked = sorted(longest.items(), key=lambda item: -item[1][1])[:6]
+            print(
+                f"{name}: the longest UI-loop callbacks while streaming (all runs: longest, over "
+                f"{LONG_CALLBACK_MS:.0f} ms of all >= 0.5 ms): "
+                + ", ".join(f"{what} {cpu:.1f} ms ({over} of {count})" for what, (count, cpu, over) in ranked)
+            )
         ends = [s["trace"]["end_of_stream"] for s in streams if s["trace"].get("end_of_stream")]
         if ends:
             keys = [key for key, _name, _which in END_STEPS] + ["frame", "shown"]
