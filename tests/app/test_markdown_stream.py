@@ -21,6 +21,8 @@ from navtui.widgets.markdown.blocks import BlockSplitter, split_blocks
 from navtui.widgets.markdown.document import RELEASED, MarkdownDocument, settled_fence
 from navtui.widgets.markdown.render import palette_for, render_markdown
 from navtui.widgets.markdown.view import MarkdownView
+from navtui.widgets.pacing import InputPacer
+from tests.app.conftest import wait_for
 
 CONSOLE = Console(width=200, color_system=None, force_terminal=False)
 PALETTE = palette_for({})
@@ -278,6 +280,67 @@ def test_a_budgeted_render_that_finished_a_block_leaves_the_open_block_to_the_ne
     document.feed("```\n\nafter\n")  # without a budget (a finished reply, a test): one call
     document.render(CONSOLE, 60, Style(), PALETTE)
     assert not document.behind and shown(document) == whole(text + "    x = 2\n```\n\nafter\n")
+
+
+def test_a_budgeted_render_gives_way_after_a_block_when_a_key_came() -> None:
+    # A key read while a flush renders finished blocks ends the flush after the block in hand, as a spent budget
+    # does: the key's echo goes before the rest, and nothing shows until all of it is rendered.
+    document = MarkdownDocument()
+    text = "".join(f"paragraph {n}\n\n" for n in range(4)) + "open"
+    document.feed(text)
+    asked: list[int] = []
+
+    def key_came() -> bool:
+        asked.append(document._rendered)
+        return True
+
+    assert document.render(CONSOLE, 60, Style(), PALETTE, budget=1.0, give_way=key_came) is None
+    assert asked == [1] and document.behind and shown(document) == []
+    while document.behind:
+        document.render(CONSOLE, 60, Style(), PALETTE, budget=1.0)
+    assert shown(document) == whole(text)
+
+
+class PacedViewApp(ViewApp):
+    """A view's app with navtui's input pacer (its frames do not tell it: the test says when an echo went out)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pacer = InputPacer()
+
+
+async def test_a_flush_during_which_a_key_is_read_renders_after_the_keys_echo_and_shows_everything() -> None:
+    # Textual's input thread reads a key while a flush feeds the new text (a parse of the open block): the flush
+    # stops there, its render waits until the key's echo is out, then the view shows all of the text.
+    app = PacedViewApp()
+    async with app.run_test(size=(80, 80)) as pilot:
+        view = app.query_one("#streamed", MarkdownView)
+        view.append("First paragraph.\n\n```python\ndef f():\n")
+        view.flush()
+        await pilot.pause()
+        before = lines(view)
+        feed = view._feed
+
+        def key_read_meanwhile(text: str) -> None:
+            feed(text)
+            app.pacer.read()
+
+        view._feed = key_read_meanwhile  # type: ignore[method-assign]
+        view.append("    return 1\n")  # only the open block grows: no finished block to split the flush at
+        view._coalescer.flush_now()
+        document = view._document
+        assert not document.settled and view._catch_up_timer is not None and lines(view) == before
+        view._catch_up()  # the timer's step, the echo still to come: nothing rendered, the step again later
+        assert not document.settled and view._catch_up_timer is not None and lines(view) == before
+        app.pacer.key()
+        app.pacer.frame()  # the key's echo went out
+        await wait_for(pilot, lambda: document.settled)
+        await pilot.pause()
+        assert [line.strip() for line in lines(view) if line.strip()] == [
+            "First paragraph.",
+            "def f():",
+            "return 1",
+        ]
 
 
 async def test_a_streaming_view_renders_a_backlog_of_blocks_a_budget_at_a_time(monkeypatch: Any) -> None:

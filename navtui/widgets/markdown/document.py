@@ -15,7 +15,7 @@ import re
 import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rich.console import Console
 from rich.segment import Segment
@@ -150,7 +150,13 @@ class MarkdownDocument:
         self._starts, self._ends, self._released = array("Q"), array("Q"), 0
 
     def render(
-        self, console: Console, width: int, style: Style, palette: MarkdownPalette, budget: float | None = None
+        self,
+        console: Console,
+        width: int,
+        style: Style,
+        palette: MarkdownPalette,
+        budget: float | None = None,
+        give_way: Callable[[], bool] | None = None,
     ) -> int | None:
         """Bring the lines up to date; returns the first line that differs from before (``None``: none did).
 
@@ -160,12 +166,13 @@ class MarkdownDocument:
         does not change until they are all rendered). A render of everything again (``reset``) takes no budget.
         A budgeted render that rendered finished blocks leaves the open block's render (the costlier part while a
         code block grows: it is highlighted whole) to the next call too, so what comes between the two calls (a
-        key's echo) waits for one of them only.
+        key's echo) waits for one of them only. ``give_way`` (with a budget): asked after each finished block
+        rendered, True ends the call there as a spent budget does (a key came meanwhile).
         """
         before = self.shown
         blank = [Segment(" " * width, style)]  # the gap before the tail, drawn as any blank line
         old_tail = ([blank] if self.tail_blank else []) + self.tail_lines
-        self._render(console, width, style, palette, budget)
+        self._render(console, width, style, palette, budget, give_way)
         if self.behind:
             return None
         if self.changed_lines or len(self.lines) < before:
@@ -179,7 +186,13 @@ class MarkdownDocument:
         return None
 
     def _render(
-        self, console: Console, width: int, style: Style, palette: MarkdownPalette, budget: float | None
+        self,
+        console: Console,
+        width: int,
+        style: Style,
+        palette: MarkdownPalette,
+        budget: float | None,
+        give_way: Callable[[], bool] | None = None,
     ) -> None:
         splitter = self.splitter
         if splitter.references_version != self._references_version:
@@ -201,7 +214,7 @@ class MarkdownDocument:
             self._ends.append(len(lines) + len(rendered))
             lines.extend(rendered)
             self._rendered += 1
-            if deadline is not None and time.perf_counter() > deadline and self.behind:
+            if deadline is not None and (time.perf_counter() > deadline or (give_way and give_way())) and self.behind:
                 return  # the rest at the next call; what is shown stays as it was
         self._tail_waits = deadline is not None and self._rendered > finished and self._tail_dirty
         if self._tail_waits:

@@ -13,6 +13,7 @@ calls it when a turn has ended); a line asked for again is rendered again from i
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
@@ -31,10 +32,11 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
 STRIP_CACHE = 256  # strips kept for drawn lines (a few screens' worth)
-# The longest a streaming view renders finished blocks in one go; the rest follow a moment later (a key's echo
-# may go first). A stream that fell behind (a busy loop, a loaded machine) finished dozens of blocks in one
-# flush, and a key waited behind all of them (docs/speed.md).
-RENDER_BUDGET = 0.004
+# The longest a streaming view's flush renders in one go, its feed included; the rest follow a moment later (a
+# key's echo may go first). A stream that fell behind (a busy loop, a loaded machine) finished dozens of blocks in
+# one flush, and a key waited behind all of them; at 4 ms a flush that finished a block still took 4-6 ms of the
+# loop (docs/speed.md, "Ninth wave").
+RENDER_BUDGET = 0.002
 
 
 class MarkdownView(Widget):
@@ -99,30 +101,42 @@ class MarkdownView(Widget):
         if self._catch_up_timer is not None:
             self._catch_up_timer.stop()
             self._catch_up_timer = None
-        if self._document.behind and self._width and self.is_mounted:
+        if not self._document.settled and self._width and self.is_mounted:
             before = self._document.height  # what shows: nothing of a render left behind
             self._show(self._render_document(self._width, whole=True), before)
 
     def _catch_up(self) -> None:
-        """Render the next finished blocks a budgeted render left (after a key's echo, if one is pending)."""
+        """Render what a budgeted flush left (finished blocks, the open block), after a key's echo if one is
+        pending."""
         self._catch_up_timer = None
-        if not (self._document.behind and self._width and self.is_mounted):
+        if self._document.settled or not (self._width and self.is_mounted):
             return
-        pacer = pacer_of(self.app)
-        if pacer is not None and pacer.echo_pending:
+        if self._key_first():
             self._catch_up_timer = self.set_timer(RETRY, self._catch_up, name="markdown-catch-up")
             return
         before = self._document.height
         self._show(self._render_document(self._width), before)
 
+    def _key_first(self) -> bool:
+        """A key arrived since the last frame (read by the input thread, perhaps while this flush ran): its echo
+        goes before the rest of the render."""
+        pacer = pacer_of(self.app)
+        return pacer is not None and pacer.echo_pending
+
     def _apply(self, text: str) -> None:
         document = self._document
         before = document.height
+        began = time.perf_counter()
         self._feed(text)
         if not (self._width and self.is_mounted):
             self.refresh(layout=True)
             return
-        self._show(self._render_document(self._width), before)
+        if self.streaming and (self._key_first() or time.perf_counter() - began > RENDER_BUDGET / 2):
+            # The feed (a parse of the open block's lines) took half the budget, or a key came meanwhile: the
+            # render is a step of its own, a moment later (``_catch_up``), and the key's echo may go between.
+            self._catch_up_timer = self.set_timer(0.001, self._catch_up, name="markdown-catch-up")
+            return
+        self._show(self._render_document(self._width, began=began), before)
 
     def _show(self, first: int | None, before: int) -> None:
         """Repaint after a render that changed lines from ``first`` on, the height having been ``before``."""
@@ -159,14 +173,17 @@ class MarkdownView(Widget):
             return
         self._render_document(width)
 
-    def _render_document(self, width: int, whole: bool = False) -> int | None:
-        """Render what is new (within ``RENDER_BUDGET`` while streaming, unless ``whole``); returns the first line
-        that changed (``None``: none). Finished blocks left over are rendered by a timer, a budget at a time."""
+    def _render_document(self, width: int, whole: bool = False, began: float | None = None) -> int | None:
+        """Render what is new (within ``RENDER_BUDGET`` from ``began`` while streaming, unless ``whole``); returns
+        the first line that changed (``None``: none). What is left over (finished blocks, then the open block) is
+        rendered by a timer, a budget at a time, each step after a key's echo if a key came meanwhile."""
         if self._palette is None:
             return 0
         document = self._document
-        budget = RENDER_BUDGET if self.streaming and not whole else None
-        first = document.render(self.app.console, width, self._style or Style(), self._palette, budget)
+        budget = None
+        if self.streaming and not whole:
+            budget = RENDER_BUDGET - (0.0 if began is None else time.perf_counter() - began)
+        first = document.render(self.app.console, width, self._style or Style(), self._palette, budget, self._key_first)
         if document.changed_lines:
             document.changed_lines = False
             self._strips.clear()
