@@ -283,9 +283,11 @@ class TurnRunner:
         # See gc_policy: a collection a second keeps full ones from stalling frames while streaming. While the
         # user types it runs just after a key's echo, when the next key is furthest away, or after 5 s at most.
         # (Put off until typing stopped, it grew with what 5 s of streaming built: ~100 ms at 1,000 tok/s, a
-        # stall a key landed behind; docs/speed.md.)
+        # stall a key landed behind; docs/speed.md.) Never while a key waits for its echo: the next tick.
         since = index - self._collected_at
         pacer = pacer_of(self.screen.app)
+        if pacer is not None and pacer.echo_awaited:
+            return
         if since >= 10 and (since >= 50 or pacer is None or not pacer.typing or pacer.just_echoed):
             self._collected_at = index
             gc_policy.tick()

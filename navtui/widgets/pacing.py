@@ -10,7 +10,8 @@ next heavy frame. So, while the user types:
 * streamed text is flushed at most every ``TYPING_INTERVAL`` (20 Hz) until ``TYPING`` seconds after the last
   key, so fewer heavy frames stand between a key and its echo;
 * the periodic garbage collection of a working turn runs just after a key's echo, when the next key is
-  furthest away (``just_echoed``), or is put off (``gc_policy``, ``TurnRunner``);
+  furthest away (``just_echoed``), or is put off (``gc_policy``, ``TurnRunner``), and never starts while a key
+  waits for its echo (``echo_awaited``);
 * the frame that shows a key goes out as soon as the key is handled (``MainScreen``), not at the next tick of
   Textual's 60 Hz update timer, which a running stream keeps going: half a period (~8 ms) on average.
 
@@ -84,6 +85,11 @@ class InputPacer:
     def echo_pending(self) -> bool:
         """A key arrived after the last frame: the next frame carries its echo."""
         return max(self.key_at, self.read_at) > self.frame_at
+
+    @property
+    def echo_awaited(self) -> bool:
+        """A key's echo is pending, the key ``ECHO_WAIT`` old at most: a pause now is one the key waits behind."""
+        return self.echo_pending and time.monotonic() - max(self.key_at, self.read_at) < ECHO_WAIT
 
     @property
     def typing(self) -> bool:

@@ -43,6 +43,8 @@ async def test_a_turn_collects_once_a_second_but_not_while_the_user_types(
         collections.clear()
         for _ in range(60):  # 6 s of typing: put off, but never more than 5 s
             app.pacer.key()
+            app.pacer.frame()  # its echo went out
+            app.pacer.echoed_at -= pacing.JUST_ECHOED  # a while ago
             turns._spin()
         assert collections == [80]
         app.pacer.key_at = 0.0  # typing stopped: the one due runs at the next tick
@@ -71,6 +73,30 @@ async def test_while_the_user_types_the_collection_runs_just_after_an_echo(
                 app.pacer.echoed_at -= pacing.JUST_ECHOED  # a while ago
             turns._spin()
         assert collections == [11, 23]  # the first spinner tick just after an echo, once one is due
+
+
+async def test_a_collection_never_starts_while_a_key_waits_for_its_echo(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Even the one put off for 5 s waits: a collection started with a key on its way is one the key waits behind.
+    collections: list[int] = []
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settle(app, pilot)
+        turns = main_screen(app).turns
+        monkeypatch.setattr(gc_policy, "tick", lambda: collections.append(turns._spinner_index))
+        for index in range(1, 61):  # 6 s of typing, each key echoed a while ago ...
+            app.pacer.key()
+            app.pacer.frame()
+            app.pacer.echoed_at -= pacing.JUST_ECHOED
+            if index >= 50:
+                app.pacer.read()  # ... and from the 5 s mark on, a key read at each tick, its echo not out yet
+            turns._spin()
+        assert collections == []
+        app.pacer.key()
+        app.pacer.frame()  # the key's echo went out
+        turns._spin()
+        assert collections == [61]
 
 
 def test_reclaim_frees_cycles_that_were_frozen_while_they_lived() -> None:
