@@ -141,7 +141,7 @@ def test_pygments_lexer_state_is_read_at_each_line_start() -> None:
 def test_what_it_does_not_follow_is_left_to_the_whole_render() -> None:
     fence = OpenFence()
     for tail in [
-        "```python\nx = 1\n```",  # closed (its last line a closing fence)
+        "```python\nx = 1\n```\nafter",  # closed, and another block after it
         "```sh\necho 'a\nb'\n",  # a lexer whose one match spans lines
         "  ```python\nx = 1\n",  # an indented fence
         "```python\n\tx = 1\n",  # a tab
@@ -151,6 +151,40 @@ def test_what_it_does_not_follow_is_left_to_the_whole_render() -> None:
     ]:
         assert fence.render(tail, CONSOLE, 60, Style(), PALETTE) is None, tail
     assert _lexer("sh") is None and _lexer("no-such-language") is None and _lexer("text") is not None
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.sampled_from([("```python\n", "```"), ("~~~py\n", "~~~~"), ("````\n", "`````  ")]),
+    st.lists(st.integers(min_value=1, max_value=90), max_size=30),
+    st.sampled_from([24, 60, 118]),
+)
+def test_a_closed_fence_renders_as_a_whole_render_from_the_rows_kept(
+    fence_and_closing: tuple[str, str], cuts: list[int], width: int
+) -> None:
+    # Closed by a whole line, or its closing line still coming, with blank lines after it: the same rows as the
+    # whole render of each prefix (``streamed`` compares them), and the closed block itself is rendered.
+    opening, closing = fence_and_closing
+    tail = opening + PYTHON + "\n" + closing + "\n\n"
+    _, rendered = streamed(tail, cuts, width)
+    assert len(tail) in rendered
+
+
+def test_a_finished_fence_keeps_the_rows_its_open_block_had() -> None:
+    # Once a fence closes it is a finished block of the document: its rows are the ones the open block kept, only
+    # its last lines rendered again (it was highlighted whole twice at its end: as the closing open block, and
+    # as a finished block).
+    code = "".join(f"value_{n} = compute({n}, 'x')\n" for n in range(40))
+    document = MarkdownDocument()
+    document.feed("Intro.\n\n```python\n" + code)
+    document.render(CONSOLE, 60, Style(), PALETTE)
+    open_rows = document.tail_lines
+    document.feed("```\n")
+    document.render(CONSOLE, 60, Style(), PALETTE)
+    assert document.tail_lines == [] and len(document.blocks) == 2  # the fence finished with its closing line
+    finished = document.lines[document._starts[1] : document._ends[1]]
+    assert finished == whole("```python\n" + code + "```\n", 60)
+    assert sum(new is old for new, old in zip(finished, open_rows, strict=True)) >= 35
 
 
 def test_a_streamed_document_with_a_growing_fence_renders_as_a_whole_one() -> None:

@@ -17,7 +17,7 @@ from textual.containers import VerticalScroll
 
 from navtui.app.theme_defaults import nav_defaults
 from navtui.widgets.markdown import view as view_module
-from navtui.widgets.markdown.blocks import BlockSplitter, split_blocks
+from navtui.widgets.markdown.blocks import Block, BlockSplitter, split_blocks
 from navtui.widgets.markdown.document import RELEASED, MarkdownDocument, settled_fence
 from navtui.widgets.markdown.render import palette_for, render_markdown
 from navtui.widgets.markdown.view import MarkdownView
@@ -105,6 +105,19 @@ def streamed(text: str, cuts: list[int]) -> MarkdownDocument:
         position += size
     document.feed(text[position:])
     return document
+
+
+def test_a_closed_fence_is_a_finished_block_once_its_closing_line_is_complete() -> None:
+    # Not once the next block's first line is: a paragraph's one long line took many flushes, and the fence was
+    # rendered whole with it at each.
+    splitter = BlockSplitter()
+    assert splitter.feed("Intro.\n\n```python\nx = 1\n``") == [Block("Intro.\n\n")]
+    assert splitter.feed("`") == []  # a closing line that may still grow ("````x" would be code)
+    assert splitter.feed("\n") == [Block("```python\nx = 1\n```\n")] and splitter.tail == ""
+    assert splitter.feed("\nA paragraph whose line goes on") == []
+    assert splitter.tail == "\nA paragraph whose line goes on"
+    assert splitter.feed("\n\n```python\n``\n") == [Block("\nA paragraph whose line goes on\n\n")]
+    assert splitter.tail == "```python\n``\n"  # a shorter run of backticks closes nothing
 
 
 def test_a_reference_link_defined_after_its_use_shows_as_a_link() -> None:

@@ -39,9 +39,32 @@ def parser() -> MarkdownIt:
 
 
 def block_starts(source: str, env: dict[str, Any] | None = None) -> list[int]:
-    """The line numbers where top-level blocks start (markdown-it's token map); ``env`` collects references."""
+    """The line numbers where top-level blocks start (markdown-it's token map); ``env`` collects references.
+
+    A last block that is a code fence closed by a whole line ends there: the line after its closing fence starts
+    the next block, whatever it turns out to be (nothing after a closed fence joins it). Cut there, the fence is
+    a finished block as soon as it closes, not once the next block's first line is complete: a long paragraph's
+    one line took 6-11 flushes at 1,000 tok/s, and the fence was rendered whole with it at each (docs/speed.md,
+    "Ninth wave")."""
     tokens = parser().parse(source, {} if env is None else env)
-    return [token.map[0] for token in tokens if token.level == 0 and token.nesting >= 0 and token.map]
+    blocks = [token for token in tokens if token.level == 0 and token.nesting >= 0 and token.map]
+    starts = [token.map[0] for token in blocks if token.map]
+    last = blocks[-1] if blocks else None
+    if last is not None and last.type == "fence" and last.map and last.map[1] - 1 > last.map[0]:
+        closing = source.split("\n")[last.map[1] - 1]
+        if _closes(closing, last.markup):
+            starts.append(last.map[1])
+    return starts
+
+
+def _closes(line: str, markup: str) -> bool:
+    """``line`` is a closing fence for a fence opened with ``markup`` (CommonMark: up to three spaces, at least as
+    many of the same character, then only spaces or tabs)."""
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or not markup:
+        return False
+    run = len(stripped) - len(stripped.lstrip(markup[0]))
+    return run >= len(markup) and not stripped[run:].strip(" \t")
 
 
 class BlockSplitter:

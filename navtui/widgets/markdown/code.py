@@ -20,8 +20,14 @@ rule whose single match spans lines (a shell's '...', Go's `...`, a C-style /* *
 unclosed one as something else in the root state, and its close changes lines before a checkpoint. The state is
 read from the lexer's generator (``RegexLexer.get_tokens_unprocessed``'s local ``statestack``:
 ``tests/app/test_markdown_code.py`` fails if a Pygments release changes that). Other lexers, fences that are
-indented, hold a tab or an escape in their info string, a block whose last line looks like a closing fence, are
-rendered whole, as before: ``render`` returns ``None`` and the caller renders the block with Rich.
+indented, hold a tab or an escape in their info string, are rendered whole, as before: ``render`` returns
+``None`` and the caller renders the block with Rich.
+
+A closed fence (its closing line, then nothing but blank lines) shows the lines before its closing line as an
+open one does, so it is rendered the same way, from the rows kept: the document renders the finished fence
+through ``render`` too. It used to be rendered whole twice at its end (as the open block once its closing line
+came, and as a finished block), 2-4 ms each for the bench's blocks, 7-9 ms on a loaded machine (docs/speed.md,
+"Ninth wave").
 """
 
 from __future__ import annotations
@@ -168,10 +174,17 @@ class OpenFence:
             self._key, self._prefix, self._rows = key, opening.group(0), []
             self._closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.MULTILINE)
         rest = tail[len(self._prefix) :]  # the lines from the last checkpoint on
-        code = rest.rstrip()
         assert self._closing is not None
-        if not code or self._closing.search(rest):
-            return None  # closed (or closing): markdown-it ends the block there; rendered whole
+        closing = self._closing.search(rest)
+        if closing is not None:
+            # Closed (or closing): markdown-it ends the block there, and the block shows the lines before it as
+            # an open one would. Anything but blank lines after it is another block: rendered whole.
+            if rest[closing.end() :].strip():
+                return None
+            rest = rest[: closing.start()]
+        code = rest.rstrip()
+        if not code:
+            return None
         lines = code.split("\n")
         tokens, roots = lex(lexer, lines)
         # A checkpoint is the start of a whole line (not the last: a line still growing may yet join a token with

@@ -207,7 +207,11 @@ class MarkdownDocument:
         blocks = self.blocks
         finished, self._tail_waits = self._rendered, False
         while self._rendered < len(blocks):
-            rendered = render_markdown(blocks[self._rendered], console, width, style, palette, references)
+            source = blocks[self._rendered]
+            # The first block finished since the last render may be the code fence the open block was: its rows
+            # kept by ``_fence``, only its last lines rendered (None for any other block)
+            fence = self._fence.render(source, console, width, style, palette) if self._rendered == finished else None
+            rendered = render_markdown(source, console, width, style, palette, references) if fence is None else fence
             if lines and rendered:
                 lines.append(gap)
             self._starts.append(len(lines))
