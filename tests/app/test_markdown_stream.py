@@ -21,7 +21,7 @@ from navtui.widgets.markdown.blocks import Block, BlockSplitter, split_blocks
 from navtui.widgets.markdown.document import RELEASED, MarkdownDocument, settled_fence
 from navtui.widgets.markdown.render import palette_for, render_markdown
 from navtui.widgets.markdown.view import MarkdownView
-from navtui.widgets.pacing import InputPacer
+from navtui.widgets.pacing import ECHO_WAIT, InputPacer
 from tests.app.conftest import wait_for
 
 CONSOLE = Console(width=200, color_system=None, force_terminal=False)
@@ -343,6 +343,7 @@ async def test_a_flush_during_which_a_key_is_read_renders_after_the_keys_echo_an
         view._coalescer.flush_now()
         document = view._document
         assert not document.settled and view._catch_up_timer is not None and lines(view) == before
+        app.pacer.read()  # (the key, read just now: a slow run must not see it older than ECHO_WAIT)
         view._catch_up()  # the timer's step, the echo still to come: nothing rendered, the step again later
         assert not document.settled and view._catch_up_timer is not None and lines(view) == before
         app.pacer.key()
@@ -354,6 +355,23 @@ async def test_a_flush_during_which_a_key_is_read_renders_after_the_keys_echo_an
             "def f():",
             "return 1",
         ]
+
+
+async def test_a_flush_does_not_wait_for_an_echo_overdue() -> None:
+    # A key older than ECHO_WAIT whose echo has not counted yet (keys typed without a pause, an echo painted while
+    # the key was on its way) holds nothing back: the flush renders at once, as the coalescer lets it go.
+    app = PacedViewApp()
+    async with app.run_test(size=(80, 80)) as pilot:
+        view = app.query_one("#streamed", MarkdownView)
+        view.append("```python\ndef f():\n")
+        view.flush()
+        await pilot.pause()
+        app.pacer.read()
+        app.pacer.read_at -= 2 * ECHO_WAIT  # read a while ago, its echo still pending
+        assert app.pacer.echo_pending
+        view.append("    return 1\n")
+        view._coalescer.flush_now()
+        assert view._document.settled and view._catch_up_timer is None
 
 
 async def test_a_streaming_view_renders_a_backlog_of_blocks_a_budget_at_a_time(monkeypatch: Any) -> None:
