@@ -70,3 +70,24 @@ def test_a_frame_that_blanks_the_watched_area_is_kept_with_its_bytes(tmp_path: P
     finally:
         term.write(b"q")
         term.close()
+
+
+def test_the_trace_counts_the_ui_loops_long_callbacks_while_the_reply_streams() -> None:
+    from bench_terminal import long_callbacks
+
+    spans = [  # [start, end, thread, what, CPU ms], as bench/trace_loop.py keeps them
+        [10.0, 10.006, "ui", "task Timer._run_timer screen_update", 5.0],
+        [10.1, 10.102, "ui", "task Timer._run_timer screen_update", 2.0],
+        [10.2, 10.21, "ui", "task MessagePump._process_messages AssistantView", 9.0],
+        [10.21, 10.215, "ui", "gc gen1 (3 freed)", 4.5],  # inside a callback: counted on its own
+        [10.3, 10.31, "navtui-network", "task _produce", 8.0],  # another thread
+        [10.4, 10.4, "ui", "display rows [1]", 0.0],  # a frame's note, not a callback
+        [9.0, 9.01, "ui", "task Worker._run", 7.0],  # before the reply streamed
+    ]
+    found = long_callbacks(spans, 10.0, 11.0)
+    assert found["over"] == 2 and found["cpu_ms"]["n"] == 3 and found["cpu_ms"]["max"] == 9.0
+    assert found["by_name"] == [
+        ["task MessagePump._process_messages AssistantView", 1, 9.0, 1],
+        ["task Timer._run_timer screen_update", 2, 5.0, 1],
+        ["gc gen1", 1, 4.5, 1],
+    ]
