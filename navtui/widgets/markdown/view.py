@@ -136,7 +136,8 @@ class MarkdownView(Widget):
         if self.streaming and (self._key_first() or time.perf_counter() - began > RENDER_BUDGET / 2):
             # The feed (a parse of the open block's lines) took half the budget, or a key came meanwhile: the
             # render is a step of its own, a moment later (``_catch_up``), and the key's echo may go between.
-            self._catch_up_timer = self.set_timer(0.001, self._catch_up, name="markdown-catch-up")
+            if self._catch_up_timer is None:
+                self._catch_up_timer = self.set_timer(0.001, self._catch_up, name="markdown-catch-up")
             return
         self._show(self._render_document(self._width, began=began), before)
 
