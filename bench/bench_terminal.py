@@ -30,10 +30,11 @@ reports the runs of several parts together.
 Usage: ``python bench/bench_terminal.py [--runs 5] [--rates 200,1000] [--tokens 20000] [--apps navtui,textual]
 [--baseline DIR] [--vibe2 PATH] [--vibe3 PATH] [--resume] [--json FILE] [--dump-blank DIR] [--trace]``, or
 ``--merge FILE...``. ``--trace`` runs navtui and before through ``bench/trace_loop.py``: the UI loop's CPU a probe
-key waited behind while the reply streamed, and the CPU of each callback per thread; an idle key's path step by
-step (typed, read by Textual's input thread, the key event, the prompt's edit, the frame, on the emulated screen);
-and each probe echoed after more than 30 ms while streaming, step by step, with every callback, collection, write
-of Textual's output thread and frame at the terminal that overlapped it (``slow_probes``).
+key waited behind while the reply streamed, the CPU of each callback per thread, and of each UI-loop callback on
+its own (how many took over 4 ms, the longest: ``long_callbacks``); an idle key's path step by step (typed, read by
+Textual's input thread, the key event, the prompt's edit, the frame, on the emulated screen); and each probe echoed
+after more than 30 ms while streaming, step by step, with every callback, collection, write of Textual's output
+thread and frame at the terminal that overlapped it (``slow_probes``).
 """
 
 from __future__ import annotations
@@ -562,7 +563,10 @@ def long_callbacks(spans: list[list[Any]], t0: float, end: float) -> dict[str, A
         "cpu_ms": summary(everything),
         "over": sum(cpu > LONG_CALLBACK_MS for cpu in everything),
         "by_name": sorted(
-            ([what, len(cpus), max(cpus), sum(cpu > LONG_CALLBACK_MS for cpu in cpus)] for what, cpus in by_name.items()),
+            (
+                [what, len(cpus), max(cpus), sum(cpu > LONG_CALLBACK_MS for cpu in cpus)]
+                for what, cpus in by_name.items()
+            ),
             key=lambda item: -item[2],
         )[:8],
     }
