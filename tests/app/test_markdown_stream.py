@@ -198,6 +198,23 @@ def test_a_closed_document_reads_its_blocks_from_the_answers_own_text(text: str,
     assert again == before[: len(document.lines)]
 
 
+def test_the_blank_lines_between_blocks_are_one_line_of_the_document() -> None:
+    # One list, segment and string for each gap was ~0.1 MB of every 20,000-token answer the session kept.
+    text = "\n\n".join(f"Paragraph {n}: {'word ' * n}" for n in range(30))
+    document = streamed(text, [11] * 60)  # rendered between chunks: the gaps come from many renders
+    document.close()
+    rendered(document)
+    gaps = [document.lines[start - 1] for start, _end in document.spans[1:]]
+    assert len(gaps) >= 25 and all(gap is gaps[0] for gap in gaps)
+    assert [segment.text for segment in gaps[0]] == [" " * 60]
+    document.release(0, 0)
+    document.line(len(document.lines) - 1)  # the last block rendered again: the gaps are as they were
+    assert all(document.lines[start - 1] is gaps[0] for start, _end in document.spans[1:])
+    document.reset()
+    rendered(document, width=40)  # rendered again at another width: its own blank line
+    assert [segment.text for segment in document.lines[document.spans[1][0] - 1]] == [" " * 40]
+
+
 class ViewApp(App[None]):
     CSS = "MarkdownView { height: auto; } VerticalScroll { layout: stream; }"
 
