@@ -49,7 +49,7 @@ def test_an_idle_session_without_mcp_servers_loads_no_manager_screens_or_glob_ma
     # configured server (tests/mcp), /tree and /resume (tests/app/test_tree_pilot.py, test_sessions_picker.py),
     # find and grep --glob (tests/tools/files/test_search.py). The undo and restore screens, the approval dialog
     # and a restore plan's diff load with the first /undo or question about the files
-    # (tests/app/test_checkpoints_pilot.py).
+    # (tests/app/test_checkpoints_pilot.py); the session changes of /tree, /branch and /label with their first use.
     heavy = [
         "navtui.mcp.manager",
         "navtui.mcp.connection",
@@ -60,6 +60,7 @@ def test_an_idle_session_without_mcp_servers_loads_no_manager_screens_or_glob_ma
         "textual.widgets._data_table",
         "pathspec",
         "navtui.index.builder",
+        "navtui.app.tree_actions",
         "navtui.app.screens.restore",
         "navtui.app.screens.approval",
         "navtui.checkpoints.present",

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from navtui.app.commands import CommandContext, CommandRegistry
 from navtui.app.commands.checkpoints import ask_about_code, restore_code
-from navtui.app.tree_actions import branch, label_leaf, navigate, plan_navigation
 from navtui.core.errors import NavtuiError
 from navtui.session.manager import SessionManager
 
@@ -20,7 +19,8 @@ if TYPE_CHECKING:
     from navtui.app.screens.branch_summary import SummaryProgressScreen
 
 # The screens are imported when they open (the first /tree takes ~20 ms more): an idle session never loads
-# them, nor Textual's Tree and DataTable widgets they use (docs/speed.md, memory).
+# them, nor Textual's Tree and DataTable widgets they use, nor the session changes they lead to (tree_actions)
+# (docs/speed.md, memory).
 
 
 def _ready(ctx: CommandContext, what: str) -> SessionManager | None:
@@ -68,6 +68,7 @@ def open_tree(ctx: CommandContext, *, select: str | None = None) -> None:
 async def navigate_flow(ctx: CommandContext, entry_id: str) -> None:
     """Ask about a summary (per ``ui.branch_summary``), move the leaf, show the new path."""
     from navtui.app.screens.branch_summary import BranchSummaryScreen, SummaryChoice, SummaryProgressScreen
+    from navtui.app.tree_actions import navigate, plan_navigation
 
     runtime = ctx.runtime
     try:
@@ -153,6 +154,8 @@ def open_branch(ctx: CommandContext) -> None:
 
 async def branch_flow(ctx: CommandContext, entry_id: str) -> None:
     """Ask whether the new session starts with that point's code (when the files changed since), then branch."""
+    from navtui.app.tree_actions import branch
+
     session = _session(ctx)
     entry = session.get_entry(entry_id)
     parent = entry.parent_id if entry is not None else None
@@ -234,6 +237,8 @@ def _same_file(a: Path, b: Path) -> bool:
 
 # ---------------------------------------------------------------------- /label
 async def label_command(ctx: CommandContext, args: str) -> None:
+    from navtui.app.tree_actions import label_leaf
+
     try:
         _, label = label_leaf(ctx.runtime, args)
     except NavtuiError as exc:
