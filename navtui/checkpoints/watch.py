@@ -9,103 +9,98 @@ look at everything.
 
 from __future__ import annotations
 
-import ctypes
-import os
-import struct
-
-_IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
-_IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x40, 0x80, 0x100, 0x200
-_IN_DELETE_SELF, _IN_MOVE_SELF, _IN_Q_OVERFLOW, _IN_IGNORED = 0x400, 0x800, 0x4000, 0x8000
-_IN_ONLYDIR, _IN_DONT_FOLLOW = 0x1000000, 0x2000000
-_MASK = (
-    _IN_MODIFY
-    | _IN_ATTRIB
-    | _IN_CLOSE_WRITE
-    | _IN_MOVED_FROM
-    | _IN_MOVED_TO
-    | _IN_CREATE
-    | _IN_DELETE
-    | _IN_DELETE_SELF
-    | _IN_MOVE_SELF
-    | _IN_ONLYDIR
-    | _IN_DONT_FOLLOW
+from navtui.core.inotify import (
+    IN_ATTRIB,
+    IN_CLOSE_WRITE,
+    IN_CREATE,
+    IN_DELETE,
+    IN_DELETE_SELF,
+    IN_DONT_FOLLOW,
+    IN_IGNORED,
+    IN_MODIFY,
+    IN_MOVE_SELF,
+    IN_MOVED_FROM,
+    IN_MOVED_TO,
+    IN_ONLYDIR,
+    IN_Q_OVERFLOW,
+    Inotify,
 )
-_HEADER = struct.Struct("iIII")
+
+_MASK = (
+    IN_MODIFY
+    | IN_ATTRIB
+    | IN_CLOSE_WRITE
+    | IN_MOVED_FROM
+    | IN_MOVED_TO
+    | IN_CREATE
+    | IN_DELETE
+    | IN_DELETE_SELF
+    | IN_MOVE_SELF
+    | IN_ONLYDIR
+    | IN_DONT_FOLLOW
+)
 
 
 class DirWatch:
     """Watches directories (by their path relative to a root); ``changed()`` names those with news."""
 
     def __init__(self) -> None:
-        self._fd = -1
+        self._inotify: Inotify | None = None
         self._rel: dict[int, str] = {}
-        self._broken = False
         self._open()
 
     def _open(self) -> None:
-        self._broken = False
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols (find_library ran ldconfig)
-            self._add = libc.inotify_add_watch
-            self._add.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-            fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
-        except (OSError, AttributeError):
-            fd = -1
-        self._fd = fd
-        if fd < 0:
-            self._broken = True
+        self._inotify = Inotify.open()
 
     @property
     def active(self) -> bool:
-        return not self._broken
+        return self._inotify is not None
 
     def add(self, path: str, rel: str) -> None:
         """Watch ``path`` from now on (call before reading it, so nothing between is missed)."""
-        if self._broken:
+        if self._inotify is None:
             return
-        wd = self._add(self._fd, os.fsencode(path), _MASK)
+        wd = self._inotify.add(path, _MASK)
         if wd < 0:
-            self._broken = True  # the watch limit (ENOSPC) or the directory vanished: look at everything
+            self._break()  # the watch limit (ENOSPC) or the directory vanished: look at everything
             return
         self._rel[wd] = rel
 
     def changed(self) -> set[str] | None:
         """Directories (relative, ``""`` the root, else ending in ``/``) with events since the last call."""
-        if self._broken:
+        if self._inotify is None:
             return None
         dirty: set[str] = set()
-        while True:
-            try:
-                data = os.read(self._fd, 65536)
-            except BlockingIOError:
-                return dirty
-            except OSError:
-                self._broken = True
-                return None
-            offset = 0
-            while offset < len(data):
-                wd, mask, _cookie, length = _HEADER.unpack_from(data, offset)
-                offset += _HEADER.size + length
-                if mask & _IN_Q_OVERFLOW:
-                    self._broken = True
+        try:
+            for wd, mask, _name in self._inotify.events():
+                if mask & IN_Q_OVERFLOW:
+                    self._break()
                     return None
                 rel = self._rel.get(wd)
                 if rel is None:
                     continue
                 dirty.add(rel)
-                if mask & (_IN_IGNORED | _IN_DELETE_SELF | _IN_MOVE_SELF):
+                if mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF):
                     self._rel.pop(wd, None)
                     dirty.add(_parent(rel))
+        except OSError:
+            self._break()
+            return None
+        return dirty
 
     def reset(self) -> None:
         """After a full walk: start again from no watches (the walk adds them back)."""
         self.close()
         self._open()
 
+    def _break(self) -> None:
+        """Stop watching: ``changed()`` says ``None`` (look at everything) until ``reset()``."""
+        self.close()
+
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        if self._inotify is not None:
+            self._inotify.close()
+            self._inotify = None
         self._rel.clear()
 
 

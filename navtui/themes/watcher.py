@@ -13,11 +13,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import struct
-import sys
 from collections.abc import AsyncGenerator
 from pathlib import Path
 
+from navtui.core.inotify import (
+    IN_CLOSE_WRITE,
+    IN_CREATE,
+    IN_DELETE,
+    IN_MODIFY,
+    IN_MOVED_FROM,
+    IN_MOVED_TO,
+    IN_ONLYDIR,
+    IN_Q_OVERFLOW,
+    Inotify,
+)
 from navtui.themes.loader import ThemeRegistry, ThemeReload
 
 DEBOUNCE_MS = 150
@@ -25,10 +34,7 @@ DEBOUNCE_MS = 150
 MAX_WAIT_MS = 1600
 """A folder that never goes quiet (a script rewriting a theme in a loop) is still reloaded this often."""
 
-_IN_MODIFY, _IN_CLOSE_WRITE, _IN_MOVED_FROM, _IN_MOVED_TO = 0x2, 0x8, 0x40, 0x80
-_IN_CREATE, _IN_DELETE, _IN_Q_OVERFLOW, _IN_ONLYDIR = 0x100, 0x200, 0x4000, 0x1000000
-_MASK = _IN_MODIFY | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE | _IN_ONLYDIR
-_HEADER = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; then len bytes of name
+_MASK = IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_ONLYDIR
 
 
 def _is_theme_file(path: str) -> bool:
@@ -51,7 +57,7 @@ async def watch_themes(
     """
     registry.user_dir.mkdir(parents=True, exist_ok=True)
     directories = [d for d in registry.directories() if d.is_dir()]
-    watch = None if force_polling else _Inotify.open(directories)
+    watch = None if force_polling else _ThemeFolders.open(directories)
     changes = (
         _inotify_changes(watch, stop_event, debounce_ms)
         if watch is not None
@@ -64,63 +70,46 @@ async def watch_themes(
                 yield registry.reload_file(Path(path))
 
 
-class _Inotify:
-    """An inotify descriptor watching ``directories`` (not their subfolders)."""
+class _ThemeFolders:
+    """An inotify watch on ``directories`` (not their subfolders)."""
 
-    def __init__(self, fd: int, folders: dict[int, str]) -> None:
-        self.fd = fd
+    def __init__(self, inotify: Inotify, folders: dict[int, str]) -> None:
+        self.inotify = inotify
+        self.fd = inotify.fd
         self._folders = folders  # watch descriptor -> folder
 
     @classmethod
-    def open(cls, directories: list[Path]) -> _Inotify | None:
+    def open(cls, directories: list[Path]) -> _ThemeFolders | None:
         """The watch, or None where inotify is missing or refuses a folder (watchfiles takes over)."""
-        if not sys.platform.startswith("linux"):
-            return None
-        import ctypes  # already loaded (core/hardening.py)
-
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols: glibc's or musl's
-            init, add = libc.inotify_init1, libc.inotify_add_watch
-        except (OSError, AttributeError):
-            return None
-        add.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-        fd = init(os.O_NONBLOCK | os.O_CLOEXEC)
-        if fd < 0:
+        inotify = Inotify.open()
+        if inotify is None:
             return None
         folders: dict[int, str] = {}
         for directory in directories:
-            wd = add(fd, os.fsencode(directory), _MASK)
+            wd = inotify.add(directory, _MASK)
             if wd < 0:  # the per-user watch limit (ENOSPC), or the folder just vanished
-                os.close(fd)
+                inotify.close()
                 return None
             folders[wd] = str(directory)
-        return cls(fd, folders)
+        return cls(inotify, folders)
 
     def read(self) -> set[str]:
         """The paths named by the events queued so far; after an overflow, every theme file there is now."""
         paths: set[str] = set()
-        while True:
-            try:
-                data = os.read(self.fd, 65536)
-            except BlockingIOError:
-                return paths
-            offset = 0
-            while offset < len(data):
-                wd, mask, _cookie, length = _HEADER.unpack_from(data, offset)
-                name = data[offset + _HEADER.size : offset + _HEADER.size + length].rstrip(b"\0")
-                offset += _HEADER.size + length
-                if mask & _IN_Q_OVERFLOW:  # events were lost: look at what is there
-                    paths.update(str(path) for folder in self._folders.values() for path in Path(folder).glob("*.json"))
-                folder = self._folders.get(wd)
-                if folder is not None and name:
-                    paths.add(os.path.join(folder, os.fsdecode(name)))
+        for wd, mask, name in self.inotify.events():
+            if mask & IN_Q_OVERFLOW:  # events were lost: look at what is there
+                paths.update(str(path) for folder in self._folders.values() for path in Path(folder).glob("*.json"))
+            folder = self._folders.get(wd)
+            if folder is not None and name:
+                paths.add(os.path.join(folder, os.fsdecode(name)))
+        return paths
 
     def close(self) -> None:
-        os.close(self.fd)
+        self.inotify.close()
 
 
 async def _inotify_changes(
-    watch: _Inotify, stop_event: asyncio.Event | None, debounce_ms: int
+    watch: _ThemeFolders, stop_event: asyncio.Event | None, debounce_ms: int
 ) -> AsyncGenerator[set[str], None]:
     loop = asyncio.get_running_loop()
     stopped = asyncio.create_task((stop_event or asyncio.Event()).wait())
