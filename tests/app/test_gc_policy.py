@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from navtui.app import gc_policy
+from navtui.app.turns import TurnRunner
 from navtui.widgets import pacing
 from tests.app.conftest import AppFactory, main_screen, settle
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextlib.asynccontextmanager
+async def collections_counted(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[tuple[Any, TurnRunner, list[int]]]:
+    """A settled app, its turn runner, and the spinner tick of each collection a second it starts (none runs)."""
+    collections: list[int] = []
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settle(app, pilot)
+        turns = main_screen(app).turns
+        monkeypatch.setattr(gc_policy, "tick", lambda: collections.append(turns._spinner_index))
+        yield app, turns, collections
 
 
 def test_start_up_runs_without_the_collector_until_the_first_settle() -> None:
@@ -31,12 +49,7 @@ def test_start_up_runs_without_the_collector_until_the_first_settle() -> None:
 async def test_a_turn_collects_once_a_second_but_not_while_the_user_types(
     make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    collections: list[int] = []
-    app = make_app()
-    async with app.run_test(size=(100, 32)) as pilot:
-        await settle(app, pilot)
-        turns = main_screen(app).turns
-        monkeypatch.setattr(gc_policy, "tick", lambda: collections.append(turns._spinner_index))
+    async with collections_counted(make_app, monkeypatch) as (app, turns, collections):
         for _ in range(30):  # 3 s of spinner ticks, nobody typing
             turns._spin()
         assert collections == [10, 20, 30]
@@ -58,12 +71,7 @@ async def test_while_the_user_types_the_collection_runs_just_after_an_echo(
 ) -> None:
     # Put off until typing stopped, a collection grew with what streaming built meanwhile (~100 ms after 5 s at
     # 1,000 tok/s): a stall a key landed behind. Right after an echo, the next key is furthest away.
-    collections: list[int] = []
-    app = make_app()
-    async with app.run_test(size=(100, 32)) as pilot:
-        await settle(app, pilot)
-        turns = main_screen(app).turns
-        monkeypatch.setattr(gc_policy, "tick", lambda: collections.append(turns._spinner_index))
+    async with collections_counted(make_app, monkeypatch) as (app, turns, collections):
         for index in range(1, 31):  # 3 s of typing, a key every 0.3 s
             if index % 3 == 1:
                 app.pacer.key()
@@ -79,12 +87,7 @@ async def test_a_collection_never_starts_while_a_key_waits_for_its_echo(
     make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Even the one put off for 5 s waits: a collection started with a key on its way is one the key waits behind.
-    collections: list[int] = []
-    app = make_app()
-    async with app.run_test(size=(100, 32)) as pilot:
-        await settle(app, pilot)
-        turns = main_screen(app).turns
-        monkeypatch.setattr(gc_policy, "tick", lambda: collections.append(turns._spinner_index))
+    async with collections_counted(make_app, monkeypatch) as (app, turns, collections):
         for index in range(1, 61):  # 6 s of typing, each key echoed a while ago ...
             app.pacer.key()
             app.pacer.frame()
@@ -139,6 +142,7 @@ async def test_after_a_turn_the_full_collection_waits_until_the_user_stops_typin
 ARENAS = """
 import ctypes, sys, threading
 from navtui.app import gc_policy
+from navtui.app.turns import TurnRunner
 from navtui.widgets import pacing
 if sys.argv[1] == "single":
     assert gc_policy.single_arena()
@@ -193,6 +197,7 @@ async def test_the_heap_is_trimmed_once_after_a_turn_and_never_while_one_runs(
 OWN_SYMBOLS = """
 import sys
 from navtui.app import gc_policy
+from navtui.app.turns import TurnRunner
 from navtui.checkpoints.watch import DirWatch
 assert gc_policy.single_arena() and gc_policy.give_back() and DirWatch().active
 print("ctypes.util" in sys.modules)
