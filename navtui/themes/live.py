@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from textual.app import App
 
+from navtui.core.display import display_safe
 from navtui.themes.loader import ThemeRegistry, ThemeReload
 from navtui.themes.textual_theme import to_textual_theme
 from navtui.themes.watcher import DEBOUNCE_MS, watch_themes
@@ -71,11 +72,26 @@ class ThemeReloader:
         debounce_ms: int = DEBOUNCE_MS,
         force_polling: bool | None = None,
     ) -> None:
-        """Watch and apply until ``stop_event`` is set or the task is cancelled (run it as an app worker)."""
-        async for result in watch_themes(
-            self.registry, stop_event, debounce_ms=debounce_ms, force_polling=force_polling
-        ):
-            self.apply(result)
+        """Watch and apply until ``stop_event`` is set or the task is cancelled (run it as an app worker).
+
+        A theme folder that cannot be made or watched (a file in its place, no permission) is said once, and the
+        app goes on with the themes it has: hot reload is a help, never a reason to stop."""
+        try:
+            async for result in watch_themes(
+                self.registry, stop_event, debounce_ms=debounce_ms, force_polling=force_polling
+            ):
+                self.apply(result)
+        except OSError as exc:
+            where = display_safe(str(exc.filename or self.registry.user_dir))
+            why = display_safe(exc.strerror or str(exc))
+            self.app.notify(
+                f"Theme files are not watched for changes: {where}: {why}. Make it a folder you can read, "
+                "then restart navtui.",
+                title="Themes",
+                severity="warning",
+                markup=False,
+                timeout=10,
+            )
 
     def _notify_once(self, path: Path, message: str, title: str) -> None:
         if self._notified.get(path) == message:

@@ -129,3 +129,14 @@ async def test_saving_another_theme_leaves_the_active_one_alone(user_themes: Pat
         write_theme(other, theme_json("other", accent="#222222"))
         await until(pilot, lambda: app.get_theme("other").variables["nav-accent"] == "#222222")
         assert app.theme == "dark" and app.theme_variables["nav-accent"] == dark_accent
+
+
+async def test_a_file_where_the_theme_folder_goes_is_said_and_the_app_goes_on(navtui_home: Path) -> None:
+    # The watch makes the user's theme folder first; a file in its place stopped the app with a traceback.
+    (navtui_home / "themes").write_text("not a folder\n")
+    app = ReloadApp("dark")
+    async with app.run_test(size=(60, 10)) as pilot:
+        await until(pilot, lambda: bool(app.notices))
+        assert app.is_running and app.theme == "dark"
+        [notice] = app.notices
+        assert f"{navtui_home / 'themes'}: File exists" in notice and "Make it a folder" in notice
