@@ -163,6 +163,11 @@ def test_kill_9_of_navtui_stops_everything_its_command_started(
     finally:
         first.kill()
     assert eventually(lambda: procs.find_processes(marker=token) == []), procs.find_processes(marker=token)
+    # Its jobs' scratch dir (their TMPDIR) is left to the next start in this home, which removes it.
+    scratch = Path(tempfile.gettempdir()) / f"{SCRATCH_PREFIX}{token.rsplit('-', 1)[0]}"
+    assert scratch.is_dir()
+    sweep_leftovers(0.2)
+    assert not scratch.exists()
 
 
 def test_the_next_start_stops_what_an_earlier_run_left(fake_server, workspace: Path) -> None:
