@@ -75,7 +75,6 @@ class _ThemeFolders:
 
     def __init__(self, inotify: Inotify, folders: dict[int, str]) -> None:
         self.inotify = inotify
-        self.fd = inotify.fd
         self._folders = folders  # watch descriptor -> folder
 
     @classmethod
@@ -114,13 +113,13 @@ async def _inotify_changes(
     loop = asyncio.get_running_loop()
     stopped = asyncio.create_task((stop_event or asyncio.Event()).wait())
     try:
-        while await _news(watch.fd, stopped, None):
+        while await _news(watch.inotify.fd, stopped, None):
             paths: set[str] = set()
             deadline = loop.time() + MAX_WAIT_MS / 1000
             while True:  # gather until the folders have been quiet for debounce_ms
                 paths.update(path for path in watch.read() if _is_theme_file(path))
                 quiet = min(debounce_ms / 1000, deadline - loop.time())
-                if quiet <= 0 or not await _news(watch.fd, stopped, quiet):
+                if quiet <= 0 or not await _news(watch.inotify.fd, stopped, quiet):
                     break
             if stopped.done():
                 return
