@@ -191,9 +191,6 @@ class ServerLifecycle:
             # What the server spawned does not get the death signal; it carries the marker.
             await asyncio.to_thread(process.stop_leftovers, self.marker)
         self.pid = None
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
 
     def _fail(self, reason: str) -> None:
         self._troubled = True
@@ -276,6 +273,9 @@ class ServerLifecycle:
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await follower
         except asyncio.CancelledError:
+            # Ended from outside: a stop, or its event loop closing. The server's exit that follows is not a crash
+            # to recover from by starting it again.
+            self._generation += 1
             raise
         except Exception as exc:
             if not started.done():
@@ -310,18 +310,29 @@ class ServerLifecycle:
             env=lifetime.marked_env(resolved.env, self.marker),
             cwd=resolved.cwd,
         )
-        return stdio_client(params, errlog=self._open_stderr())
+        return stdio_client(params, errlog=self._open_stderr(stack))
 
-    def _open_stderr(self) -> TextIO:
-        """The server's stderr goes to a private file (its tail explains a failure); appended across restarts."""
-        if self._stderr is None:
+    def _open_stderr(self, stack: contextlib.AsyncExitStack) -> TextIO:
+        """The server's stderr goes to a private file (its tail explains a failure), appended across restarts.
+
+        The file is open while the task that owns the client runs: ``stack`` closes it however that task ends (stopped,
+        failed, or cancelled with its event loop), so a connection dropped without a stop leaves no open file behind.
+        """
+        if self.stderr_path is None:
             directory = self.options.artifacts_dir
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             # mcp-<date>-<time>-<owner>-...: the shape artifacts pruning reads the owner from (tools/shell/artifacts.py).
             self.stderr_path = directory / f"mcp-{time.strftime('%Y%m%d-%H%M%S')}-{self.marker}.log"
-            fd = os.open(self.stderr_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-            self._stderr = open(fd, "w", encoding="utf-8")  # noqa: SIM115 - kept open while the server runs
-        return self._stderr
+        fd = os.open(self.stderr_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        file = open(fd, "w", encoding="utf-8")  # noqa: SIM115 - closed by ``stack``
+        self._stderr = file
+        stack.callback(self._close_stderr, file)
+        return file
+
+    def _close_stderr(self, file: TextIO) -> None:
+        file.close()
+        if self._stderr is file:
+            self._stderr = None
 
     def stderr_tail(self) -> str:
         if self.stderr_path is None:

@@ -253,3 +253,33 @@ async def test_an_http_server_that_dies_mid_call(web: Running) -> None:
     # Nothing listens any more: the one reconnect fails and says so.
     await eventually(lambda: web.connection.state == "failed", "the reconnect to fail")
     assert "cannot connect" in (web.connection.error or "") or "exited" in (web.connection.error or "")
+
+
+def open_paths() -> set[str]:
+    """What this process's descriptors point at."""
+    paths = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            paths.add(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            continue  # the descriptor listdir itself used, closed by now
+    return paths
+
+
+def test_a_connection_whose_event_loop_ends_without_a_stop_leaves_no_open_log(workspace: Path, traces: Path) -> None:
+    # The loop that ran the server ends without the manager's close (a quit that never got to it, a test's loop):
+    # its tasks are cancelled, and the server's stderr log is closed with the task that owned the client, not left
+    # open for the garbage collector to find later (a ResourceWarning in whatever runs then). The server's exit
+    # that follows is not taken for a crash: nothing starts it again (a second log) while the loop closes.
+    write_servers(user_config_path(), {"test": stdio_entry(traces)})
+
+    async def start_and_leave() -> Running:
+        running = Running(workspace, "test")
+        await running.manager.start()
+        assert running.connection.state == "ready"
+        return running
+
+    asyncio.run(start_and_leave())
+    logs = {str(path) for path in (workspace / ".artifacts").glob("mcp-*.log")}
+    assert len(logs) == 1 and not logs & open_paths()
+    asyncio.run(eventually(lambda: gone(server_pid(traces)), "the server to end with its task"))
