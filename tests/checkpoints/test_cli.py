@@ -8,10 +8,12 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from navtui.checkpoints.cli import undo_main
 from navtui.session.manager import SessionManager
+from navtui.tools.shell.lifetime import SCRATCH_PREFIX, sweep_leftovers
 from tests.fakes import Text, ToolCall
 
 MODEL = "qwen2.5-coder:7b"
@@ -76,6 +78,11 @@ def test_undo_after_kill_9_mid_turn_still_restores(fake_server, workspace: Path,
         child.communicate(timeout=30)
     assert child.returncode == -signal.SIGKILL
     assert (workspace / "calc.py").read_text() == "half\n"
+    # Its shell's scratch dir (TMPDIR) outlives a kill -9; the next start in this home removes it (as here).
+    left = list(Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}{child.pid}.*"))
+    assert left
+    sweep_leftovers(0.2)
+    assert not any(path.exists() for path in left)
 
     assert undo_main(["--yes"], cwd=workspace) == 0  # the cut-off turn: back to the first turn's checkpoint
     assert "changed   calc.py" in capsys.readouterr().out
