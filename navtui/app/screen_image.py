@@ -138,10 +138,33 @@ class ScreenImage:
         self.styles: list[Style | None] = []
         self.pens: list[Pen] = []
         self.color_system = ColorSystem.TRUECOLOR
+        self.generation = 0  # counts ``invalidate``: look ids and rows taken before it may be stale
 
     def invalidate(self) -> None:
         """Forget what the terminal shows: the next frame writes every row it covers whole."""
         self.rows = [None] * self.height
+        self.generation += 1
+
+    def put(self, y: int, x: int, cells: str, looks: Sequence[int], generation: int) -> None:
+        """Cells written to the terminal outside a frame (``app/local_echo.py``): one-cell characters from column
+        ``x`` of row ``y``, their looks taken at ``generation``; a row known only since a later generation is
+        forgotten instead (its next frame writes it whole)."""
+        if not 0 <= y < len(self.rows):
+            return
+        row = self.rows[y]
+        if row is None:
+            return
+        if generation != self.generation or x < 0 or x + len(cells) > len(row.cells):
+            self.rows[y] = None
+            return
+        new = Row(list(row.cells), list(row.looks))  # rows may be shared (a scroll's ``shifted``): not in place
+        new.cells[x : x + len(cells)] = list(cells)
+        new.looks[x : x + len(cells)] = list(looks)
+        self.rows[y] = new
+
+    def sgr(self, current: int | None, look: int) -> str:
+        """The SGR sequence that turns the terminal's looks from ``current`` (None: the default) to ``look``."""
+        return _change(_DEFAULT_PEN if current is None else self.pens[current], self.pens[look])
 
     def begin(self, width: int, height: int) -> None:
         """Start building a frame for a ``width`` x ``height`` screen (a new size: nothing is known)."""
