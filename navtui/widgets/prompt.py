@@ -96,6 +96,8 @@ class PromptEditor(CachedHandlers, TextArea):
         # The screen's: paints a repaint of the prompt that is a key's echo from here (``_check_refresh``); False
         # when it is not one (the prompt then tells the screen by a message, as Textual does)
         self.echo: Callable[[Widget], bool] | None = None
+        # The app's local echo (app/local_echo.py), told of every key the prompt takes
+        self.key_taken: Callable[[events.Key], None] | None = None
         self._typed = False  # the next change comes from the keyboard (not history, not a prefill)
         self._picked = False  # ↑↓ moved in the list since it opened
         self.pastes = PromptPastes()
@@ -284,6 +286,8 @@ class PromptEditor(CachedHandlers, TextArea):
         return self.menu is not None and self.menu.open
 
     async def _on_key(self, event: events.Key) -> None:
+        if self.key_taken is not None:
+            self.key_taken(event)
         key = event.key
         handled = True
         chord, self._chord_at = time.monotonic() - self._chord_at < CHORD_SECONDS, 0.0

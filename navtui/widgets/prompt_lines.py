@@ -175,3 +175,20 @@ def plain_content(area: TextArea, content_y: int, base: Style) -> list[Segment] 
     if len(text) < width:
         segments.append(Segment(" " * (width - len(text)), base + line_style if line_style is not None else base))
     return segments
+
+
+def end_of_line_styles(area: TextArea, base: Style) -> tuple[Style, Style, Style] | None:
+    """The styles ``plain_content`` gives the cursor's row when the cursor is at the end of its line: typed text,
+    the cursor's cell, the blanks after it (before the line filters). None when no cursor is drawn
+    (``app/local_echo.py`` echoes a key in these looks)."""
+    theme = area._theme
+    cursor_style = theme.cursor_style if theme is not None else None
+    if not base or not area._has_cursor or not area._draw_cursor or not cursor_style:
+        return None
+    cursor_line = theme.cursor_line_style if theme is not None and area.highlight_cursor_line else None
+    line_style = cursor_line if area.highlight_cursor_line else (theme.base_style if theme is not None else None)
+    lined = cursor_line is not None and bool(cursor_line)
+    text_style = base + cursor_line if lined and cursor_line is not None else base
+    over = cursor_line + cursor_style if lined and cursor_line is not None else cursor_style
+    blank_style = base + line_style if line_style is not None else base
+    return text_style, base + over, blank_style
