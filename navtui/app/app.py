@@ -20,6 +20,7 @@ from textual.dom import NoScreen
 from navtui.app import gc_policy
 from navtui.app.commands import COMMANDS
 from navtui.app.compositor import DiffingCompositor
+from navtui.app.local_echo import LocalEcho, echo_state, enabled_by, prompt_idle, prompt_painted
 from navtui.app.screen_image import ScreenImage, erases_with_background
 from navtui.app.theme_defaults import nav_defaults
 from navtui.app.theming import AppThemes
@@ -94,6 +95,8 @@ class NavtuiApp(CachedHandlers, App[int]):
         self.pacer = InputPacer()  # typing first: streamed output waits for the echo (widgets/pacing.py)
         # What the terminal shows: frames write only what changed
         self.screen_image = ScreenImage(self.console, erase=erases_with_background(os.environ.get("TERM")))
+        # A key with a certain outcome echoed by the driver's input thread (app/local_echo.py)
+        self.local_echo = LocalEcho() if enabled_by(getattr(self.settings.ui, "local_echo", True)) else None
         if runtime is not None:
             COMMANDS.load()
         self.themes = AppThemes(self, Path(self.options.cwd), self.settings.ui.theme)
@@ -126,7 +129,19 @@ class NavtuiApp(CachedHandlers, App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
             self.pacer.key()
+        echo = self.local_echo
+        echoed = echo.handled_event(event) if echo is not None and isinstance(event, events.InputEvent) else None
         await super().on_event(event)
+        if echo is not None and isinstance(event, events.Key):
+            prompt = self.main_screen._prompt
+            if prompt is None or not prompt.is_mounted or not event.is_forwarded or self.screen.focused is not prompt:
+                echo.key_applied(event)  # the prompt will not see it (a binding took it): not to be written again
+                if echoed is not None and prompt is not None and prompt.is_mounted:
+                    prompt.refresh_lines(echoed.state.content_y)  # a frame puts the wrong echo right
+            elif echoed is not None:
+                # A frame repaints the echo's row once the key is through (it is behind the key in the prompt's
+                # queue), even if the key changed nothing there: a wrong echo is put right.
+                prompt.refresh_lines(echoed.state.content_y)
 
     async def _check_bindings(self, key: str, priority: bool = False) -> bool:
         # Textual looks for a priority binding at every key by building the screen's whole binding chain (each
@@ -152,7 +167,27 @@ class NavtuiApp(CachedHandlers, App[int]):
         # (a dialog, a picker) changes cells it does not know of.
         if renderable is not None and not isinstance(screen._compositor, DiffingCompositor):
             self.screen_image.invalidate()
+        echo = self.local_echo
+        if echo is None or renderable is None or self._batch_count or self._driver is None:
+            super()._display(screen, renderable)
+            return
+        # The local echoes (app/local_echo.py): what this frame shows of the keys read, and the state the next keys
+        # are echoed from. Another screen's frame is whole: it shows (or hides) every echo.
+        main = screen is self.screen_stack[0] and isinstance(screen._compositor, DiffingCompositor)
+        prompt = screen._prompt if main else None  # type: ignore[attr-defined]
+        painted = prompt is not None and prompt_painted(screen, prompt)
+        echo.frame_begins_write(echo.applied if painted else None, (self.size.width, self.size.height), whole=not main)
         super()._display(screen, renderable)
+        state = None
+        if (
+            painted
+            and prompt is not None
+            and screen is self.screen
+            and echo.read == echo.handled
+            and prompt_idle(prompt)
+        ):
+            state = echo_state(screen, prompt, self.screen_image, echo)
+        echo.frame_written(self.screen_image, state)
 
     def _terminal_resumed(self, app: App[int]) -> None:
         # Back from a suspend ($EDITOR, ctrl+z): the terminal showed something else meanwhile.

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.widget import Widget
 
+    from navtui.app.local_echo import LocalEcho
+
 Band = tuple[int, int, int]  # rows [top, bottom) whose content moved up ``by`` rows
 
 
@@ -97,6 +99,7 @@ class DiffingCompositor(CroppedCompositor):
     a band of rows up is painted as that scroll and the rows it brings in (``reflow``)."""
 
     image: ScreenImage | None = None
+    echo: LocalEcho | None = None  # the keys the driver's input thread echoed (app/local_echo.py)
     _band: Band | None = None  # the scroll the next update starts with
 
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
@@ -125,6 +128,9 @@ class DiffingCompositor(CroppedCompositor):
     ) -> RenderableType | None:
         band, self._band = self._band, None
         image = self.image
+        echo = self.echo
+        if echo is not None:
+            echo.render_begins()  # no key is echoed while the frame is made
         if image is None or full or simplify:
             if band is not None:
                 self._dirty_regions.add(self.size.region)  # the scroll's rows were not marked: all of them
@@ -139,6 +145,8 @@ class DiffingCompositor(CroppedCompositor):
         if update is None:
             return None
         image.begin(self.size.width, self.size.height)
+        if echo is not None:
+            echo.overlay(image)  # the terminal holds the echoes' cells: the frame is diffed against them
         if isinstance(update, LayoutUpdate):
             return _whole(image, update)
         if isinstance(update, ChopsUpdate):

@@ -13,6 +13,9 @@ writes: a synchronized update's parts are kept until its end and go out in one w
 one goes out at once, in order. A
 terminal that stops reading (flow control, a stalled connection) now holds the loop at its next frame; with the
 thread it held the loop once 30 writes had queued.
+
+The input thread also echoes a key whose outcome is certain at once, through the same writer (``app/local_echo.py``);
+the echoes a frame made before their key would wipe are written again at that frame's end, inside its update.
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from collections.abc import Callable
 from typing import TextIO
 
 from textual import events, messages
 from textual._ansi_sequences import SYNC_END, SYNC_START
 from textual.drivers.linux_driver import LinuxDriver
 
+from navtui.app.local_echo import echo_of
 from navtui.widgets.pacing import pacer_of
 
 
@@ -44,6 +49,8 @@ class FrameWriter:
         self._frame: list[str] = []
         self._in_frame = False
         self.gone = False
+        # What to write again at the end of each frame, inside its update (the local echoes it does not show)
+        self.reapply: Callable[[], str] | None = None
 
     def write(self, text: str) -> None:
         with self._lock:
@@ -52,9 +59,19 @@ class FrameWriter:
             if not self._in_frame:
                 self._out(text)
                 return
+            if text == SYNC_END and self.reapply is not None and (again := self.reapply()):
+                self._frame.append(again)
             self._frame.append(text)
             if text == SYNC_END:
                 self._write_frame()
+
+    def write_now(self, make: Callable[[], str]) -> None:
+        """Write what ``make`` returns (called under the writer's lock) at once, as a synchronized update of its own,
+        ahead of a frame the loop may be putting together."""
+        with self._lock:
+            text = make()
+            if text:
+                self._out(f"{SYNC_START}{text}{SYNC_END}")
 
     def flush(self) -> None:
         with self._lock:
@@ -80,11 +97,15 @@ class KeyNoticingDriver(LinuxDriver):
     _frames: FrameWriter | None = None
 
     def process_message(self, message: messages.Message) -> None:
-        # Runs on the input thread: only a timestamp is set on the app's pacer.
+        # Runs on the input thread: a timestamp is set on the app's pacer, the event numbered and a key with a
+        # certain outcome echoed (app/local_echo.py).
         if isinstance(message, events.Key):
             pacer = pacer_of(self._app)
             if pacer is not None:
                 pacer.read()
+        echo, frames = echo_of(self._app), self._frames
+        if echo is not None and frames is not None:
+            frames.write_now(lambda: echo.read_event(message))
         super().process_message(message)
 
     def start_application_mode(self) -> None:
@@ -94,7 +115,11 @@ class KeyNoticingDriver(LinuxDriver):
         if thread is None or thread is before or self._file is None:
             return  # the terminal was not set up (a process put in the background): left as Textual leaves it
         thread.stop()  # what start-up queued is written; from here on the loop writes
-        self._frames = FrameWriter(self._file)
+        frames = FrameWriter(self._file)
+        echo = echo_of(self._app)
+        if echo is not None:
+            frames.reapply = echo.reapply
+        self._frames = frames
 
     def stop_application_mode(self) -> None:
         try:

@@ -349,12 +349,15 @@ class MainScreen(TurnScreen):
 
     async def on_mount(self) -> None:
         self._diffing.image = getattr(self.app, "screen_image", None)
+        echo = self._diffing.echo = getattr(self.app, "local_echo", None)
         prompt = self.query_one(PromptEditor)
         prompt.completer = self._complete
         prompt.menu = self.query_one(CompletionMenu)
         prompt.interrupter = self.interrupt_running
         prompt.changed = self.paint_prompt_border  # at every change, where it happens (no message to the screen)
         prompt.echo = self.echo_now
+        if echo is not None:
+            prompt.key_taken = echo.key_applied
         # A steady cursor: a blinking one is a timer repainting the prompt twice a second while nothing happens.
         prompt.cursor_blink = False
         self.query_one("#queued", Static).display = False

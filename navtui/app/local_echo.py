@@ -1,0 +1,406 @@
+"""A typed key shown before the UI loop gets to it: a predictive local echo (as mosh does), for the prompt's plainest
+edits only.
+
+A key waits for the UI loop: Textual's queue and tasks, the prompt's edit, the frame around the prompt's row (~2 ms
+of an idle key on the loop, and whatever stream frame or Markdown flush it lands behind). Yet for most keys the
+outcome is certain before the loop sees them: a printable character typed at the end of a plain line of the prompt
+is drawn in the cell under the cursor, and the cursor moves one cell right. So the driver's input thread, the moment
+it reads such a key (``KeyNoticingDriver.process_message``), writes that echo itself (``read``), through the
+``FrameWriter`` (its lock keeps the echo out of a frame's bytes); the loop then handles the key as before and its
+frame confirms the echo.
+
+What the loop publishes after each frame it writes (``EchoState``, one immutable object swapped under the lock) says
+whether and where a key may be echoed: the main screen current, the prompt focused, nothing selected, no completion
+list, the cursor at the end of a line of printable ASCII that does not wrap, no bracket matched, no placeholder,
+the cells right of the cursor blank to the prompt's edge, and the looks of typed text, of the cursor's cell and of
+the blanks, worked out as the prompt draws them and checked against the cells the terminal holds
+(``ScreenImage``). Anything else (or any doubt) publishes nothing, and keys are echoed by the loop as before.
+Keys echoed: printable ASCII but those something reacts to (``/`` and ``@``: completion; ``!`` and ``$``: the
+prompt's mode; brackets: the matched bracket's highlight; any key a priority binding takes), and backspace while
+the line keeps a character that is not a blank. Keys read one after another chain (the next at the next cell),
+until the loop has handled them all and published again; any other input read meanwhile (a key not echoed, a
+paste, a click) ends the chain.
+
+Keeping the terminal and the image true:
+
+* every input event the driver reads is numbered (``read``); the app notes each one it handles (``handled``);
+  an echo is *pending* until a frame made after the loop handled its key has been written (``covers``);
+* a frame made before the key, written after its echo, would wipe it (the prompt's row repainted as it was): the
+  pending echoes are written again at the end of that frame, inside its synchronized update (``reapply``);
+* the screen image takes the echoed cells in (``ScreenImage.put``) before each frame is diffed and after it is
+  written, so that it never believes a cell the terminal no longer has, and the frame that confirms an echo
+  repaints its cells (``render_begins``): a wrong echo is put right there, and the app asks the prompt to repaint
+  the echo's row when it handles the key, so that such a frame comes even if the key changed nothing;
+* a frame of another screen (a dialog) or of a new size drops every pending echo (that frame is whole);
+* the published state is withdrawn before a frame is made, and published again only when the frame shows every
+  input handled and nothing read waits (the next keys chain from a screen the loop has drawn).
+
+``ui.local_echo`` (settings) or ``NAVTUI_LOCAL_ECHO=0`` turns it off: keys are then echoed by the loop alone.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.segment import Segment
+from textual import events, messages
+from textual.keys import _character_to_key
+from textual.widget import Widget
+from textual.widgets import TextArea
+
+from navtui.widgets.prompt_lines import end_of_line_styles
+
+if TYPE_CHECKING:
+    from rich.style import Style
+    from textual.screen import Screen
+
+    from navtui.app.screen_image import ScreenImage
+    from navtui.widgets.prompt import PromptEditor
+
+# What a key typed at the end of the line must not be: something reacts to it beyond the edit (completion, the
+# prompt's mode for its border, the matched bracket's highlight).
+_REACTED_TO = frozenset("/@!$()[]{}")
+_PRINTABLE = tuple(chr(code) for code in range(0x20, 0x7F))
+_SEQ = "_navtui_echo_seq"  # the number the input thread gave an event (an attribute of the event)
+_NUMBERED = (events.Key, events.Paste, events.MouseDown, events.MouseUp)
+GIVE_UP = 1.0  # seconds after the app handled an echoed key the prompt never took: no longer written again
+
+
+def enabled_by(setting: bool) -> bool:
+    """The setting, unless ``NAVTUI_LOCAL_ECHO`` says otherwise (0/off/false/no: off; anything else: on)."""
+    value = os.environ.get("NAVTUI_LOCAL_ECHO")
+    if value is None:
+        return setting
+    return value.strip().lower() not in ("0", "off", "false", "no")
+
+
+@dataclass(frozen=True, slots=True)
+class EchoState:
+    """The prompt's cursor row as the last frame left it, when a key typed there has a certain echo."""
+
+    seq: int  # the last input the frame shows handled
+    generation: int  # the screen image's, when the looks were taken
+    size: tuple[int, int]
+    y: int  # the cursor's row on the screen
+    left: int  # the screen column of the line's first character
+    x: int  # the cursor's column (the line's end)
+    end: int  # the first column past the prompt's text area
+    line: str  # the cursor's line
+    content_y: int  # the cursor's row inside the prompt (its repaint when the key is handled)
+    text: int  # looks (ids in the screen image) of typed text, the cursor's cell and the blanks after it
+    cursor: int
+    blank: int
+    sgr_text: str  # the SGR sequences an echo writes: the default looks to typed text's, on to the cursor's ...
+    sgr_text_cursor: str
+    sgr_cursor: str  # ... and the default to the cursor's, on to the blanks' (backspace)
+    sgr_cursor_blank: str
+    typed: frozenset[str]  # characters whose key has a certain echo here
+    backspace: bool  # backspace has one (no binding takes it first)
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """An echo written by the input thread: cells of one row, from column ``x``."""
+
+    seq: int
+    state: EchoState
+    x: int
+    cells: str
+    looks: tuple[int, ...]
+    cursor: int  # the cursor's column after the key
+    line: str  # the cursor's line after the key
+    text: str  # what was written (cells and looks, without the synchronized update around them)
+
+
+class LocalEcho:
+    """Shared by the driver's input thread and the UI loop; every method runs under ``lock`` (the frame writer's,
+    taken by the caller on the input thread and by ``FrameWriter``; the loop's methods take it themselves)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.state: EchoState | None = None
+        self.read = 0  # the number of the last input event read (input thread)
+        self.handled = 0  # the number of the last one the app handled (loop)
+        self.applied = 0  # the number of the last key the prompt took (or the app kept from it)
+        self.confirmed = 0  # echoes up to this number are shown by a frame the loop made after their key
+        self.pending: list[Prediction] = []
+        self.echoed = 0  # keys echoed (tests, the bench)
+        self._covers = 0  # the frame being written shows the inputs up to this number
+        self._size: tuple[int, int] = (0, 0)  # the size of the frame being written
+        self._handled_at: dict[int, float] = {}  # when the app handled an echoed key
+        self._typed_for: tuple[int, int, tuple[int, ...]] | None = (
+            None  # (screen, focused, bindings) ``_typed`` was made for
+        )
+        self._typed: tuple[frozenset[str], bool] = (frozenset(), False)
+
+    # ------------------------------------------------------------------ the input thread
+    def read_event(self, message: object) -> str:
+        """Number an input event; for a key with a certain echo, the bytes to write now (else "")."""
+        if not isinstance(message, _NUMBERED):
+            return ""
+        with self.lock:
+            self.read += 1
+            seq = self.read
+            setattr(message, _SEQ, seq)
+            if not isinstance(message, events.Key):
+                return ""
+            prediction = self._predict(message, seq)
+            if prediction is None:
+                return ""
+            self.pending.append(prediction)
+            self.echoed += 1
+            return prediction.text
+
+    def _predict(self, key: events.Key, seq: int) -> Prediction | None:
+        state = self.state
+        if state is None:
+            return None
+        if seq - 1 == state.seq:
+            x, line = state.x, state.line
+        else:
+            last = self.pending[-1] if self.pending else None
+            if last is None or last.seq != seq - 1 or last.state is not state:
+                return None  # something read since the state was published was not echoed: the chain ends
+            x, line = last.cursor, last.line
+        character = key.character
+        y = state.y
+        if key.key == "backspace" and state.backspace:
+            if x - 1 <= state.left or not line[:-1].strip(" "):
+                return None  # the line would be blank: the prompt's mode may change, a placeholder may show
+            start, cursor, line = x - 1, x - 1, line[:-1]
+            cells, looks = "  ", (state.cursor, state.blank)
+            text = f"\x1b[{y + 1};{x}H{state.sgr_cursor} {state.sgr_cursor_blank} "
+        elif (
+            character is not None
+            and len(character) == 1
+            and character in state.typed
+            and key.key == _character_to_key(character)
+        ):
+            if x + 2 >= state.end:
+                return None  # the line would reach the prompt's edge: it may wrap
+            start, cursor, line = x, x + 1, line + character
+            cells, looks = f"{character} ", (state.text, state.cursor)
+            text = f"\x1b[{y + 1};{x + 1}H{state.sgr_text}{character}{state.sgr_text_cursor} "
+        else:
+            return None
+        text += f"\x1b[0m\x1b[{y + 1};{cursor + 1}H"  # the looks reset, the (hidden) cursor where Textual leaves it
+        return Prediction(seq, state, start, cells, looks, cursor, line, text)
+
+    # ------------------------------------------------------------------ the frame writer (its lock held)
+    def reapply(self) -> str:
+        """The pending echoes a frame being written does not show, to write again at its end."""
+        with self.lock:
+            again = [
+                prediction
+                for prediction in self.pending
+                if prediction.seq > self._covers and prediction.state.size == self._size
+            ]
+            if not again:
+                return ""
+            last = again[-1]
+            return "".join(prediction.text for prediction in again) + f"\x1b[{last.state.y + 1};{last.cursor + 1}H"
+
+    # ------------------------------------------------------------------ the loop
+    def handled_event(self, event: object) -> Prediction | None:
+        """The app handles an input event: note it; its echo, if it had one."""
+        seq = getattr(event, _SEQ, None)
+        if seq is None:
+            return None
+        with self.lock:
+            self.handled = max(self.handled, seq)
+            for prediction in self.pending:
+                if prediction.seq == seq:
+                    self._handled_at[seq] = time.monotonic()
+                    return prediction
+        return None
+
+    def key_applied(self, event: object) -> None:
+        """The prompt takes a key (or the app sends it elsewhere): its echo, if any, is not to be written again
+        once the prompt's repaint is in a frame (``frame_begins_write``)."""
+        seq = getattr(event, _SEQ, None)
+        if seq is not None:
+            with self.lock:
+                self.applied = max(self.applied, seq)
+
+    def render_begins(self) -> None:
+        """A frame is being made: no key is echoed until it is written (the state may no longer hold)."""
+        with self.lock:
+            self.state = None
+
+    def overlay(self, image: ScreenImage) -> None:
+        """Put the pending echoes' cells into ``image`` (the terminal holds them)."""
+        with self.lock:
+            for prediction in self.pending:
+                image.put(
+                    prediction.state.y, prediction.x, prediction.cells, prediction.looks, prediction.state.generation
+                )
+
+    def frame_begins_write(self, covers: int | None, size: tuple[int, int], whole: bool = False) -> None:
+        """A frame is about to be written: it shows the keys up to ``covers`` (``applied`` when the prompt's last
+        repaint is in it; None: none it did not show before); ``size``: the screen's. A ``whole`` frame (another
+        screen's) hides or shows every echo so far."""
+        with self.lock:
+            self.state = None
+            if whole:
+                covers = self.read
+            self._covers = self.confirmed if covers is None else max(covers, self.confirmed)
+            self._size = size
+
+    def frame_written(self, image: ScreenImage, state: EchoState | None) -> None:
+        """The frame is written: drop the echoes it shows (or cannot keep), take the rest into ``image``, and
+        publish ``state`` when the frame shows every input read."""
+        with self.lock:
+            self.confirmed = self._covers
+            # A key the prompt never took (a binding had it) is given up a while after the app handled it: its
+            # row was repainted since (``NavtuiApp.on_event``), over the echo the screen image holds.
+            stale = time.monotonic() - GIVE_UP
+            self.pending = [
+                prediction
+                for prediction in self.pending
+                if prediction.seq > self._covers
+                and prediction.state.size == self._size
+                and self._handled_at.get(prediction.seq, stale + 1) > stale
+            ]
+            if self._handled_at:
+                kept = {prediction.seq for prediction in self.pending}
+                self._handled_at = {seq: at for seq, at in self._handled_at.items() if seq in kept}
+            for prediction in self.pending:
+                image.put(
+                    prediction.state.y, prediction.x, prediction.cells, prediction.looks, prediction.state.generation
+                )
+            if state is not None and not self.pending and state.seq == self.read == self.handled:
+                self.state = state
+
+    def typed_keys(self, screen: Screen[Any], focused: object) -> tuple[frozenset[str], bool]:
+        """The printable characters whose key no priority binding of ``screen``'s chain takes (and none that
+        something reacts to), and whether backspace is free too. Kept while the screen and focus are the same."""
+        from navtui.app.app import _binds_with_priority
+
+        nodes = (*focused.ancestors_with_self, screen.app) if isinstance(focused, Widget) else (screen, screen.app)
+        key = (id(screen), id(focused), tuple(len(node._bindings.key_to_bindings) for node in nodes))
+        if self._typed_for != key:
+            typed = frozenset(
+                character
+                for character in _PRINTABLE
+                if character not in _REACTED_TO and not _binds_with_priority(screen, _character_to_key(character))
+            )
+            self._typed = (typed, not _binds_with_priority(screen, "backspace"))
+            self._typed_for = key
+        return self._typed
+
+
+def prompt_painted(screen: Screen[Any], prompt: Widget) -> bool:
+    """The prompt's last change is in the frame being made: no repaint or layout it asked for and has not posted, no
+    ``Update`` of it waiting in the screen's queue. Reads Textual's refresh flags and queues (as
+    ``widgets/pacing.py: key_on_its_way`` does; pinned by tests/app/test_echo_frames.py)."""
+    if prompt._repaint_required or prompt._layout_required:
+        return False
+    queued = [screen._pending_message, *screen._message_queue.values]  # Textual's own queue: a deque
+    return not any(isinstance(message, messages.Update) and message.widget is prompt for message in queued)
+
+
+def prompt_idle(prompt: Widget) -> bool:
+    """Nothing waits in the prompt's queue but its own ``Changed`` (a pump may take the next message off its queue
+    to look at, ``_pending_message``, and then paint on idle: the edit's ``Changed`` then, which changes nothing
+    on screen for a line a key is echoed on)."""
+    pending = prompt._pending_message
+    return (pending is None or isinstance(pending, TextArea.Changed)) and prompt._message_queue.empty()
+
+
+def echo_of(app: object) -> LocalEcho | None:
+    echo = getattr(app, "local_echo", None)
+    return echo if isinstance(echo, LocalEcho) else None
+
+
+def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, echo: LocalEcho) -> EchoState | None:
+    """What the frame just written leaves at the prompt's cursor, when a key typed there has a certain echo; else
+    None. Runs on the loop after every frame of the main screen that shows every input handled."""
+    app = screen.app
+    if app._keymap or app._batch_count or screen.focused is not prompt or not prompt.has_focus:
+        return None
+    if prompt.read_only or prompt.disabled or not prompt.display or prompt.show_line_numbers or not prompt.soft_wrap:
+        return None
+    if prompt.menu is not None and prompt.menu.open:
+        return None
+    if screen.selections or screen._select_state is not None:
+        return None
+    selection = prompt.selection
+    if selection.start != selection.end or prompt.suggestion:
+        return None
+    if prompt.scroll_offset != (0, 0) or prompt.show_vertical_scrollbar or prompt.show_horizontal_scrollbar:
+        return None
+    if not prompt._has_cursor or not prompt._draw_cursor or prompt._matching_bracket_location is not None:
+        return None
+    document = prompt.document
+    row, column = selection.end
+    line = document[row]
+    if column != len(line) or not (line.isascii() and line.isprintable()) or "@" in line or line.startswith("/"):
+        return None
+    if prompt.placeholder and not prompt.text:
+        return None
+    wrapped = prompt.wrapped_document
+    if wrapped.get_offsets(row) or prompt._highlights.get(row):
+        return None
+    content = prompt.content_region
+    cursor = prompt.cursor_screen_offset
+    x, y = cursor.x, cursor.y
+    left = x - column
+    if left != content.x or not content.y <= y < content.bottom or x + 1 >= content.right:
+        return None
+    theme = prompt._theme
+    rich_style = prompt._rich_style()
+    base = theme.base_style if theme is not None and theme.base_style is not None else rich_style
+    styles = end_of_line_styles(prompt, base)
+    if styles is None:
+        return None
+    background = prompt.background_colors[1]
+    filters = prompt.get_line_filters()
+    looks = []
+    for style in styles:
+        for line_filter in filters:
+            style = line_filter.apply([_one(style)], background)[0].style or style
+        looks.append(image.look(style))
+    text, at_cursor, blank = looks
+    image_row = image.rows[y] if 0 <= y < len(image.rows) else None
+    if image_row is None or len(image_row.cells) < content.right:
+        return None
+    cells, row_looks = image_row.cells, image_row.looks
+    if cells[left:x] != list(line) or any(look != text for look in row_looks[left:x]):
+        return None
+    if cells[x] != " " or row_looks[x] != at_cursor:
+        return None
+    if any(cell != " " for cell in cells[x + 1 : content.right]) or any(
+        look != blank for look in row_looks[x + 1 : content.right]
+    ):
+        return None
+    if any(image.pens[look].link for look in looks):
+        return None
+    typed, backspace = echo.typed_keys(screen, prompt)
+    return EchoState(
+        seq=echo.handled,
+        generation=image.generation,
+        size=(app.size.width, app.size.height),
+        y=y,
+        left=left,
+        x=x,
+        end=content.right,
+        line=line,
+        content_y=y - content.y,
+        text=text,
+        cursor=at_cursor,
+        blank=blank,
+        sgr_text=image.sgr(None, text),
+        sgr_text_cursor=image.sgr(text, at_cursor),
+        sgr_cursor=image.sgr(None, at_cursor),
+        sgr_cursor_blank=image.sgr(at_cursor, blank),
+        typed=typed,
+        backspace=backspace,
+    )
+
+
+def _one(style: Style) -> Segment:
+    return Segment("x", style)
