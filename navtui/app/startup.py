@@ -22,6 +22,7 @@ from navtui.config.project_rules import PROJECT_RULES, Free, Stricter, stricter_
 class _UI:
     theme: str = "dark"
     mounted_entries: int = 30
+    local_echo: bool = True
 
 
 @dataclass
@@ -68,6 +69,8 @@ def peek_settings(cwd: Path, overrides: dict[str, Any]) -> FirstFrameSettings:
         settings.ui.theme = ui["theme"]
     if isinstance(ui.get("mounted_entries"), int) and ui["mounted_entries"] >= 10:
         settings.ui.mounted_entries = ui["mounted_entries"]
+    if isinstance(ui.get("local_echo"), bool):
+        settings.ui.local_echo = ui["local_echo"]
     return settings
 
 

@@ -154,6 +154,7 @@ PROJECT_RULES: dict[str, Rule] = {
     "ui.mounted_entries": Free(),
     "ui.notify": Free(),
     "ui.notify_after": Free(),
+    "ui.local_echo": Free(),
 }
 
 

@@ -130,6 +130,9 @@ class UISettings(_Section):
         "auto", description="How a long turn's end or a waiting approval is announced (auto: by the terminal)"
     )
     notify_after: float = Field(30.0, ge=0, description="Seconds a turn must have run before its end is announced")
+    local_echo: bool = Field(
+        True, description="Show a typed key at once, before the UI loop handles it (NAVTUI_LOCAL_ECHO=0: off)"
+    )
 
 
 class Settings(BaseModel):
