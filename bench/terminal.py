@@ -306,6 +306,18 @@ class Terminal:
         with self._lock:
             return list(self._screen.display)
 
+    def cells(self) -> list[list[tuple[str, str, str, bool, bool, bool]]]:
+        """Every cell as drawn: its text, colours, bold, reverse and underline (to compare two screens whole)."""
+        with self._lock:
+            buffer, screen = self._screen.buffer, self._screen
+            return [
+                [
+                    (char.data, char.fg, char.bg, char.bold, char.reverse, char.underscore)
+                    for char in (buffer[y][x] for x in range(screen.columns))
+                ]
+                for y in range(screen.lines)
+            ]
+
     def watch(self, test: Callable[[list[str]], bool]) -> Condition:
         """Start watching for ``test(screen lines)`` at frame ends; the condition's event is set when it holds."""
         condition = Condition(test)
