@@ -20,7 +20,7 @@ from textual.dom import NoScreen
 from navtui.app import gc_policy
 from navtui.app.commands import COMMANDS
 from navtui.app.compositor import DiffingCompositor
-from navtui.app.local_echo import LocalEcho, echo_state, enabled_by, prompt_idle, prompt_painted
+from navtui.app.local_echo import LocalEcho, binds_with_priority, echo_state, enabled_by, prompt_idle, prompt_painted
 from navtui.app.screen_image import ScreenImage, erases_with_background
 from navtui.app.theme_defaults import nav_defaults
 from navtui.app.theming import AppThemes
@@ -46,14 +46,6 @@ def _slash_commands_provider() -> type:
     from navtui.app.palette import SlashCommandProvider
 
     return SlashCommandProvider
-
-
-def _binds_with_priority(screen: Screen[Any], key: str) -> bool:
-    """Whether a node of ``screen``'s binding chain (the focused widget and its ancestors, else the screen and
-    the app) has a priority binding for ``key``."""
-    focused = screen.focused
-    nodes = focused.ancestors_with_self if focused is not None else (screen, screen.app)
-    return any(binding.priority for node in nodes for binding in node._bindings.key_to_bindings.get(key, ()))
 
 
 FIRST_FRAME_WAIT = 2.0  # seconds the first frame waits for the main screen to be in place, at most
@@ -148,7 +140,7 @@ class NavtuiApp(CachedHandlers, App[int]):
         # node's bindings copied, the keys the focused widget takes filtered out): ~0.1 ms of each key's echo
         # for a key no priority binding claims, which is nearly every key. The chain only ever drops bindings,
         # so a key no node of it binds with priority has none there. A keymap renames keys: Textual decides.
-        if priority and not self._keymap and not _binds_with_priority(self.screen, key):
+        if priority and not self._keymap and not binds_with_priority(self.screen, key):
             return False
         return await super()._check_bindings(key, priority)
 
@@ -177,7 +169,15 @@ class NavtuiApp(CachedHandlers, App[int]):
         prompt = screen._prompt if main else None  # type: ignore[attr-defined]
         painted = prompt is not None and prompt_painted(screen, prompt)
         echo.frame_begins_write(echo.applied if painted else None, (self.size.width, self.size.height), whole=not main)
-        super()._display(screen, renderable)
+        begin, end = getattr(self._driver, "begin_frame", None), getattr(self._driver, "end_frame", None)
+        if begin is not None and end is not None:  # app/driver.py: one write, the echoes it would wipe at its end
+            begin()
+            try:
+                super()._display(screen, renderable)
+            finally:
+                end()
+        else:
+            super()._display(screen, renderable)
         state = None
         if (
             painted

@@ -15,7 +15,8 @@ terminal that stops reading (flow control, a stalled connection) now holds the l
 thread it held the loop once 30 writes had queued.
 
 The input thread also echoes a key whose outcome is certain at once, through the same writer (``app/local_echo.py``);
-the echoes a frame made before their key would wipe are written again at that frame's end, inside its update.
+an app's frame is kept whole (``begin_frame``, ``end_frame``: a synchronized update or not) and the echoes it would
+wipe, made before their key, are written again at its end, in the same write.
 """
 
 from __future__ import annotations
@@ -48,22 +49,43 @@ class FrameWriter:
         self._lock = threading.Lock()
         self._frame: list[str] = []
         self._in_frame = False
+        self._app_frame = False  # between ``begin_frame`` and ``end_frame``: everything is kept for one write
         self.gone = False
-        # What to write again at the end of each frame, inside its update (the local echoes it does not show)
+        # What to write again at the end of each frame of the app's, inside its update (the local echoes it does
+        # not show: app/local_echo.py)
         self.reapply: Callable[[], str] | None = None
 
     def write(self, text: str) -> None:
         with self._lock:
+            if self._app_frame:
+                self._frame.append(text)
+                return
             if text == SYNC_START:
                 self._in_frame = True
             if not self._in_frame:
                 self._out(text)
                 return
-            if text == SYNC_END and self.reapply is not None and (again := self.reapply()):
-                self._frame.append(again)
             self._frame.append(text)
             if text == SYNC_END:
                 self._write_frame()
+
+    def begin_frame(self) -> None:
+        """The app writes a frame: keep it, synchronized update or not (a terminal without mode 2026, tmux 3.3)."""
+        with self._lock:
+            self._app_frame = True
+
+    def end_frame(self) -> None:
+        """Write the frame kept since ``begin_frame`` in one write, with what ``reapply`` gives at its end (inside
+        its synchronized update, if it is one)."""
+        with self._lock:
+            self._app_frame = False
+            again = self.reapply() if self.reapply is not None else ""
+            if again:
+                if self._frame and self._frame[-1] == SYNC_END:
+                    self._frame.insert(len(self._frame) - 1, again)
+                else:
+                    self._frame.append(again)
+            self._write_frame()
 
     def write_now(self, make: Callable[[], str]) -> None:
         """Write what ``make`` returns (called under the writer's lock) at once, as a synchronized update of its own,
@@ -138,3 +160,11 @@ class KeyNoticingDriver(LinuxDriver):
     def flush(self) -> None:
         if self._frames is not None:
             self._frames.flush()
+
+    def begin_frame(self) -> None:
+        if self._frames is not None:
+            self._frames.begin_frame()
+
+    def end_frame(self) -> None:
+        if self._frames is not None:
+            self._frames.end_frame()

@@ -278,19 +278,25 @@ class LocalEcho:
     def typed_keys(self, screen: Screen[Any], focused: object) -> tuple[frozenset[str], bool]:
         """The printable characters whose key no priority binding of ``screen``'s chain takes (and none that
         something reacts to), and whether backspace is free too. Kept while the screen and focus are the same."""
-        from navtui.app.app import _binds_with_priority
-
         nodes = (*focused.ancestors_with_self, screen.app) if isinstance(focused, Widget) else (screen, screen.app)
         key = (id(screen), id(focused), tuple(len(node._bindings.key_to_bindings) for node in nodes))
         if self._typed_for != key:
             typed = frozenset(
                 character
                 for character in _PRINTABLE
-                if character not in _REACTED_TO and not _binds_with_priority(screen, _character_to_key(character))
+                if character not in _REACTED_TO and not binds_with_priority(screen, _character_to_key(character))
             )
-            self._typed = (typed, not _binds_with_priority(screen, "backspace"))
+            self._typed = (typed, not binds_with_priority(screen, "backspace"))
             self._typed_for = key
         return self._typed
+
+
+def binds_with_priority(screen: Screen[Any], key: str) -> bool:
+    """Whether a node of ``screen``'s binding chain (the focused widget and its ancestors, else the screen and
+    the app) has a priority binding for ``key`` (the app's key look-up and the echo's keys both ask)."""
+    focused = screen.focused
+    nodes = focused.ancestors_with_self if focused is not None else (screen, screen.app)
+    return any(binding.priority for node in nodes for binding in node._bindings.key_to_bindings.get(key, ()))
 
 
 def prompt_painted(screen: Screen[Any], prompt: Widget) -> bool:
@@ -380,6 +386,8 @@ def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, ec
     if any(image.pens[look].link for look in looks):
         return None
     typed, backspace = echo.typed_keys(screen, prompt)
+    typing = image.sgr_run(((text, False), (at_cursor, True)))  # as a frame writes them
+    erasing = image.sgr_run(((at_cursor, True), (blank, True)))
     return EchoState(
         seq=echo.handled,
         generation=image.generation,
@@ -393,10 +401,10 @@ def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, ec
         text=text,
         cursor=at_cursor,
         blank=blank,
-        sgr_text=image.sgr(None, text),
-        sgr_text_cursor=image.sgr(text, at_cursor),
-        sgr_cursor=image.sgr(None, at_cursor),
-        sgr_cursor_blank=image.sgr(at_cursor, blank),
+        sgr_text=typing[0],
+        sgr_text_cursor=typing[1],
+        sgr_cursor=erasing[0],
+        sgr_cursor_blank=erasing[1],
         typed=typed,
         backspace=backspace,
     )

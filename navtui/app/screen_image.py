@@ -162,9 +162,18 @@ class ScreenImage:
         new.looks[x : x + len(cells)] = list(looks)
         self.rows[y] = new
 
-    def sgr(self, current: int | None, look: int) -> str:
-        """The SGR sequence that turns the terminal's looks from ``current`` (None: the default) to ``look``."""
-        return _change(_DEFAULT_PEN if current is None else self.pens[current], self.pens[look])
+    def sgr_run(self, steps: Sequence[tuple[int, bool]]) -> list[str]:
+        """The SGR sequences a frame writes before each of ``steps`` (a look, and whether its cells are blanks),
+        starting from the default looks: a run of blanks keeps the foreground it finds, as ``_render_cells``
+        writes them (``app/local_echo.py`` writes its cells the same way)."""
+        pen, out = _DEFAULT_PEN, []
+        for look, blank in steps:
+            new = self.pens[look]
+            if blank and not (new.attributes | pen.attributes) & _SHOWN_ON_BLANK:
+                new = Pen(pen.attributes, pen.fg, new.bg)
+            out.append(_change(pen, new))
+            pen = new
+        return out
 
     def begin(self, width: int, height: int) -> None:
         """Start building a frame for a ``width`` x ``height`` screen (a new size: nothing is known)."""

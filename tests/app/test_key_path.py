@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import TextArea
 
-from navtui.app.app import _binds_with_priority
+from navtui.app.local_echo import binds_with_priority
 from navtui.widgets.prompt import PromptEditor
 
 CSS = "PromptEditor { height: auto; min-height: 3; max-height: 12; padding: 0 1; border: round white; }"
@@ -219,8 +219,8 @@ async def test_a_key_with_no_priority_binding_in_the_chain_is_found_so_without_b
                 screen.set_focus(None)
                 await pilot.pause()
             for key in keys:
-                assert _binds_with_priority(screen, key) == chain_binds_with_priority(screen, key), (key, focused)
-            assert {key for key in keys if _binds_with_priority(screen, key)} == {"f2", "f4", "ctrl+p", "ctrl+q"}
+                assert binds_with_priority(screen, key) == chain_binds_with_priority(screen, key), (key, focused)
+            assert {key for key in keys if binds_with_priority(screen, key)} == {"f2", "f4", "ctrl+p", "ctrl+q"}
 
 
 class ScrollingPrompt(RecordingPrompt):

@@ -268,14 +268,12 @@ def test_the_setting_turns_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def _row_text(image: ScreenImage, y: int) -> str:
     row = image.rows[y]
     assert row is not None
-    out, look = [f"\x1b[{y + 1};1H"], None
-    for cell, cell_look in zip(row.cells, row.looks, strict=True):
-        out.append(image.sgr(look, cell_look) + cell)
-        look = cell_look
-    return "".join(out) + "\x1b[0m"
+    steps = image.sgr_run([(look, cell == " ") for cell, look in zip(row.cells, row.looks, strict=True)])
+    return f"\x1b[{y + 1};1H" + "".join(sgr + cell for sgr, cell in zip(steps, row.cells, strict=True)) + "\x1b[0m"
 
 
-def test_a_frame_made_before_the_key_does_not_erase_its_echo() -> None:
+@pytest.mark.parametrize("synchronized", [True, False], ids=["synchronized update", "no mode 2026 (tmux 3.3)"])
+def test_a_frame_made_before_the_key_does_not_erase_its_echo(synchronized: bool) -> None:
     width, height, y = 20, 3, 1
     image = ScreenImage()
     image.begin(width, height)
@@ -303,15 +301,16 @@ def test_a_frame_made_before_the_key_does_not_erase_its_echo() -> None:
         echo.render_begins()
         echo.overlay(image)
         echo.frame_begins_write(covers, (width, height))
-        frames.write(SYNC_START)
-        frames.write(body)
-        frames.write(SYNC_END)
+        frames.begin_frame()
+        for part in (SYNC_START, body, SYNC_END) if synchronized else (body,):
+            frames.write(part)
+        frames.end_frame()
 
+    typing, erasing = image.sgr_run([(text, False), (cursor, True)]), image.sgr_run([(cursor, True), (blank, True)])
     state = EchoState(
         seq=0, generation=image.generation, size=(width, height), y=y, left=2, x=4, end=19, line="ab",
-        content_y=0, text=text, cursor=cursor, blank=blank, sgr_text=image.sgr(None, text),
-        sgr_text_cursor=image.sgr(text, cursor), sgr_cursor=image.sgr(None, cursor),
-        sgr_cursor_blank=image.sgr(cursor, blank), typed=frozenset("c"), backspace=True,
+        content_y=0, text=text, cursor=cursor, blank=blank, sgr_text=typing[0], sgr_text_cursor=typing[1],
+        sgr_cursor=erasing[0], sgr_cursor_blank=erasing[1], typed=frozenset("c"), backspace=True,
     )  # fmt: skip
     before = _row_text(image, y)
     frame(before, 0)
