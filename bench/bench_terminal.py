@@ -14,8 +14,9 @@ A frame is one synchronized update (the terminal answers that it supports mode 2
 or a burst of writes for a program that does not use synchronized output. ``--resume`` adds navtui resuming a
 5,000-entry session, against its fresh start in the same run.
 
-Apps: ``navtui`` (this checkout), ``before`` (navtui from another checkout, ``--baseline DIR``: before/after
-figures in one run), ``textual`` (a minimal stock Textual app: start-up and idle only), ``stack`` (a minimal
+Apps: ``navtui`` (this checkout), ``loop`` (this checkout with ``NAVTUI_LOCAL_ECHO=0``: every key echoed by the
+UI loop's own frame, not by the input thread first), ``before`` (navtui from another checkout, ``--baseline DIR``:
+before/after figures in one run), ``textual`` (a minimal stock Textual app: start-up and idle only), ``stack`` (a minimal
 Textual app that streams the reply with the ollama client into a plain log: what the prescribed stack itself
 costs), ``floor`` (a raw-mode program that echoes a key at once: what the pty and this terminal cost every app),
 and peers given as executables: ``--vibe2 PATH`` (Mistral Vibe 2.x, run with its Python/Textual UI) and ``--vibe3 PATH``
@@ -29,7 +30,7 @@ reports the runs of several parts together.
 
 Usage: ``python bench/bench_terminal.py [--runs 5] [--rates 200,1000] [--tokens 20000] [--apps navtui,textual]
 [--baseline DIR] [--vibe2 PATH] [--vibe3 PATH] [--resume] [--json FILE] [--dump-blank DIR] [--trace]``, or
-``--merge FILE...``. ``--trace`` runs navtui and before through ``bench/trace_loop.py``: the UI loop's CPU a probe
+``--merge FILE...``. ``--trace`` runs navtui, loop and before through ``bench/trace_loop.py``: the UI loop's CPU a probe
 key waited behind while the reply streamed, the CPU of each callback per thread, and of each UI-loop callback on
 its own (how many took over 4 ms, the longest: ``long_callbacks``); an idle key's path step by step (typed, read by
 Textual's input thread, the key event, the prompt's edit, the frame, on the emulated screen); and each probe echoed
@@ -180,7 +181,7 @@ def transcript_blank(lines: list[str]) -> bool:
 
 
 TRACE = False  # --trace: navtui runs through bench/trace_loop.py (what a key waited for; CPU per callback)
-TRACED_APPS = ("navtui", "before")
+TRACED_APPS = ("navtui", "loop", "before")
 
 
 def navtui_argv(url: str) -> list[str]:
@@ -199,6 +200,9 @@ def build_apps(args: argparse.Namespace, stock_script: str, floor_script: str, s
     python = sys.executable
     known: dict[str, App] = {
         "navtui": App("navtui", navtui_argv, lambda url, home: {}, navtui_ready, blank=transcript_blank),
+        "loop": App(  # this checkout, each key echoed by the UI loop's frame alone (no local echo)
+            "loop", navtui_argv, lambda url, home: {"NAVTUI_LOCAL_ECHO": "0"}, navtui_ready, blank=transcript_blank
+        ),
         "textual": App(
             "textual",
             lambda url: [python, stock_script],
