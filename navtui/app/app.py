@@ -167,8 +167,7 @@ class NavtuiApp(CachedHandlers, App[int]):
         # are echoed from. Another screen's frame is whole: it shows (or hides) every echo.
         main = screen is self.screen_stack[0] and isinstance(screen._compositor, DiffingCompositor)
         prompt = screen._prompt if main else None  # type: ignore[attr-defined]
-        painted = prompt is not None and prompt_painted(screen, prompt)
-        echo.frame_begins_write(echo.applied if painted else None, (self.size.width, self.size.height), whole=not main)
+        echo.frame_begins_write((self.size.width, self.size.height), whole=not main)
         begin, end = getattr(self._driver, "begin_frame", None), getattr(self._driver, "end_frame", None)
         if begin is not None and end is not None:  # app/driver.py: one write, the echoes it would wipe at its end
             begin()
@@ -180,11 +179,11 @@ class NavtuiApp(CachedHandlers, App[int]):
             super()._display(screen, renderable)
         state = None
         if (
-            painted
-            and prompt is not None
+            prompt is not None
             and screen is self.screen
             and echo.read == echo.handled
             and prompt_idle(prompt)
+            and prompt_painted(screen, prompt)
         ):
             state = echo_state(screen, prompt, self.screen_image, echo)
         echo.frame_written(self.screen_image, state)

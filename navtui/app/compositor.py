@@ -129,15 +129,17 @@ class DiffingCompositor(CroppedCompositor):
         band, self._band = self._band, None
         image = self.image
         echo = self.echo
-        if echo is not None:
-            echo.render_begins()  # no key is echoed while the frame is made
         if image is None or full or simplify:
+            if echo is not None:
+                echo.render_begins(None)  # no key is echoed while a whole frame is made
             if band is not None:
                 self._dirty_regions.add(self.size.region)  # the scroll's rows were not marked: all of them
             return super().render_update(full, screen_stack, simplify)
         self._spans = {}
         for y, x1, x2 in self._regions_to_spans(self._dirty_regions):
             self._spans.setdefault(y, []).append((x1, x2))
+        if echo is not None:  # keys are echoed meanwhile unless the frame paints the echo's row
+            echo.render_begins(self._spans.keys(), band)
         try:
             update = super().render_update(full, screen_stack, simplify)
         finally:
@@ -159,6 +161,8 @@ class DiffingCompositor(CroppedCompositor):
             diff = None if known is None else _chops_to_diff(image, update, known, keep_same=False)
             if diff is None:
                 image.invalidate()
+                if echo is not None:
+                    echo.render_begins(None)  # written whole after all
                 return _whole(image, self.render_full_update())
             diff.scrolls = [band]
             return diff

@@ -97,7 +97,8 @@ class FrameWriter:
 
     def flush(self) -> None:
         with self._lock:
-            self._write_frame()
+            if not self._app_frame:  # (an app's frame is written whole by ``end_frame``)
+                self._write_frame()
 
     def _write_frame(self) -> None:
         self._in_frame = False

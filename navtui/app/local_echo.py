@@ -23,17 +23,21 @@ paste, a click) ends the chain.
 
 Keeping the terminal and the image true:
 
-* every input event the driver reads is numbered (``read``); the app notes each one it handles (``handled``);
-  an echo is *pending* until a frame made after the loop handled its key has been written (``covers``);
-* a frame made before the key, written after its echo, would wipe it (the prompt's row repainted as it was): the
-  pending echoes are written again at the end of that frame, inside its synchronized update (``reapply``);
+* every input event the driver reads is numbered (``read``); the app notes each one it handles (``handled``) and
+  the prompt each key it takes (``applied``; the app too, for a key a binding took);
+* a frame that paints the echo's row shows the prompt as it is, every key it took: their echoes are done
+  (``frame_begins_write``); the others were made before the prompt took their key, and the frame would wipe them
+  (the row repainted as the prompt still has it): they are written again at its end, in the same write (inside
+  its synchronized update, if the terminal has them; ``FrameWriter.end_frame``);
 * the screen image takes the echoed cells in (``ScreenImage.put``) before each frame is diffed and after it is
-  written, so that it never believes a cell the terminal no longer has, and the frame that confirms an echo
-  repaints its cells (``render_begins``): a wrong echo is put right there, and the app asks the prompt to repaint
-  the echo's row when it handles the key, so that such a frame comes even if the key changed nothing;
+  written, so that it never believes a cell the terminal no longer has: the frame that paints an echo's row next
+  writes only what differs from the echo (nothing, when it was right) and puts a wrong echo right; when the app
+  handles an echoed key it asks the prompt to repaint the echo's row, so that such a frame comes even if the key
+  changed nothing (a binding took it);
 * a frame of another screen (a dialog) or of a new size drops every pending echo (that frame is whole);
-* the published state is withdrawn before a frame is made, and published again only when the frame shows every
-  input handled and nothing read waits (the next keys chain from a screen the loop has drawn).
+* the published state is withdrawn while a frame that paints its row is made, and published again only when a
+  frame shows every input handled and nothing read waits (the next keys chain from a screen the loop has drawn);
+  a frame that leaves the row alone (a stream's) leaves the state, and keys are echoed while it is made.
 
 ``ui.local_echo`` (settings) or ``NAVTUI_LOCAL_ECHO=0`` turns it off: keys are then echoed by the loop alone.
 """
@@ -43,6 +47,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -131,6 +136,7 @@ class LocalEcho:
         self.echoed = 0  # keys echoed (tests, the bench)
         self._covers = 0  # the frame being written shows the inputs up to this number
         self._size: tuple[int, int] = (0, 0)  # the size of the frame being written
+        self._paints = True  # the frame being made paints an echo's row (``render_begins``)
         self._handled_at: dict[int, float] = {}  # when the app handled an echoed key
         self._typed_for: tuple[int, int, tuple[int, ...]] | None = (
             None  # (screen, focused, bindings) ``_typed`` was made for
@@ -226,10 +232,22 @@ class LocalEcho:
             with self.lock:
                 self.applied = max(self.applied, seq)
 
-    def render_begins(self) -> None:
-        """A frame is being made: no key is echoed until it is written (the state may no longer hold)."""
+    def render_begins(self, rows: Collection[int] | None, band: tuple[int, int, int] | None = None) -> None:
+        """A frame is being made, painting ``rows`` and scrolling ``band`` (rows None: the whole screen). Keys are
+        echoed meanwhile if it leaves the echo's row alone (a stream frame while the user types); else not until
+        it is written (the state may no longer hold). A frame that paints an echo's row shows the prompt as it is
+        (every key it took), so it shows or wipes that echo (``frame_begins_write``)."""
+
+        def paints(y: int) -> bool:
+            return rows is None or y in rows or (band is not None and band[0] <= y < band[1])
+
         with self.lock:
-            self.state = None
+            state = self.state
+            if state is not None and paints(state.y):
+                self.state = None
+            self._paints = any(paints(prediction.state.y) for prediction in self.pending) or (
+                state is not None and paints(state.y)
+            )
 
     def overlay(self, image: ScreenImage) -> None:
         """Put the pending echoes' cells into ``image`` (the terminal holds them)."""
@@ -239,15 +257,15 @@ class LocalEcho:
                     prediction.state.y, prediction.x, prediction.cells, prediction.looks, prediction.state.generation
                 )
 
-    def frame_begins_write(self, covers: int | None, size: tuple[int, int], whole: bool = False) -> None:
-        """A frame is about to be written: it shows the keys up to ``covers`` (``applied`` when the prompt's last
-        repaint is in it; None: none it did not show before); ``size``: the screen's. A ``whole`` frame (another
-        screen's) hides or shows every echo so far."""
+    def frame_begins_write(self, size: tuple[int, int], whole: bool = False) -> None:
+        """A frame is about to be written, for a screen of ``size``. One that paints the echoes' row shows the keys
+        the prompt took (``applied``): their echoes are done, the others written again at its end; one that does
+        not leaves every echo where it is. A ``whole`` frame (another screen's) hides or shows every echo so far."""
         with self.lock:
-            self.state = None
-            if whole:
-                covers = self.read
-            self._covers = self.confirmed if covers is None else max(covers, self.confirmed)
+            if whole or size != (self.state.size if self.state is not None else size):
+                self.state = None
+            covers = self.read if whole else self.applied if self._paints else self.confirmed
+            self._covers = max(covers, self.confirmed)
             self._size = size
 
     def frame_written(self, image: ScreenImage, state: EchoState | None) -> None:
@@ -274,6 +292,7 @@ class LocalEcho:
                 )
             if state is not None and not self.pending and state.seq == self.read == self.handled:
                 self.state = state
+            self._paints = True  # (a frame not made by ``DiffingCompositor.render_update``: as if it painted all)
 
     def typed_keys(self, screen: Screen[Any], focused: object) -> tuple[frozenset[str], bool]:
         """The printable characters whose key no priority binding of ``screen``'s chain takes (and none that

@@ -1,8 +1,8 @@
 """navtui as ``python -m navtui`` runs it, with its UI loop held when a test says so (tests/app/test_local_echo.py).
 
-``NAVTUI_TEST_HOLD`` names a folder with two FIFOs, ``held`` and ``release``. On SIGUSR1 the main thread (the UI
-loop) says ``held`` and blocks until the test writes ``release``: the driver's input thread runs on, the loop
-does not. On SIGUSR2 the loop first binds backspace to the bell with priority, with no frame in between (a
+``NAVTUI_TEST_HOLD`` names a folder with two FIFOs, ``held`` and ``release``. On SIGUSR1 the UI loop, at its next
+callback (between two, never inside a frame), says ``held`` and blocks until the test writes ``release``: the
+driver's input thread runs on, the loop does not. On SIGUSR2 the loop first binds backspace to the bell with priority, with no frame in between (a
 backspace then typed is echoed, and the binding takes it: a wrong echo, on purpose), then holds the same way.
 """
 
@@ -36,7 +36,7 @@ def hold() -> None:
 
 
 def on_usr1(signum: int, frame: object) -> None:
-    hold()
+    asyncio.get_running_loop().call_soon_threadsafe(hold)
 
 
 def make_wrong_then_hold() -> None:

@@ -123,10 +123,14 @@ def held(fake_server: Any, workspace: Path, tmp_path: Path) -> Callable[[bool], 
 
 def test_a_key_read_while_the_loop_is_held_is_on_the_terminal_before_the_loop_runs(held: Any) -> None:
     app = held(True)
+    app.hold()  # a first key and its frame: the start-up's frames are over
+    app.term.write(b"a")
+    app.frame_after(app.release())
+    assert app.shows("│ a "), app.screen()
     app.hold()
     app.term.write(b"Z")
-    assert app.shows("│ Z "), app.screen()  # the loop is still held: the input thread drew it
-    row = next(y for y, line in enumerate(app.term.display()) if "│ Z " in line)
+    assert app.shows("│ aZ "), app.screen()  # the loop is still held: the input thread drew it
+    row = next(y for y, line in enumerate(app.term.display()) if "│ aZ " in line)
     echoed = app.term.cells()[row]
     frames = app.release()
     app.frame_after(frames)  # the loop's frame for the key: it confirms the echo, cell for cell
@@ -297,10 +301,10 @@ def test_a_frame_made_before_the_key_does_not_erase_its_echo(synchronized: bool)
             data += chunk
         stream.feed(data)
 
-    def frame(body: str, covers: int | None) -> None:  # as App._display writes one
-        echo.render_begins()
+    def frame(body: str) -> None:  # as App._display writes one that paints the prompt's row
+        echo.render_begins({y})
         echo.overlay(image)
-        echo.frame_begins_write(covers, (width, height))
+        echo.frame_begins_write((width, height))
         frames.begin_frame()
         for part in (SYNC_START, body, SYNC_END) if synchronized else (body,):
             frames.write(part)
@@ -313,7 +317,7 @@ def test_a_frame_made_before_the_key_does_not_erase_its_echo(synchronized: bool)
         sgr_cursor=erasing[0], sgr_cursor_blank=erasing[1], typed=frozenset("c"), backspace=True,
     )  # fmt: skip
     before = _row_text(image, y)
-    frame(before, 0)
+    frame(before)
     echo.frame_written(image, state)
     take()
     assert screen.display[y].startswith("│ ab ")
@@ -325,7 +329,7 @@ def test_a_frame_made_before_the_key_does_not_erase_its_echo(synchronized: bool)
     take()
     assert screen.display[y].startswith("│ abc ") and screen.buffer[y][5].bg != screen.buffer[y][6].bg
 
-    frame(before, None)  # made before the key: it paints the row as the loop knows it
+    frame(before)  # made before the key (the prompt has not taken it): it paints the row as the loop knows it
     echo.frame_written(image, None)
     take()
     assert screen.display[y].startswith("│ abc ")  # written again at the frame's end, in the same update
@@ -333,9 +337,32 @@ def test_a_frame_made_before_the_key_does_not_erase_its_echo(synchronized: bool)
     assert image.rows[y] is not None and image.rows[y].cells[4] == "c"  # the image holds what the terminal shows
 
     assert echo.handled_event(key) is not None  # the loop handles the key; its frame shows it: nothing pending
-    frame(_row_text(image, y), 1)
+    echo.key_applied(key)
+    frame(_row_text(image, y))
+    after = EchoState(
+        **{
+            **{name: getattr(state, name) for name in state.__dataclass_fields__},
+            "seq": 1,
+            "x": 5,
+            "line": "abc",
+            "typed": frozenset("cd"),
+        }
+    )
+    echo.frame_written(image, after)
+    assert echo.pending == [] and echo.reapply() == "" and echo.state is after
+
+    # A frame that paints other rows only (a stream's) leaves the state: a key read while it is made is echoed
+    echo.render_begins({0})
+    key = events.Key(_character_to_key("d"), "d")
+    frames.write_now(lambda: echo.read_event(key))
+    echo.frame_begins_write((width, height))
+    frames.begin_frame()
+    frames.write("\x1b[1;3Hstream\x1b[0m")
+    frames.end_frame()
     echo.frame_written(image, None)
-    assert echo.pending == [] and echo.reapply() == ""
+    take()
+    assert screen.display[0].startswith("  stream") and screen.display[y].startswith("│ abcd ")
+    assert [prediction.seq for prediction in echo.pending] == [2]  # until the loop's frame shows it
     file.close()
     os.close(master)
 
