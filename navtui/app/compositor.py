@@ -53,15 +53,19 @@ class CroppedCompositor(Compositor):
         # the update sends lies inside some widget that overlaps the crop, so none is left unpainted.
         top, bottom = crop.y, crop.bottom
         spans = self._spans
+        # The columns of the update's spans that no widget in front has covered yet, by row (widgets come front
+        # first, and the first strip for a cut wins in ``_render_chops``)
+        uncovered = None if spans is None else {y: list(row) for y, row in spans.items()}
         for widget, (region, clip) in list(self.visible_widgets.items()):
             visible = region.intersection(clip)
             if not visible.overlaps(crop):
                 continue
             y = max(visible.y, top)
             height = min(visible.bottom, bottom) - y
-            # Only the rows where the update paints inside the widget's columns (a scrolled band's rows are painted
-            # only beside it, in the scrollbar's column: the widgets in it are not asked for them)
-            runs = [(y, height)] if spans is None else _row_runs(spans, y, y + height, visible.x, visible.right)
+            # Only the rows where the update paints inside the widget's columns and no widget in front of it paints
+            # there already (a scrolled band's rows are painted only beside it, in the scrollbar's column: neither
+            # the widgets in the band nor the transcript and the screen behind the scrollbar are asked for them)
+            runs = [(y, height)] if uncovered is None else _row_runs(uncovered, y, y + height, visible.x, visible.right)
             for run_y, run_height in runs:
                 strips = widget.render_lines(Region(visible.x - region.x, run_y - region.y, visible.width, run_height))
                 yield region, Region(visible.x, run_y, visible.width, run_height), strips
@@ -70,18 +74,30 @@ class CroppedCompositor(Compositor):
 
 
 def _row_runs(
-    spans: dict[int, list[tuple[int, int]]], top: int, bottom: int, x1: int, x2: int
+    uncovered: dict[int, list[tuple[int, int]]], top: int, bottom: int, x1: int, x2: int
 ) -> list[tuple[int, int]]:
-    """Runs ``(y, height)`` of rows in ``[top, bottom)`` where a span overlaps the columns ``[x1, x2)``."""
+    """Runs ``(y, height)`` of rows in ``[top, bottom)`` where a column range of ``uncovered`` overlaps the columns
+    ``[x1, x2)``; those columns are then taken out of ``uncovered`` on every row of ``[top, bottom)`` (the widget
+    asked for them paints them, and a widget behind it there would not be seen)."""
     runs: list[tuple[int, int]] = []
     start = -1
-    get = spans.get
+    get = uncovered.get
     for y in range(top, bottom):
+        row = get(y)
         hit = False
-        for span_start, span_end in get(y, ()):
-            if span_start < x2 and span_end > x1:
-                hit = True
-                break
+        if row:
+            left: list[tuple[int, int]] = []
+            for span_start, span_end in row:
+                if span_start < x2 and span_end > x1:
+                    hit = True
+                    if span_start < x1:
+                        left.append((span_start, x1))
+                    if span_end > x2:
+                        left.append((x2, span_end))
+                else:
+                    left.append((span_start, span_end))
+            if hit:
+                uncovered[y] = left
         if hit:
             if start < 0:
                 start = y

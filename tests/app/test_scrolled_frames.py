@@ -144,6 +144,51 @@ async def test_a_widget_laid_over_the_band_keeps_it_from_scrolling(make_app: App
         assert "laid over the transcript" in "\n".join(terminal.display)
 
 
+async def test_a_widget_is_not_asked_for_rows_a_widget_in_front_of_it_paints(make_app: AppFactory) -> None:
+    # The first strip for a cut wins (Textual paints front first), so the transcript and the screen behind the
+    # scrollbar's column, or behind the answer's changed rows, are not asked for those rows: a scrolled frame of a
+    # followed answer asked the screen for every row of the scrollbar's column, each cut into chops and dropped
+    # (2,692 rows in the 117 frames of this answer). What reaches the terminal is what a whole repaint shows.
+    app = make_app()
+    async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        terminal = emulated_terminal(app, WIDTH, HEIGHT)
+        transcript = screen.transcript
+        view = transcript.add(AssistantItem(streaming=True))
+        await transcript.mount_pending()
+        await screen.painted()
+        asked: dict[str, int] = {"screen": 0, "answer": 0}
+        frames: list[bool] = []
+        display = app._display
+
+        def noted(on: Any, renderable: Any) -> None:
+            if isinstance(renderable, DiffUpdate):
+                frames.append(bool(renderable.scrolls))
+            display(on, renderable)
+
+        app._display = noted  # type: ignore[method-assign]
+        for name, widget in (("screen", screen), ("answer", view)):
+            render_lines = widget.render_lines
+
+            def counted(crop: Region, name: str = name, render_lines: Any = render_lines) -> list[Strip]:
+                asked[name] += crop.height
+                return render_lines(crop)
+
+            widget.render_lines = counted  # type: ignore[method-assign]
+        for position in range(0, len(ANSWER), 97):
+            view.append(ANSWER[position : position + 97])
+            await wait_for(pilot, lambda: not view._coalescer.pending and not view._document.behind)
+            await screen.painted()
+            await pilot.pause()
+            counted_so_far = dict(asked)
+            assert cells(terminal)[:-1] == cells(whole_repaint(app))[:-1], "\n".join(terminal.display)
+            asked.update(counted_so_far)  # what the whole repaint asked is not a frame's
+        assert sum(frames) >= 10, frames  # scrolled by the terminal, the scrollbar's column repainted each time
+        assert asked["answer"] > 0
+        assert asked["screen"] == 0, (asked, len(frames))  # every row it covers, a widget in front of it paints
+
+
 def test_the_compositor_state_textual_keeps_is_what_the_scroll_reads() -> None:
     # ``DiffingCompositor`` reads Textual's private layout state: the full map a layout makes, the visible map of a
     # scroll of its own, the dirty regions and how they become spans. A Textual release that renames any of them
