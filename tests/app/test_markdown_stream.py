@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -120,6 +121,33 @@ def test_a_closed_fence_is_a_finished_block_once_its_closing_line_is_complete() 
     assert splitter.tail == "```python\n``\n"  # a shorter run of backticks closes nothing
 
 
+def test_a_block_is_finished_once_the_next_block_has_begun_on_a_line_not_ended_yet() -> None:
+    # Not once that line ends: a long paragraph's one line took many flushes, and the heading, list or quote
+    # before it was rendered again with it at each.
+    splitter = BlockSplitter()
+    assert splitter.feed("## Plan\n\nFirst we") == [Block("## Plan\n\n")] and splitter.tail == "First we"
+    assert splitter.feed(" read.\n\n- one\n- two\n\nThe") == [Block("First we read.\n\n"), Block("- one\n- two\n\n")]
+    assert splitter.feed(" end.\n\n> a quote\n\nAfter") == [Block("The end.\n\n"), Block("> a quote\n\n")]
+    assert splitter.feed("\n## Next\nText") == [Block("After\n"), Block("## Next\n")]  # a heading is one line
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- one\n\n-",  # the list's next item (a loose list)
+        "1. one\n\n2",
+        "- one\n\n  more of one",  # the item's own text, indented
+        "A paragraph\nand its next line",  # no blank line: a paragraph goes on
+        "A paragraph\n=",  # a setext heading's underline
+        "```python\nx = 1\n\nstill code",  # an open fence
+        "    indented code\n\n    more",
+    ],
+)
+def test_a_block_the_next_line_may_still_join_stays_open(text: str) -> None:
+    splitter = BlockSplitter()
+    assert splitter.feed(text) == [] and splitter.tail == text
+
+
 def test_a_reference_link_defined_after_its_use_shows_as_a_link() -> None:
     text = "See [the docs][1].\n\nMore text.\n\n[1]: https://example.com\n"
     document = streamed(text, [20, 12, 9])
@@ -157,6 +185,24 @@ def test_any_chunking_renders_what_the_whole_document_renders(text: str, cuts: l
     assert rendered(document) == rendered(at_once)
     shown = [line for line in rendered(document) if line.strip()]
     assert shown == [line for line in whole(text) if line.strip()]
+
+
+@settings(max_examples=150, deadline=None)
+@given(DOCUMENT.filter(lambda text: "]: " not in text), st.lists(st.integers(min_value=1, max_value=30), max_size=40))
+def test_at_every_cut_the_streamed_document_shows_what_a_whole_render_of_its_text_shows(
+    text: str, cuts: list[int]
+) -> None:
+    # Blocks finished while the next line has not ended yet are the blocks a whole render of the text so far shows.
+    # (A link definition counts once its line has ended: a whole render of a line cut short takes it already.)
+    document = MarkdownDocument()
+    position = 0
+    for size in [*cuts, len(text)]:
+        document.feed(text[position : position + size])
+        position += size
+        shown = [line for line in rendered(document) if line.strip()]
+        assert shown == [line for line in whole(text[:position]) if line.strip()], text[:position]
+        if position >= len(text):
+            break
 
 
 @settings(max_examples=60, deadline=None)
@@ -289,8 +335,9 @@ def test_a_budgeted_render_shows_nothing_new_until_every_finished_block_is_rende
         if not document.behind:
             break
         assert first is None and shown(document) == before  # neither a part of the answer nor the tail moves
-    # the blocks the second feed finished, one a call, then the open block in a call of its own
-    assert renders == len(document.blocks) + 1 == 7
+    # the blocks the second feed finished (six: the first feed finished the first paragraph, the next line begun),
+    # one a call, then the open block in a call of its own
+    assert renders == 6 + 1 and len(document.blocks) == 7
     assert shown(document) == whole(text + more)
 
 

@@ -38,14 +38,17 @@ def parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
 
 
-def block_starts(source: str, env: dict[str, Any] | None = None) -> list[int]:
-    """The line numbers where top-level blocks start (markdown-it's token map); ``env`` collects references.
+def block_starts(source: str, env: dict[str, Any] | None = None, next_line: str = "") -> list[int]:
+    """The line numbers where top-level blocks start (markdown-it's token map) in ``source`` (whole lines);
+    ``env`` collects references; ``next_line``: the start of the line after them, not ended yet.
 
     A last block that is a code fence closed by a whole line ends there: the line after its closing fence starts
     the next block, whatever it turns out to be (nothing after a closed fence joins it). Cut there, the fence is
     a finished block as soon as it closes, not once the next block's first line is complete: a long paragraph's
     one line took 6-11 flushes at 1,000 tok/s, and the fence was rendered whole with it at each (docs/speed.md,
-    "Ninth wave")."""
+    "Ninth wave"). Any other last block ends at ``next_line`` when nothing that line can become joins it
+    (``_ends_before``): a heading, list or quote was rendered again with the paragraph after it at every flush
+    until that paragraph's first line ended ("Tenth wave")."""
     tokens = parser().parse(source, {} if env is None else env)
     blocks = [token for token in tokens if token.level == 0 and token.nesting >= 0 and token.map]
     starts = [token.map[0] for token in blocks if token.map]
@@ -54,7 +57,26 @@ def block_starts(source: str, env: dict[str, Any] | None = None) -> list[int]:
         closing = source.split("\n")[last.map[1] - 1]
         if _closes(closing, last.markup):
             starts.append(last.map[1])
+    elif last is not None and next_line and _ends_before(last.type, source, next_line):
+        starts.append(source.count("\n"))
     return starts
+
+
+def _ends_before(kind: str, source: str, next_line: str) -> bool:
+    """A top-level block of ``kind``, the last in ``source`` (whole lines), ends before the line that starts with
+    ``next_line``, whatever the rest of that line is (CommonMark): the line before it is blank, so no paragraph
+    continues and no setext underline or table row joins, a quote or table has ended; it is not indented, so it
+    is neither a list item's content nor indented code. Only a list can still take it (an item with the same
+    marker, after a blank line: a loose list), and an open code fence takes every line (a closed one is cut
+    where it closes). A heading or a thematic break is one line whatever follows it, blank or not."""
+    if kind in ("heading_open", "hr"):
+        return True
+    if kind == "fence" or next_line[0] in " \t":
+        return False
+    if kind in ("bullet_list_open", "ordered_list_open") and next_line[0] in "-+*0123456789":
+        return False
+    before = source[: source.rfind("\n", 0, len(source) - 1) + 1]  # up to the last whole line
+    return not source[len(before) :].strip()
 
 
 def _closes(line: str, markup: str) -> bool:
@@ -88,7 +110,7 @@ class BlockSplitter:
             return []  # no new complete line: nothing can have finished
         source = self._tail[:complete]
         env: dict[str, Any] = {}
-        starts = block_starts(source, env)
+        starts = block_starts(source, env, self._tail[complete:])
         found = env.get("references", {})
         if len(starts) < 2:
             self._parsed = complete
