@@ -42,6 +42,70 @@ def test_the_warm_up_loads_what_a_reply_would_load_and_only_then() -> None:
     assert result["lines"] > 5
 
 
+RACE = """
+import json, threading
+from pygments.lexer import RegexLexerMeta
+from navtui.widgets.markdown import code, warm
+
+changed = threading.Condition()
+seen = []
+
+
+def note(what):
+    with changed:
+        seen.append(what)
+        changed.notify_all()
+
+
+compile_tables = RegexLexerMeta.process_tokendef
+
+
+def noted(cls, name, tokendefs=None):
+    thread = threading.current_thread().name
+    note([cls.__name__, thread])
+    if cls.__name__ == "PythonLexer" and thread == "navtui-markdown-warm-up":
+        with changed:  # the warm-up is held inside the compile until the loop's look-up is under way
+            changed.wait_for(lambda: "released" in seen)
+    return compile_tables(cls, name, tokendefs)
+
+
+RegexLexerMeta.process_tokendef = noted
+lock = code.LEXER_TABLES if hasattr(code, "LEXER_TABLES") else threading.Lock()
+
+
+class Watched:
+    def __enter__(self):
+        note(["lock", threading.current_thread().name])
+        lock.acquire()
+
+    def __exit__(self, *exc):
+        lock.release()
+
+
+code.LEXER_TABLES = Watched()
+warm.start()
+with changed:
+    changed.wait_for(lambda: ["PythonLexer", "navtui-markdown-warm-up"] in seen)
+loop = threading.Thread(target=code._lexer, args=("python",), name="loop")
+loop.start()
+with changed:  # the loop's look-up waits for the lock, or compiles the tables beside the warm-up
+    changed.wait_for(lambda: ["lock", "loop"] in seen or ["PythonLexer", "loop"] in seen)
+note("released")
+loop.join()
+warm._thread.join()
+print(json.dumps([what for what in seen if what[0] == "PythonLexer"]))
+"""
+
+
+def test_a_lexer_looked_up_on_the_loop_while_the_warm_up_compiles_its_tables_waits_for_them() -> None:
+    # Pygments compiles a lexer's tables at its first instance without a lock: a flush that looked up Python's
+    # lexer while the warm-up compiled it compiled the same tables again, 31-53 ms of the loop's CPU.
+    out = subprocess.run(
+        [sys.executable, "-c", RACE], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+    )
+    assert json.loads(out.stdout) == [["PythonLexer", "navtui-markdown-warm-up"]]
+
+
 async def test_a_turn_starts_the_warm_up_once(make_app, fake_server, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(warm, "_thread", None)
     fake_server.script(Text("one"))

@@ -33,6 +33,7 @@ came, and as a finished block), 2-4 ms each for the bench's blocks, 7-9 ms on a 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,13 @@ _OPENING = re.compile(r"(?:(`{3,})([^`\n\\&]*)|(~{3,})([^\n\\&]*))\n")
 _UNSUPPORTED = re.compile("[\t\r\ufeff]")
 
 
+# Pygments compiles a lexer class's tables (its regular expressions) at its first instance, without a lock: ~30-50
+# ms of CPU for Python. The Markdown warm-up (``warm.py``) compiles them on its thread holding this lock; a look-up on
+# the UI loop meanwhile waits for those tables rather than compiling them a second time beside it (a flush that did
+# took 31-53 ms of the loop's CPU: docs/speed.md, "Tenth wave").
+LEXER_TABLES = threading.Lock()
+
+
 @lru_cache(maxsize=32)
 def _lexer(name: str) -> Any:
     """The lexer Rich's ``Syntax`` makes for ``name`` (the same options), or ``None`` when it is not one whose
@@ -63,7 +71,8 @@ def _lexer(name: str) -> Any:
     from pygments.util import ClassNotFound
 
     try:
-        lexer = get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
+        with LEXER_TABLES:
+            lexer = get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
     except ClassNotFound:
         return None
     if isinstance(lexer, TextLexer):

@@ -31,6 +31,8 @@ ls -la | grep x
 | 1 | 2 |
 """
 
+_LEXERS = ("python", "sh")  # the sample's code blocks' languages
+
 _thread: threading.Thread | None = None
 
 
@@ -43,6 +45,20 @@ def warm_up() -> None:
     from navtui.widgets.markdown.render import palette_for
 
     console = Console(file=io.StringIO(), width=80, color_system="truecolor", force_terminal=True)
+    # The first paragraph first (a reply's first flush needs it at once; an import the loop meets meanwhile waits
+    # for this thread's, it is not done twice), then the lexers' tables, which Pygments compiles without a lock: the
+    # loop's look-up waits on ``LEXER_TABLES`` for them (a reply's first code block comes later)
+    first = MarkdownDocument()
+    first.feed(_SAMPLE.split("\n\n", 1)[0])
+    first.close()
+    first.render(console, 80, Style(), palette_for({}), None)
+    from pygments.lexers import get_lexer_by_name
+
+    from navtui.widgets.markdown.code import LEXER_TABLES
+
+    with LEXER_TABLES:
+        for name in _LEXERS:
+            get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
     document = MarkdownDocument()
     document.feed(_SAMPLE)
     document.close()
