@@ -26,6 +26,8 @@ environment the UI thread's cProfile stats to PATH (``pstats``; slow: for where 
 from __future__ import annotations
 
 import asyncio
+import importlib.abc
+import importlib.util
 import json
 import os
 import runpy
@@ -81,6 +83,39 @@ def _gc_callback(phase: str, info: dict[str, Any]) -> None:
         _gc[f"gen{info['generation']}"].append([time.monotonic(), (time.thread_time() - _gc_started[0]) * 1000])
 
 
+class _LexerTables(importlib.abc.MetaPathFinder):
+    """Notes each lexer class whose tables Pygments compiles (its first instance: ~30-50 ms for Python), on which
+    thread and at what CPU, as a span: a flush that compiled them on the UI loop took 31-53 ms (docs/speed.md,
+    "Tenth wave"). Hooked when ``pygments.lexer`` is imported, so the app imports nothing earlier than it would."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "pygments.lexer":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        execute = spec.loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            execute(module)
+            compile_tables = module.RegexLexerMeta.process_tokendef
+
+            def noted(cls: Any, name: str, tokendefs: Any = None) -> Any:
+                cpu, began = time.thread_time(), time.monotonic()
+                try:
+                    return compile_tables(cls, name, tokendefs)
+                finally:
+                    kind = "ui" if threading.get_ident() == _main else threading.current_thread().name
+                    spent = (time.thread_time() - cpu) * 1000
+                    _spans.append([began, time.monotonic(), kind, f"lexer tables {cls.__name__}", spent])
+
+            module.RegexLexerMeta.process_tokendef = noted
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
 def _loop_cpu() -> float:
     return time.clock_gettime(_main_clock)
 
@@ -105,6 +140,7 @@ def _install() -> None:
     import gc
 
     gc.callbacks.append(_gc_callback)
+    sys.meta_path.insert(0, _LexerTables())
     from textual import events
     from textual.app import App
     from textual.drivers.linux_driver import LinuxDriver
