@@ -31,7 +31,7 @@ from textual import events, messages
 from textual._ansi_sequences import SYNC_END, SYNC_START
 from textual.drivers.linux_driver import LinuxDriver
 
-from navtui.app.local_echo import echo_of
+from navtui.app.local_echo import NUMBERED, echo_of
 from navtui.widgets.pacing import pacer_of
 
 
@@ -127,7 +127,7 @@ class KeyNoticingDriver(LinuxDriver):
             if pacer is not None:
                 pacer.read()
         echo, frames = echo_of(self._app), self._frames
-        if echo is not None and frames is not None:
+        if echo is not None and frames is not None and isinstance(message, NUMBERED):  # (not every mouse move)
             frames.write_now(lambda: echo.read_event(message))
         super().process_message(message)
 

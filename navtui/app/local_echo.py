@@ -71,7 +71,7 @@ if TYPE_CHECKING:
 _REACTED_TO = frozenset("/@!$()[]{}")
 _PRINTABLE = tuple(chr(code) for code in range(0x20, 0x7F))
 _SEQ = "_navtui_echo_seq"  # the number the input thread gave an event (an attribute of the event)
-_NUMBERED = (events.Key, events.Paste, events.MouseDown, events.MouseUp)
+NUMBERED = (events.Key, events.Paste, events.MouseDown, events.MouseUp)  # the input events that end a chain
 GIVE_UP = 1.0  # seconds after the app handled an echoed key the prompt never took: no longer written again
 
 
@@ -146,7 +146,7 @@ class LocalEcho:
     # ------------------------------------------------------------------ the input thread
     def read_event(self, message: object) -> str:
         """Number an input event; for a key with a certain echo, the bytes to write now (else "")."""
-        if not isinstance(message, _NUMBERED):
+        if not isinstance(message, NUMBERED):
             return ""
         with self.lock:
             self.read += 1
