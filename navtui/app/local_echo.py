@@ -142,6 +142,8 @@ class LocalEcho:
             None  # (screen, focused, bindings) ``_typed`` was made for
         )
         self._typed: tuple[frozenset[str], bool] = (frozenset(), False)
+        self.looks_for: tuple[object, ...] | None = None  # (loop) what ``looks`` were worked out for (``echo_state``)
+        self.looks: tuple[int, int, int, list[str], list[str]] | None = None
 
     # ------------------------------------------------------------------ the input thread
     def read_event(self, message: object) -> str:
@@ -376,20 +378,33 @@ def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, ec
     left = x - column
     if left != content.x or not content.y <= y < content.bottom or x + 1 >= content.right:
         return None
-    theme = prompt._theme
-    rich_style = prompt._rich_style()
-    base = theme.base_style if theme is not None and theme.base_style is not None else rich_style
-    styles = end_of_line_styles(prompt, base)
-    if styles is None:
-        return None
-    background = prompt.background_colors[1]
     filters = prompt.get_line_filters()
-    looks = []
-    for style in styles:
-        for line_filter in filters:
-            style = line_filter.apply([_one(style)], background)[0].style or style
-        looks.append(image.look(style))
-    text, at_cursor, blank = looks
+    # The looks, worked out again only when what they come from changes: the prompt's CSS and themes (the key its
+    # rows are drawn for, ``PromptEditor._css_for``), focus, the line filters, the image's looks (its generation).
+    # (Worked out at every frame, the filtered styles were new objects each time, each a new entry of the image's
+    # table of looks.)
+    key = (prompt._css_for, prompt.has_focus, tuple(id(line_filter) for line_filter in filters), image.generation)
+    if echo.looks_for == key and echo.looks is not None:
+        text, at_cursor, blank, typing, erasing = echo.looks
+    else:
+        theme = prompt._theme
+        rich_style = prompt._rich_style()
+        base = theme.base_style if theme is not None and theme.base_style is not None else rich_style
+        styles = end_of_line_styles(prompt, base)
+        if styles is None or prompt._css_for is None:
+            return None
+        background = prompt.background_colors[1]
+        looks = []
+        for style in styles:
+            for line_filter in filters:
+                style = line_filter.apply([_one(style)], background)[0].style or style
+            looks.append(image.look(style))
+        text, at_cursor, blank = looks
+        if any(image.pens[look].link for look in looks):
+            return None
+        typing = image.sgr_run(((text, False), (at_cursor, True)))  # as a frame writes them
+        erasing = image.sgr_run(((at_cursor, True), (blank, True)))
+        echo.looks_for, echo.looks = key, (text, at_cursor, blank, typing, erasing)
     image_row = image.rows[y] if 0 <= y < len(image.rows) else None
     if image_row is None or len(image_row.cells) < content.right:
         return None
@@ -402,11 +417,7 @@ def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, ec
         look != blank for look in row_looks[x + 1 : content.right]
     ):
         return None
-    if any(image.pens[look].link for look in looks):
-        return None
     typed, backspace = echo.typed_keys(screen, prompt)
-    typing = image.sgr_run(((text, False), (at_cursor, True)))  # as a frame writes them
-    erasing = image.sgr_run(((at_cursor, True), (blank, True)))
     return EchoState(
         seq=echo.handled,
         generation=image.generation,
