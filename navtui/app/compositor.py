@@ -17,17 +17,20 @@ chops, turned into cells and compared with the screen's image, to find that most
 ``DiffingCompositor`` sees the scroll in the layout (``reflow``): when every visible widget that changed moved up
 by the same rows inside one clip (the last one may have grown), it keeps the band's rows as the terminal has them,
 scrolls them there (``DiffUpdate.scrolls``), and repaints only the rows the scroll brought in, what the widgets
-marked as changed (moved with them), and the columns beside the band on its rows (the scrollbar).
+marked as changed (moved with them), and the columns beside the band on its rows (the scrollbar); a column
+beside it that shows one same cell on every row, painted by widgets that did not change (the transcript's
+padding), only where the scroll brings rows in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate, ReflowResult
 from textual.geometry import Region, Size
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from navtui.app.screen_image import DiffUpdate, Row, ScreenImage, shifted
@@ -132,12 +135,28 @@ class DiffingCompositor(CroppedCompositor):
             return result
         if self.image is None or size != old_size or size.region in before:
             return result
-        found = _scrolled(old_map, self._full_map, before, size)
+        found = _scrolled(old_map, self._full_map, before, size, self._uniform)
         if found is not None:
             self._band, dirty = found
             self._dirty_regions.clear()
             self._dirty_regions.update(dirty)
         return result
+
+    def _uniform(self, region: Region) -> bool:
+        """The terminal shows one same cell (text and looks) in each column of ``region`` on all of its rows."""
+        image = self.image
+        if image is None or region.bottom > len(image.rows):
+            return False
+        x1, x2 = region.x, region.right
+        first = image.rows[region.y]
+        if first is None:
+            return False
+        cells, looks = first.cells[x1:x2], first.looks[x1:x2]
+        for y in range(region.y + 1, region.bottom):
+            row = image.rows[y]
+            if row is None or row.cells[x1:x2] != cells or row.looks[x1:x2] != looks:
+                return False
+        return True
 
     def render_update(
         self, full: bool = False, screen_stack: list[Screen] | None = None, simplify: bool = False
@@ -193,10 +212,15 @@ def _whole(image: ScreenImage, update: LayoutUpdate) -> DiffUpdate:
 
 
 def _scrolled(
-    old: CompositorMap, new: CompositorMap, before: set[Region], size: Size
+    old: CompositorMap,
+    new: CompositorMap,
+    before: set[Region],
+    size: Size,
+    uniform: Callable[[Region], bool] | None = None,
 ) -> tuple[Band, set[Region]] | None:
     """When the layout from ``old`` to ``new`` only scrolled one band of rows up: the band and what to repaint
-    (the rows brought in, what the widgets had marked, moved with them, and the band's rows beside it)."""
+    (the rows brought in, what the widgets had marked, moved with them, and the band's rows beside it, unless
+    ``uniform`` says the terminal shows one same cell on every row of that side)."""
     band: Region | None = None
     by = 0
     moved: set[Widget] = set()
@@ -262,7 +286,13 @@ def _scrolled(
         Region(0, band.y, band.x, band.height),
         Region(band.right, band.y, size.width - band.right, band.height),
     ):
-        if side:
+        if not side:
+            continue
+        if uniform is not None and _unchanged(side, old, new, before) and uniform(side):
+            # The same cell on every row (a padding, a margin), painted by widgets that did not change: the scroll
+            # leaves each row as it was, but for the rows it brings in
+            dirty.add(Region(side.x, band.bottom - by, side.width, by))
+        else:
             dirty.add(side)  # beside the band (the scrollbar, a margin): the terminal moves those cells too
     for region in before:
         if not region.overlaps(band):
@@ -273,6 +303,22 @@ def _scrolled(
         if moved_part := region.intersection(band).translate((0, -by)).intersection(band):
             dirty.add(moved_part)  # a widget's own change, where its rows are now
     return (band.y, band.bottom, by), dirty
+
+
+def _unchanged(side: Region, old: CompositorMap, new: CompositorMap, before: set[Region]) -> bool:
+    """Every widget painted in ``side`` paints what it painted before: in the same place, nothing of it marked to be
+    repainted, and not a scrollbar (its thumb moves with the scroll, and it asks for its repaint after the layout)."""
+    if any(region.overlaps(side) for region in before):
+        return False
+    for widget, geometry in new.items():
+        if not geometry.clip.intersection(geometry.region).overlaps(side):
+            continue
+        previous = old.get(widget)
+        if isinstance(widget, ScrollBar) or previous is None:
+            return False
+        if (previous.region, previous.clip) != (geometry.region, geometry.clip):
+            return False
+    return True
 
 
 def _outside(region: Region, band: Region) -> list[Region]:

@@ -189,6 +189,50 @@ async def test_a_widget_is_not_asked_for_rows_a_widget_in_front_of_it_paints(mak
         assert asked["screen"] == 0, (asked, len(frames))  # every row it covers, a widget in front of it paints
 
 
+async def test_a_uniform_column_beside_the_band_is_repainted_only_where_the_scroll_brings_rows_in(
+    make_app: AppFactory,
+) -> None:
+    # The transcript's padding column shows one same cell on every row, painted by a widget that did not change:
+    # the terminal's scroll leaves it right but for the rows it brings in. It was repainted whole at every scrolled
+    # frame (the transcript asked for each of its rows, every row cut, turned into cells and compared).
+    app = make_app()
+    async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        terminal = emulated_terminal(app, WIDTH, HEIGHT)
+        transcript = screen.transcript
+        view = transcript.add(AssistantItem(streaming=True))
+        await transcript.mount_pending()
+        await screen.painted()
+        asked: list[int] = []
+        frames: list[tuple[int, int]] = []  # each scrolled frame: by how many rows, the transcript's rows asked
+        display = app._display
+
+        def noted(on: Any, renderable: Any) -> None:
+            if isinstance(renderable, DiffUpdate) and renderable.scrolls:
+                frames.append((renderable.scrolls[0][2], sum(asked)))
+            asked.clear()
+            display(on, renderable)
+
+        app._display = noted  # type: ignore[method-assign]
+        render_lines = transcript.render_lines
+
+        def counted(crop: Region) -> list[Strip]:
+            asked.append(crop.height)
+            return render_lines(crop)
+
+        transcript.render_lines = counted  # type: ignore[method-assign]
+        for position in range(0, len(ANSWER), 97):
+            view.append(ANSWER[position : position + 97])
+            await wait_for(pilot, lambda: not view._coalescer.pending and not view._document.behind)
+            await screen.painted()
+            await pilot.pause()
+            assert cells(terminal)[:-1] == cells(whole_repaint(app))[:-1], "\n".join(terminal.display)
+            asked.clear()  # what the whole repaint asked is not a frame's
+        assert len(frames) >= 10, frames
+        assert all(rows <= by for by, rows in frames), frames  # the rows brought in, not the band's height
+
+
 def test_the_compositor_state_textual_keeps_is_what_the_scroll_reads() -> None:
     # ``DiffingCompositor`` reads Textual's private layout state: the full map a layout makes, the visible map of a
     # scroll of its own, the dirty regions and how they become spans. A Textual release that renames any of them
