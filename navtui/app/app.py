@@ -20,7 +20,16 @@ from textual.dom import NoScreen
 from navtui.app import gc_policy
 from navtui.app.commands import COMMANDS
 from navtui.app.compositor import DiffingCompositor
-from navtui.app.local_echo import LocalEcho, binds_with_priority, echo_state, enabled_by, prompt_idle, prompt_painted
+from navtui.app.local_echo import (
+    ECHO_RETRY,
+    EchoState,
+    LocalEcho,
+    binds_with_priority,
+    echo_state,
+    enabled_by,
+    prompt_idle,
+    prompt_painted,
+)
 from navtui.app.screen_image import ScreenImage, erases_with_background
 from navtui.app.theme_defaults import nav_defaults
 from navtui.app.theming import AppThemes
@@ -166,7 +175,6 @@ class NavtuiApp(CachedHandlers, App[int]):
         # The local echoes (app/local_echo.py): what this frame shows of the keys read, and the state the next keys
         # are echoed from. Another screen's frame is whole: it shows (or hides) every echo.
         main = screen is self.screen_stack[0] and isinstance(screen._compositor, DiffingCompositor)
-        prompt = screen._prompt if main else None  # type: ignore[attr-defined]
         echo.frame_begins_write((self.size.width, self.size.height), whole=not main)
         begin, end = getattr(self._driver, "begin_frame", None), getattr(self._driver, "end_frame", None)
         if begin is not None and end is not None:  # app/driver.py: one write, the echoes it would wipe at its end
@@ -177,16 +185,41 @@ class NavtuiApp(CachedHandlers, App[int]):
                 end()
         else:
             super()._display(screen, renderable)
-        state = None
+        echo.frame_written(self.screen_image, self._echo_state(screen))
+        if echo.state is None and main and not self._echo_retry:
+            # The frame did not show the prompt settled (its edit's messages still on their way): look again soon,
+            # without waiting for a frame that may not come (an idle prompt after ctrl+c)
+            self._echo_retry = True
+            asyncio.get_running_loop().call_later(ECHO_RETRY, self._retry_echo_state)
+
+    _echo_retry = False  # a look at the echo's state is scheduled
+
+    def _echo_state(self, screen: Screen[Any]) -> EchoState | None:
+        """The local echo's state the main screen's prompt gives now, if the screen shows it settled."""
+        echo = self.local_echo
+        prompt = getattr(screen, "_prompt", None)
         if (
-            prompt is not None
-            and screen is self.screen
-            and echo.read == echo.handled
-            and prompt_idle(prompt)
-            and prompt_painted(screen, prompt)
+            echo is None
+            or prompt is None
+            or screen is not self.screen
+            or screen is not self.screen_stack[0]
+            or echo.read != echo.handled
+            or not prompt_idle(prompt)
+            or not prompt_painted(screen, prompt)
         ):
-            state = echo_state(screen, prompt, self.screen_image, echo)
-        echo.frame_written(self.screen_image, state)
+            return None
+        return echo_state(screen, prompt, self.screen_image, echo)
+
+    def _retry_echo_state(self) -> None:
+        self._echo_retry = False
+        echo = self.local_echo
+        if echo is None or echo.state is not None or self._batch_count or not self.is_running:
+            return
+        try:
+            screen = self.screen
+        except NoScreen:
+            return
+        echo.publish(self._echo_state(screen))
 
     def _terminal_resumed(self, app: App[int]) -> None:
         # Back from a suspend ($EDITOR, ctrl+z): the terminal showed something else meanwhile.

@@ -16,8 +16,9 @@ the cells right of the cursor blank to the prompt's edge, and the looks of typed
 the blanks, worked out as the prompt draws them and checked against the cells the terminal holds
 (``ScreenImage``). Anything else (or any doubt) publishes nothing, and keys are echoed by the loop as before.
 Keys echoed: printable ASCII but those something reacts to (``/`` and ``@``: completion; ``!`` and ``$``: the
-prompt's mode; brackets: the matched bracket's highlight; any key a priority binding takes), and backspace while
-the line keeps a character that is not a blank. Keys read one after another chain (the next at the next cell),
+prompt's mode; brackets: the matched bracket's highlight; any key a priority binding takes), and backspace at the
+line's end (down to an empty prompt when the line is its only one, no placeholder shows and the character erased
+is not the mode's ``!`` or ``$``; a line left blank among others may give the prompt its mode). Keys read one after another chain (the next at the next cell),
 until the loop has handled them all and published again; any other input read meanwhile (a key not echoed, a
 paste, a click) ends the chain.
 
@@ -72,6 +73,7 @@ _REACTED_TO = frozenset("/@!$()[]{}")
 _PRINTABLE = tuple(chr(code) for code in range(0x20, 0x7F))
 _SEQ = "_navtui_echo_seq"  # the number the input thread gave an event (an attribute of the event)
 NUMBERED = (events.Key, events.Paste, events.MouseDown, events.MouseUp)  # the input events that end a chain
+ECHO_RETRY = 0.02  # seconds after a frame that did not show the prompt settled, the loop looks at it again
 GIVE_UP = 1.0  # seconds after the app handled an echoed key the prompt never took: no longer written again
 
 
@@ -105,6 +107,7 @@ class EchoState:
     sgr_cursor_blank: str
     typed: frozenset[str]  # characters whose key has a certain echo here
     backspace: bool  # backspace has one (no binding takes it first)
+    alone: bool  # the line is the prompt's only one and no placeholder shows when it is empty
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,8 +180,10 @@ class LocalEcho:
         character = key.character
         y = state.y
         if key.key == "backspace" and state.backspace:
-            if x - 1 <= state.left or not line[:-1].strip(" "):
-                return None  # the line would be blank: the prompt's mode may change, a placeholder may show
+            if x - 1 < state.left:
+                return None
+            if not line[:-1].strip(" ") and not (state.alone and line[-1] not in "!$"):
+                return None  # blank: the prompt's mode may change (a line below would give it), a placeholder show
             start, cursor, line = x - 1, x - 1, line[:-1]
             cells, looks = "  ", (state.cursor, state.blank)
             text = f"\x1b[{y + 1};{x}H{state.sgr_cursor} {state.sgr_cursor_blank} "
@@ -296,6 +301,13 @@ class LocalEcho:
                 self.state = state
             self._paints = True  # (a frame not made by ``DiffingCompositor.render_update``: as if it painted all)
 
+    def publish(self, state: EchoState | None) -> None:
+        """Publish ``state`` between frames (the loop looked again at a prompt that had not settled at its last
+        frame), if it still holds: nothing read since, no echo pending."""
+        with self.lock:
+            if state is not None and self.state is None and not self.pending and state.seq == self.read == self.handled:
+                self.state = state
+
     def typed_keys(self, screen: Screen[Any], focused: object) -> tuple[frozenset[str], bool]:
         """The printable characters whose key no priority binding of ``screen``'s chain takes (and none that
         something reacts to), and whether backspace is free too. Kept while the screen and focus are the same."""
@@ -379,19 +391,27 @@ def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, ec
     if left != content.x or not content.y <= y < content.bottom or x + 1 >= content.right:
         return None
     filters = prompt.get_line_filters()
-    # The looks, worked out again only when what they come from changes: the prompt's CSS and themes (the key its
-    # rows are drawn for, ``PromptEditor._css_for``), focus, the line filters, the image's looks (its generation).
-    # (Worked out at every frame, the filtered styles were new objects each time, each a new entry of the image's
-    # table of looks.)
-    key = (prompt._css_for, prompt.has_focus, tuple(id(line_filter) for line_filter in filters), image.generation)
+    # The looks, worked out again only when what they come from changes: the styles of the prompt and its
+    # ancestors (``PromptEditor._rich_style`` keeps their versions), the themes, focus, the line filters, the
+    # image's looks (its generation); and after a state the terminal's cells did not bear out. (Worked out at every
+    # frame, filtered styles could be new objects each time, each a new entry of the image's table of looks.)
+    rich_style = prompt._rich_style()
+    key = (
+        prompt._styles_seen,
+        rich_style,
+        screen.app.current_theme,
+        id(prompt._theme),
+        prompt.has_focus,
+        tuple(id(line_filter) for line_filter in filters),
+        image.generation,
+    )
     if echo.looks_for == key and echo.looks is not None:
         text, at_cursor, blank, typing, erasing = echo.looks
     else:
         theme = prompt._theme
-        rich_style = prompt._rich_style()
         base = theme.base_style if theme is not None and theme.base_style is not None else rich_style
         styles = end_of_line_styles(prompt, base)
-        if styles is None or prompt._css_for is None:
+        if styles is None:
             return None
         background = prompt.background_colors[1]
         looks = []
@@ -409,13 +429,15 @@ def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, ec
     if image_row is None or len(image_row.cells) < content.right:
         return None
     cells, row_looks = image_row.cells, image_row.looks
-    if cells[left:x] != list(line) or any(look != text for look in row_looks[left:x]):
-        return None
-    if cells[x] != " " or row_looks[x] != at_cursor:
-        return None
-    if any(cell != " " for cell in cells[x + 1 : content.right]) or any(
-        look != blank for look in row_looks[x + 1 : content.right]
+    if (
+        cells[left:x] != list(line)
+        or any(look != text for look in row_looks[left:x])
+        or cells[x] != " "
+        or row_looks[x] != at_cursor
+        or any(cell != " " for cell in cells[x + 1 : content.right])
+        or any(look != blank for look in row_looks[x + 1 : content.right])
     ):
+        echo.looks_for = None  # (the looks are worked out again next time)
         return None
     typed, backspace = echo.typed_keys(screen, prompt)
     return EchoState(
@@ -437,6 +459,7 @@ def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, ec
         sgr_cursor_blank=erasing[1],
         typed=typed,
         backspace=backspace,
+        alone=document.line_count == 1 and not prompt.placeholder,
     )
 
 
