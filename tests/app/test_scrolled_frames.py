@@ -3,6 +3,7 @@ scroll brings in, what changed, and the scrollbar's column, and the screen shows
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pyte
@@ -50,6 +51,29 @@ ANSWER = "".join(
     + (f"- item {n}a\n- item {n}b\n\n" if n % 4 == 1 else "")
     for n in range(14)
 )
+
+
+async def streaming_answer(app: Any, pilot: Any) -> tuple[Any, pyte.Screen, MarkdownView]:
+    """The main screen once settled, a terminal its frames are drawn on, and an empty answer streaming in its
+    transcript, painted."""
+    await settle(app, pilot)
+    screen = main_screen(app)
+    terminal = emulated_terminal(app, WIDTH, HEIGHT)
+    view = screen.transcript.add(AssistantItem(streaming=True))
+    assert isinstance(view, MarkdownView)
+    await screen.transcript.mount_pending()
+    await screen.painted()
+    return screen, terminal, view
+
+
+async def streamed(pilot: Any, screen: Any, view: MarkdownView) -> AsyncIterator[int]:
+    """``ANSWER`` appended in pieces, each flushed by the view and painted; yields the position of each."""
+    for position in range(0, len(ANSWER), 97):
+        view.append(ANSWER[position : position + 97])
+        await wait_for(pilot, lambda: not view._coalescer.pending and not view._document.behind)
+        await screen.painted()
+        await pilot.pause()
+        yield position
 
 
 async def test_a_followed_answer_is_scrolled_by_the_terminal_and_shows_what_a_whole_repaint_shows(
@@ -121,12 +145,8 @@ async def test_a_widget_laid_over_the_band_keeps_it_from_scrolling(make_app: App
     # whole repaint of the moved rows, not a scroll.
     app = make_app()
     async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
-        await settle(app, pilot)
-        screen = main_screen(app)
-        terminal = emulated_terminal(app, WIDTH, HEIGHT)
+        screen, terminal, view = await streaming_answer(app, pilot)
         transcript = screen.transcript
-        view = transcript.add(AssistantItem(streaming=True))
-        await transcript.mount_pending()
         over = Static("laid over the transcript", id="over")
         over.styles.overlay = "screen"
         over.styles.position = "absolute"
@@ -151,13 +171,7 @@ async def test_a_widget_is_not_asked_for_rows_a_widget_in_front_of_it_paints(mak
     # (2,692 rows in the 117 frames of this answer). What reaches the terminal is what a whole repaint shows.
     app = make_app()
     async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
-        await settle(app, pilot)
-        screen = main_screen(app)
-        terminal = emulated_terminal(app, WIDTH, HEIGHT)
-        transcript = screen.transcript
-        view = transcript.add(AssistantItem(streaming=True))
-        await transcript.mount_pending()
-        await screen.painted()
+        screen, terminal, view = await streaming_answer(app, pilot)
         asked: dict[str, int] = {"screen": 0, "answer": 0}
         frames: list[bool] = []
         display = app._display
@@ -176,11 +190,7 @@ async def test_a_widget_is_not_asked_for_rows_a_widget_in_front_of_it_paints(mak
                 return render_lines(crop)
 
             widget.render_lines = counted  # type: ignore[method-assign]
-        for position in range(0, len(ANSWER), 97):
-            view.append(ANSWER[position : position + 97])
-            await wait_for(pilot, lambda: not view._coalescer.pending and not view._document.behind)
-            await screen.painted()
-            await pilot.pause()
+        async for _ in streamed(pilot, screen, view):
             counted_so_far = dict(asked)
             assert cells(terminal)[:-1] == cells(whole_repaint(app))[:-1], "\n".join(terminal.display)
             asked.update(counted_so_far)  # what the whole repaint asked is not a frame's
@@ -197,13 +207,8 @@ async def test_a_uniform_column_beside_the_band_is_repainted_only_where_the_scro
     # frame (the transcript asked for each of its rows, every row cut, turned into cells and compared).
     app = make_app()
     async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
-        await settle(app, pilot)
-        screen = main_screen(app)
-        terminal = emulated_terminal(app, WIDTH, HEIGHT)
+        screen, terminal, view = await streaming_answer(app, pilot)
         transcript = screen.transcript
-        view = transcript.add(AssistantItem(streaming=True))
-        await transcript.mount_pending()
-        await screen.painted()
         asked: list[int] = []
         frames: list[tuple[int, int]] = []  # each scrolled frame: by how many rows, the transcript's rows asked
         display = app._display
@@ -222,11 +227,7 @@ async def test_a_uniform_column_beside_the_band_is_repainted_only_where_the_scro
             return render_lines(crop)
 
         transcript.render_lines = counted  # type: ignore[method-assign]
-        for position in range(0, len(ANSWER), 97):
-            view.append(ANSWER[position : position + 97])
-            await wait_for(pilot, lambda: not view._coalescer.pending and not view._document.behind)
-            await screen.painted()
-            await pilot.pause()
+        async for _ in streamed(pilot, screen, view):
             assert cells(terminal)[:-1] == cells(whole_repaint(app))[:-1], "\n".join(terminal.display)
             asked.clear()  # what the whole repaint asked is not a frame's
         assert len(frames) >= 10, frames
