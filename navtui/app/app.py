@@ -221,6 +221,26 @@ class NavtuiApp(CachedHandlers, App[int]):
             return
         echo.publish(self._echo_state(screen))
 
+    def local_echo_failed(self, error: Exception) -> None:
+        """The local echo raised on the driver's input thread: it is off from this key on (the loop echoes every key),
+        and the loop repaints the screen whole, since an echo may have been half written. Thread-safe."""
+        self.local_echo = None
+        self.call_later(self._echo_off, f"{type(error).__name__}: {error}")
+
+    def _echo_off(self, reason: str) -> None:
+        self.screen_image.invalidate()
+        self.screen.refresh()
+        from navtui.core.display import display_safe
+
+        self.notify(
+            f"Keys are no longer echoed ahead of the app (an error in the local echo: {display_safe(reason)}); "
+            "typing works as before. Please report it; ui.local_echo = false turns it off for good.",
+            title="local echo",
+            severity="warning",
+            markup=False,
+            timeout=10,
+        )
+
     def _terminal_resumed(self, app: App[int]) -> None:
         # Back from a suspend ($EDITOR, ctrl+z): the terminal showed something else meanwhile.
         self.screen_image.invalidate()

@@ -128,7 +128,13 @@ class KeyNoticingDriver(LinuxDriver):
                 pacer.read()
         echo, frames = echo_of(self._app), self._frames
         if echo is not None and frames is not None and isinstance(message, NUMBERED):  # (not every mouse move)
-            frames.write_now(lambda: echo.read_event(message))
+            try:
+                frames.write_now(lambda: echo.read_event(message))
+            except Exception as exc:  # noqa: BLE001 - a fault here would end the input thread, and the app with it
+                # The echo is only ever ahead of the loop: off for good, the key goes on to the loop as with it off.
+                echo_failed = getattr(self._app, "local_echo_failed", None)
+                if echo_failed is not None:
+                    echo_failed(exc)
         super().process_message(message)
 
     def start_application_mode(self) -> None:

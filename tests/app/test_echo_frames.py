@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import os
 import re
 import sys
 import threading
@@ -21,10 +22,12 @@ from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Static
+from textual.widgets._toast import Toast
 
 from navtui.app.app import NavtuiApp
 from navtui.app.compositor import CroppedCompositor, DiffingCompositor
-from navtui.app.driver import KeyNoticingDriver
+from navtui.app.driver import FrameWriter, KeyNoticingDriver
+from navtui.app.local_echo import LocalEcho
 from navtui.app.screen_image import DiffUpdate, ScreenImage
 from navtui.app.screens.main import MainScreen
 from navtui.widgets import pacing
@@ -289,6 +292,41 @@ async def test_the_driver_notes_a_key_when_its_input_thread_reads_it(make_app: A
         assert app.pacer.read_at >= before and app.pacer.key_waiting
         await wait_for(pilot, lambda: "q" in app.query_one("#prompt", PromptEditor).text)
         assert not app.pacer.key_waiting  # the app handled it
+
+
+class FaultyEcho(LocalEcho):
+    def read_event(self, message: object) -> str:
+        raise RuntimeError("broken on purpose")
+
+
+async def test_a_fault_in_the_local_echo_costs_neither_the_key_nor_the_app(make_app: AppFactory) -> None:
+    # The echo runs on the driver's input thread, where an exception ended the thread and the app with it (Textual
+    # panics). Now the echo is off from that key on, the key still reaches the prompt, and a notice says so.
+    app = make_app()
+    async with app.run_test(size=(100, 32), notifications=True) as pilot:
+        await settle(app, pilot)
+        app.local_echo = FaultyEcho()
+        driver = KeyNoticingDriver(app)
+        read_end, write_end = os.pipe()
+        with os.fdopen(write_end, "w", encoding="utf-8") as terminal:
+            driver._frames = FrameWriter(terminal)
+            failed: list[BaseException] = []
+
+            def read(key: str) -> None:
+                try:
+                    driver.process_message(events.Key(key, key))
+                except BaseException as exc:  # what would have ended the input thread
+                    failed.append(exc)
+
+            for key in "qr":
+                reader = threading.Thread(target=read, args=(key,))
+                reader.start()
+                reader.join()
+        os.close(read_end)
+        assert failed == [] and app.local_echo is None
+        await wait_for(pilot, lambda: app.query_one("#prompt", PromptEditor).text == "qr")
+        await wait_for(pilot, lambda: len(app.screen.query(Toast)) == 1)
+        assert "broken on purpose" in str(app.screen.query_one(Toast).render())
 
 
 def test_a_waiting_key_holds_streamed_output_back_for_a_while_only() -> None:
