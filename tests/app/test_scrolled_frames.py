@@ -53,6 +53,17 @@ ANSWER = "".join(
 )
 
 
+def count_rows(widget: Any, asked: list[int]) -> None:
+    """Note in ``asked`` the height of each crop ``widget`` is asked to render."""
+    render_lines = widget.render_lines
+
+    def counted(crop: Region) -> list[Strip]:
+        asked.append(crop.height)
+        return render_lines(crop)
+
+    widget.render_lines = counted
+
+
 async def streaming_answer(app: Any, pilot: Any) -> tuple[Any, pyte.Screen, MarkdownView]:
     """The main screen once settled, a terminal its frames are drawn on, and an empty answer streaming in its
     transcript, painted."""
@@ -102,13 +113,7 @@ async def test_a_followed_answer_is_scrolled_by_the_terminal_and_shows_what_a_wh
         await transcript.mount_pending()
         await screen.painted()
         app._display = noted  # type: ignore[method-assign]
-        render_lines = view.render_lines
-
-        def counted(crop: Region) -> list[Strip]:
-            asked.append(crop.height)
-            return render_lines(crop)
-
-        view.render_lines = counted  # type: ignore[method-assign]
+        count_rows(view, asked)
         for number, position in enumerate(range(0, len(ANSWER), 97)):
             if number in (30, 33):
                 await pilot.press("pageup")  # scrolled by Textual (not a layout), then followed again
@@ -220,13 +225,7 @@ async def test_a_uniform_column_beside_the_band_is_repainted_only_where_the_scro
             display(on, renderable)
 
         app._display = noted  # type: ignore[method-assign]
-        render_lines = transcript.render_lines
-
-        def counted(crop: Region) -> list[Strip]:
-            asked.append(crop.height)
-            return render_lines(crop)
-
-        transcript.render_lines = counted  # type: ignore[method-assign]
+        count_rows(transcript, asked)
         async for _ in streamed(pilot, screen, view):
             assert cells(terminal)[:-1] == cells(whole_repaint(app))[:-1], "\n".join(terminal.display)
             asked.clear()  # what the whole repaint asked is not a frame's
