@@ -150,45 +150,46 @@ def plain_content(area: TextArea, content_y: int, base: Style) -> list[Segment] 
     matching = area._matching_bracket_location
     if has_cursor and area.match_cursor_bracket and matching is not None and row in (cursor_row, matching[0]):
         return None
-    theme = area._theme
-    on_cursor_row = row == cursor_row
-    cursor_line = theme.cursor_line_style if theme and area.highlight_cursor_line and has_cursor else None
-    if on_cursor_row and area.highlight_cursor_line:
-        line_style = cursor_line  # the padding after the text
-    else:
-        line_style = theme.base_style if theme is not None else None
+    text_style, cursor_style, blank_style = _row_styles(area, base, row == cursor_row)
     text = line + " "  # TextArea's room for the cursor at the end
-    lined = has_cursor and bool(cursor_line) and on_cursor_row
-    text_style = base + cursor_line if lined and cursor_line is not None else base
-    cursor_style = theme.cursor_style if theme is not None else None
     segments: list[Segment]
-    if on_cursor_row and area._draw_cursor and cursor_style:
-        over = cursor_line + cursor_style if lined and cursor_line is not None else cursor_style
+    if cursor_style is not None:
         segments = []
         if column:
             segments.append(Segment(text[:column], text_style))
-        segments.append(Segment(text[column], base + over))
+        segments.append(Segment(text[column], cursor_style))
         if column + 1 < len(text):
             segments.append(Segment(text[column + 1 :], text_style))
     else:
         segments = [Segment(text, text_style)]
     if len(text) < width:
-        segments.append(Segment(" " * (width - len(text)), base + line_style if line_style is not None else base))
+        segments.append(Segment(" " * (width - len(text)), blank_style))
     return segments
+
+
+def _row_styles(area: TextArea, base: Style, cursor_row: bool) -> tuple[Style, Style | None, Style]:
+    """The styles TextArea gives a plain row: its text, the cursor's cell (None: no cursor drawn on it), the blanks
+    after its text (the cursor's row may be highlighted)."""
+    theme = area._theme
+    cursor_line = theme.cursor_line_style if theme and area.highlight_cursor_line and area._has_cursor else None
+    if cursor_row and area.highlight_cursor_line:
+        line_style = cursor_line  # the padding after the text
+    else:
+        line_style = theme.base_style if theme is not None else None
+    lined = cursor_line if cursor_row and cursor_line else None
+    text_style = base + lined if lined is not None else base
+    cursor_style = theme.cursor_style if theme is not None else None
+    at_cursor = None
+    if cursor_row and area._draw_cursor and cursor_style:
+        at_cursor = base + (lined + cursor_style if lined is not None else cursor_style)
+    return text_style, at_cursor, base + line_style if line_style is not None else base
 
 
 def end_of_line_styles(area: TextArea, base: Style) -> tuple[Style, Style, Style] | None:
     """The styles ``plain_content`` gives the cursor's row when the cursor is at the end of its line: typed text,
     the cursor's cell, the blanks after it (before the line filters). None when no cursor is drawn
     (``app/local_echo.py`` echoes a key in these looks)."""
-    theme = area._theme
-    cursor_style = theme.cursor_style if theme is not None else None
-    if not base or not area._has_cursor or not area._draw_cursor or not cursor_style:
+    if not base or not area._has_cursor:
         return None
-    cursor_line = theme.cursor_line_style if theme is not None and area.highlight_cursor_line else None
-    line_style = cursor_line if area.highlight_cursor_line else (theme.base_style if theme is not None else None)
-    lined = cursor_line is not None and bool(cursor_line)
-    text_style = base + cursor_line if lined and cursor_line is not None else base
-    over = cursor_line + cursor_style if lined and cursor_line is not None else cursor_style
-    blank_style = base + line_style if line_style is not None else base
-    return text_style, base + over, blank_style
+    text_style, at_cursor, blank_style = _row_styles(area, base, cursor_row=True)
+    return None if at_cursor is None else (text_style, at_cursor, blank_style)
