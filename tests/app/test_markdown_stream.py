@@ -131,6 +131,17 @@ def test_a_block_is_finished_once_the_next_block_has_begun_on_a_line_not_ended_y
     assert splitter.feed("\n## Next\nText") == [Block("After\n"), Block("## Next\n")]  # a heading is one line
 
 
+def test_a_block_is_finished_by_the_next_blocks_first_character_fed_on_its_own() -> None:
+    # A feed that ends at the blank line, then one that begins the next block: no new complete line in the second,
+    # and the heading stayed in the open block for the paragraph's whole line (rendered with it at every flush).
+    splitter = BlockSplitter()
+    assert splitter.feed("## Plan\n\n") == []
+    assert splitter.feed("F") == [Block("## Plan\n\n")] and splitter.tail == "F"
+    assert splitter.feed("irst we read.\n\n") == []
+    assert splitter.feed(" ") == [] and splitter.feed(" x") == []  # indented: may be the paragraph's own
+    assert splitter.tail == "First we read.\n\n  x"
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -95,6 +95,7 @@ class BlockSplitter:
     def __init__(self) -> None:
         self._tail = ""  # the open part: the last block so far, and any partial last line
         self._parsed = 0  # how much of _tail (complete lines) the last parse saw
+        self._saw_next = False  # the last parse saw the start of the line after them (``block_starts``' next_line)
         self._settled: dict[str, dict[str, str]] = {}  # definitions in finished blocks (the first one wins)
         self.references: dict[str, dict[str, str]] = {}  # normalised label -> {"href", "title"}
         self.references_version = 0
@@ -106,11 +107,17 @@ class BlockSplitter:
     def feed(self, text: str) -> list[Block]:
         self._tail += text
         complete = self._tail.rfind("\n") + 1
-        if complete <= self._parsed:
-            return []  # no new complete line: nothing can have finished
+        next_line = self._tail[complete:]
+        if complete <= self._parsed and (self._saw_next or not next_line):
+            # No new complete line, and the line after them was seen begun: nothing can have finished. A block is
+            # also finished by the first character of the next one (``block_starts``), which may come alone in a
+            # feed after a blank line: the block before stayed open a whole line, a long paragraph's, and was
+            # rendered with it at every flush (docs/speed.md, "Eleventh wave").
+            return []
+        self._saw_next = bool(next_line)
         source = self._tail[:complete]
         env: dict[str, Any] = {}
-        starts = block_starts(source, env, self._tail[complete:])
+        starts = block_starts(source, env, next_line)
         found = env.get("references", {})
         if len(starts) < 2:
             self._parsed = complete
@@ -126,7 +133,7 @@ class BlockSplitter:
 
     def close(self) -> Block | None:
         """The document ended: its open part is a finished block too (``None`` when it is only blank)."""
-        tail, self._tail, self._parsed = self._tail, "", 0
+        tail, self._tail, self._parsed, self._saw_next = self._tail, "", 0, False
         return Block(tail) if tail.strip() else None
 
     def _learn(self, found: dict[str, dict[str, Any]], *, settled_before: int) -> None:
