@@ -33,9 +33,10 @@ def settled_fence(tail: str) -> str:
     """``tail`` without the language of a code fence whose opening line has not ended: a flush cuts a streamed
     "```python" anywhere ("```pyt"), and Pygments, asked for a lexer of a name it does not know, looks for plugin
     lexers, reading every installed package's entry points (~60 ms the first time, on the UI loop). The block
-    shows the same either way: empty, its language not drawn."""
-    found = _FENCE.search(tail)
-    if found is None or (found.start() and tail[found.start() - 1] != "\n"):
+    shows the same either way: empty, its language not drawn. Only the last line is looked at: a search of the whole
+    tail took ~0.4 ms a flush once a paragraph had grown to 6,000 characters."""
+    found = _FENCE.match(tail, tail.rfind("\n") + 1)
+    if found is None:
         return tail
     if tail[found.end(1) - 1] == "`" and "`" in tail[found.end(1) :]:
         return tail  # not a fence: "```py```" is inline code
