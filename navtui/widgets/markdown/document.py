@@ -16,6 +16,7 @@ import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from rich.console import Console
 from rich.segment import Segment
@@ -23,6 +24,7 @@ from rich.style import Style
 
 from navtui.widgets.markdown.blocks import Block, BlockSplitter
 from navtui.widgets.markdown.code import OpenFence
+from navtui.widgets.markdown.paragraph import OpenParagraph
 from navtui.widgets.markdown.render import Line, MarkdownPalette, render_markdown
 
 RELEASED: Line = []  # stands for a line of a released block (told apart by identity: a rendered line is never it)
@@ -114,6 +116,7 @@ class MarkdownDocument:
         self._released = 0  # blocks whose lines are RELEASED
         self._rendering: tuple[Console, int, Style, MarkdownPalette] | None = None  # what ``lines`` was rendered with
         self._fence = OpenFence()  # the open block's first rows, while it is a growing code block
+        self._paragraph = OpenParagraph()  # the open block's first rows, while it is a growing paragraph
         self._blank_for: tuple[int, Style] | None = None
         self._blank_line: Line = []
 
@@ -151,6 +154,7 @@ class MarkdownDocument:
         self._tail_waits = False
         self.shown = 0
         self._starts, self._ends, self._released = array("Q"), array("Q"), 0
+        self._paragraph.clear()
 
     def render(
         self,
@@ -211,10 +215,13 @@ class MarkdownDocument:
         finished, self._tail_waits = self._rendered, False
         while self._rendered < len(blocks):
             source = blocks[self._rendered]
-            # The first block finished since the last render may be the code fence the open block was: its rows
-            # kept by ``_fence``, only its last lines rendered (None for any other block)
-            fence = self._fence.render(source, console, width, style, palette) if self._rendered == finished else None
-            rendered = render_markdown(source, console, width, style, palette, references) if fence is None else fence
+            if self._rendered == finished:
+                # The first block finished since the last render may be the code fence or the paragraph the open
+                # block was: its first rows kept, only its last ones rendered
+                rendered = self._render_open(source, console, width, style, palette, references)
+                self._paragraph.clear()  # the next open block is another one
+            else:
+                rendered = render_markdown(source, console, width, style, palette, references)
             if lines and rendered:
                 lines.append(gap)
             self._starts.append(len(lines))
@@ -230,15 +237,28 @@ class MarkdownDocument:
         if self._tail_dirty:
             tail = settled_fence(splitter.tail)
             if tail.strip():
-                # A growing code block: only its last lines are highlighted again (``code.py``)
-                fence = self._fence.render(tail, console, width, style, palette)
-                self.tail_lines = (
-                    render_markdown(tail, console, width, style, palette, references) if fence is None else fence
-                )
+                self.tail_lines = self._render_open(tail, console, width, style, palette, references)
             else:
                 self.tail_lines = []
             self.tail_blank = bool(self.tail_lines and lines)
             self._tail_dirty = False
+
+    def _render_open(
+        self,
+        source: str,
+        console: Console,
+        width: int,
+        style: Style,
+        palette: MarkdownPalette,
+        references: dict[str, Any],
+    ) -> list[Line]:
+        """The open block (or the block it became) rendered from the rows kept of it: a growing code block has only its
+        last lines highlighted again (``code.py``), a growing paragraph only the rows after its last safe point
+        (``paragraph.py``); any other block is rendered whole."""
+        rows = self._fence.render(source, console, width, style, palette)
+        if rows is None:
+            rows = self._paragraph.render(source, console, width, style, palette, references)
+        return render_markdown(source, console, width, style, palette, references) if rows is None else rows
 
     def _blank(self, width: int, style: Style) -> Line:
         """A blank line ``width`` cells wide: one list for every gap between blocks. A list, a segment and a string

@@ -1,0 +1,162 @@
+"""An open paragraph rendered from its last safe point: a flush renders only the rows the new text may change.
+
+While a reply streams, its open block is rendered again at every flush (``document.py``), and a growing paragraph
+was rendered whole each time: ~2 ms at 1,000 characters, 4.7-5.9 ms at 4,000, on the UI loop (docs/speed.md,
+"Tenth wave: the stream's paint"). ``OpenParagraph`` keeps the rows of the paragraph's start and renders only the
+text from its last *safe point*, a place no later text can change anything before:
+
+* **The wrap.** Rich wraps a paragraph greedily (``rich._wrap.divide_line``): a row ends where the next word does
+  not fit, whatever comes after that word, and the rows after a row's start depend only on the words from there.
+  So a safe point is the start of a row, at a word that has ended (a space after it): the row before it cannot
+  change, and the text from there renders as a paragraph of its own renders it.
+* **The inline syntax.** Text that comes later can reach back across a point: a ``*``, ``_`` or ``~`` not matched
+  yet may be closed (emphasis), a backtick run opened (a code span), a ``[`` closed into a link. The text before a
+  safe point has none of these left as text in markdown-it's inline parse (``_settled``): every one it holds is
+  matched before the point. An autolink, an entity or a backslash escape cannot span the space before the point,
+  raw HTML is off, and the point follows a single space after a word (no hard break ends there).
+* **The block.** Later lines can make the paragraph something else: a setext underline turns it into a heading, a
+  table's delimiter row takes its last line as a header, a list item or a fence interrupts it. At every flush the
+  whole tail must still parse as one paragraph (markdown-it's block rules only: ~0.05 ms for 4,000 characters)
+  and the text from the safe point must be part of its last line (no newline but at its end); otherwise the
+  paragraph is rendered whole and its rows kept again from scratch. The word at the point starts with a letter or
+  digit and is not a list marker (``1.``), so the text from there parses as a paragraph too.
+
+A point is found from the rows last rendered: the start of the row two before the last, matched to a space in the
+source by its first word, and taken only if a render of the text from there gives exactly the rows it is to stand
+for (``_advance``): a check of the wrap and of Rich's handling of whitespace, once per point. The rows kept are
+those of a whole render, never rendered again, so what is shown is, row for row and segment for segment, what
+``render_markdown`` gives for the whole paragraph (``tests/app/test_markdown_paragraph.py`` checks it over random
+cuts of real Markdown).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from rich.style import Style
+
+from navtui.widgets.markdown.render import Line, MarkdownPalette, render_markdown
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from rich.console import Console
+
+# A tail this module does not follow: a tab (Rich expands tabs from the start of the paragraph's line), a carriage
+# return or NUL (markdown-it changes them before parsing).
+_UNSUPPORTED = re.compile("[\t\r\0]")
+# A place a safe point may be: after a single space that follows a word, before a word that has ended (a space
+# after it) and starts with a letter or digit. Group 1 is that word.
+_POINT = re.compile(r"(?<=\S) ([^\W_]\S*)(?=\s)")
+_LIST_MARKER = re.compile(r"\d{1,9}[.)]")
+# Characters that, left as text by the inline parse, a later closer or opener could still pair with.
+_REACHING = re.compile(r"[*~`\[\]]|(?<![^\W_])_|_(?![^\W_])")  # an ``_`` between letters or digits cannot
+# Rows left open after a safe point: the last row grows, and the point is taken at a row's start before it.
+OPEN_ROWS = 2
+
+
+@cache
+def _block_parser() -> MarkdownIt:
+    """The document's parser with block rules only: is the tail still one paragraph (no inline parse)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table").disable("inline")
+
+
+def one_paragraph(text: str) -> bool:
+    """``text`` is one top-level paragraph and nothing else (markdown-it's block rules)."""
+    tokens = _block_parser().parse(text)
+    return len(tokens) == 3 and tokens[0].type == "paragraph_open" and tokens[0].level == 0
+
+
+@cache
+def _inline_parser() -> MarkdownIt:
+    """The document's parser, its escapes and entities left as tokens of their own (``text_special``, which the
+    ``text_join`` rule would merge into the text around them): an escaped ``\\*`` can pair with nothing."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table").disable("text_join")
+
+
+def _settled(text: str) -> bool:
+    """Nothing in ``text`` (the paragraph's text before a point) can pair with what comes after it: its inline parse
+    leaves no emphasis, strikethrough, code-span or link delimiter as text."""
+    tokens = _inline_parser().parseInline(text.strip())
+    children = tokens[0].children if tokens else None
+    if children is None:
+        return False
+    return not any(child.type == "text" and _REACHING.search(child.content) for child in children)
+
+
+class OpenParagraph:
+    """The rows of an open paragraph's start, up to its last safe point, kept from one flush to the next."""
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._prefix = ""  # the tail's text the kept rows stand for (up to the safe point)
+        self._rows: list[Line] = []
+        self._tried = 0  # how many rows the text after the point had when a point was last looked for
+
+    def clear(self) -> None:
+        self._key, self._prefix, self._rows, self._tried = None, "", [], 0
+
+    def render(
+        self,
+        tail: str,
+        console: Console,
+        width: int,
+        style: Style,
+        palette: MarkdownPalette,
+        references: dict[str, Any] | None = None,
+    ) -> list[Line] | None:
+        """``tail``'s lines as ``render_markdown`` renders it, when ``tail`` is one paragraph; ``None`` otherwise (the
+        caller renders it whole)."""
+        key = (width, style, palette, console)
+        if key != self._key or not tail.startswith(self._prefix):
+            self._key, self._prefix, self._rows, self._tried = key, "", [], 0
+        rest = tail[len(self._prefix) :]
+        if _UNSUPPORTED.search(tail) or (self._prefix and "\n" in rest.rstrip()) or not one_paragraph(tail):
+            self.clear()
+            return None
+        rows = render_markdown(rest, console, width, style, palette, references)
+        kept = self._rows
+        if len(rows) > max(OPEN_ROWS + 1, self._tried):  # once a row, not at every flush
+            self._tried = len(rows)
+            self._advance(rest, rows, console, width, style, palette, references)
+        return [*kept, *rows] if kept else rows
+
+    def _advance(
+        self,
+        rest: str,
+        rows: list[Line],
+        console: Console,
+        width: int,
+        style: Style,
+        palette: MarkdownPalette,
+        references: dict[str, Any] | None,
+    ) -> None:
+        """Keep ``rows`` (``rest`` rendered) up to the start of the row ``OPEN_ROWS`` before their end, if that row
+        begins at a safe point."""
+        row = len(rows) - OPEN_ROWS
+        visible = "".join(segment.text for segment in rows[row]).strip()
+        if not visible:
+            return
+        first = visible.split(" ", 1)[0]
+        line_start = rest.rfind("\n", 0, len(rest.rstrip())) + 1  # the point must be on the paragraph's last line
+        after = sum(len("".join(segment.text for segment in line).replace(" ", "")) for line in rows[row:])
+        candidates = [
+            match.start(1)
+            for match in _POINT.finditer(rest, line_start)
+            if match.group(1).startswith(first) and not _LIST_MARKER.fullmatch(match.group(1))
+        ]
+        # The source after the point holds about as many characters but spaces as the rows show (markup adds some)
+        candidates.sort(key=lambda point: abs(len(rest[point:].replace(" ", "").replace("\n", "")) - after))
+        for point in candidates[:2]:
+            if not _settled(rest[:point]):
+                continue
+            if render_markdown(rest[point:], console, width, style, palette, references) == rows[row:]:
+                self._rows = [*self._rows, *rows[:row]]
+                self._prefix += rest[:point]
+                self._tried = 0
+                return
