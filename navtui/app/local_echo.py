@@ -15,12 +15,13 @@ list, the cursor at the end of a line of printable ASCII that does not wrap, no 
 the cells right of the cursor blank to the prompt's edge, and the looks of typed text, of the cursor's cell and of
 the blanks, worked out as the prompt draws them and checked against the cells the terminal holds
 (``ScreenImage``). Anything else (or any doubt) publishes nothing, and keys are echoed by the loop as before.
-Keys echoed: printable ASCII but those something reacts to (``/`` and ``@``: completion; ``!`` and ``$``: the
-prompt's mode; brackets: the matched bracket's highlight; any key a priority binding takes), and backspace at the
+Keys echoed: printable ASCII but those something reacts to (``/`` and ``@``: completion; ``!`` and ``$`` on a blank
+line: they may become the text's first character, the prompt's mode, shown on its border; any key a priority binding
+takes), brackets too (at the end of the line the cursor's cell holds no bracket to match), and backspace at the
 line's end (down to an empty prompt when the line is its only one, no placeholder shows and the character erased
-is not the mode's ``!`` or ``$``; a line left blank among others may give the prompt its mode). Keys read one after another chain (the next at the next cell),
-until the loop has handled them all and published again; any other input read meanwhile (a key not echoed, a
-paste, a click) ends the chain.
+is not the mode's ``!`` or ``$``; a line left blank among others may give the prompt its mode). Keys read one after
+another chain (the next at the next cell), until the loop has handled them all and published again; any other input
+read meanwhile (a key not echoed, a paste, a click) ends the chain.
 
 Keeping the terminal and the image true:
 
@@ -67,9 +68,11 @@ if TYPE_CHECKING:
     from navtui.app.screen_image import ScreenImage
     from navtui.widgets.prompt import PromptEditor
 
-# What a key typed at the end of the line must not be: something reacts to it beyond the edit (completion, the
-# prompt's mode for its border, the matched bracket's highlight).
-_REACTED_TO = frozenset("/@!$()[]{}")
+# What a key typed at the end of the line must not be: something reacts to it beyond the edit (completion). The
+# prompt's mode (``!`` or ``$`` first in its text, shown on its border) is checked per line (``_predict``); a bracket
+# at the end of the line matches nothing (the cursor's cell, past the text, holds no bracket to match).
+_REACTED_TO = frozenset("/@")
+_MODES = "!$"  # (navtui/agent/user_commands.py: prompt_mode)
 _PRINTABLE = tuple(chr(code) for code in range(0x20, 0x7F))
 _SEQ = "_navtui_echo_seq"  # the number the input thread gave an event (an attribute of the event)
 NUMBERED = (events.Key, events.Paste, events.MouseDown, events.MouseUp)  # the input events that end a chain
@@ -195,6 +198,8 @@ class LocalEcho:
         ):
             if x + 2 >= state.end:
                 return None  # the line would reach the prompt's edge: it may wrap
+            if character in _MODES and not line.strip(" "):
+                return None  # it may be the first character of the text: the prompt's mode
             start, cursor, line = x, x + 1, line + character
             cells, looks = f"{character} ", (state.text, state.cursor)
             text = f"\x1b[{y + 1};{x + 1}H{state.sgr_text}{character}{state.sgr_text_cursor} "

@@ -232,6 +232,33 @@ def test_the_screen_after_the_loops_frame_is_the_screen_without_the_echo(held: A
         _same_screens(on, off, f"after {keys!r}")
 
 
+def test_brackets_and_the_modes_characters_after_text_are_echoed_and_the_screen_is_the_same(held: Any) -> None:
+    on, off = held(True), held(False)
+    # (keys, the prompt's line after them, echoed before the loop runs)
+    steps = [
+        ("say", "say", True),
+        (" (x)", "say (x)", True),  # brackets at the end of the line: the cursor's cell holds none to match
+        (" [y] {z}", "say (x) [y] {z}", True),
+        (" !$", "say (x) [y] {z} !$", True),  # after text: the prompt's mode is its first character's
+        ("\x7f", "say (x) [y] {z} !", True),
+        ("\x03", "", False),
+        ("!", "!", False),  # first in the prompt: the shell mode (its border), the loop's
+        ("ls (", "!ls (", False),  # (typed as one write: the chain waits for the loop after the "!")
+        ("\x03", "", False),
+        ("$", "$", False),
+    ]
+    for keys, shown, echoed in steps:
+        for app in (on, off):
+            app.hold()
+            app.term.write(keys.encode())
+        if echoed:  # drawn while the loop is held
+            assert on.term.wait(lambda lines, shown=shown: _prompt_line(lines) == shown, WAIT), (keys, on.screen())
+        for app in (on, off):
+            app.frame_after(app.release())
+            assert app.shows(_line_shown(shown) if shown else "│  "), (keys, app.screen())
+        _same_screens(on, off, f"after {keys!r}")
+
+
 def test_a_wrong_echo_is_put_right_by_the_loops_frame(held: Any) -> None:
     on, off = held(True), held(False)
     for app in (on, off):
