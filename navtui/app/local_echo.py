@@ -37,9 +37,13 @@ Keeping the terminal and the image true:
   handles an echoed key it asks the prompt to repaint the echo's row, so that such a frame comes even if the key
   changed nothing (a binding took it);
 * a frame of another screen (a dialog) or of a new size drops every pending echo (that frame is whole);
-* the published state is withdrawn while a frame that paints its row is made, and published again only when a
-  frame shows every input handled and nothing read waits (the next keys chain from a screen the loop has drawn);
-  a frame that leaves the row alone (a stream's) leaves the state, and keys are echoed while it is made.
+* a frame that paints the state's row keeps it only when the prompt it paints is what the echoes drew (the
+  loop looks, ``verify``: the state's row, the line and the cursor after the last key the prompt took, the same
+  looks and keys), and the terminal's row shows that once it is written (``row_shows``): keys read while it is
+  made chain on, and are written again at its end. Else the state is withdrawn while the frame is made, and
+  published again only when a frame shows every input handled and nothing read waits (the next keys chain from a
+  screen the loop has drawn); a frame that leaves the row alone (a stream's) leaves the state, and keys are
+  echoed while it is made.
 
 ``ui.local_echo`` (settings) or ``NAVTUI_LOCAL_ECHO=0`` turns it off: keys are then echoed by the loop alone.
 """
@@ -49,7 +53,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -149,6 +153,11 @@ class LocalEcho:
         )
         self._typed: tuple[frozenset[str], bool] = (frozenset(), False)
         self.looks_for: tuple[object, ...] | None = None  # (loop) what ``looks`` were worked out for (``echo_state``)
+        # (loop) Whether the prompt, as a frame about to paint its row shows it, is the state's row with this line
+        # and the cursor at this column (the main screen's ``prompt_as_predicted``): the chain then goes on
+        self.verify: Callable[[EchoState, str, int], bool] | None = None
+        self._kept = False  # the state was kept through the frame being made, which paints its row
+        self._shown: tuple[int, str, int] | None = None  # (key, line, cursor) that frame shows (``_shows_the_chain``)
         self.looks: tuple[int, int, int, list[str], list[str]] | None = None
 
     # ------------------------------------------------------------------ the input thread
@@ -255,11 +264,41 @@ class LocalEcho:
 
         with self.lock:
             state = self.state
+            self._kept = False
             if state is not None and paints(state.y):
-                self.state = None
+                if rows is not None and self._shows_the_chain(state):
+                    self._kept = True
+                else:
+                    self.state = None
             self._paints = any(paints(prediction.state.y) for prediction in self.pending) or (
                 state is not None and paints(state.y)
             )
+
+    def _shows_the_chain(self, state: EchoState) -> bool:
+        """The prompt, as the frame being made paints it, is what the echoes of the keys it took drew (the state's
+        row, its line and cursor after the last key the prompt took): the frame shows those echoes (or the state,
+        none taken since), and the chain goes on from the later ones, written again at its end."""
+        verify, applied = self.verify, self.applied
+        if verify is None or applied < state.seq:
+            return False
+        if applied == state.seq:
+            at: tuple[int, str, int] | None = (state.seq, state.line, state.x)
+        else:
+            taken = next((p for p in self.pending if p.seq == applied and p.state is state), None)
+            at = (taken.seq, taken.line, taken.cursor) if taken is not None else self._shown
+        if at is None or at[0] != applied or not verify(state, at[1], at[2]):
+            return False  # (the prompt took a key that was not echoed: the chain ended)
+        self._shown = at
+        return True
+
+    def _frame_shows_the_chain(self, image: ScreenImage, state: EchoState) -> bool:
+        """The frame just written left the state's row as the prompt was when it was made (``_shows_the_chain``)."""
+        shown = self._shown
+        return (
+            shown is not None
+            and image.generation == state.generation
+            and row_shows(image, state.y, state.left, shown[1], state.end, (state.text, state.cursor, state.blank))
+        )
 
     def overlay(self, image: ScreenImage) -> None:
         """Put the pending echoes' cells into ``image`` (the terminal holds them)."""
@@ -285,6 +324,9 @@ class LocalEcho:
         publish ``state`` when the frame shows every input read."""
         with self.lock:
             self.confirmed = self._covers
+            chained = self.state if self._kept else None
+            if chained is not None and not self._frame_shows_the_chain(image, chained):
+                self.state = None  # (its echoes not shown are put right by the frames of their keys)
             # A key the prompt never took (a binding had it) is given up a while after the app handled it: its
             # row was repainted since (``NavtuiApp.on_event``), over the echo the screen image holds.
             stale = time.monotonic() - GIVE_UP
@@ -304,6 +346,9 @@ class LocalEcho:
                 )
             if state is not None and not self.pending and state.seq == self.read == self.handled:
                 self.state = state
+            elif self._kept and not self.pending:
+                self.state = None  # the chain is over: the state next keys chain from is the loop's to publish
+            self._kept = False
             self._paints = True  # (a frame not made by ``DiffingCompositor.render_update``: as if it painted all)
 
     def publish(self, state: EchoState | None) -> None:
@@ -360,9 +405,9 @@ def echo_of(app: object) -> LocalEcho | None:
     return echo if isinstance(echo, LocalEcho) else None
 
 
-def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, echo: LocalEcho) -> EchoState | None:
-    """What the frame just written leaves at the prompt's cursor, when a key typed there has a certain echo; else
-    None. Runs on the loop after every frame of the main screen that shows every input handled."""
+def _at_line_end(screen: Screen[Any], prompt: PromptEditor) -> tuple[str, int, int, int, int] | None:
+    """The prompt's cursor at the end of a plain line, nothing else about (a list, a selection, a bracket's match
+    ...): the line, the cursor's screen column and row, the line's first column and the text area's end."""
     app = screen.app
     if app._keymap or app._batch_count or screen.focused is not prompt or not prompt.has_focus:
         return None
@@ -395,25 +440,63 @@ def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, ec
     left = x - column
     if left != content.x or not content.y <= y < content.bottom or x + 1 >= content.right:
         return None
-    filters = prompt.get_line_filters()
-    # The looks, worked out again only when what they come from changes: the styles of the prompt and its
-    # ancestors (``PromptEditor._rich_style`` keeps their versions), the themes, focus, the line filters, the
-    # image's looks (its generation); and after a state the terminal's cells did not bear out. (Worked out at every
-    # frame, filtered styles could be new objects each time, each a new entry of the image's table of looks.)
-    rich_style = prompt._rich_style()
-    key = (
+    return line, x, y, left, content.right
+
+
+def _looks_key(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage) -> tuple[object, ...]:
+    """What the echo's looks come from: the styles of the prompt and its ancestors (``PromptEditor._rich_style``
+    keeps their versions), the themes, focus, the line filters, the image's looks (its generation)."""
+    return (
         prompt._styles_seen,
-        rich_style,
+        prompt._rich_style(),
         screen.app.current_theme,
         id(prompt._theme),
         prompt.has_focus,
-        tuple(id(line_filter) for line_filter in filters),
+        tuple(id(line_filter) for line_filter in prompt.get_line_filters()),
         image.generation,
     )
+
+
+def prompt_as_predicted(
+    screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, echo: LocalEcho, state: EchoState, line: str, x: int
+) -> bool:
+    """The prompt as a frame being made paints it is ``state``'s row with ``line`` and the cursor at column ``x``,
+    in the looks the state's echoes take (runs on the loop: ``LocalEcho.verify``)."""
+    app = screen.app
+    if screen is not app.screen or screen is not app.screen_stack[0] or state.generation != image.generation:
+        return False
+    if (app.size.width, app.size.height) != state.size:
+        return False
+    if _at_line_end(screen, prompt) != (line, x, state.y, state.left, state.end):
+        return False
+    if state.y - prompt.content_region.y != state.content_y:
+        return False
+    if echo.looks_for != _looks_key(screen, prompt, image) or echo.looks is None:
+        return False
+    if echo.looks[:3] != (state.text, state.cursor, state.blank):
+        return False
+    return echo.typed_keys(screen, prompt) == (state.typed, state.backspace)
+
+
+def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, echo: LocalEcho) -> EchoState | None:
+    """What the frame just written leaves at the prompt's cursor, when a key typed there has a certain echo; else
+    None. Runs on the loop after every frame of the main screen that shows every input handled."""
+    app = screen.app
+    found = _at_line_end(screen, prompt)
+    if found is None:
+        return None
+    line, x, y, left, end = found
+    document = prompt.document
+    filters = prompt.get_line_filters()
+    # The looks, worked out again only when what they come from changes (``_looks_key``), and after a state the
+    # terminal's cells did not bear out. (Worked out at every frame, filtered styles could be new objects each
+    # time, each a new entry of the image's table of looks.)
+    key = _looks_key(screen, prompt, image)
     if echo.looks_for == key and echo.looks is not None:
         text, at_cursor, blank, typing, erasing = echo.looks
     else:
         theme = prompt._theme
+        rich_style = prompt._rich_style()
         base = theme.base_style if theme is not None and theme.base_style is not None else rich_style
         styles = end_of_line_styles(prompt, base)
         if styles is None:
@@ -430,18 +513,7 @@ def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, ec
         typing = image.sgr_run(((text, False), (at_cursor, True)))  # as a frame writes them
         erasing = image.sgr_run(((at_cursor, True), (blank, True)))
         echo.looks_for, echo.looks = key, (text, at_cursor, blank, typing, erasing)
-    image_row = image.rows[y] if 0 <= y < len(image.rows) else None
-    if image_row is None or len(image_row.cells) < content.right:
-        return None
-    cells, row_looks = image_row.cells, image_row.looks
-    if (
-        cells[left:x] != list(line)
-        or any(look != text for look in row_looks[left:x])
-        or cells[x] != " "
-        or row_looks[x] != at_cursor
-        or any(cell != " " for cell in cells[x + 1 : content.right])
-        or any(look != blank for look in row_looks[x + 1 : content.right])
-    ):
+    if not row_shows(image, y, left, line, end, (text, at_cursor, blank)):
         echo.looks_for = None  # (the looks are worked out again next time)
         return None
     typed, backspace = echo.typed_keys(screen, prompt)
@@ -452,9 +524,9 @@ def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, ec
         y=y,
         left=left,
         x=x,
-        end=content.right,
+        end=end,
         line=line,
-        content_y=y - content.y,
+        content_y=y - prompt.content_region.y,
         text=text,
         cursor=at_cursor,
         blank=blank,
@@ -465,6 +537,25 @@ def echo_state(screen: Screen[Any], prompt: PromptEditor, image: ScreenImage, ec
         typed=typed,
         backspace=backspace,
         alone=document.line_count == 1 and not prompt.placeholder,
+    )
+
+
+def row_shows(image: ScreenImage, y: int, left: int, line: str, end: int, looks: tuple[int, int, int]) -> bool:
+    """The terminal's row ``y`` (as ``image`` holds it) shows ``line`` from column ``left`` in typed text's looks,
+    the cursor's cell after it and blanks to column ``end`` (``looks``: of the text, the cursor's cell, blanks)."""
+    row = image.rows[y] if 0 <= y < len(image.rows) else None
+    if row is None or len(row.cells) < end:
+        return False
+    text, at_cursor, blank = looks
+    x = left + len(line)
+    cells, row_looks = row.cells, row.looks
+    return (
+        cells[left:x] == list(line)
+        and all(look == text for look in row_looks[left:x])
+        and cells[x] == " "
+        and row_looks[x] == at_cursor
+        and all(cell == " " for cell in cells[x + 1 : end])
+        and all(look == blank for look in row_looks[x + 1 : end])
     )
 
 

@@ -3,7 +3,8 @@
 ``NAVTUI_TEST_HOLD`` names a folder with two FIFOs, ``held`` and ``release``. On SIGUSR1 the UI loop, at its next
 callback (between two, never inside a frame), says ``held`` and blocks until the test writes ``release``: the
 driver's input thread runs on, the loop does not. On SIGUSR2 the loop first binds backspace to the bell with priority, with no frame in between (a
-backspace then typed is echoed, and the binding takes it: a wrong echo, on purpose), then holds the same way.
+backspace then typed is echoed, and the binding takes it: a wrong echo, on purpose), then holds the same way. On SIGRTMIN the loop holds inside the next frame that paints the row of an echo (its state
+decided: a key read meanwhile is echoed or not by what it decided), the same way.
 """
 
 from __future__ import annotations
@@ -26,6 +27,20 @@ class HeldApp(app_module.NavtuiApp):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         APPS.append(self)
+        echo = self.local_echo
+        if echo is not None:  # held inside the next frame that paints an echo's row, once asked (SIGRTMIN)
+            render_begins = echo.render_begins
+
+            def hold_in_frame(rows: Any, band: Any = None) -> None:
+                render_begins(rows, band)
+                if IN_FRAME and rows is not None and echo._paints:
+                    IN_FRAME.clear()
+                    hold()
+
+            echo.render_begins = hold_in_frame  # type: ignore[method-assign]
+
+
+IN_FRAME: list[bool] = []  # SIGRTMIN: hold the loop inside the next frame that paints an echo's row
 
 
 def hold() -> None:
@@ -48,7 +63,12 @@ def on_usr2(signum: int, frame: object) -> None:
     asyncio.get_running_loop().call_soon_threadsafe(make_wrong_then_hold)
 
 
+def on_rtmin(signum: int, frame: object) -> None:
+    IN_FRAME.append(True)
+
+
 app_module.NavtuiApp = HeldApp  # type: ignore[misc]
 signal.signal(signal.SIGUSR1, on_usr1)
 signal.signal(signal.SIGUSR2, on_usr2)
+signal.signal(signal.SIGRTMIN, on_rtmin)
 sys.exit(main(sys.argv[1:]))

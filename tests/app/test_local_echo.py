@@ -73,15 +73,25 @@ class Held:
     def screen(self) -> str:
         return "\n".join(f"{y:2} {line}" for y, line in enumerate(self.term.display()))
 
-    def hold(self, wrong: bool = False) -> None:
-        """Hold the UI loop (SIGUSR2: bind Z with priority first, with no frame, then hold)."""
-        os.kill(self.term.proc.pid, signal.SIGUSR2 if wrong else signal.SIGUSR1)
+    def hold(self, wrong: bool = False, in_frame: bool = False) -> None:
+        """Hold the UI loop (SIGUSR2: bind backspace with priority first, with no frame, then hold; ``in_frame``:
+        inside the next frame that paints an echo's row, once a key makes one)."""
+        os.kill(self.term.proc.pid, signal.SIGRTMIN if in_frame else signal.SIGUSR2 if wrong else signal.SIGUSR1)
+        if in_frame:
+            return
 
         def held() -> None:
             with open(self.folder / "held", encoding="utf-8") as fifo:
                 assert fifo.read(1) == "h"
 
         _in_time(held, "hold")
+
+    def held_in_frame(self) -> None:
+        def held() -> None:
+            with open(self.folder / "held", encoding="utf-8") as fifo:
+                assert fifo.read(1) == "h"
+
+        _in_time(held, "hold inside a frame")
 
     def release(self) -> int:
         """Let the loop go; returns the count of frames the terminal had then."""
@@ -259,6 +269,32 @@ def test_brackets_and_the_modes_characters_after_text_are_echoed_and_the_screen_
         _same_screens(on, off, f"after {keys!r}")
 
 
+def test_a_key_read_while_the_frame_of_the_prompts_row_is_made_is_echoed(held: Any) -> None:
+    on, off = held(True), held(False)
+    for app in (on, off):
+        app.hold()
+        app.term.write(b"ab")
+        app.frame_after(app.release())
+        assert app.shows("│ ab "), app.screen()
+    on.hold(in_frame=True)
+    on.term.write(b"c")  # echoed; the loop's frame that confirms it paints the prompt's row, and holds inside
+    on.held_in_frame()
+    on.term.write(b"d")  # read while that frame is made: it shows "abc" as the echo drew it, "d" chains from "c"
+    assert on.term.wait(lambda lines: _prompt_line(lines) == "abcd", WAIT), on.screen()
+    frames = on.release()
+    on.frame_after(frames)
+    off.term.write(b"cd")
+    assert off.shows("│ abcd "), off.screen()
+    _same_screens(on, off, "after a key read while the prompt's frame was made")
+    for app in (on, off):  # and the chain goes on from there
+        app.hold()
+        app.term.write(b"e)")
+    assert on.term.wait(lambda lines: _prompt_line(lines) == "abcde)", WAIT), on.screen()
+    for app in (on, off):
+        app.frame_after(app.release())
+    _same_screens(on, off, "after the chain")
+
+
 def test_a_wrong_echo_is_put_right_by_the_loops_frame(held: Any) -> None:
     on, off = held(True), held(False)
     for app in (on, off):
@@ -404,6 +440,93 @@ def test_a_frame_made_before_the_key_does_not_erase_its_echo(synchronized: bool)
     take()
     assert screen.display[0].startswith("  stream") and screen.display[y].startswith("│ abcd ")
     assert [prediction.seq for prediction in echo.pending] == [2]  # until the loop's frame shows it
+    file.close()
+    os.close(master)
+
+
+@pytest.mark.parametrize("as_predicted", [True, False], ids=["the prompt as the echoes drew it", "another prompt"])
+def test_a_key_read_while_a_frame_paints_the_prompts_row_chains_when_the_frame_shows_the_echoes(
+    as_predicted: bool,
+) -> None:
+    # The loop confirms the echo of "c" by a frame that paints the prompt's row; "d" is read while that frame is
+    # made. The prompt the frame paints is what the echoes drew ("abc", the cursor after it): "d" chains from "c",
+    # is echoed at once and written again at the frame's end. Any other prompt (the loop says so: ``verify``): the
+    # state is withdrawn as before, "d" waits for the loop.
+    width, height, y = 20, 3, 1
+    image = ScreenImage()
+    image.begin(width, height)
+    plain = image.look(None)
+    text, cursor, blank = (
+        image.look(Style.parse(s)) for s in ("#d0d0d0 on #1c1c1c", "#1c1c1c on #ffffff", "on #1c1c1c")
+    )
+    image.rows[y] = Row([*"│ ab", " ", *[" "] * 14, "│"], [plain, plain, text, text, cursor, *[blank] * 14, plain])
+    master, slave = os.openpty()
+    screen = pyte.Screen(width, height)
+    stream = pyte.ByteStream(screen)
+    file = os.fdopen(slave, "w", encoding="utf-8")
+    frames = FrameWriter(file)
+    echo = LocalEcho()
+    frames.reapply = echo.reapply
+    asked: list[tuple[str, int]] = []
+
+    def verify(state: EchoState, line: str, x: int) -> bool:
+        asked.append((line, x))
+        return as_predicted
+
+    echo.verify = verify
+
+    def take() -> None:
+        data = b""
+        while chunk := _readable(master):
+            data += chunk
+        stream.feed(data)
+
+    def type_key(character: str) -> None:
+        key = events.Key(_character_to_key(character), character)
+        frames.write_now(lambda: echo.read_event(key))  # as the input thread does
+        keys.append(key)
+
+    keys: list[events.Key] = []
+    typing, erasing = image.sgr_run([(text, False), (cursor, True)]), image.sgr_run([(cursor, True), (blank, True)])
+    state = EchoState(
+        seq=0, generation=image.generation, size=(width, height), y=y, left=2, x=4, end=19, line="ab",
+        content_y=0, text=text, cursor=cursor, blank=blank, sgr_text=typing[0], sgr_text_cursor=typing[1],
+        sgr_cursor=erasing[0], sgr_cursor_blank=erasing[1], typed=frozenset("cde"), backspace=True, alone=True,
+    )  # fmt: skip
+    echo.frame_written(image, state)
+    frames.write(_row_text(image, y))
+    take()
+    type_key("c")
+    take()
+    assert screen.display[y].startswith("│ abc ")
+
+    echo.handled_event(keys[0])  # the loop: the prompt takes "c" and its frame paints the row
+    echo.key_applied(keys[0])
+    echo.render_begins({y})
+    assert asked == [("abc", 5)]  # the line and the cursor after "c", as the echo drew them
+    type_key("d")  # read while the frame is made
+    take()
+    assert screen.display[y].startswith("│ abcd " if as_predicted else "│ abc ")
+    echo.overlay(image)
+    echo.frame_begins_write((width, height))
+    image.rows[y] = Row(
+        [*"│ abc", " ", *[" "] * 13, "│"], [plain, plain, text, text, text, cursor, *[blank] * 13, plain]
+    )  # (the frame's diff: the prompt as it is, "c" taken, "d" not yet)
+    frames.begin_frame()
+    for part in (SYNC_START, _row_text(image, y), SYNC_END):
+        frames.write(part)
+    frames.end_frame()
+    echo.frame_written(image, None)
+    take()
+    if as_predicted:
+        assert screen.display[y].startswith("│ abcd ")  # written again at the frame's end
+        assert screen.buffer[y][6].bg == "ffffff"  # the cursor's cell after "d"
+        assert echo.state is state and [prediction.seq for prediction in echo.pending] == [2]
+        type_key("e")  # the chain goes on after the frame
+        take()
+        assert screen.display[y].startswith("│ abcde ") and echo.echoed == 3
+    else:
+        assert screen.display[y].startswith("│ abc ") and echo.state is None and echo.echoed == 1
     file.close()
     os.close(master)
 

@@ -12,6 +12,7 @@ import contextlib
 import contextvars
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,7 @@ from navtui.app.completion import (
 )
 from navtui.app.compositor import DiffingCompositor
 from navtui.app.history import PromptHistory
+from navtui.app.local_echo import prompt_as_predicted
 from navtui.app.turns import TurnRunner, TurnScreen
 from navtui.config.launch import THINKING_LEVELS
 from navtui.widgets.completion_menu import CompletionMenu
@@ -358,6 +360,9 @@ class MainScreen(TurnScreen):
         prompt.echo = self.echo_now
         if echo is not None:
             prompt.key_taken = echo.key_applied
+            image = self._diffing.image
+            if image is not None:  # a frame that paints the prompt's row as the echoes drew it keeps their chain
+                echo.verify = partial(prompt_as_predicted, self, prompt, image, echo)
         # A steady cursor: a blinking one is a timer repainting the prompt twice a second while nothing happens.
         prompt.cursor_blink = False
         self.query_one("#queued", Static).display = False
