@@ -15,11 +15,12 @@ text from its last *safe point*, a place no later text can change anything befor
   matched before the point. An autolink, an entity or a backslash escape cannot span the space before the point,
   raw HTML is off, and the point follows a single space after a word (no hard break ends there).
 * **The block.** Later lines can make the paragraph something else: a setext underline turns it into a heading, a
-  table's delimiter row takes its last line as a header, a list item or a fence interrupts it. At every flush the
-  whole tail must still parse as one paragraph (markdown-it's block rules only: ~0.05 ms for 4,000 characters)
-  and the text from the safe point must be part of its last line (no newline but at its end); otherwise the
-  paragraph is rendered whole and its rows kept again from scratch. The word at the point starts with a letter or
-  digit and is not a list marker (``1.``), so the text from there parses as a paragraph too.
+  table's delimiter row takes its last line as a header, a list item or a fence interrupts it. A point is taken
+  only while the whole tail parses as one paragraph (``one_paragraph``: markdown-it's block rules only), and on its
+  last line, after a word that starts with a letter or digit and is not a list marker (``1.``): what that line is
+  was decided by its start, and no text added to it can make it an underline, a delimiter row or a list item; so
+  the text from the point parses as a paragraph too. Once a newline comes after the point (but at the very end),
+  the paragraph is rendered whole and its rows kept again from scratch.
 
 A point is found from the rows last rendered: the start of the row two before the last, matched to a space in the
 source by its first word, and taken only if a render of the text from there gives exactly the rows it is to stand
@@ -116,18 +117,21 @@ class OpenParagraph:
         if key != self._key or not tail.startswith(self._prefix):
             self._key, self._prefix, self._rows, self._tried = key, "", [], 0
         rest = tail[len(self._prefix) :]
-        if _UNSUPPORTED.search(tail) or (self._prefix and "\n" in rest.rstrip()) or not one_paragraph(tail):
+        # The text before the point was checked as it was taken; the text after it only needs to stay on the
+        # paragraph's last line (its start, up to the point's word, is what makes that line a paragraph's)
+        if _UNSUPPORTED.search(rest) or (self._prefix and "\n" in rest.rstrip()):
             self.clear()
             return None
-        rows = render_markdown(rest, console, width, style, palette, references)
+        rows = render_markdown(rest, console, width, style, palette, references)  # whole, without a point yet
         kept = self._rows
         if len(rows) > max(OPEN_ROWS + 1, self._tried):  # once a row, not at every flush
             self._tried = len(rows)
-            self._advance(rest, rows, console, width, style, palette, references)
+            self._advance(tail, rest, rows, console, width, style, palette, references)
         return [*kept, *rows] if kept else rows
 
     def _advance(
         self,
+        tail: str,
         rest: str,
         rows: list[Line],
         console: Console,
@@ -138,6 +142,8 @@ class OpenParagraph:
     ) -> None:
         """Keep ``rows`` (``rest`` rendered) up to the start of the row ``OPEN_ROWS`` before their end, if that row
         begins at a safe point."""
+        if not one_paragraph(tail):
+            return
         row = len(rows) - OPEN_ROWS
         visible = "".join(segment.text for segment in rows[row]).strip()
         if not visible:
