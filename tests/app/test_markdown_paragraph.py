@@ -9,10 +9,14 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
 
+from navtui.app.theme_defaults import nav_defaults
 from navtui.widgets.markdown.document import MarkdownDocument
 from navtui.widgets.markdown.paragraph import OpenParagraph
 from navtui.widgets.markdown.render import Line, palette_for, render_markdown
+from navtui.widgets.markdown.view import MarkdownView
 
 CONSOLE = Console(width=200, color_system="truecolor", force_terminal=True)
 # Each inline look its own colour, so that text rendered in the wrong one shows in the comparison.
@@ -210,3 +214,39 @@ def test_a_growing_paragraph_in_the_document_keeps_its_first_rows_from_one_flush
     document.feed(text[1200:1280])
     shown(document, 60)
     assert all(a is b for a, b in zip(kept, document.tail_lines, strict=False))  # not rendered again
+
+
+# ---------------------------------------------------------------- in the view, as the screen shows it
+LONG_DOC = "## Long paragraphs\n\n" + REAL[0] * 3 + "\n\n" + REAL[1] * 2 + "\n\n" + REAL[2] * 2 + "\n\n- the end\n"
+
+
+class LongApp(App[None]):
+    CSS = "MarkdownView { height: auto; } VerticalScroll { layout: stream; }"
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return nav_defaults(self.current_theme.to_color_system().generate())
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield MarkdownView(LONG_DOC, id="whole")
+            yield MarkdownView(streaming=True, id="streamed")
+
+
+def strips(view: MarkdownView) -> list[list[Segment]]:
+    return [list(view.render_line(y)) for y in range(view.size.height)]
+
+
+async def test_a_streamed_answer_of_long_paragraphs_shows_in_the_view_what_the_whole_answer_shows() -> None:
+    app = LongApp()
+    async with app.run_test(size=(100, 200)) as pilot:
+        streamed = app.query_one("#streamed", MarkdownView)
+        kept = 0
+        for position in range(0, len(LONG_DOC), 80):  # 1,000 tok/s: ~80 characters a flush
+            streamed.append(LONG_DOC[position : position + 80])
+            streamed.flush()
+            await pilot.pause()
+            kept = max(kept, len(streamed._document._paragraph._rows))
+        streamed.finish()
+        await pilot.pause()
+        assert kept > 10  # the long paragraphs were rendered from their safe points
+        assert strips(streamed) == strips(app.query_one("#whole", MarkdownView))  # cell for cell, with the looks
