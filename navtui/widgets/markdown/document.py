@@ -16,7 +16,7 @@ import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.segment import Segment
@@ -24,8 +24,10 @@ from rich.style import Style
 
 from navtui.widgets.markdown.blocks import Block, BlockSplitter
 from navtui.widgets.markdown.code import OpenFence
-from navtui.widgets.markdown.paragraph import OpenParagraph
 from navtui.widgets.markdown.render import Line, MarkdownPalette, render_markdown
+
+if TYPE_CHECKING:
+    from navtui.widgets.markdown.paragraph import OpenParagraph
 
 RELEASED: Line = []  # stands for a line of a released block (told apart by identity: a rendered line is never it)
 _FENCE = re.compile(r"( {0,3}(?:`{3,}|~{3,}))[^\n]*\Z")  # a fence's opening line, not ended yet
@@ -116,7 +118,9 @@ class MarkdownDocument:
         self._released = 0  # blocks whose lines are RELEASED
         self._rendering: tuple[Console, int, Style, MarkdownPalette] | None = None  # what ``lines`` was rendered with
         self._fence = OpenFence()  # the open block's first rows, while it is a growing code block
-        self._paragraph = OpenParagraph()  # the open block's first rows, while it is a growing paragraph
+        # the open block's first rows, while it is a growing paragraph (made at the first open block's render: its
+        # module is not imported before the first frame)
+        self._paragraph: OpenParagraph | None = None
         self._blank_for: tuple[int, Style] | None = None
         self._blank_line: Line = []
 
@@ -154,7 +158,8 @@ class MarkdownDocument:
         self._tail_waits = False
         self.shown = 0
         self._starts, self._ends, self._released = array("Q"), array("Q"), 0
-        self._paragraph.clear()
+        if self._paragraph is not None:
+            self._paragraph.clear()
 
     def render(
         self,
@@ -219,7 +224,8 @@ class MarkdownDocument:
                 # The first block finished since the last render may be the code fence or the paragraph the open
                 # block was: its first rows kept, only its last ones rendered
                 rendered = self._render_open(source, console, width, style, palette, references)
-                self._paragraph.clear()  # the next open block is another one
+                if self._paragraph is not None:
+                    self._paragraph.clear()  # the next open block is another one
             else:
                 rendered = render_markdown(source, console, width, style, palette, references)
             if lines and rendered:
@@ -257,6 +263,10 @@ class MarkdownDocument:
         (``paragraph.py``); any other block is rendered whole."""
         rows = self._fence.render(source, console, width, style, palette)
         if rows is None:
+            if self._paragraph is None:
+                from navtui.widgets.markdown.paragraph import OpenParagraph
+
+                self._paragraph = OpenParagraph()
             rows = self._paragraph.render(source, console, width, style, palette, references)
         return render_markdown(source, console, width, style, palette, references) if rows is None else rows
 
