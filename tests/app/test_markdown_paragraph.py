@@ -16,7 +16,7 @@ from textual.containers import VerticalScroll
 
 from navtui.app.theme_defaults import nav_defaults
 from navtui.widgets.markdown.document import MarkdownDocument
-from navtui.widgets.markdown.paragraph import OpenParagraph
+from navtui.widgets.markdown.paragraph import POINT_ROWS, OpenParagraph
 from navtui.widgets.markdown.render import Line, palette_for, render_markdown
 from navtui.widgets.markdown.view import MarkdownView
 
@@ -96,7 +96,7 @@ def test_a_long_paragraph_keeps_its_first_rows_and_renders_only_the_rest(width: 
     used = stream(paragraph, text, [80] * (len(text) // 80), width)
     assert used > len(text) // 80 // 2
     rows = render_all(text, width)
-    assert len(paragraph._rows) >= len(rows) - 4  # only the last rows are rendered again
+    assert len(paragraph._rows) >= len(rows) - POINT_ROWS  # only the last rows are rendered again
 
 
 # ---------------------------------------------------------------- what later text can reach back across
@@ -120,8 +120,9 @@ def test_a_long_paragraph_keeps_its_first_rows_and_renders_only_the_rest(width: 
     ],
 )
 def test_text_that_reaches_back_across_a_row_is_shown_as_a_whole_render_shows_it(text: str) -> None:
-    for width in (16, 24, 30):
-        stream(OpenParagraph(), text, [1] * len(text), width)
+    text = "Some words come first, before what follows. " * 3 + text  # rows enough for points before it
+    used = sum(stream(OpenParagraph(), text, [1] * len(text), width) for width in (16, 24, 30))
+    assert used  # points were taken before the text that reaches back
 
 
 # Generated paragraphs: words and every piece of syntax that can reach back, in any order, cut anywhere.

@@ -22,12 +22,12 @@ text from its last *safe point*, a place no later text can change anything befor
   the text from the point parses as a paragraph too. Once a newline comes after the point (but at the very end),
   the paragraph is rendered whole and its rows kept again from scratch.
 
-A point is found from the rows last rendered: the start of the row two before the last, matched to a space in the
-source by its first word, and taken only if a render of the text from there gives exactly the rows it is to stand
-for (``_advance``): a check of the wrap and of Rich's handling of whitespace, once per point. The rows kept are
-those of a whole render, never rendered again, so what is shown is, row for row and segment for segment, what
-``render_markdown`` gives for the whole paragraph (``tests/app/test_markdown_paragraph.py`` checks it over random
-cuts of real Markdown).
+A point is looked for once the rows after the last one are ``POINT_ROWS`` (a shorter paragraph is rendered whole,
+as before): the start of the row two before the last, matched to a space in the source by its first word, and
+taken only if a render of the text from there gives exactly the rows it is to stand for (``_advance``): a check of
+the wrap and of Rich's handling of whitespace, once per point. The rows kept are those of a whole render, never
+rendered again, so what is shown is, row for row and segment for segment, what ``render_markdown`` gives for the
+whole paragraph (``tests/app/test_markdown_paragraph.py`` checks it over random cuts of real Markdown).
 """
 
 from __future__ import annotations
@@ -55,6 +55,10 @@ _LIST_MARKER = re.compile(r"\d{1,9}[.)]")
 _REACHING = re.compile(r"[*~`\[\]]|(?<![^\W_])_|_(?![^\W_])")  # an ``_`` between letters or digits cannot
 # Rows left open after a safe point: the last row grows, and the point is taken at a row's start before it.
 OPEN_ROWS = 2
+# A point is looked for once the rows after the last one (or the paragraph's, before the first) are this many:
+# taking one costs a render of the rows after it, so a paragraph shorter than this is rendered whole at each flush
+# as before (~1 ms at 118 columns), and the rows rendered at a flush stay under it.
+POINT_ROWS = 8
 
 
 @cache
@@ -124,7 +128,7 @@ class OpenParagraph:
             return None
         rows = render_markdown(rest, console, width, style, palette, references)  # whole, without a point yet
         kept = self._rows
-        if len(rows) > max(OPEN_ROWS + 1, self._tried):  # once a row, not at every flush
+        if len(rows) >= POINT_ROWS and len(rows) > self._tried:  # once a row, not at every flush
             self._tried = len(rows)
             self._advance(tail, rest, rows, console, width, style, palette, references)
         return [*kept, *rows] if kept else rows
