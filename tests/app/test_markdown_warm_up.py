@@ -124,3 +124,16 @@ async def test_a_turn_starts_the_warm_up_once(make_app, fake_server, monkeypatch
         assert warm._thread is first
         assert first is not None
         first.join()
+
+
+def test_the_warm_up_builds_the_parsers_a_long_paragraphs_first_safe_point_needs() -> None:
+    # ~1 ms once a process, on the loop at a long paragraph's first safe point without it (widgets/markdown/paragraph.py)
+    check = (
+        "from navtui.widgets.markdown import paragraph, warm\n"
+        "warm.warm_up()\n"
+        "print(paragraph._block_parser.cache_info().currsize, paragraph._inline_parser.cache_info().currsize)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+    )
+    assert out.stdout.split() == ["1", "1"]

@@ -69,6 +69,12 @@ def _block_parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table").disable("inline")
 
 
+def warm_up() -> None:
+    """Build the two parsers this module uses (~1 ms, once a process), off the UI loop (``warm.py``)."""
+    _block_parser()
+    _inline_parser()
+
+
 def one_paragraph(text: str) -> bool:
     """``text`` is one top-level paragraph and nothing else (markdown-it's block rules)."""
     tokens = _block_parser().parse(text)

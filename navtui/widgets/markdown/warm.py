@@ -63,6 +63,9 @@ def warm_up() -> None:
     document.feed(_SAMPLE)
     document.close()
     document.render(console, 80, Style(), palette_for({}), None)
+    from navtui.widgets.markdown import paragraph
+
+    paragraph.warm_up()  # the parsers a long paragraph's first safe point needs
 
 
 def _run() -> None:
