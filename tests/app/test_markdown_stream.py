@@ -432,9 +432,11 @@ async def test_a_flush_during_which_a_key_is_read_renders_after_the_keys_echo_an
         ]
 
 
-async def test_a_flush_does_not_wait_for_an_echo_overdue() -> None:
+async def test_a_flush_does_not_wait_for_an_echo_overdue(monkeypatch: Any) -> None:
     # A key older than ECHO_WAIT whose echo has not counted yet (keys typed without a pause, an echo painted while
-    # the key was on its way) holds nothing back: the flush renders at once, as the coalescer lets it go.
+    # the key was on its way) holds nothing back: the flush renders at once, as the coalescer lets it go. The
+    # render's time budget is lifted: on a loaded machine the feed alone may outlast it, and this is not its test.
+    monkeypatch.setattr(view_module, "RENDER_BUDGET", 60.0)
     app = PacedViewApp()
     async with app.run_test(size=(80, 80)) as pilot:
         view = app.query_one("#streamed", MarkdownView)
