@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from navtui.agent.advice import ADVISOR_PREFIX
-from navtui.agent.hooks import AgentHooks
 from navtui.config.watchdog import load_watchdog_blocks
-from navtui.core.events import AdvisorNote, AgentEvent, Notice, RunFinished
+from navtui.core.events import AdvisorNote, Notice, RunFinished
 from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from navtui.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
@@ -312,21 +311,3 @@ class Advisor:
             elif isinstance(message, ToolResultMessage) and raw:
                 parts.append(f"### {message.tool_name}\n{_clip(message.text, 500)}")
         return "\n\n".join(parts)
-
-
-class AdvisorHooks(AgentHooks):
-    """At each step boundary of the primary: deliver batched nit notes as one advisor message."""
-
-    def __init__(self, get_advisor: Callable[[], Advisor | None]) -> None:
-        self._get_advisor = get_advisor
-
-    async def before_request(self, agent: Agent) -> AsyncGenerator[AgentEvent, None]:
-        advisor = self._get_advisor()
-        if advisor is None:
-            return
-        nits = advisor.take_nits()
-        if not nits:
-            return
-        agent.add_message(UserMessage(content=format_advice(nits)))
-        for advice in nits:
-            yield AdvisorNote(note=advice.note, severity=advice.severity)

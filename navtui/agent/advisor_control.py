@@ -7,15 +7,18 @@ stream while the primary runs, to ``background_listener`` (the UI) while it is i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from navtui.agent.hooks import AgentHooks
 from navtui.core.errors import NavtuiError
-from navtui.core.events import CompactionFinished, Handover, TurnFinished
+from navtui.core.events import AdvisorNote, CompactionFinished, Handover, TurnFinished
+from navtui.core.messages import UserMessage
 
 if TYPE_CHECKING:
     from navtui.agent.advisor import Advisor
+    from navtui.agent.loop import Agent
     from navtui.config.settings import Settings
     from navtui.core.events import AgentEvent
     from navtui.providers.base import Provider
@@ -108,3 +111,26 @@ class AdvisorControl:
             self._events.append(event)
         else:
             self.background_listener(event)
+
+
+class AdvisorHooks(AgentHooks):
+    """At each step boundary of the primary: deliver batched nit notes as one advisor message.
+
+    Here, not in ``advisor.py``: every session has these hooks, and the advisor's module (its pydantic tool
+    arguments, the watchdog's rules) loads only when an advisor starts."""
+
+    def __init__(self, get_advisor: Callable[[], Advisor | None]) -> None:
+        self._get_advisor = get_advisor
+
+    async def before_request(self, agent: Agent) -> AsyncGenerator[AgentEvent, None]:
+        advisor = self._get_advisor()
+        if advisor is None:
+            return
+        nits = advisor.take_nits()
+        if not nits:
+            return
+        from navtui.agent.advisor import format_advice
+
+        agent.add_message(UserMessage(content=format_advice(nits)))
+        for advice in nits:
+            yield AdvisorNote(note=advice.note, severity=advice.severity)

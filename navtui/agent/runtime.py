@@ -166,7 +166,7 @@ class Runtime:
         )
 
     def _build_hooks(self, handover_notes: str | None) -> CompositeHooks:
-        from navtui.agent.advisor import AdvisorHooks
+        from navtui.agent.advisor_control import AdvisorHooks
         from navtui.agent.hooks import AgentHooks, CompositeHooks
 
         try:

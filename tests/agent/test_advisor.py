@@ -6,7 +6,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from navtui.agent.advisor import ADVISOR_PREFIX, Advisor, AdvisorHooks, render_delta
+from navtui.agent.advisor import ADVISOR_PREFIX, Advisor, render_delta
+from navtui.agent.advisor_control import AdvisorHooks
 from navtui.agent.loop import SKIPPED_RESULT
 from navtui.config.watchdog import expand_imports, load_watchdog_blocks
 from navtui.core.events import AdvisorNote, ErrorEvent, Notice, ToolCallFinished
