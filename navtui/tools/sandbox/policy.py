@@ -25,12 +25,14 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from navtui.config.settings import SandboxMode
 from navtui.tools.sandbox import exec as launcher
 from navtui.tools.sandbox.exec import usable_abi
-from navtui.tools.sandbox.guard import Guarded, guarded_paths, hooks_path
+
+if TYPE_CHECKING:
+    from navtui.tools.sandbox.guard import Guarded
 
 MODES: tuple[SandboxMode, ...] = ("workspace-write", "read-only", "off")
 MODE_HELP = {
@@ -161,6 +163,8 @@ class SandboxPolicy:
 
     def guarded(self) -> Guarded:
         """The files commands must not change (git's config and hooks, .navtui/, .mcp.json, .env*), now."""
+        from navtui.tools.sandbox.guard import guarded_paths, hooks_path  # with the first command: ~0.15 MB
+
         hooks = hooks_path(self.roots[0]) if self.roots and self.git else None
         return guarded_paths(self.roots, self.git, hooks=hooks)
 

@@ -16,13 +16,12 @@ from navtui.core.crash import crash_point
 from navtui.core.errors import ToolError
 from navtui.tools.approval import ApprovalRequest, ApprovalResponse
 from navtui.tools.base import Tool, ToolContext, ToolResult
-from navtui.tools.sandbox.blocked import approve_unsandboxed, diagnose
-from navtui.tools.sandbox.guard import GuardChange, keep
 from navtui.tools.shell.env import scrubbed_env
 from navtui.tools.shell.jobs import GRACE_SECONDS, Job, exit_text
 from navtui.tools.shell.output import disk_full_note, excerpt_file, human_size, read_tail, sanitize
 
 if TYPE_CHECKING:
+    from navtui.tools.sandbox.guard import GuardChange
     from navtui.tools.sandbox.policy import SandboxPolicy
 
 POLL_SECONDS = 0.1
@@ -148,6 +147,8 @@ async def settle_guard_changes(job: Job, ctx: ToolContext) -> None:
         )
         response = await approver.request(request)
         if response.approved:
+            from navtui.tools.sandbox.guard import keep
+
             failed = await asyncio.to_thread(keep, job.guard_changes)
             job.guard_kept = not failed
             if failed:
@@ -183,6 +184,8 @@ def finished_result(job: Job, polling: bool = True) -> ToolResult:
         text += f"\n{full}"
     failed = job.status != "exited" or job.exit_code != 0 or full is not None
     details = _job_details(job, excerpt.truncated)
+    from navtui.tools.sandbox.blocked import diagnose  # with the first command, as the guard (sandbox/policy.py)
+
     blocked = diagnose(job) if failed else None
     if blocked:
         text += f"\n[the {job.sandbox.mode if job.sandbox else ''} sandbox likely caused this: {blocked}]"
@@ -239,6 +242,8 @@ class ShellTool(Tool[ShellArgs]):
         blocked = (result.details or {}).get("sandbox_blocked")
         if not blocked:
             return result
+        from navtui.tools.sandbox.blocked import approve_unsandboxed
+
         response = await approve_unsandboxed(ctx, args.command, blocked, cwd)
         if response is None:
             result.text += (
