@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from navtui.checkpoints.history import (
     CUSTOM_TYPE,
@@ -24,13 +25,15 @@ from navtui.checkpoints.history import (
     latest,
     undo_steps,
 )
-from navtui.checkpoints.restore import RestorePlan, RestoreResult, apply_restore, plan_restore
 from navtui.checkpoints.snapshot import MAX_FILE_BYTES, MAX_FILES, Snapshot, Snapshotter
 from navtui.checkpoints.store import ObjectStore, checkpoints_dir, workspace_id
 from navtui.core.errors import NavtuiError
 from navtui.session.entries import Entry
 from navtui.session.listing import session_files
 from navtui.session.manager import SessionManager
+
+if TYPE_CHECKING:  # the restore's planning and writing load with the first /undo or question about the files
+    from navtui.checkpoints.restore import RestorePlan, RestoreResult
 
 NOTHING_TO_UNDO = "Nothing to undo: no turn of this session changed files here"
 NOTE_TYPE = "navtui-files-restored"
@@ -182,6 +185,8 @@ class Checkpointer:
     # ------------------------------------------------------------------ going back
     def propose_undo(self, path: Sequence[Entry]) -> Proposal | None:
         """What ``/undo`` would put back on this root-to-leaf ``path``; ``None`` when there is nothing."""
+        from navtui.checkpoints.restore import plan_restore
+
         snap = self.snapshot()
         if snap is None:
             return None
@@ -208,6 +213,8 @@ class Checkpointer:
         snap = self.snapshot()
         if snap is None:
             return None
+        from navtui.checkpoints.restore import plan_restore
+
         here = latest(current, self.workspace)
         plan = plan_restore(self.store, goal.tree, here.tree if here is not None else snap.tree, snap.tree)
         if not (plan.pending or plan.lost):
@@ -216,6 +223,8 @@ class Checkpointer:
 
     def restore(self, proposal: Proposal, overwrite: set[str] | None = None) -> Restored:
         """Put the files back (conflicts only when named in ``overwrite``): the walking and writing half."""
+        from navtui.checkpoints.restore import apply_restore
+
         result = apply_restore(self.store, self.root, proposal.plan, overwrite or set())
         snap = self.snapshot()
         return Restored(result, snap.tree if snap is not None else None)

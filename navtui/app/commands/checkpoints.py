@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from navtui.app.commands import CommandContext, CommandRegistry
-from navtui.checkpoints.restore import RestoreResult
 from navtui.checkpoints.service import NOTHING_TO_UNDO, Checkpointer, Proposal
 from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
@@ -20,6 +19,7 @@ from navtui.session.entries import Entry
 
 if TYPE_CHECKING:
     from navtui.app.screens.restore import RestoreAnswer
+    from navtui.checkpoints.restore import RestoreResult
 
 
 def checkpointer(ctx: CommandContext) -> Checkpointer | None:
