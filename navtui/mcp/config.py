@@ -22,9 +22,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from navtui.config.paths import find_repo_root, navtui_home
 from navtui.config.settings import read_json_object
 from navtui.core.errors import ConfigError
+from navtui.mcp.paths import project_config_path, user_config_path
 
 Source = Literal["user", "project"]
 Transport = Literal["stdio", "http"]
@@ -125,18 +125,6 @@ class McpConfig:
 
     def get(self, name: str) -> ServerSpec | None:
         return next((spec for spec in self.servers if spec.name == name), None)
-
-
-def user_config_path() -> Path:
-    return navtui_home() / "mcp.json"
-
-
-def project_root(cwd: Path) -> Path:
-    return find_repo_root(cwd) or cwd
-
-
-def project_config_path(cwd: Path) -> Path:
-    return project_root(cwd) / ".mcp.json"
 
 
 def load_config(cwd: Path) -> McpConfig:

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from navtui.core.errors import NavtuiError
 from navtui.mcp import process
-from navtui.mcp.config import McpConfig, ServerSpec, project_root, user_config_path
+from navtui.mcp.config import McpConfig, ServerSpec
 from navtui.mcp.connection import ServerConnection
 from navtui.mcp.lifecycle import ConnectionOptions, ServerState
+from navtui.mcp.paths import project_root, user_config_path
 from navtui.mcp.prompts import PromptCommand, prompt_text
 from navtui.mcp.resources import READ_TOOL, ReadMcpResourceTool
 from navtui.mcp.search import SEARCH_TOOL, McpToolSearch

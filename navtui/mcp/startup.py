@@ -1,7 +1,8 @@
 """The session's MCP manager, built only when a server is configured.
 
 Without one, only the configuration is read: neither the ``mcp`` SDK nor ``navtui.mcp.manager`` and what it
-imports (connections, the tool adapter, resources, prompts, search: ~0.5 MB of a process) are loaded.
+imports (connections, the tool adapter, resources, prompts, search: ~0.5 MB of a process) are loaded. Without
+either configuration file, not even the configuration's pydantic models (``mcp/config.py``) are.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ def build_manager(
     cwd: Path, settings: Any, tools: ToolRegistry, artifacts_dir: Path, *, trust_project: bool = False
 ) -> McpManager | None:
     """The session's manager, or None when no MCP server is configured."""
+    from navtui.mcp.paths import present, project_config_path, user_config_path
+
+    if not present(user_config_path()) and not present(project_config_path(cwd)):
+        return None  # neither file: nothing to read, and the configuration's models are not loaded
     from navtui.mcp.config import load_config
 
     config = load_config(cwd)
