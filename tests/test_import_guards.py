@@ -50,6 +50,10 @@ def test_an_idle_session_without_mcp_servers_loads_no_manager_screens_or_glob_ma
     # find and grep --glob (tests/tools/files/test_search.py). The undo and restore screens, the approval dialog
     # and a restore plan's diff load with the first /undo or question about the files
     # (tests/app/test_checkpoints_pilot.py); the session changes of /tree, /branch and /label with their first use.
+    # The restore's planning and writing load with the first /undo or restore too; the advisor (its tool and the
+    # watchdog's rules) when one starts (tests/agent/test_advisor.py); the files a command must not change, and
+    # what says a sandbox blocked it, with the first command (the test below); the MCP configuration's models only
+    # when a configuration file is there (below).
     heavy = [
         "navtui.mcp.manager",
         "navtui.mcp.connection",
@@ -64,12 +68,48 @@ def test_an_idle_session_without_mcp_servers_loads_no_manager_screens_or_glob_ma
         "navtui.app.screens.restore",
         "navtui.app.screens.approval",
         "navtui.checkpoints.present",
+        "navtui.checkpoints.restore",
+        "navtui.agent.advisor",
+        "navtui.config.watchdog",
+        "navtui.tools.sandbox.guard",
+        "navtui.tools.sandbox.blocked",
+        "navtui.mcp.config",
     ]
     assert _loaded(IDLE_RUNTIME, heavy, workspace) == []
     # The same start with a server configured builds the manager (its SDK still waits for the server to start).
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"echo": {"command": "true"}}}))
     loaded = _loaded(IDLE_RUNTIME + "\nassert runtime.mcp is not None", ["navtui.mcp.manager", "mcp"], workspace)
     assert loaded == ["navtui.mcp.manager"]
+
+
+def test_an_mcp_file_that_is_there_is_read_even_when_it_holds_nothing_usable(workspace: Path, navtui_home: Path) -> None:
+    # Only a missing file is skipped without loading the configuration: the user's file, broken, still gets its
+    # warning (and an unreadable one would too: anything but "not found" is read).
+    (navtui_home / "mcp.json").write_text("{not json")
+    code = IDLE_RUNTIME + "\nassert runtime.mcp is not None and 'invalid JSON' in runtime.mcp.notices[0][0]"
+    assert _loaded(code, ["navtui.mcp.config"], workspace) == ["navtui.mcp.config"]
+
+
+def test_the_first_command_loads_the_guard_and_it_undoes_what_the_command_must_not_change(workspace: Path) -> None:
+    # An idle session has not loaded the guard (above); the first command loads it, and a change to a file navtui
+    # would later run from (.mcp.json) is undone, and a failing command is looked at for a sandbox's denial.
+    code = (
+        IDLE_RUNTIME
+        + """
+import asyncio, sys
+from navtui.tools.approval import ApprovalPolicy
+assert "navtui.tools.sandbox.guard" not in sys.modules
+shell = runtime.tools.get("shell")
+runtime.ctx.approval = ApprovalPolicy(mode="yolo")
+command = "echo '{\\"mcpServers\\": {}}' > .mcp.json; exit 3"
+result = asyncio.run(shell.run(shell.parse_args({"command": command, "wait_ms": 60000}), runtime.ctx))
+runtime.ctx.jobs.kill_all_sync(grace=0.5)
+assert "navtui undid" in result.text and result.is_error, result.text
+assert not Path(".mcp.json").exists()
+"""
+    )
+    modules = ["navtui.tools.sandbox.guard", "navtui.tools.sandbox.blocked"]
+    assert _loaded(code, modules, workspace) == modules
 
 
 def test_a_reply_without_an_index_loads_no_index_builder(fake_server, workspace: Path) -> None:
