@@ -38,7 +38,7 @@ from navtui.core.events import (
     UsageUpdate,
     UserMessageEvent,
 )
-from navtui.core.messages import ToolCall
+from navtui.core.messages import AssistantMessage, TextBlock, ToolCall
 from navtui.widgets.cards import NoticeCard
 from navtui.widgets.items import (
     AdvisorItem,
@@ -77,6 +77,7 @@ class EventRouter:
         self.activity = activity
         self.pasted = pasted
         self._assistant: AssistantView | None = None
+        self._answered: AssistantView | None = None  # the answer finished last, until its turn's record comes
         self._thinking: ThinkingView | None = None
         self._cards: dict[str, ToolCard] = {}
         self._loading: Widget | None = None  # the "loading the model" notice, until the model is in memory
@@ -114,8 +115,9 @@ class EventRouter:
                 self.activity("working")
             case StreamFinished():
                 self.finish_streams()  # the answer is whole: shown before the agent records and checks it
-            case TurnFinished(stop_reason=stop_reason):
+            case TurnFinished(stop_reason=stop_reason, message=message):
                 self.finish_streams()
+                self._share_answer(message)
                 if stop_reason == "aborted":
                     transcript.add(NoticeItem("Interrupted; the partial answer was kept.", level="warning"))
             case RunFinished():
@@ -189,7 +191,15 @@ class EventRouter:
     def _finish_assistant(self) -> None:
         if self._assistant is not None:
             self._assistant.finish()
-            self._assistant = None
+            self._answered, self._assistant = self._assistant, None
+
+    def _share_answer(self, message: AssistantMessage) -> None:
+        """The answer shown keeps the recorded message's text instead of its own equal copy (80 KB for a
+        20,000-token answer, kept for the session: docs/speed.md, "Eleventh wave: memory")."""
+        view, self._answered = self._answered, None
+        texts = [block.text for block in message.content if isinstance(block, TextBlock)]
+        if view is not None and len(texts) == 1:
+            view.share_text(texts[0])
 
     def _finish_thinking(self) -> None:
         if self._thinking is not None:

@@ -70,6 +70,10 @@ class AssistantView(MarkdownView):
         self.item.text = self.text
         self.item.streaming = False
 
+    def share_text(self, text: str) -> None:
+        super().share_text(text)
+        self.item.text = self.text
+
 
 class NewOutputHint(Static):
     """Docked at the transcript's foot while the user reads above and new output arrives; a click goes down."""

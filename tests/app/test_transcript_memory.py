@@ -42,3 +42,19 @@ async def test_an_old_answer_released_off_screen_shows_its_text_when_scrolled_ba
         assert first.size.height == height
         assert [first.render_line(y).text for y in range(first.size.height)] == drawn
         assert "first paragraph 59 with code and bold words." in drawn[-1]
+
+
+async def test_a_finished_answer_keeps_the_recorded_messages_text_not_a_copy(make_app, fake_server) -> None:
+    # in pieces, as a model streams it: the view and the agent each join them into an equal string of their own
+    fake_server.script(*(Text(_answer(f"only {n}", 1)) for n in range(40)))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("one")
+        await settle(app, pilot)
+        (view,) = transcript(app).widgets_of(AssistantView)
+        message = app.runtime.agent.messages[-1]
+        (block,) = message.content
+        # one string for the context's message, the transcript's item, the view and its blocks' sources
+        assert view.text is block.text and view.item.text is block.text
+        assert view._document.blocks.text is block.text
+        assert "only 39 paragraph 0 with code and bold words." in screen_text(app)

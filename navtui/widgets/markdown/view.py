@@ -71,6 +71,12 @@ class MarkdownView(Widget):
             self._parts[:] = ["".join(self._parts)]
         return self._parts[0] if self._parts else ""
 
+    def share_text(self, text: str) -> None:
+        """Keep ``text`` (the same text, held elsewhere: the recorded answer's) instead of this view's own copy."""
+        if not self.streaming and text is not self.text and text == self.text:
+            self._parts[:] = [text]
+            self._document.blocks.share(text)
+
     @property
     def block_count(self) -> int:
         """Finished (frozen) blocks so far; the open tail is not counted."""
