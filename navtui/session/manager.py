@@ -216,8 +216,9 @@ class SessionManager:
         return manager
 
     def pack_lines(self) -> int:
-        """Compress the lines of every full block of 32 entries not compressed yet (``EntryIndex.pack``: safe in a
-        worker thread while the session is read and appended to); the number of blocks packed."""
+        """Compress the lines of every full block of 32 entries not compressed yet, and the long lines of the block
+        not full yet one by one (``EntryIndex.pack``: safe in a worker thread while the session is read and
+        appended to); the number of blocks and lone lines packed."""
         return self._index.pack()
 
     # ------------------------------------------------------------------ state

@@ -43,6 +43,7 @@ from navtui.session.store import encode_line, gc_paused
 RECENT = 64  # parsed entries kept however nobody holds them (the newest read): the readers' hot tail ...
 RECENT_BYTES = 256 * 1024  # ... as long as their lines add up to no more than this (a long answer is 80 KB)
 BLOCK = 32  # lines compressed together by pack() (zlib level 1: ~5x smaller for session lines)
+SOLO_BYTES = 8 * 1024  # a line this long waiting for its block to fill is compressed on its own (a long answer)
 CHUNK = 256  # entries a branch's iteration parses at a time
 _KEPT_PARSED = frozenset({"label", "session_info", "title_change"})  # what the index reads of them: label, name
 
@@ -87,16 +88,21 @@ class EntryIndex(Container[str]):
     as it is reached).
     """
 
-    def __init__(self, *, block: int = BLOCK) -> None:
+    def __init__(self, *, block: int = BLOCK, solo: int = SOLO_BYTES) -> None:
         self.labels: dict[str, str] = {}
         self.name: str | None = None
         self.duplicate_ids = 0
-        # An entry's line (without its newline), or the entry kept parsed, or None: the line is in its block.
+        # An entry's line (without its newline), or the entry kept parsed, or None: the line is in its block (or,
+        # a long one whose block is not full yet, compressed alone: ``_solo``).
         self._slots: list[bytes | Entry | None] = []
         # The lines of positions [k * block, (k + 1) * block) joined by newlines and compressed (an entry kept
         # parsed: an empty line), made by pack() while the app is idle; lines not packed yet stay in their slots.
         self._block = block
         self._blocks: list[bytes] = []
+        # A long line of the block not full yet, compressed alone until its block is (position -> compressed line):
+        # a session of ten long answers keeps them plain for hundreds of entries otherwise (~80 KB each).
+        self._solo: dict[int, bytes] = {}
+        self._solo_bytes = solo
         self._sizes = array("I")  # each line's length (0: kept parsed), for the newest read's budget
         self._unpacked: tuple[int, list[bytes]] = (-1, [])  # the block read last, decompressed
         self._ids: list[str | None] = []
@@ -260,7 +266,8 @@ class EntryIndex(Container[str]):
 
     def lines_size(self) -> int:
         """Bytes the index holds of its lines: the compressed blocks, and the lines not in one yet."""
-        return sum(map(len, self._blocks)) + sum(len(slot) for slot in self._slots if isinstance(slot, bytes))
+        plain = sum(len(slot) for slot in self._slots if isinstance(slot, bytes))
+        return sum(map(len, self._blocks)) + sum(map(len, self._solo.values())) + plain
 
     def last_id(self) -> str | None:
         """The newest indexed entry (the leaf a freshly opened session starts at)."""
@@ -335,11 +342,12 @@ class EntryIndex(Container[str]):
 
     # ------------------------------------------------------------------ the lines
     def pack(self) -> int:
-        """Compress the lines of every full block not compressed yet, oldest first; return how many blocks were
-        packed. Safe in a worker thread while the loop reads and appends: a block is compressed outside the lock
+        """Compress the lines of every full block not compressed yet, oldest first, then each line of at least
+        ``SOLO_BYTES`` in the block not full yet on its own; return how many blocks and lone lines were packed.
+        Safe in a worker thread while the loop reads and appends: a block or line is compressed outside the lock
         (zlib lets go of the GIL while it works; lines never change once indexed), then its slots let go of their
-        lines under the lock, the block stored first. One packer at a time (a second waits, then finds less to
-        do). Not at load: compressing took as long again as the parse (docs/speed.md, "Sixth wave")."""
+        lines under the lock, the compressed copy stored first. One packer at a time (a second waits, then finds
+        less to do). Not at load: compressing took as long again as the parse (docs/speed.md, "Sixth wave")."""
         with self._packing:
             return self._pack()
 
@@ -350,15 +358,32 @@ class EntryIndex(Container[str]):
             start = block * size
             if start + size > len(self._slots):
                 break
-            slots = self._slots[start : start + size]
-            data = zlib.compress(b"\n".join(slot if isinstance(slot, bytes) else b"" for slot in slots), 1)
+            lines = (self._plain_line(position) for position in range(start, start + size))
+            data = zlib.compress(b"\n".join(lines), 1)
             with self._lock:
                 self._blocks.append(data)
                 for position in range(start, start + size):
                     if isinstance(self._slots[position], bytes):
                         self._slots[position] = None
+                    self._solo.pop(position, None)
             packed += 1
+        for position in range(len(self._blocks) * size, len(self._slots)):
+            slot = self._slots[position]
+            if isinstance(slot, bytes) and len(slot) >= self._solo_bytes:
+                data = zlib.compress(slot, 1)
+                with self._lock:
+                    self._solo[position] = data
+                    self._slots[position] = None
+                packed += 1
         return packed
+
+    def _plain_line(self, position: int) -> bytes:
+        """The packer's read of a line not in a block yet (b"" for an entry kept parsed)."""
+        slot = self._slots[position]
+        if isinstance(slot, bytes):
+            return slot
+        solo = self._solo.get(position) if slot is None else None
+        return zlib.decompress(solo) if solo is not None else b""
 
     def line(self, position: int) -> bytes:
         """The line of the entry at ``position`` as it was read (an appended entry: its compact JSON); b"" for an
@@ -372,6 +397,9 @@ class EntryIndex(Container[str]):
             return slot
         if slot is not None:
             return b""
+        solo = self._solo.get(position)
+        if solo is not None:
+            return zlib.decompress(solo)
         block, at = divmod(position, self._block)
         if self._unpacked[0] != block:
             self._unpacked = (block, zlib.decompress(self._blocks[block]).split(b"\n"))

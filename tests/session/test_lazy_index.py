@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from navtui.session.entries import Entry, LabelEntry, MessageEntry, RawEntry, SessionInfoEntry, parse_entry
 from navtui.session.manager import SessionManager
 from navtui.session.store import encode_line
-from navtui.session.tree import RECENT, RECENT_BYTES, Branch, EntryIndex, TreeNode
+from navtui.session.tree import RECENT, RECENT_BYTES, SOLO_BYTES, Branch, EntryIndex, TreeNode
 from tests.session.helpers import assistant, call, result, user
 
 
@@ -189,6 +189,37 @@ def test_lines_packed_in_blocks_read_back_as_they_were(tmp_path: Path) -> None:
     assert list(reopened.entries) == list(session.entries)
 
 
+def test_a_long_line_waiting_for_its_block_is_packed_alone_then_joins_its_block(tmp_path: Path) -> None:
+    # A long answer's line (80 KB for 20,000 tokens) is compressed alone while its block of 32 is not full: ten
+    # such answers kept ~0.8 MB of plain lines for the whole session (docs/speed.md, "Eleventh wave: memory").
+    records = _chain(40)
+    path = _write(tmp_path / "s.jsonl", records)
+    session = SessionManager.open(path)
+    index = session._index
+    long_text = "".join(f"paragraph {n} of a long answer, with `code` and **bold** words.\n\n" for n in range(1500))
+    answer = session.append_message(assistant(long_text))
+    question = session.append_message(user("and then?"))
+    plain = index.lines_size()
+    position = index._position[answer]
+    line = index.line(position)
+    assert len(line) > SOLO_BYTES and index._slots[position] == line
+    assert session.pack_lines() == 2  # the first block of 32, and the long line alone (the short ones wait)
+    assert index._slots[position] is None and position in index._solo
+    assert isinstance(index._slots[index._position[question]], bytes)
+    assert index.lines_size() < plain - len(line) * 0.8
+    assert index.line(position) == line  # byte for byte
+    assert session.get_entry(answer) == parse_entry(json.loads(line))
+    assert session.pack_lines() == 0
+    more = [session.append_message(user(f"more {n}")) for n in range(30)]  # fills the long line's block
+    assert session.pack_lines() == 1 and index._solo == {}
+    assert index._slots[position] is None and index.line(position) == line
+    reopened = SessionManager.open(session.path)
+    assert [index.line(p) for p in range(len(index))] == [reopened._index.line(p) for p in range(len(index))]
+    assert [session.get_entry(i) for i in [answer, question, *more]] == [
+        reopened.get_entry(i) for i in [answer, question, *more]
+    ]
+
+
 def test_packing_in_a_thread_while_the_session_is_read_and_appended_to(tmp_path: Path) -> None:
     records = _chain(2000)
     session = SessionManager.open(_write(tmp_path / "s.jsonl", records))
@@ -316,7 +347,7 @@ _CUSTOM_B = {"type": "custom", "id": "b", "timestamp": "x", "parentId": None, "c
 @example([{"type": "custom", "id": 3, "timestamp": "x", "parentId": "b", "customType": "k"}, _CUSTOM_B])
 @example([_CUSTOM_B, {"type": "title_change", "id": "t", "title": "named", "parentId": "b"}, _CUSTOM_B])
 def test_the_lazy_index_answers_every_reader_as_a_full_parse_does(body: list[dict[str, Any]]) -> None:
-    lazy = EntryIndex(block=4)  # (most lines in compressed blocks, the newest not yet)
+    lazy = EntryIndex(block=4, solo=150)  # (most lines in compressed blocks; of the newest, the long ones alone)
     for n, record in enumerate(body):
         lazy.add_line(encode_line(record)[:-1], json.loads(json.dumps(record)))
         if n == 5:
