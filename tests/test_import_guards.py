@@ -119,20 +119,43 @@ def test_a_reply_without_an_index_loads_no_index_builder(fake_server, workspace:
     from tests.fakes import Text
 
     fake_server.script(Text("Done."))
-    code = f"""
+    index = ["navtui.index.builder", "navtui.index.note", "navtui.index.chunker", "navtui.index.treesitter"]
+    assert _loaded(_reply(fake_server.url), index, workspace) == []
+
+
+def _reply(url: str, answer: str = "Done.") -> str:
+    """A runtime's start and one prompt against the fake server at ``url``, whose answer ends with ``answer``."""
+    return f"""
 import asyncio
 from pathlib import Path
 from navtui.agent.runtime import LaunchOptions, Runtime
+from navtui.core.events import TurnFinished
 async def main():
-    options = LaunchOptions(cwd=Path.cwd(), provider="ollama", base_url={fake_server.url!r}, model="qwen2.5-coder:7b")
+    options = LaunchOptions(cwd=Path.cwd(), provider="ollama", base_url={url!r}, model="qwen2.5-coder:7b")
     runtime = Runtime.create(options)
-    events = [type(event).__name__ async for event in runtime.run("what does main.py do?")]
-    assert "TurnFinished" in events, events
+    events = [event async for event in runtime.run("what does main.py do?")]
+    finished = [event for event in events if isinstance(event, TurnFinished)]
+    assert finished and finished[-1].message.text == {answer!r}, events
     await runtime.aclose()
 asyncio.run(main())
 """
-    index = ["navtui.index.builder", "navtui.index.note", "navtui.index.chunker", "navtui.index.treesitter"]
-    assert _loaded(code, index, workspace) == []
+
+
+def test_a_reply_loads_neither_the_text_tool_protocol_nor_the_edit_matcher(
+    fake_server, workspace: Path, navtui_home: Path
+) -> None:
+    # A model with native tool calls never uses the text protocol's provider; the edit tool's matching loads with
+    # the first edit (tests/tools/files/test_edit.py).
+    from tests.fakes import Text
+
+    fake_server.script(Text("Done."))
+    fake_server.script(Text("Done again."))
+    modules = ["navtui.providers.textprovider", "navtui.tools.files.editmatch"]
+    assert _loaded(_reply(fake_server.url), modules, workspace) == []
+    # With the text tool protocol set, the first request loads it, and the answer comes through it.
+    (navtui_home / "settings.json").write_text(json.dumps({"providers": {"tool_protocol": "text"}}))
+    loaded = _loaded(_reply(fake_server.url, "Done again."), modules, workspace)
+    assert loaded == ["navtui.providers.textprovider"]
 
 
 def test_markdown_renders_links_without_linkify(workspace: Path) -> None:

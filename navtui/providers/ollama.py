@@ -56,7 +56,6 @@ from navtui.providers.streaming import (
     with_retries,
 )
 from navtui.providers.textproto import ToolCallScanner
-from navtui.providers.textprovider import TextProtocolProvider
 from navtui.providers.toolargs import call_ids, decode_arguments
 
 if TYPE_CHECKING:
@@ -211,6 +210,8 @@ class OllamaProvider(Provider):
             if not self._announced_text and not self._tools_rejected and self.settings.tool_protocol == "auto":
                 self._announced_text = True
                 yield ProviderNotice(text=f"{self.model} has no native tool calling; using the text tool protocol")
+            from navtui.providers.textprovider import TextProtocolProvider  # a model without native tool calls
+
             async with contextlib.aclosing(TextProtocolProvider(self).stream(request)) as events:
                 async for event in events:
                     yield event

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -12,9 +13,11 @@ from navtui.core.errors import ToolError
 from navtui.core.fs import atomic_write_bytes, write_error_text
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.files.diff import clip_diff, diff_stats, unified_diff
-from navtui.tools.files.editmatch import Applied, apply_edit
 from navtui.tools.files.textfile import TextContent, decode_for_edit, encode_text, require_regular
 from navtui.tools.shell.output import human_size
+
+if TYPE_CHECKING:
+    from navtui.tools.files.editmatch import Applied
 
 MAX_EDIT_BYTES = 20 * 1024 * 1024
 
@@ -102,6 +105,8 @@ class EditTool(Tool[EditArgs]):
         content = decode_for_edit(path.read_bytes(), shown)
         text = content.text
         items = args.items()
+        from navtui.tools.files.editmatch import apply_edit  # with the first edit: its tolerant matching, ~40 KB
+
         applied: list[Applied] = []
         for number, item in enumerate(items, start=1):
             old, new = item.old_text, item.new_text
