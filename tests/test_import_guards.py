@@ -82,7 +82,9 @@ def test_an_idle_session_without_mcp_servers_loads_no_manager_screens_or_glob_ma
     assert loaded == ["navtui.mcp.manager"]
 
 
-def test_an_mcp_file_that_is_there_is_read_even_when_it_holds_nothing_usable(workspace: Path, navtui_home: Path) -> None:
+def test_an_mcp_file_that_is_there_is_read_even_when_it_holds_nothing_usable(
+    workspace: Path, navtui_home: Path
+) -> None:
     # Only a missing file is skipped without loading the configuration: the user's file, broken, still gets its
     # warning (and an unreadable one would too: anything but "not found" is read).
     (navtui_home / "mcp.json").write_text("{not json")

@@ -21,6 +21,8 @@ at what is new.
   half: ten 20,000-token replies then left 2 MB of such garbage in Python's heap, and the next replies took new
   memory instead of reusing it (docs/speed.md, "Ten replies, fourth wave"). A full collection walks every object
   (~130,000; 127-235 ms at load 3-5): once per turn, while idle, put off while the user types.
+* ``drop_geometry_caches()`` (idle after a turn, before ``reclaim()``) empties Textual's caches of region
+  arithmetic, which a streamed answer's scrolling fills with regions no later frame asks for again.
 * ``give_back()`` (idle after a turn, after a session is loaded) returns the heap's free pages to the system.
   What a turn or a load freed stays in the process otherwise (glibc keeps it for later allocations): after
   loading a 5,000-entry session, 3 MB of the 23 MB it added were free pages (bench/bench_memory.py).
@@ -87,6 +89,28 @@ def give_back() -> bool:
         return False
     _malloc_trim(0)
     return True
+
+
+def drop_geometry_caches() -> int:
+    """Empty Textual's caches of region arithmetic; return how many entries they held.
+
+    ``textual.geometry`` caches the results of ``Region``'s (and ``Offset``'s, ``Size``'s, ``Spacing``'s) methods
+    in ``functools.lru_cache``s of 1,024 and 4,096 entries (~26,600 in all), keyed by the regions themselves. A
+    streamed answer scrolls the transcript at every frame, so each frame's regions are new: the caches took ~2,000
+    entries a 20,000-token reply and kept them until full (docs/speed.md, "Eleventh wave: memory"). Emptied while
+    idle after a turn, they refill with what the next frames need (each entry a few integer operations)."""
+    from textual import geometry
+
+    dropped = 0
+    for cached in _geometry_caches(geometry):
+        dropped += cached.cache_info().currsize
+        cached.cache_clear()
+    return dropped
+
+
+def _geometry_caches(geometry: Any) -> list[Any]:
+    classes = (geometry.Region, geometry.Offset, geometry.Size, geometry.Spacing)
+    return [method for cls in classes for method in vars(cls).values() if hasattr(method, "cache_clear")]
 
 
 def reclaim() -> None:

@@ -301,6 +301,7 @@ class TurnRunner:
             self._reclaim_timer = self.screen.set_timer(RECLAIM_DELAY, self._reclaim, name="gc-reclaim")
             return
         self.screen.transcript.trim_offscreen()  # answers' lines far off screen: rendered again if scrolled to
+        gc_policy.drop_geometry_caches()  # the regions of the turn's scrolled frames
         gc_policy.reclaim()  # the turn's cycles, frozen while they lived (gc_policy)
         gc_policy.give_back()
         self.screen.pack_session_lines()  # the turn's entries, in blocks of lines now full

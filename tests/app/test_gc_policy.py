@@ -212,3 +212,49 @@ def test_malloc_trim_and_inotify_are_found_without_running_ldconfig() -> None:
         [sys.executable, "-c", OWN_SYMBOLS], capture_output=True, text=True, check=True, cwd=ROOT, timeout=60
     )
     assert out.stdout.split() == ["False"]
+
+
+def test_textual_caches_its_region_arithmetic_where_drop_geometry_caches_empties_it() -> None:
+    # Pins Textual's state that drop_geometry_caches relies on: the methods a frame's layout and clipping call
+    # (intersection, translate, overlaps, shrink, grow, union) are functools caches on the classes. Should a
+    # Textual release stop caching them, this fails, and the drop (then a no-op) can go.
+    from textual import geometry
+    from textual.geometry import Region
+
+    cached = {method.__wrapped__.__qualname__ for method in gc_policy._geometry_caches(geometry)}
+    assert {"Region.intersection", "Region.translate", "Region.overlaps", "Region.shrink", "Region.union"} <= cached
+    Region(0, 0, 10, 10).intersection(Region(5, 5, 10, 10))
+    assert Region.intersection.cache_info().currsize > 0
+    assert gc_policy.drop_geometry_caches() > 0
+    assert sum(method.cache_info().currsize for method in gc_policy._geometry_caches(geometry)) == 0
+
+
+async def test_after_a_streamed_answer_the_idle_collection_empties_the_region_caches_and_the_screen_is_unchanged(
+    make_app: AppFactory, fake_server: Any
+) -> None:
+    # A long answer scrolls the transcript at each frame: the caches of region arithmetic fill with regions no
+    # later frame asks for (~2,000 entries a 20,000-token reply, kept until full). The idle collection after the
+    # turn empties them; what is on screen, and scrolling back, are drawn as before.
+    from textual import geometry
+
+    from tests.app.conftest import screen_text, transcript, wait_for
+    from tests.fakes import Text
+
+    answer = "".join(f"paragraph {n} of the answer, with `code` and **bold** words.\n\n" for n in range(120))
+    fake_server.script(*(Text(answer[start : start + 200]) for start in range(0, len(answer), 200)))
+    app = make_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        main_screen(app).submit("write it")
+        await settle(app, pilot)
+        caches = gc_policy._geometry_caches(geometry)
+        assert sum(method.cache_info().currsize for method in caches) > 50  # the frames' regions
+        before = screen_text(app)
+        turns = main_screen(app).turns
+        assert turns._reclaim_timer is not None
+        turns._reclaim()  # (what the timer runs RECLAIM_DELAY after the turn)
+        assert sum(method.cache_info().currsize for method in caches) == 0
+        await pilot.pause()
+        assert screen_text(app) == before and "paragraph 119 of the answer" in before
+        view = transcript(app)
+        view.scroll_home(animate=False, immediate=True)
+        await wait_for(pilot, lambda: "paragraph 0 of the answer" in screen_text(app))
