@@ -125,6 +125,14 @@ def test_text_that_reaches_back_across_a_row_is_shown_as_a_whole_render_shows_it
     assert used  # points were taken before the text that reaches back
 
 
+def test_a_word_at_a_row_start_whose_link_closes_later_moves_back_to_the_row_before_as_a_whole_render_shows() -> None:
+    # At 30 columns "ab[cd" starts a row: the row before has 5 cells left, one short of " ab[cd". Once the link
+    # closes, the word shows as "abcd" and fits there; a point at its start would have kept the row before without it.
+    text = "word " * 34 + "yyyyy ab[cd more words here](https://e.x/a) " + "tail " * 20
+    stream(OpenParagraph(), text, [1] * len(text), 30)
+    assert "".join(segment.text for segment in render_all(text, 30)[5]).rstrip().endswith("yyyyy abcd")
+
+
 # Generated paragraphs: words and every piece of syntax that can reach back, in any order, cut anywhere.
 PIECES = st.sampled_from(
     [

@@ -11,9 +11,11 @@ text from its last *safe point*, a place no later text can change anything befor
   change, and the text from there renders as a paragraph of its own renders it.
 * **The inline syntax.** Text that comes later can reach back across a point: a ``*``, ``_`` or ``~`` not matched
   yet may be closed (emphasis), a backtick run opened (a code span), a ``[`` closed into a link. The text before a
-  safe point has none of these left as text in markdown-it's inline parse (``_settled``): every one it holds is
-  matched before the point. An autolink, an entity or a backslash escape cannot span the space before the point,
-  raw HTML is off, and the point follows a single space after a word (no hard break ends there).
+  safe point, and the word after it, have none of these left as text in markdown-it's inline parse (``_settled``):
+  every one they hold is matched there (a word whose opener is closed later shows narrower, and may move back to the
+  row before the point: ``ab[cd more](u)`` shows ``abcd``). An autolink, an entity or a backslash escape cannot
+  span the space before the point, raw HTML is off, and the point follows a single space after a word (no hard
+  break ends there).
 * **The block.** Later lines can make the paragraph something else: a setext underline turns it into a heading, a
   table's delimiter row takes its last line as a header, a list item or a fence interrupts it. A point is taken
   only while the whole tail parses as one paragraph (``one_paragraph``: markdown-it's block rules only), and on its
@@ -162,14 +164,16 @@ class OpenParagraph:
         line_start = rest.rfind("\n", 0, len(rest.rstrip())) + 1  # the point must be on the paragraph's last line
         after = sum(len("".join(segment.text for segment in line).replace(" ", "")) for line in rows[row:])
         candidates = [
-            match.start(1)
+            match.span(1)
             for match in _POINT.finditer(rest, line_start)
             if match.group(1).startswith(first) and not _LIST_MARKER.fullmatch(match.group(1))
         ]
         # The source after the point holds about as many characters but spaces as the rows show (markup adds some)
-        candidates.sort(key=lambda point: abs(len(rest[point:].replace(" ", "").replace("\n", "")) - after))
-        for point in candidates[:2]:
-            if not _settled(rest[:point]):
+        candidates.sort(key=lambda span: abs(len(rest[span[0] :].replace(" ", "").replace("\n", "")) - after))
+        for point, word_end in candidates[:2]:
+            # Nor can the point's word hold an opener a later closer pairs with: the word then shows narrower
+            # (``ab[cd more](u)`` shows ``abcd``) and may fit at the end of the row before the point
+            if not _settled(rest[:word_end]):
                 continue
             if render_markdown(rest[point:], console, width, style, palette, references) == rows[row:]:
                 self._rows = [*self._rows, *rows[:row]]
