@@ -463,7 +463,8 @@ def prompt_as_predicted(
     """The prompt as a frame being made paints it is ``state``'s row with ``line`` and the cursor at column ``x``,
     in the looks the state's echoes take (runs on the loop: ``LocalEcho.verify``)."""
     app = screen.app
-    if screen is not app.screen or screen is not app.screen_stack[0] or state.generation != image.generation:
+    stack = app.screen_stack
+    if not stack or screen is not stack[0] or screen is not stack[-1] or state.generation != image.generation:
         return False
     if (app.size.width, app.size.height) != state.size:
         return False
