@@ -183,6 +183,17 @@ def _below_transcript(term: Terminal) -> list[list[tuple[str, str, str, bool, bo
     return _seen(term)[top:]
 
 
+def _both_showing_ab(held: Any) -> tuple[Held, Held]:
+    """A process with the echo and one without, each having typed "ab" and drawn it."""
+    on, off = held(True), held(False)
+    for app in (on, off):
+        app.hold()
+        app.term.write(b"ab")
+        app.frame_after(app.release())
+        assert app.shows("│ ab "), app.screen()
+    return on, off
+
+
 def _same_screens(on: Held, off: Held, what: str) -> None:
     """The two screens become the same, cell for cell (a step may take more than one frame: a layout, a list)."""
     deadline = time.monotonic() + WAIT
@@ -270,12 +281,7 @@ def test_brackets_and_the_modes_characters_after_text_are_echoed_and_the_screen_
 
 
 def test_a_key_read_while_the_frame_of_the_prompts_row_is_made_is_echoed(held: Any) -> None:
-    on, off = held(True), held(False)
-    for app in (on, off):
-        app.hold()
-        app.term.write(b"ab")
-        app.frame_after(app.release())
-        assert app.shows("│ ab "), app.screen()
+    on, off = _both_showing_ab(held)
     on.hold(in_frame=True)
     on.term.write(b"c")  # echoed; the loop's frame that confirms it paints the prompt's row, and holds inside
     on.held_in_frame()
@@ -296,12 +302,7 @@ def test_a_key_read_while_the_frame_of_the_prompts_row_is_made_is_echoed(held: A
 
 
 def test_a_wrong_echo_is_put_right_by_the_loops_frame(held: Any) -> None:
-    on, off = held(True), held(False)
-    for app in (on, off):
-        app.hold()
-        app.term.write(b"ab")
-        app.frame_after(app.release())
-        assert app.shows("│ ab "), app.screen()
+    on, off = _both_showing_ab(held)
     for app in (on, off):
         app.hold(wrong=True)  # backspace is bound with priority, with no frame: the prompt will not get it
         app.term.write(b"\x7f")
