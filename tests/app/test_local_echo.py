@@ -354,17 +354,38 @@ def _row_text(image: ScreenImage, y: int) -> str:
     return f"\x1b[{y + 1};1H" + "".join(sgr + cell for sgr, cell in zip(steps, row.cells, strict=True)) + "\x1b[0m"
 
 
-@pytest.mark.parametrize("synchronized", [True, False], ids=["synchronized update", "no mode 2026 (tmux 3.3)"])
-def test_a_frame_made_before_the_key_does_not_erase_its_echo(synchronized: bool) -> None:
-    width, height, y = 20, 3, 1
+def _image_showing_ab(width: int, height: int, y: int) -> tuple[ScreenImage, tuple[Any, Any, Any, Any]]:
+    """A screen image whose row ``y`` is a prompt showing "ab", the cursor after it; and its looks: plain, the
+    typed text, the cursor's cell, the blanks."""
     image = ScreenImage()
     image.begin(width, height)
     plain = image.look(None)
     text, cursor, blank = (
         image.look(Style.parse(s)) for s in ("#d0d0d0 on #1c1c1c", "#1c1c1c on #ffffff", "on #1c1c1c")
     )
-    row = Row([*"│ ab", " ", *[" "] * 14, "│"], [plain, plain, text, text, cursor, *[blank] * 14, plain])
-    image.rows[y] = row
+    image.rows[y] = Row(
+        [*"│ ab", " ", *[" "] * (width - 6), "│"], [plain, plain, text, text, cursor, *[blank] * (width - 6), plain]
+    )
+    return image, (plain, text, cursor, blank)
+
+
+def _state_after_ab(
+    image: ScreenImage, size: tuple[int, int], y: int, looks: tuple[Any, Any, Any], *, typed: str
+) -> EchoState:
+    """What the loop publishes after a frame of ``_image_showing_ab``'s prompt, ``typed`` the keys it may echo."""
+    text, cursor, blank = looks
+    typing, erasing = image.sgr_run([(text, False), (cursor, True)]), image.sgr_run([(cursor, True), (blank, True)])
+    return EchoState(
+        seq=0, generation=image.generation, size=size, y=y, left=2, x=4, end=size[0] - 1, line="ab",
+        content_y=0, text=text, cursor=cursor, blank=blank, sgr_text=typing[0], sgr_text_cursor=typing[1],
+        sgr_cursor=erasing[0], sgr_cursor_blank=erasing[1], typed=frozenset(typed), backspace=True, alone=True,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("synchronized", [True, False], ids=["synchronized update", "no mode 2026 (tmux 3.3)"])
+def test_a_frame_made_before_the_key_does_not_erase_its_echo(synchronized: bool) -> None:
+    width, height, y = 20, 3, 1
+    image, (plain, text, cursor, blank) = _image_showing_ab(width, height, y)
     master, slave = os.openpty()
     screen = pyte.Screen(width, height)
     stream = pyte.ByteStream(screen)
@@ -388,12 +409,7 @@ def test_a_frame_made_before_the_key_does_not_erase_its_echo(synchronized: bool)
             frames.write(part)
         frames.end_frame()
 
-    typing, erasing = image.sgr_run([(text, False), (cursor, True)]), image.sgr_run([(cursor, True), (blank, True)])
-    state = EchoState(
-        seq=0, generation=image.generation, size=(width, height), y=y, left=2, x=4, end=19, line="ab",
-        content_y=0, text=text, cursor=cursor, blank=blank, sgr_text=typing[0], sgr_text_cursor=typing[1],
-        sgr_cursor=erasing[0], sgr_cursor_blank=erasing[1], typed=frozenset("c"), backspace=True, alone=True,
-    )  # fmt: skip
+    state = _state_after_ab(image, (width, height), y, (text, cursor, blank), typed="c")
     before = _row_text(image, y)
     frame(before)
     echo.frame_written(image, state)
@@ -454,13 +470,7 @@ def test_a_key_read_while_a_frame_paints_the_prompts_row_chains_when_the_frame_s
     # is echoed at once and written again at the frame's end. Any other prompt (the loop says so: ``verify``): the
     # state is withdrawn as before, "d" waits for the loop.
     width, height, y = 20, 3, 1
-    image = ScreenImage()
-    image.begin(width, height)
-    plain = image.look(None)
-    text, cursor, blank = (
-        image.look(Style.parse(s)) for s in ("#d0d0d0 on #1c1c1c", "#1c1c1c on #ffffff", "on #1c1c1c")
-    )
-    image.rows[y] = Row([*"│ ab", " ", *[" "] * 14, "│"], [plain, plain, text, text, cursor, *[blank] * 14, plain])
+    image, (plain, text, cursor, blank) = _image_showing_ab(width, height, y)
     master, slave = os.openpty()
     screen = pyte.Screen(width, height)
     stream = pyte.ByteStream(screen)
@@ -488,12 +498,7 @@ def test_a_key_read_while_a_frame_paints_the_prompts_row_chains_when_the_frame_s
         keys.append(key)
 
     keys: list[events.Key] = []
-    typing, erasing = image.sgr_run([(text, False), (cursor, True)]), image.sgr_run([(cursor, True), (blank, True)])
-    state = EchoState(
-        seq=0, generation=image.generation, size=(width, height), y=y, left=2, x=4, end=19, line="ab",
-        content_y=0, text=text, cursor=cursor, blank=blank, sgr_text=typing[0], sgr_text_cursor=typing[1],
-        sgr_cursor=erasing[0], sgr_cursor_blank=erasing[1], typed=frozenset("cde"), backspace=True, alone=True,
-    )  # fmt: skip
+    state = _state_after_ab(image, (width, height), y, (text, cursor, blank), typed="cde")
     echo.frame_written(image, state)
     frames.write(_row_text(image, y))
     take()
