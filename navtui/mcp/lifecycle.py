@@ -85,6 +85,7 @@ class ServerLifecycle:
         self._settled = asyncio.Event()
         self._generation = 0
         self._unwatch: Callable[[], None] | None = None
+        self._watched = 0  # the generation whose server ``_unwatch`` watches
         self._stderr: TextIO | None = None
         self._recovering = False  # a restart after a crash under way (recovery.py)
         self._renewing: asyncio.Task[bool] | None = None  # a lost HTTP session being renewed (recovery.py)
@@ -147,8 +148,11 @@ class ServerLifecycle:
         self.tools, self.resources, self.prompts = listing.tools, listing.resources, listing.prompts
         if resolved.transport == "stdio":
             self.pid = await asyncio.to_thread(process.server_pid, self.marker)
+            if generation != self._generation:
+                return  # stopped meanwhile
             if self.pid is not None:
                 self._unwatch = process.watch_exit(self.pid, lambda: self._connection_lost(generation, "it exited"))
+                self._watched = generation
         self.state = "ready"
         self._settled.set()
         self.notify(self, None, "info")
@@ -172,10 +176,14 @@ class ServerLifecycle:
         self.state = "stopped"
         await self.start()
 
-    async def _stop_task(self) -> None:
-        if self._unwatch is not None:
+    def _stop_watching(self, generation: int | None = None) -> None:
+        """Stop watching the server's pid (only if it is ``generation``'s server, when one is named)."""
+        if self._unwatch is not None and generation in (None, self._watched):
             self._unwatch()
             self._unwatch = None
+
+    async def _stop_task(self) -> None:
+        self._stop_watching()
         task, self._task = self._task, None
         if task is not None and not task.done():
             self._stop.set()
@@ -262,6 +270,10 @@ class ServerLifecycle:
                         message_handler=lambda message: self._on_message(message, generation),
                     )
                 )
+                # Leaving, however it is left, ends the server: from the first step out, its exit is that ending,
+                # not a crash (a crash that ends the task is reported below, from its exception). The SDK closes
+                # the server's stdin and polls for its exit, so the watcher would see it first.
+                stack.callback(self._stop_watching, generation)
                 listing = await list_all(client)
                 self._client = client
                 started.set_result(listing)

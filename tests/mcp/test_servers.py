@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 from collections.abc import AsyncIterator
@@ -283,3 +284,19 @@ def test_a_connection_whose_event_loop_ends_without_a_stop_leaves_no_open_log(wo
     logs = {str(path) for path in (workspace / ".artifacts").glob("mcp-*.log")}
     assert len(logs) == 1 and not logs & open_paths()
     asyncio.run(eventually(lambda: gone(server_pid(traces)), "the server to end with its task"))
+
+
+async def test_a_server_ending_with_its_cancelled_task_is_not_taken_for_a_crash(stdio: Running, traces: Path) -> None:
+    # What an event loop's end does to the task that owns the client (asyncio.run cancels every task): the SDK
+    # closes the server's stdin and polls for its exit, and the pid watcher sees the exit first, while that task is
+    # still unwinding. That exit is the cancellation's own doing: nothing may start the server again.
+    connection = stdio.connection
+    task = connection._task
+    assert task is not None and connection.state == "ready"
+    pid = server_pid(traces)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert gone(pid)
+    assert not connection._recovering, "the server's exit during the cancellation was taken for a crash"
+    assert not [text for text in stdio.notices if "restart" in text], stdio.notices
