@@ -12,6 +12,7 @@ from navtui.app.screens.restore import RestoreCodeScreen, UndoScreen
 from navtui.app.screens.tree import TreeScreen
 from navtui.checkpoints.history import checkpoint_of
 from navtui.widgets.items import NoticeItem
+from navtui.widgets.status_line import StatusLine
 from navtui.widgets.transcript import Transcript
 from tests.app.test_tree_pilot import make_app, screen_is, send, wait_for
 from tests.fakes import Text, ToolCall
@@ -163,3 +164,39 @@ async def test_a_pi_session_has_nothing_to_undo(fake_server: Any, workspace: Pat
         await send(app, pilot, "/undo")
         await wait_for(pilot, lambda: "Nothing to undo" in transcript_text(app), "nothing to undo")
         assert not isinstance(app.screen, UndoScreen)
+
+
+def git_repo(workspace: Path) -> None:
+    """The workspace as a git repository with calc.py committed (the status line's git part has a state)."""
+    import subprocess
+
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q"], ["add", "calc.py"], ["commit", "-q", "-m", "calc"]):
+        subprocess.run(["git", *args], cwd=workspace, check=True, env={**env, "PATH": "/usr/bin:/bin"})
+
+
+async def test_the_status_line_sees_the_files_undo_and_a_shell_command_changed(
+    fake_server: Any, workspace: Path
+) -> None:
+    # The git part of the status line ("main *1 ?1") was asked for after a turn only: after /undo put calc.py
+    # back it still said it was changed, and after "!touch" it did not count the new file.
+    (workspace / "calc.py").write_text(ORIGINAL)
+    git_repo(workspace)
+    app = make_app(fake_server, workspace)
+    app.runtime.set_approval("yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        status = app.screen.query_one(StatusLine)
+        await wait_for(pilot, lambda: not app.runtime.checkpoints.warming, "the first walk")
+        fake_server.script(ToolCall("shell", {"command": "echo changed > calc.py"}))
+        fake_server.script(Text("changed it"))
+        await send(app, pilot, "change calc.py")
+        await wait_for(pilot, lambda: status.data.git_unstaged == 1, "calc.py counted as changed")
+        await send(app, pilot, "/undo")
+        await wait_for(pilot, lambda: isinstance(app.screen, UndoScreen), "the undo dialog")
+        grace(app.screen)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: (workspace / "calc.py").read_text() == ORIGINAL, "calc.py restored")
+        await wait_for(pilot, lambda: status.data.git_unstaged == 0, "calc.py no longer counted as changed")
+        assert status.data.git_branch is not None and not status.data.git_dirty
+        await send(app, pilot, "!touch notes.txt")
+        await wait_for(pilot, lambda: status.data.git_untracked == 1, "notes.txt counted as untracked")

@@ -84,6 +84,7 @@ async def _apply(ctx: CommandContext, files: Checkpointer, proposal: Proposal, a
     if tell_model:
         runtime.reload_from_session()  # the note about the files joins the model's context
     _report(ctx, result)
+    ctx.refresh_status()  # the files went back: git's counts in the status line change with them
     return True
 
 

@@ -596,6 +596,7 @@ class MainScreen(TurnScreen):
         model_sees = context_message(message)
         if model_sees is not None:
             runtime.agent.messages.append(model_sees)
+        self.refresh_status()  # the command may have changed files: git's counts in the status line
 
     def _describe_item(self, item: ToolItem) -> str:
         from navtui.core.messages import ToolCall
