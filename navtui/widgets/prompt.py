@@ -303,12 +303,12 @@ class PromptEditor(CachedHandlers, TextArea):
             self.post_message(self.EditorRequested())
         elif key == "ctrl+x" and not self.selected_text:
             self._chord_at = time.monotonic()  # (with a selection ctrl+x cuts, as TextArea does)
-        elif key == "up" and self.prompt_history and self.cursor_location[0] == 0 and not self.selected_text:
+        elif key == "up" and self.prompt_history and self._cursor_row() == 0 and not self.selected_text:
             self._recall(self.prompt_history.previous(self.text))
         elif (
             key == "down"
             and self.prompt_history
-            and self.cursor_location[0] == self.document.line_count - 1
+            and self._cursor_row() == self.wrapped_document.height - 1
             and not self.selected_text
         ):
             self._recall(self.prompt_history.next())
@@ -349,6 +349,11 @@ class PromptEditor(CachedHandlers, TextArea):
             if not binding.priority and await self.app.run_action(binding.action, self):
                 return True
         return False
+
+    def _cursor_row(self) -> int:
+        """The row the cursor is on as drawn: a long line wrapped over rows is several (Up and Down move between
+        them before they reach the history)."""
+        return self.wrapped_document.location_to_offset(self.cursor_location).y
 
     def _continued(self) -> bool:
         """A ``\\`` just before the cursor at the end of its line: the user asks for a new line (as in Claude Code)."""

@@ -58,6 +58,30 @@ async def test_history_survives_a_restart_and_walks_with_up_and_down(make_app, f
         assert prompt(again).text == "draft"
 
 
+async def test_up_and_down_move_between_the_rows_of_a_wrapped_line_before_the_history(make_app, fake_server) -> None:
+    # A long paragraph is one line wrapped over several rows: Up on its second row recalled the history (the
+    # draft replaced by the previous prompt) instead of going up a row, as Up does between real lines.
+    fake_server.script(Text("1"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"first", "enter")
+        await settle(app, pilot)
+        editor = prompt(app)
+        long = " ".join(["word"] * 30)  # 149 columns: two rows in a 100-column prompt
+        await pilot.press(*long)
+        assert editor.wrapped_document.height == 2
+        assert editor.wrapped_document.location_to_offset(editor.cursor_location).y == 1
+        await pilot.press("up")
+        assert editor.text == long  # the first row, same line
+        assert editor.wrapped_document.location_to_offset(editor.cursor_location).y == 0
+        await pilot.press("down")
+        assert editor.text == long and editor.wrapped_document.location_to_offset(editor.cursor_location).y == 1
+        await pilot.press("up", "up")  # from the first row: the history
+        assert editor.text == "first"
+        await pilot.press("down")
+        assert editor.text == long
+
+
 def menu(app) -> CompletionMenu:
     return main_screen(app).query_one(CompletionMenu)
 
