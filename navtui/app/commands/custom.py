@@ -31,7 +31,10 @@ Origin = Literal["user", "project"]
 MAX_BYTES = 64_000  # a command file longer than this is not read
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _POSITIONAL = re.compile(r"\$([1-9])")
-_AT_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")  # as navtui/agent/attachments.py finds them
+# An @ in a repository's template that starts a mention once it is filled in, as navtui/agent/attachments.py finds
+# them: at the start, after white space, or right after a placeholder (which may be filled with nothing, or with a
+# quoted word ending in a space: "$ARGUMENTS@~/.netrc" run with no words is "@~/.netrc").
+_AT_MENTION = re.compile(r"(?:^|(?<=\s)|(?<=\$ARGUMENTS)|(?<=\$[1-9]))@(\S+)")
 _loaded: set[str] = set()  # names registered by the last load (a reload replaces them)
 
 
