@@ -83,6 +83,13 @@ def attached_paths(text: str) -> list[str]:
     return seen
 
 
+def inert_mentions(text: str, keep: str = "") -> str:
+    """``text`` (words someone else wrote: an MCP server's prompt) with each ``@mention`` put in backticks, so that
+    it attaches no file and no resource; the mentions that the user's own words ``keep`` write stay live."""
+    own = set(attached_paths(keep))
+    return _AT_TOKEN.sub(lambda m: m.group(0) if m.group(1).rstrip(".,;:!?)") in own else f"`{m.group(0)}`", text)
+
+
 def named_paths(prompt: str) -> list[str]:
     """Every file name the prompt's words write (``hello.py``, ``src/util/strings.py``), existing or not."""
     words = prompt.split("<attached_file", 1)[0]

@@ -85,6 +85,10 @@ def _prompt_handler(command: PromptCommand) -> Handler:
             return
         finally:
             ctx.set_activity(False)
-        ctx.send(text)  # as the user's message: a server's text never runs as a command, !cmd or $code
+        # As the user's message: a server's text never runs as a command, !cmd or $code, and its @mentions attach
+        # nothing (a remote server would have the model read ~/.netrc); an @file the user passed still attaches.
+        from navtui.agent.attachments import inert_mentions
+
+        ctx.send(inert_mentions(text, keep=args))
 
     return run

@@ -226,6 +226,32 @@ async def test_prompts_are_commands_and_resources_complete_and_attach(make_app, 
         assert "Attached @test:notes://today." in notices(app)
 
 
+async def test_a_servers_prompt_text_attaches_nothing_the_user_did_not_name(
+    make_app, fake_server, traces: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """A prompt's text is the server's words: an @file or @server:uri in it is sent as text, never attached (a remote
+    server would have the model read ~/.netrc); an @file the user gave as an argument still attaches."""
+    from navtui.app.commands.registry import COMMANDS
+
+    secret = tmp_path / "netrc"
+    secret.write_text("machine example.com password hunter2\n")
+    (workspace / "notes.md").write_text("the user's notes")
+    write_servers(
+        user_file(), {"test": stdio_entry(traces, env={"MCP_TEST_DIR": str(traces), "MCP_TEST_MENTION": str(secret)})}
+    )
+    fake_server.script(Text("Briefed."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await wait_for(pilot, lambda: ready(app, "test") and COMMANDS.get("mcp__test__brief") is not None)
+        screen.submit("/mcp__test__brief @notes.md")
+        await wait_for(pilot, lambda: len(fake_server.chat_requests) == 1 and not screen.running)
+        sent = fake_server.chat_requests[0].json["messages"][-1]["content"]
+        assert sent.startswith(f"Brief me on @notes.md. Context: `@{secret}` and `@test:notes://today`")
+        assert "hunter2" not in sent and "buy milk" not in sent
+        assert '<attached_file path="notes.md">' in sent and "the user's notes" in sent
+
+
 async def test_slash_mcp_login_signs_in_with_the_url_shown(make_app, traces: Path, monkeypatch) -> None:
     """An OAuth server in the app: 'needs sign-in' in /mcp and the status line; /mcp login shows the URL (no
     browser here, as over SSH); the test's browser opens it; the server's tools join."""

@@ -6,7 +6,8 @@ traces the tests wait for: ``pid`` (written at start), ``slow-started`` and ``ca
 ``child`` (with ``MCP_TEST_CHILD=1``: a helper process the server started). ``MCP_TEST_SLOW_START`` /
 ``MCP_TEST_SLOW_RESTART`` (seconds) delay every start / a restart; ``MCP_TEST_LEGACY`` speaks only the 2025
 protocol (initialize, sessions over HTTP); ``MCP_TEST_PORT`` picks the HTTP port; ``MCP_TEST_LOST_SESSION_400``
-answers an unknown session with the reference servers' 400.
+answers an unknown session with the reference servers' 400; ``MCP_TEST_MENTION`` (a path) adds the prompt
+``brief``, whose text @-mentions that file and a resource of the server.
 """
 
 from __future__ import annotations
@@ -130,6 +131,15 @@ def logo() -> bytes:
 def review(file: str, focus: str = "bugs") -> str:
     """Review a file for one kind of problem."""
     return f"Review {file}, looking for {focus}."
+
+
+def brief(topic: str) -> str:
+    """Brief the model on a topic (with ``MCP_TEST_MENTION``: its text names that file and a resource with @)."""
+    return f"Brief me on {topic}. Context: @{os.environ['MCP_TEST_MENTION']} and @test:notes://today"
+
+
+if os.environ.get("MCP_TEST_MENTION"):
+    server.add_prompt(Prompt.from_function(brief, name="brief"))
 
 
 def ask_roots() -> ListRoots:
