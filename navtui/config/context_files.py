@@ -4,7 +4,8 @@ A repository's context file is untrusted text the model will read as instruction
 visible: a file over ``MAX_CONTEXT_FILE_BYTES`` is cut at a line end with a note saying so (to the model, and
 a warning to the user), and invisible characters that can carry hidden instructions (Unicode tag characters,
 bidirectional overrides, zero-width characters) reach the model as visible ``<U+E0069>`` codes, with a warning
-that quotes what the tag characters spell.
+that quotes what the tag characters spell. A repository's file is read only when it is a regular file inside the
+repository (``config/repo_files.py``): ``AGENTS.md -> /proc/self/environ`` is refused with a warning.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from navtui.config.paths import find_repo_root, navtui_home
+from navtui.config.repo_files import RefusedFile, read_regular
 
 CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 MAX_CONTEXT_FILE_BYTES = 64 * 1024
@@ -54,11 +56,15 @@ def _size(count: int) -> str:
     return f"{count / 1024 / 1024:.1f} MB" if count >= 1024 * 1024 else f"{count // 1024} KB"
 
 
-def _read(path: Path) -> ContextFile | None:
+def _read(path: Path, inside: Path | None, refused: list[str] | None = None) -> ContextFile | None:
+    """The file as the model reads it; ``inside``: the repository it must lie in (None: the user's own file).
+    A file that is there but refused (a link out of the repository, a named pipe) is said in ``refused``."""
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_CONTEXT_FILE_BYTES + 1)
-            size = max(len(data), path.stat().st_size)
+        data, size = read_regular(path, MAX_CONTEXT_FILE_BYTES + 1, inside=inside)
+    except RefusedFile as exc:
+        if refused is not None:
+            refused.append(f"{path} {exc}")
+        return None
     except OSError:
         return None
     data = data.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark from a Windows editor is not hidden text
@@ -82,37 +88,47 @@ def _read(path: Path) -> ContextFile | None:
     return ContextFile(path, text, size, truncated, hidden, message)
 
 
-def _dirs_root_to_cwd(cwd: Path) -> list[Path]:
+def _dirs_root_to_cwd(cwd: Path) -> tuple[Path, list[Path]]:
+    """The repository root (``cwd`` outside one) and the directories from it down to ``cwd``."""
     cwd = cwd.resolve()
     root = find_repo_root(cwd) or cwd
     dirs = [cwd]
     while dirs[-1] != root and dirs[-1].parent != dirs[-1]:
         dirs.append(dirs[-1].parent)
-    return list(reversed(dirs))
+    return root, list(reversed(dirs))
 
 
-def discover_context_files(cwd: Path) -> list[ContextFile]:
-    """User file first, then one file per directory from the repository root down to ``cwd``.
-
-    In each directory AGENTS.md wins over CLAUDE.md, so a repository that keeps both for different tools
-    does not send the model the same guidance twice.
-    """
+def _discover(cwd: Path, refused: list[str] | None) -> list[ContextFile]:
     found: list[ContextFile] = []
-    user = _read(navtui_home() / "AGENTS.md")
+    user = _read(navtui_home() / "AGENTS.md", None, refused)
     if user:
         found.append(user)
-    for directory in _dirs_root_to_cwd(cwd):
+    root, dirs = _dirs_root_to_cwd(cwd)
+    for directory in dirs:
         for name in CONTEXT_FILE_NAMES:
-            item = _read(directory / name)
+            item = _read(directory / name, root, refused)  # a repository's file: inside it, a regular file
             if item:
                 found.append(item)
                 break
     return found
 
 
+def discover_context_files(cwd: Path) -> list[ContextFile]:
+    """User file first, then one file per directory from the repository root down to ``cwd``.
+
+    In each directory AGENTS.md wins over CLAUDE.md, so a repository that keeps both for different tools
+    does not send the model the same guidance twice. A repository's file that is a link out of it, or no regular
+    file, is not read (``context_file_warnings`` says so): the next name in its directory is.
+    """
+    return _discover(cwd, None)
+
+
 def context_file_warnings(cwd: Path) -> list[str]:
-    """The warnings of every context file the model will read (cut short, hidden characters)."""
-    return [warning for item in discover_context_files(cwd) for warning in item.warnings()]
+    """The warnings of every context file the model will read (cut short, hidden characters), and of those it
+    will not (a link out of the repository, a named pipe)."""
+    refused: list[str] = []
+    found = _discover(cwd, refused)
+    return [*refused, *(warning for item in found for warning in item.warnings())]
 
 
 def render_context_block(files: list[ContextFile], cwd: Path) -> str:
