@@ -74,6 +74,53 @@ def test_watchdog_import_cycles_are_skipped(tmp_path: Path) -> None:
     assert expanded == "top A B @a.md"
 
 
+def test_a_repositorys_watchdog_imports_nothing_from_outside_it(tmp_path: Path, navtui_home: Path, monkeypatch) -> None:
+    """A repository's WATCHDOG.md (the advisor reads it, no tool call, no approval) may import its own files only:
+    @~/.netrc, @/abs/path, @../.. and a link out of the repository stay text, as does a WATCHDOG.md that is itself
+    such a link. The user's own ~/.navtui/WATCHDOG.md imports what it likes."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".netrc").write_text("machine example.com password hunter2-home")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("hunter2-outside")
+    repo = tmp_path / "repo"
+    sub = repo / "sub"
+    (sub / ".navtui").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "rules.md").write_text("never touch prod")
+    (repo / "link.md").symlink_to(outside)
+    (repo / "WATCHDOG.md").write_text(f"watch @rules.md @~/.netrc @{outside} @../secret.txt @link.md")
+    (sub / "WATCHDOG.md").symlink_to(outside)  # the file itself links out
+    (sub / ".navtui" / "WATCHDOG.md").write_text("sub watch @../../rules.md")  # the repository's own file: fine
+    (navtui_home / "WATCHDOG.md").write_text(f"mine @{outside}")
+    blocks = load_watchdog_blocks(sub)
+    bodies = [b.split("<attention>\n")[1].split("\n</attention>")[0] for b in blocks]
+    assert bodies == [
+        "mine hunter2-outside",
+        f"watch never touch prod @~/.netrc @{outside} @../secret.txt @link.md",
+        "sub watch never touch prod",
+    ]
+
+
+def test_a_watchdog_import_of_a_named_pipe_is_left_as_text(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    (tmp_path / ".git").mkdir()
+    os.mkfifo(tmp_path / "pipe.md")
+    (tmp_path / "WATCHDOG.md").write_text("watch @pipe.md")
+    found: list[list[str]] = []
+    worker = threading.Thread(target=lambda: found.append(load_watchdog_blocks(tmp_path)), daemon=True)
+    worker.start()
+    worker.join(60)  # a hang guard, never reached by a passing run
+    if worker.is_alive():  # let the blocked open return, so that the thread ends
+        with open(tmp_path / "pipe.md", "w"):
+            pass
+        worker.join(60)
+    assert found == [["Especially pay attention to:\n<attention>\nwatch @pipe.md\n</attention>"]]
+
+
 async def test_turn_delta_and_watchdog_reach_the_advisor(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / "WATCHDOG.md").write_text("Watch for edits to migrations.")
