@@ -82,6 +82,30 @@ def test_front_matter_gives_help_and_hint_and_nothing_else(tmp_path: Path) -> No
     assert any("bad name!.md" in w for w in warnings) and any("empty.md" in w and "no prompt" in w for w in warnings)
 
 
+def test_a_repository_command_file_that_links_outside_it_is_not_read(tmp_path: Path) -> None:
+    """git keeps links: .navtui/commands/review.md -> /proc/self/environ made /review send navtui's environment
+    (tokens, passwords) as your message. A link inside the repository, and your own commands' links, still work."""
+    from navtui.app.commands.custom import find_custom_commands
+
+    secret = tmp_path / "secret.md"
+    secret.write_text("hunter2")
+    repo = tmp_path / "repo"
+    project = repo / ".navtui" / "commands"
+    project.mkdir(parents=True)
+    (repo / "prompts").mkdir()
+    (repo / "prompts" / "deploy.md").write_text("Deploy $1.")
+    (project / "deploy.md").symlink_to("../../prompts/deploy.md")
+    (project / "environ.md").symlink_to("/proc/self/environ")
+    (project / "notes.md").symlink_to(secret)
+    user = tmp_path / "user-commands"
+    user.mkdir()
+    (user / "mine.md").symlink_to(secret)  # yours: wherever it points
+    found, warnings = find_custom_commands(user, project)
+    assert [(c.name, c.template) for c in found] == [("mine", "hunter2"), ("deploy", "Deploy $1.")]
+    assert f"{project / 'notes.md'} is a link to {secret}, outside {repo}: not read; skipped" in warnings
+    assert any(w.startswith(f"{project / 'environ.md'} is a link to /proc/") for w in warnings)
+
+
 async def test_custom_commands_run_show_and_complete(make_app, fake_server, workspace: Path, navtui_home: Path) -> None:
     user_dir = navtui_home / "commands"
     user_dir.mkdir()

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from navtui.app.commands.registry import CommandContext, CommandRegistry, Handler, SlashCommand
+from navtui.config.repo_files import RefusedFile, read_regular
 from navtui.core.display import display_safe
 
 Origin = Literal["user", "project"]
@@ -85,8 +86,12 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
     return fields, body.partition("\n")[2]
 
 
-def read_commands(directory: Path, origin: Origin) -> tuple[list[CustomCommand], list[str]]:
-    """The commands in ``directory`` (its ``*.md`` files, by name) and a warning per file that could not be one."""
+def read_commands(
+    directory: Path, origin: Origin, inside: Path | None = None
+) -> tuple[list[CustomCommand], list[str]]:
+    """The commands in ``directory`` (its ``*.md`` files, by name) and a warning per file that could not be one.
+    With ``inside`` (a repository), a file must be a regular file in it, links followed (``config/repo_files.py``):
+    ``review.md -> /proc/self/environ`` would send navtui's environment as your message."""
     commands: list[CustomCommand] = []
     warnings: list[str] = []
     try:
@@ -99,10 +104,14 @@ def read_commands(directory: Path, origin: Origin) -> tuple[list[CustomCommand],
             warnings.append(f"{path}: not a command name (letters, digits, - _ . only); skipped")
             continue
         try:
-            if path.stat().st_size > MAX_BYTES:
+            data, size = read_regular(path, MAX_BYTES + 1, inside=inside)
+            if size > MAX_BYTES:
                 warnings.append(f"{path}: longer than {MAX_BYTES:,} bytes; skipped")
                 continue
-            text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+            text = data.decode("utf-8").replace("\r\n", "\n")
+        except RefusedFile as exc:
+            warnings.append(f"{path} {exc}; skipped")
+            continue
         except (OSError, UnicodeDecodeError) as exc:
             warnings.append(f"{path}: cannot be read ({exc}); skipped")
             continue
@@ -128,7 +137,7 @@ def _handler(command: CustomCommand) -> Handler:
 def find_custom_commands(user_dir: Path, project_dir: Path) -> tuple[list[CustomCommand], list[str]]:
     """The user's then the repository's commands, and the warnings about files that are none. Blocking."""
     user, user_problems = read_commands(user_dir, "user")
-    project, project_problems = read_commands(project_dir, "project")
+    project, project_problems = read_commands(project_dir, "project", inside=project_dir.parent.parent)  # <repo>
     return [*user, *project], [*user_problems, *project_problems]
 
 
