@@ -173,3 +173,29 @@ def test_no_module_of_navtui_imports_itself_back_at_run_time() -> None:
     graph = {name: _run_time_imports(path, set(paths)) - {name} for name, path in paths.items()}
     cycles = [" <-> ".join(cycle) for cycle in _cycles(graph)]
     assert cycles == []
+
+
+def _type_only_too(path: Path, known: set[str]) -> set[str]:
+    """The navtui modules ``path`` imports, those under ``TYPE_CHECKING`` included."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found & known
+
+
+# Cycles that only the type checker sees (docs/architecture.md names both and how each would end).
+KNOWN_TYPE_ONLY_CYCLES = {
+    "navtui.config.settings <-> navtui.providers.detect",
+    "navtui.mcp.manager <-> navtui.mcp.search",
+}
+
+
+def test_no_new_cycle_through_type_only_imports() -> None:
+    paths = {_module_name(path): path for path in ROOT.rglob("*.py")}
+    graph = {name: _type_only_too(path, set(paths)) - {name} for name, path in paths.items()}
+    cycles = {" <-> ".join(cycle) for cycle in _cycles(graph)}
+    assert cycles - KNOWN_TYPE_ONLY_CYCLES == set()
