@@ -1,6 +1,6 @@
 """Transcript items: plain records of what the transcript shows.
 
-(A session record is an ``Entry``, in ``navtui.session.items``; ``app/session_view.py`` turns items into
+(A session record is an ``Entry``, in ``navtui.session.entries``; ``app/session_view.py`` turns entries into
 items.) The transcript keeps every item but mounts widgets only for a window of the newest ones; an item can
 build its widget again when the user scrolls back. Live widgets write their state back into their item.
 """
