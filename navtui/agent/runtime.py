@@ -379,10 +379,6 @@ class Runtime:
             self._fit_window()
         return status
 
-    async def replace_provider(self, provider: Provider, info: ModelInfo) -> None:
-        """Run on ``provider`` from now on (its facts already fetched); the old one is closed."""
-        await self._provider_replaced(self.models.replace(provider, info))
-
     async def _provider_replaced(self, old: Provider) -> None:
         """The models' provider changed (its facts fetched): the agent follows, and ``old`` is closed."""
         self.agent.provider = self.provider
