@@ -516,11 +516,6 @@ class Runtime:
         return context_usage(self.cwd, self.agent, self.provider, self.tools, mcp=self.mcp)
 
     # ------------------------------------------------------------------ lifetime
-    async def start_mcp(self) -> None:
-        """Start the configured MCP servers (the app calls it after its first frame; a run does it anyway)."""
-        if self.mcp is not None:
-            await self.mcp.start()
-
     async def aclose(self) -> None:
         try:
             if self.mcp is not None:
