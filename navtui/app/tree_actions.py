@@ -206,11 +206,6 @@ def branch(runtime: UiRuntime, entry_id: str) -> BranchResult:
     return result
 
 
-def user_messages(session: SessionManager) -> list[MessageEntry]:
-    """Every user message in the session, in file order (what /branch can start from)."""
-    return [entry for entry in session.entries if _is_user_message(entry)]  # type: ignore[misc]
-
-
 # ---------------------------------------------------------------------- labels
 def set_label(session: SessionManager, entry_id: str, text: str | None) -> str | None:
     """Label ``entry_id`` (blank clears it); returns the label now in effect."""
