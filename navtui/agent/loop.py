@@ -73,10 +73,6 @@ class Recorder(Protocol):
     def sync(self) -> None: ...
 
 
-class _Abort(Exception):
-    """Raised inside the loop when ``Agent.abort()`` was called."""
-
-
 class _StreamedText:
     """The streamed text of the block being written, kept as pieces and joined into the block when anything
     else happens (``settle``): adding each delta to the block's string would copy the whole answer each time."""
