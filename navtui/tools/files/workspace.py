@@ -52,13 +52,6 @@ class Workspace:
     def contains(self, resolved: Path) -> bool:
         return any(resolved == root or resolved.is_relative_to(root) for root in self.roots)
 
-    def is_inside(self, path: str | Path) -> bool:
-        """True when ``path`` resolves inside a workspace root (unresolvable paths count as outside)."""
-        try:
-            return self.contains(self.resolve(path))
-        except ToolError:
-            return False
-
     def confine(self, path: str | Path, action: str = "write") -> Path:
         """The resolved path, or a ``ToolError`` when it lies outside every workspace root."""
         resolved = self.resolve(path)
