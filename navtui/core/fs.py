@@ -142,10 +142,6 @@ def open_temp_journal(directory: Path) -> None:
     _journal.open(directory)
 
 
-def close_temp_journal() -> None:
-    _journal.close()
-
-
 def recover_temp_files(directory: Path) -> list[Path]:
     """Remove the temp files left by navtui processes that died mid-write; returns the ones removed."""
     removed: list[Path] = []

@@ -37,10 +37,6 @@ def decode_bytes(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-def has_surrogates(text: str) -> bool:
-    return _SURROGATE.search(text) is not None
-
-
 def utf8_size(text: str) -> int:
     """The UTF-8 size of ``text``; a lone surrogate counts as the 3 bytes it would take."""
     try:
