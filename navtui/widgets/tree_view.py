@@ -140,13 +140,6 @@ class TreeView(ScrollView, can_focus=True):
                 return True
         return False
 
-    def refresh_row(self, entry_id: str) -> None:
-        """Redraw one row (its label changed)."""
-        for position, row in enumerate(self.rows):
-            if row.id == entry_id:
-                self.refresh_line(position)
-                return
-
     # ------------------------------------------------------------------ actions
     def action_cursor_up(self) -> None:
         self._move_to(self.cursor - 1 if self.cursor > 0 else len(self.rows) - 1)  # wraps, as omp

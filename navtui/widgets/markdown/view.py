@@ -77,11 +77,6 @@ class MarkdownView(Widget):
             self._parts[:] = [text]
             self._document.blocks.share(text)
 
-    @property
-    def block_count(self) -> int:
-        """Finished (frozen) blocks so far; the open tail is not counted."""
-        return len(self._document.blocks)
-
     def append(self, text: str) -> None:
         """Add streamed text; it reaches the screen at the next flush (at most ``FLUSH_INTERVAL`` away)."""
         self._coalescer.add(text)
