@@ -8,6 +8,7 @@ from typing import Any
 
 from navtui.agent.user_commands import parse_user_command, prompt_mode
 from navtui.widgets.items import ToolItem
+from navtui.widgets.prompt import PromptEditor
 from tests.app.conftest import main_screen, settle, transcript
 from tests.fakes import Text
 
@@ -53,3 +54,22 @@ async def test_shell_and_python_runs_are_shown_saved_and_sent(make_app: Any, fak
         ("pythonExecution", "print(6 * 7)", 0),
     ]
     assert runs[1]["excludeFromContext"] is True and "excludeFromContext" not in runs[0]
+
+
+async def test_the_prompt_border_says_when_the_model_will_not_see_a_run(make_app: Any, fake_server: Any) -> None:
+    # "!!" and "$$" keep a run out of the model's context; the border said "the model sees its output" anyway.
+    fake_server.script(Text("ok"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        editor = main_screen(app).query_one(PromptEditor)
+        await pilot.press("!", "!", "l", "s")
+        await pilot.pause()
+        assert editor.has_class("-bash-mode")
+        assert editor.border_title == "!! shell command: runs here, the model does not see it"
+        await pilot.press("home", "delete")  # "!ls": the model sees it again
+        await pilot.pause()
+        assert editor.border_title == "! shell command: runs here, the model sees its output"
+        editor.text = "$$print(1)"
+        await pilot.pause()
+        assert editor.border_title == "$$ Python: runs here, the model does not see it"

@@ -61,9 +61,11 @@ if TYPE_CHECKING:
     from navtui.core.messages import ToolCall
 
 QUIT_CONFIRM_SECONDS = 2.0
-_MODE_TITLES = {  # the prompt's border says what Enter will do with a ! or $ line
-    "bash": "! shell command: runs here, the model sees its output",
-    "python": "$ Python: runs here, the model sees its output",
+_MODE_TITLES = {  # the prompt's border says what Enter will do with a ! or $ line (!! and $$: kept from the model)
+    ("bash", False): "! shell command: runs here, the model sees its output",
+    ("python", False): "$ Python: runs here, the model sees its output",
+    ("bash", True): "!! shell command: runs here, the model does not see it",
+    ("python", True): "$$ Python: runs here, the model does not see it",
 }
 ARGUMENTS_FRESH_SECONDS = 30.0  # how long a command's argument list (model names ...) is reused while typing
 
@@ -169,7 +171,7 @@ class MainScreen(TurnScreen):
         self.composed = asyncio.Event()  # set once the first frame's widgets are all mounted
         self._paint_waiters: list[asyncio.Future[None]] = []  # ``painted`` callers: the next idle paints at once
         self._prompt: PromptEditor | None = None  # composed once; the screen is never recomposed
-        self._border_for: tuple[str | None, str] | None = None  # (mode, thinking level) the border shows
+        self._border_for: tuple[str | None, bool, str] | None = None  # (mode, kept from the model, level) shown
 
     @property
     def running(self) -> bool:
@@ -561,14 +563,15 @@ class MainScreen(TurnScreen):
             return
         level = getattr(self._runtime, "thinking_level", "off")
         mode = prompt_mode(prompt.text)
-        if self._border_for == (mode, level):
+        hidden = mode is not None and prompt.text.lstrip().startswith(("!!", "$$"))
+        if self._border_for == (mode, hidden, level):
             return
-        self._border_for = (mode, level)
+        self._border_for = (mode, hidden, level)
         for name in THINKING_LEVELS:
             prompt.set_class(mode is None and name == level, f"-thinking-{name}")
         prompt.set_class(mode == "bash", "-bash-mode")
         prompt.set_class(mode == "python", "-python-mode")
-        title = _MODE_TITLES.get(mode or "")  # None, not "": an empty title is styled at every render
+        title = _MODE_TITLES.get((mode, hidden)) if mode else None  # None, not "": an empty one is styled per render
         if prompt.border_title != title:
             prompt.border_title = title
 
