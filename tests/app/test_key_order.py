@@ -9,10 +9,17 @@ starting a new line. The prompt now runs its bindings where the key lands (widge
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual import events
 
+from navtui.app.screens.sessions import SessionPickerScreen
+from navtui.app.screens.tree import TreeScreen
+from navtui.session.manager import SessionManager
 from navtui.widgets.prompt import PromptEditor
 from tests.app.conftest import AppFactory, main_screen, settle, wait_for
+from tests.app.test_sessions_picker import make_sessions
+from tests.app.tree_sessions import NOW, HostApp, two_branch_session
 
 
 def burst(*keys: str) -> list[events.Key]:
@@ -36,3 +43,32 @@ async def test_a_burst_of_keys_acts_in_the_order_typed(make_app: AppFactory) -> 
         await pilot.pause()
         assert prompt.text == "Xhello worYd!\nnext"  # a prompt sent would have emptied it
         assert prompt.cursor_location == (1, 4)
+
+
+async def test_a_burst_edits_the_tree_search_in_the_order_typed(workspace: Path) -> None:
+    # The tree's search took a letter where the key landed (the screen's on_key) but Backspace through a binding,
+    # looked up once the key had bubbled on to the app: "abc" ⌫ ⌫ "x" typed quickly searched "abcx"[:-2].
+    path, _ids = two_branch_session(workspace)
+    app = HostApp(TreeScreen(SessionManager.open(path), now=NOW))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, TreeScreen)
+        for event in burst(*"abc", "backspace", "backspace", "x"):
+            app.post_message(event)
+        await wait_for(pilot, lambda: len(screen.model.query) == 2)  # every key handled (in any order)
+        await pilot.pause()
+        assert screen.model.query == "ax"
+
+
+async def test_a_burst_edits_the_session_filter_in_the_order_typed(workspace: Path, tmp_path: Path) -> None:
+    make_sessions(workspace, tmp_path / "other")
+    app = HostApp(SessionPickerScreen(workspace, now=NOW))
+    async with app.run_test(size=(100, 20)) as pilot:
+        await app.workers.wait_for_complete()
+        screen = app.screen
+        assert isinstance(screen, SessionPickerScreen)
+        for event in burst(*"vex", "backspace", "backspace", "r"):
+            app.post_message(event)
+        await wait_for(pilot, lambda: len(screen.query_text) == 2)  # every key handled (in any order)
+        await pilot.pause()
+        assert screen.query_text == "vr"

@@ -48,7 +48,6 @@ class SessionPickerScreen(ModalScreen[Path | None]):
 
     BINDINGS = [
         Binding("escape", "close", "Close", show=False),
-        Binding("backspace", "backspace", "Edit filter", show=False),
         Binding("ctrl+a", "toggle_all", "All directories", show=False),
         Binding("ctrl+r", "rename", "Rename", show=False),
         Binding("ctrl+d", "delete", "Delete", show=False),
@@ -177,13 +176,18 @@ class SessionPickerScreen(ModalScreen[Path | None]):
             event.prevent_default()
             self._finish_delete(event.key == "y")
             return
-        if self._renaming is not None or not event.is_printable or not event.character:
+        if self._renaming is not None:
             return
+        if event.key == "backspace":  # here with the letters, in the order typed (as in the tree's search)
+            self.action_backspace()
+        elif not event.is_printable or not event.character:
+            return
+        else:
+            self.query_text += event.character
+            self._update_search()
+            self._fill()
         event.stop()
         event.prevent_default()
-        self.query_text += event.character
-        self._update_search()
-        self._fill()
 
     def action_backspace(self) -> None:
         if self.query_text:

@@ -68,7 +68,6 @@ class TreeScreen(ModalScreen[str | None]):
         Binding("escape", "close", "Close", show=False),
         Binding("ctrl+o", "cycle_filter", "Filter mode", show=False),
         Binding("L,shift+l", "edit_label", "Label", show=False),
-        Binding("backspace", "backspace", "Edit search", show=False),
     ]
 
     def __init__(
@@ -117,11 +116,18 @@ class TreeScreen(ModalScreen[str | None]):
 
     # ------------------------------------------------------------------ typing filters
     def on_key(self, event: events.Key) -> None:
-        if self._editing is not None or not event.is_printable or not event.character or event.character == "L":
+        # Backspace is taken here with the letters, not by a binding: Textual looks a binding up once the key has
+        # bubbled on to the app, after the letters typed behind it were added ("ab" ⌫ "c" typed quickly gave "ab").
+        if self._editing is not None:
             return
+        if event.key == "backspace":
+            self.action_backspace()
+        elif not event.is_printable or not event.character or event.character == "L":
+            return
+        else:
+            self._set_query(self.model.query + event.character)
         event.stop()
         event.prevent_default()
-        self._set_query(self.model.query + event.character)
 
     def action_backspace(self) -> None:
         if self.model.query:
