@@ -5,7 +5,7 @@ after the user's words, in ``<attached_file path="...">`` blocks (the transcript
 and counts as read, so the model may edit it without a read call first. The two ways of naming a file differ
 only in what the user asked for:
 
-- ``@path`` is an explicit request: any readable text file, cut at 100 KB; what cannot be attached (a binary, an
+- ``@path`` (``@"my notes.md"`` for a path with a space) is an explicit request: any readable text file, cut at 100 KB; what cannot be attached (a binary, an
   unreadable file) is a warning. An ``@mention`` that is no file (an e-mail address, a decorator) stays text.
 - A file named without the ``@`` ("Read README.md and ...") is a guess made for small models, which do better
   seeing the file than writing a read call: only workspace files, never a protected one (``.env``,
@@ -32,7 +32,8 @@ MAX_NAMED = 4  # files attached because the prompt names them
 DEFAULT_BUDGET = 32_000  # bytes for all attachments, when the window is unknown
 WINDOW_SHARE = 0.25  # of the window (in bytes at ~4 per token) the attachments may take
 
-_AT_TOKEN = re.compile(r"(?:^|(?<=\s))@(\S+)")
+# ``@path``, or ``@"path with spaces"`` (as the completion list writes a path that holds a space)
+_AT_TOKEN = re.compile(r'(?:^|(?<=\s))@(?:"([^"\n]+)"|(\S+))')
 # A file name as people write it in a prompt: a path with an extension, not part of a URL or an @mention.
 # A file name is no version ("numpy>=1.26": the 1.5B was asked for a new file 1.26 and wrote one).
 _NAMED = re.compile(
@@ -77,7 +78,8 @@ def attached_paths(text: str) -> list[str]:
     """The ``@path`` references in a prompt, in order, without repeats."""
     seen: list[str] = []
     for match in _AT_TOKEN.finditer(text):
-        path = match.group(1).rstrip(".,;:!?)")
+        quoted, bare = match.groups()
+        path = quoted if quoted is not None else bare.rstrip(".,;:!?)")
         if path and path not in seen:
             seen.append(path)
     return seen

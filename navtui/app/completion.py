@@ -104,11 +104,16 @@ def complete_argument(line: str, cursor: int, choices: Sequence[str]) -> Complet
 
 
 def _at_token(line: str, cursor: int) -> tuple[int, str] | None:
+    """Where the ``@path`` under the cursor starts, and what follows the ``@`` (``"my no`` for a quoted path, whose
+    spaces belong to it until its closing quote)."""
     head = line[:cursor]
     at = head.rfind("@")
-    if at < 0 or (at > 0 and not head[at - 1].isspace()) or any(c.isspace() for c in head[at + 1 :]):
+    if at < 0 or (at > 0 and not head[at - 1].isspace()):
         return None
-    return at, head[at + 1 :]
+    typed = head[at + 1 :]
+    if typed.startswith('"'):
+        return None if '"' in typed[1:] or "\n" in typed else (at, typed)
+    return None if any(c.isspace() for c in typed) else (at, typed)
 
 
 def complete_resource(line: str, cursor: int, resources: Sequence[tuple[str, str]]) -> Completion | None:
@@ -128,7 +133,8 @@ def complete_path(line: str, cursor: int, cwd: Path, files: FileList | None = No
     found = _at_token(line, cursor)
     if found is None:
         return None
-    at, partial = found
+    at, typed = found
+    partial = typed.removeprefix('"')
     names = _folder_entries(cwd, partial)
     if files is not None and not partial:
         files.warm()  # the query that follows needs the list
@@ -138,11 +144,18 @@ def complete_path(line: str, cursor: int, cwd: Path, files: FileList | None = No
         names += [rel for rel in found_files if rel not in listed][: PATH_CANDIDATES - len(names)]
     if not names:
         return None
-    candidates = [
-        Candidate(f"@{name}", "folder" if name.endswith("/") else "", ends_token=not name.endswith("/"))
-        for name in names[:PATH_CANDIDATES]
-    ]
+    quote = typed.startswith('"')
+    candidates = [_path_candidate(name, quote) for name in names[:PATH_CANDIDATES]]
     return Completion(at, cursor, line[at:cursor], "path", candidates)
+
+
+def _path_candidate(name: str, quote: bool) -> Candidate:
+    """``@src/main.py``; a path with a space (or typed after ``@"``) in quotes, so that it is attached whole:
+    ``@"my notes.md"``, ``@"my dir/`` (a folder's quote closes with the file chosen in it)."""
+    folder = name.endswith("/")
+    quote = quote or any(c.isspace() for c in name)
+    value = f'@"{name}' + ("" if folder else '"') if quote else f"@{name}"
+    return Candidate(value, "folder" if folder else "", ends_token=not folder)
 
 
 def _folder_entries(cwd: Path, partial: str) -> list[str]:

@@ -62,6 +62,15 @@ def test_at_paths_attach_text_files_and_say_what_they_cannot(tmp_path: Path) -> 
     assert (unchanged.text, unchanged.paths, unchanged.problems) == ("no refs", [], [])
 
 
+def test_an_at_path_in_quotes_may_hold_spaces(tmp_path: Path) -> None:
+    (tmp_path / "my notes.md").write_text("N\n")
+    (tmp_path / "a.py").write_text("A\n")
+    assert attached_paths('see @"my notes.md", @a.py and @"unclosed') == ["my notes.md", "a.py", '"unclosed']
+    result = attach_files('see @"my notes.md" and @a.py', tmp_path, named=False)
+    assert result.paths == ["my notes.md", "a.py"]
+    assert '<attached_file path="my notes.md">\nN\n</attached_file>' in result.text
+
+
 def test_an_at_path_and_a_named_file_go_together_and_both_count_as_read(tmp_path: Path) -> None:
     make(tmp_path, {"a.py": "A = 1\n", "b.py": "B = 2\n"})
     read: list[Path] = []

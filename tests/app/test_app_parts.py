@@ -65,6 +65,19 @@ def test_path_completion(tmp_path: Path) -> None:
     assert values(complete_path("see @.h", 7, tmp_path)) == ["@.hidden"]
 
 
+def test_a_path_with_a_space_completes_in_quotes(tmp_path: Path) -> None:
+    # "@my notes.md" taken from the list was attached as nothing: "@my" is no file, and the rest was plain text.
+    (tmp_path / "my notes.md").write_text("")
+    (tmp_path / "my dir").mkdir()
+    (tmp_path / "my dir" / "a b.py").write_text("")
+    found = complete_path("see @my", 7, tmp_path)
+    assert values(found) == ['@"my dir/', '@"my notes.md"']
+    assert not found.candidates[0].ends_token and found.candidates[1].ends_token
+    assert values(complete_path('see @"my n', 10, tmp_path)) == ['@"my notes.md"']  # spaces inside the quotes
+    assert values(complete_path('see @"my dir/', 13, tmp_path)) == ['@"my dir/a b.py"']
+    assert completable('see @"my d', 10) and not completable('see @"my notes.md" and', 22)
+
+
 def test_history_walks_and_keeps_the_draft(tmp_path: Path) -> None:
     path = tmp_path / "h.jsonl"
     path.write_text('"one"\nnot json\n"two"\n')
