@@ -10,14 +10,24 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from pydantic import BaseModel, Field
 
 from navtui.tools.base import Tier, Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
-    from navtui.mcp.manager import McpManager
+    from navtui.mcp.tool import McpTool
+
+
+class Deferred(Protocol):
+    """What the search needs of the servers (``McpManager`` is one): the withheld ones and their tools."""
+
+    withheld: set[str]
+
+    def deferred_tools(self) -> list[McpTool]: ...
+
+    def load_deferred(self, names: list[str]) -> None: ...
 
 SEARCH_TOOL = "mcp_tool_search"
 MAX_MATCHES = 5
@@ -34,7 +44,7 @@ class McpToolSearch(Tool[SearchArgs]):
     name = SEARCH_TOOL
     tier: Tier = "read"  # it only loads tools; calling one is asked for as usual
 
-    def __init__(self, manager: McpManager) -> None:
+    def __init__(self, manager: Deferred) -> None:
         self.manager = manager
         servers = ", ".join(sorted(manager.withheld)) or "none"
         self.description = (
