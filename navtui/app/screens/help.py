@@ -39,6 +39,8 @@ PROMPT = (
     ("//text", "send a message that starts with /"),
 )
 
+USAGE_WIDTH = 32  # the commands' column: the built-ins' synopses fit on one line
+
 STATUS = (
     ("main  *3 +1 ?2", "git branch; unstaged, staged and untracked files (a * alone: dirty)"),
     ("model++ (provider)", "the model; ++ the advisor reviews its work"),
@@ -75,7 +77,8 @@ class HelpScreen(ModalScreen[None]):
     def _commands_table(self) -> Table:
         table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True, title_justify="left")
         table.title = Text("Commands", "bold")
-        table.add_column(no_wrap=True, style="bold")
+        # A long synopsis (/mcp's) wraps in its own column instead of squeezing every command's help.
+        table.add_column(style="bold", max_width=USAGE_WIDTH)
         table.add_column(ratio=1)
         table.add_column(no_wrap=True, style="dim")
         for command in self.commands:
