@@ -22,12 +22,6 @@ DEFAULT_URLS: dict[str, str] = {
     "anthropic": "https://api.anthropic.com",
     "openai": "https://api.openai.com/v1",
 }
-LOCAL_FAMILIES = (
-    "llama", "codellama", "mistral", "mixtral", "ministral", "devstral", "magistral", "codestral", "qwen", "qwq",
-    "gemma", "codegemma", "phi", "deepseek", "granite", "smollm", "starcoder", "olmo", "gpt-oss", "nemotron",
-    "command-r", "llava", "yi", "vicuna", "tinyllama", "orca", "wizard", "hermes", "nous", "dolphin", "falcon",
-    "glm", "minicpm", "internlm", "exaone", "cogito", "lfm", "kimi", "stable", "aya", "openchat", "zephyr",
-)  # fmt: skip
 _OPENAI = re.compile(r"^(gpt-|chatgpt|o[1-9](-|$)|davinci|babbage|text-|omni-|codex-)")
 
 
@@ -41,12 +35,7 @@ def detect_provider(model: str) -> ProviderName:
         return "openai"  # org/model: OpenRouter, vLLM, LM Studio
     if _OPENAI.match(name):
         return "openai"
-    return "ollama"  # known local families and anything else the user may have pulled
-
-
-def is_local_family(model: str) -> bool:
-    name = model.strip().lower().rsplit("/", 1)[-1]
-    return name.startswith(LOCAL_FAMILIES)
+    return "ollama"  # local families (llama, qwen, gemma...) and anything else the user may have pulled
 
 
 def detect_base_url(provider: str) -> str:
