@@ -119,7 +119,7 @@ class ModelControl:
 
     def switch(self, model: str, provider: str | None = None) -> Provider:
         """``/model``: switch model (and provider, detected from the name unless given); returns the old provider."""
-        from navtui.providers.detect import detect_provider
+        from navtui.config.endpoints import detect_provider
 
         # Another model on the same server keeps its URL; a different provider takes that provider's endpoint.
         same_kind = (provider or detect_provider(model)) == self.provider.name

@@ -306,7 +306,7 @@ def _endpoints(settings: Settings) -> Callable[[str, str], Endpoint]:
     """Where a model named at a setting path would be served under ``settings`` (path ``""``: the user's own)."""
 
     def endpoint(path: str, model: str) -> Endpoint:
-        from navtui.providers.detect import resolve_base_url, resolve_provider
+        from navtui.config.endpoints import resolve_base_url, resolve_provider
 
         chosen = settings
         if not path:

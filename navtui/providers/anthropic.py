@@ -13,6 +13,7 @@ import warnings
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from navtui.config.endpoints import detect_base_url
 from navtui.config.settings import ProviderSettings
 from navtui.core.errors import ProviderError
 from navtui.core.events import ProviderEvent, StopEvent, TextDelta, ThinkingDelta, ToolCallEvent, UsageEvent
@@ -20,7 +21,6 @@ from navtui.core.messages import StopReason, ToolCall, Usage
 from navtui.core.text import for_wire
 from navtui.providers.anthropic_convert import build_params
 from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice
-from navtui.providers.detect import detect_base_url
 from navtui.providers.pricing import with_cost
 from navtui.providers.retry import RetryPolicy, is_quota_error, retryable_status
 from navtui.providers.streaming import RetryableError, next_within, retry_after_seconds, with_retries

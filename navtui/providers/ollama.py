@@ -19,6 +19,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from navtui.config.endpoints import detect_base_url, normalise_ollama_host
 from navtui.config.settings import ProviderSettings
 from navtui.core.errors import ProviderError
 from navtui.core.events import (
@@ -42,7 +43,6 @@ from navtui.providers.base import (
     PullProgress,
     request_fields,
 )
-from navtui.providers.detect import detect_base_url, normalise_ollama_host
 from navtui.providers.ollama_convert import to_ollama_messages, to_ollama_tools
 from navtui.providers.ollama_info import ModelFacts, clear_model_cache, connection_error, fetch_facts
 from navtui.providers.ollama_models import all_models, loaded_models, pull, same_model

@@ -14,13 +14,13 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from navtui.config.endpoints import detect_base_url
 from navtui.config.settings import ProviderSettings
 from navtui.core.errors import ProviderError
 from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ToolCallEvent, UsageEvent
 from navtui.core.messages import ToolCall
 from navtui.core.text import for_wire
 from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice, ProviderStream, request_fields
-from navtui.providers.detect import detect_base_url
 from navtui.providers.openai_convert import normalise_base_url, to_openai_messages, to_openai_tools
 from navtui.providers.openai_stream import ChunkAccumulator
 from navtui.providers.pricing import with_cost

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from navtui.config.endpoints import PROVIDERS, resolve_base_url, resolve_provider
 from navtui.core.errors import ConfigError, ProviderError
 from navtui.providers.base import ModelInfo, Provider
-from navtui.providers.detect import PROVIDERS, resolve_base_url, resolve_provider
 
 if TYPE_CHECKING:
     from navtui.config.settings import Settings

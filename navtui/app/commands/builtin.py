@@ -78,7 +78,7 @@ async def thinking_command(ctx: CommandContext, args: str) -> None:
 def _same_endpoint(runtime: UiRuntime, name: str) -> str | None:
     """The provider a plain name stays on: an OpenAI-compatible server that is not OpenAI's own (llama-server,
     vLLM, LM Studio) serves whatever it lists, so ``/model qwen2.5-coder:7b`` there is its model, not Ollama's."""
-    from navtui.providers.detect import DEFAULT_URLS, detect_provider
+    from navtui.config.endpoints import DEFAULT_URLS, detect_provider
 
     provider = runtime.provider
     if (
@@ -96,7 +96,7 @@ def _has_model(listed: list[str], name: str) -> bool:
 
 async def switch_model(ctx: CommandContext, name: str) -> None:
     """Switch to ``name`` unless the server it would run on says it has no such model (the model stays)."""
-    from navtui.providers.detect import detect_provider
+    from navtui.config.endpoints import detect_provider
 
     runtime = ctx.runtime
     provider = _same_endpoint(runtime, name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from navtui.providers.detect import detect_base_url, detect_provider, normalise_ollama_host
+from navtui.config.endpoints import detect_base_url, detect_provider, normalise_ollama_host
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,7 @@
 """Which provider serves a model name, and where it listens by default (the nav plan's rules).
 
+Settings ask it where a repository's model would go (``config/settings.py``), the providers where they listen.
+
 ``claude*`` is Anthropic; an Ollama tag (``name:tag``), a known open-weights family or anything unrecognised is
 Ollama; OpenAI's own names (``gpt-4o``, ``o3``...) and ``org/model`` ids (OpenRouter, vLLM) are OpenAI-compatible.
 """
@@ -8,14 +10,24 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from navtui.core.errors import ConfigError
 
-if TYPE_CHECKING:
-    from navtui.config.settings import Settings
-
 ProviderName = Literal["ollama", "anthropic", "openai"]
+
+
+class Configured(Protocol):
+    """What the rules below read of the settings (``Settings`` is one)."""
+
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def provider(self) -> str | None: ...
+
+    @property
+    def base_url(self) -> str | None: ...
 
 DEFAULT_URLS: dict[str, str] = {
     "ollama": "http://127.0.0.1:11434",
@@ -68,7 +80,7 @@ def normalise_ollama_host(host: str) -> str:
 PROVIDERS: tuple[ProviderName, ...] = ("ollama", "anthropic", "openai")
 
 
-def resolve_provider(settings: Settings, model: str, provider: str | None = None) -> ProviderName:
+def resolve_provider(settings: Configured, model: str, provider: str | None = None) -> ProviderName:
     """Explicit choice, else ``settings.provider`` when ``model`` is the configured model, else detection.
 
     So ``-p openai -m smollm`` stays OpenAI-compatible, while ``/model claude-...`` later finds Anthropic.
@@ -81,7 +93,7 @@ def resolve_provider(settings: Settings, model: str, provider: str | None = None
     return choice
 
 
-def resolve_base_url(settings: Settings, name: ProviderName, base_url: str | None = None) -> str:
+def resolve_base_url(settings: Configured, name: ProviderName, base_url: str | None = None) -> str:
     """Explicit URL, else ``settings.base_url`` when it belongs to this provider, else the provider's default."""
     if base_url:
         return base_url
