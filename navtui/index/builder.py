@@ -16,6 +16,7 @@ from navtui.index.chunker import chunk_text
 from navtui.index.model import Chunk, IndexStats, Symbol
 from navtui.index.store import (
     IndexDamaged,
+    IndexLink,
     IndexLocked,
     classify,
     index_path,
@@ -290,8 +291,8 @@ def update_files(
     stats = IndexStats(str(root))
     try:
         conn = open_for_write(path, busy_timeout=busy_timeout)
-    except (IndexDamaged, IndexLocked):
-        return None  # not worth a rebuild mid-session; `navtui index` or `/index` will do it
+    except (IndexDamaged, IndexLocked, IndexLink):
+        return None  # not worth a rebuild mid-session; `navtui index` or `/index` will do it (or say why not)
     ignorer = Ignorer(root)
     try:
         writer = _Writer(conn)

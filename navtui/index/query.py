@@ -74,7 +74,7 @@ class Index:
             return None
         try:
             conn = connect(path, busy_timeout=2.0)
-        except sqlite3.Error:
+        except (sqlite3.Error, OSError):  # OSError: a link in the index's place (store.refuse_links)
             return None
         try:
             if read_meta(conn, "schema") != SCHEMA_VERSION:

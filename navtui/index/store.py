@@ -67,8 +67,32 @@ def classify(exc: sqlite3.Error) -> Exception:
     return IndexDamaged(str(exc))
 
 
+class IndexLink(OSError):
+    """The index's file or its folder is a symbolic link: navtui neither writes nor reads through it."""
+
+    def __str__(self) -> str:
+        return self.strerror or "a link"
+
+
+def refuse_links(path: Path) -> None:
+    """Raise ``IndexLink`` when ``path`` or its folder (``.navtui``) is a symbolic link.
+
+    git keeps links, so a repository can ship ``.navtui/index.sqlite -> ~/.bash_profile``: SQLite follows it and
+    creates (or fills an empty) file there with the repository's text in it; a ``.navtui`` that links out would get
+    the index and its ``.gitignore``. The index is the repository's own file, so a link in its place is refused.
+    (SQLite itself refuses a ``-wal`` or ``-shm`` that is a link.)
+    """
+    for candidate in (path.parent, path):
+        if candidate.is_symlink():
+            raise IndexLink(
+                0, f"{candidate} is a link to {os.readlink(candidate)}: navtui writes no index through it (remove the link)"
+            )
+
+
 def connect(path: Path, *, busy_timeout: float = 5.0) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit) with a generous page cache."""
+    """A connection in autocommit mode (transactions are explicit) with a generous page cache; ``IndexLink`` when the
+    file or its folder is a link."""
+    refuse_links(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA cache_size = -32768")  # 32 MB
@@ -85,6 +109,8 @@ def _ignore_file(directory: Path) -> None:
     """Keep the index (and this file) out of git even where .gitignore does not list them; the project's
     settings and commands stay committable. An earlier navtui's file, which did not list itself, is replaced."""
     marker = directory / ".gitignore"
+    if marker.is_symlink():  # written through, it would make a file wherever the link points
+        return
     with contextlib.suppress(OSError, UnicodeDecodeError):
         if not marker.exists() or (
             marker.read_text(encoding="utf-8").startswith(_IGNORE_HEAD)

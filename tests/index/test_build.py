@@ -202,3 +202,34 @@ def test_very_common_words_rank_definitions_first_and_stay_bounded(repo: Path, m
         assert {hit.symbol for hit in hits[1:]} == {"use_4", "use_5"}
         loose = index.search("widget spin zebra", 10)
         assert loose and all(hit.path == "src/widgets.py" for hit in loose)
+
+
+def test_the_index_is_never_written_through_a_link(repo: Path, tmp_path: Path) -> None:
+    """git keeps links: .navtui/index.sqlite -> ~/.bash_profile (a file that does not exist yet, or an empty one) had
+    navtui write a database holding the repository's text there, .navtui/.gitignore -> ... a text file, and a .navtui
+    that links out put both in that folder. Nothing is written through a link; the build says which link to remove."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    navtui_dir = repo / ".navtui"
+    navtui_dir.mkdir()
+    (navtui_dir / "index.sqlite").symlink_to(outside / "profile")  # dangling
+    with pytest.raises(OSError, match=r"index\.sqlite is a link to .*outside/profile.*remove the link"):
+        build_index(repo)
+    (outside / "empty").touch()
+    (navtui_dir / "index.sqlite").unlink()
+    (navtui_dir / "index.sqlite").symlink_to(outside / "empty")
+    with pytest.raises(OSError, match="remove the link"):
+        build_index(repo)
+    assert Index.open(repo) is None and update_files(repo, ["src/cli.ts"]) is None
+    (navtui_dir / "index.sqlite").unlink()
+    (navtui_dir / ".gitignore").symlink_to(outside / "gitignore")
+    build_index(repo)  # the index itself is the repository's own: built, without the .gitignore
+    assert search_paths(repo, "parse args")
+    (navtui_dir / ".gitignore").unlink()
+    for name in os.listdir(navtui_dir):
+        os.unlink(navtui_dir / name)
+    navtui_dir.rmdir()
+    navtui_dir.symlink_to(outside)
+    with pytest.raises(OSError, match=r"\.navtui is a link to .*outside.*remove the link"):
+        build_index(repo)
+    assert sorted(os.listdir(outside)) == ["empty"] and (outside / "empty").stat().st_size == 0
