@@ -187,6 +187,11 @@ def read_json_object(path: Path) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:  # a Latin-1 editor's save, or a repository's file: an error, not a traceback
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})",
+            hint="save the file as UTF-8, or delete it to use the defaults",
+        ) from exc
     if not text.strip():
         return {}
     try:

@@ -80,6 +80,26 @@ def test_c02_a_broken_settings_file_is_a_clear_error_and_is_never_rewritten(
     assert settings.read_text() == content
 
 
+@pytest.mark.parametrize("where", ["user", "project", "mcp"])
+def test_c02_a_settings_file_that_is_not_utf8_is_a_clear_error(workspace: Path, navtui_home: Path, where: str) -> None:
+    """A settings file saved as Latin-1 (or holding any byte that is not UTF-8) stopped navtui with a traceback; a
+    repository could ship one. It is an error naming the file and the byte, as invalid JSON is (a warning for
+    .mcp.json, whose servers are then not started)."""
+    content = b'{"ui": {"theme": "caf\xe9"}}'
+    path = {
+        "user": navtui_home / "settings.json",
+        "project": workspace / ".navtui" / "settings.json",
+        "mcp": workspace / ".mcp.json",
+    }[where]
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(content)
+    run = run_main("--print", "hi", cwd=workspace, env={"OLLAMA_HOST": "http://127.0.0.1:9"})
+    assert "Traceback" not in run.stderr
+    assert f"{path}: not UTF-8 text (byte 0xe9 at offset 21)" in run.stderr
+    assert run.returncode == (2 if where != "mcp" else 1)  # mcp: the run goes on, to the closed port
+    assert path.read_bytes() == content
+
+
 def test_c02_unknown_keys_are_warnings_and_the_run_goes_on(fake_server: FakeServer, workspace: Path, navtui_home: Path):
     (navtui_home / "settings.json").write_text('{"approvl": "yolo", "ui": {"colour": "red"}}')
     run = _headless(fake_server, "--print", "hi", cwd=workspace)
