@@ -7,6 +7,8 @@ everyday git inside the sandbox.
 - D3: ``kill -9`` of navtui leaves its commands running (``test_t02_escapees_do_not_outlive_...`` in
   test_tools.py, and ``tests/tools/shell/test_lifetime.py``).
 - D4: ``read-only`` does not protect a workspace that lies inside a temp dir.
+- D5: a command reaches a unix socket outside the workspace (the user's tmux server, session bus, Docker) and has
+  what listens there run a program outside the sandbox (namespaces only: without them the door stays open).
 
 Each runs with the namespaces (where this machine allows them, else skipped with the reason) and with the
 fallback (``NAVTUI_SANDBOX_NAMESPACES=0``: changes undone after the command, the tree killed by the launcher).
@@ -14,7 +16,10 @@ fallback (``NAVTUI_SANDBOX_NAMESPACES=0``: changes undone after the command, the
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -342,3 +347,79 @@ async def test_without_namespaces_the_model_hears_once_why(repo: Path, tmp_path:
     assert "navtui undid" in first.text and "navtui undid" in second.text
     said = "the stronger sandbox is not available (NAVTUI_SANDBOX_NAMESPACES=0 is set)"
     assert (said in first.text, said in second.text) == ((True, False) if mode == "fallback" else (False, False))
+
+
+class _Door:
+    """A unix-domain socket listening at ``path``, in this process, that counts who connects (an agent, a
+    multiplexer, a bus: whatever answers there runs outside the sandbox)."""
+
+    def __init__(self, path: Path) -> None:
+        import socket
+        import threading
+
+        self.server = socket.socket(socket.AF_UNIX)
+        self.server.bind(str(path))
+        self.server.listen()
+        self.connections = 0
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> None:
+        import socket
+
+        with contextlib.suppress(OSError):
+            self.server.shutdown(socket.SHUT_RDWR)
+        self.server.close()
+        self._thread.join(10)
+
+
+async def test_d5_a_command_cannot_reach_a_socket_outside_the_workspace(ws: Path, tmp_path: Path) -> None:
+    """Landlock does not cover connect() to a unix socket by path, and such a socket is a door out: the user's tmux
+    server ran `tmux new-window CMD` unconfined and outliving navtui, the session bus runs `systemd-run --user`, the
+    Docker daemon a container with / mounted. With the namespaces every socket bound outside the workspace is
+    covered before the command starts (connection refused); the workspace's own still answer."""
+    usable, why = namespace_support()
+    if not usable:
+        pytest.skip(f"namespaces are not available here: {why}")
+    (tmp_path / "run").mkdir()
+    door, own = _Door(tmp_path / "run" / "agent.sock"), _Door(ws / "dev.sock")
+    connect = f"{sys.executable} -S -c 'import socket,sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])'"
+    try:
+        result = await run(
+            ws, tmp_path, f"{connect} {tmp_path}/run/agent.sock; echo door $?; {connect} dev.sock; echo own $?"
+        )
+    finally:
+        door.close()
+        own.close()
+    assert "door 1" in result.text and "ConnectionRefusedError" in result.text and "own 0" in result.text, result.text
+    assert (door.connections, own.connections) == (0, 1)
+
+
+def _tmux(sock: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["tmux", "-S", str(sock), *args], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+async def test_d5_a_command_cannot_start_a_window_in_the_users_tmux(ws: Path, tmp_path: Path) -> None:
+    usable, why = namespace_support()
+    if not usable:
+        pytest.skip(f"namespaces are not available here: {why}")
+    sock, marker = tmp_path / "tmux-user" / "default", tmp_path / "escaped"
+    sock.parent.mkdir(mode=0o700)
+    assert (await asyncio.to_thread(_tmux, sock, "new-session", "-d", "sleep 600")).returncode == 0
+    try:
+        result = await run(ws, tmp_path, f"tmux -S {sock} new-window -d 'touch {marker}'; echo tmux $?")
+        windows = await asyncio.to_thread(_tmux, sock, "list-windows")
+    finally:
+        await asyncio.to_thread(_tmux, sock, "kill-server")
+    assert "tmux 1" in result.text, result.text
+    assert len(windows.stdout.splitlines()) == 1 and not marker.exists()

@@ -173,7 +173,7 @@ def die_with_parent(parent: int, signum: int) -> bool:
 
 _LISTS = {"write": "write", "file": "write_files", "pin": "pin", "ro": "ro"}
 _INTS = ("parent", "deathsig", "abi", "report", "treesig", "grace")
-_FLAGS = ("network", "scope", "ns", "tree")
+_FLAGS = ("network", "scope", "ns", "tree", "sockets")
 
 
 def encode(policy: dict) -> list:

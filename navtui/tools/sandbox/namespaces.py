@@ -3,8 +3,9 @@
 Landlock grants only add up, so it cannot keep ``.git/config`` read-only inside a writable workspace. A mount
 namespace can: the launcher enters a new user namespace (no privilege needed where the kernel allows
 unprivileged ones), binds each protected path onto itself read-only, binds the workspace and the git dirs onto
-themselves (a mount point cannot be renamed, so ``mv .git x`` cannot swap in a new one), and enters a new PID
-namespace. Then, as bubblewrap does, it forks the namespace's init:
+themselves (a mount point cannot be renamed, so ``mv .git x`` cannot swap in a new one), covers every unix socket
+bound outside the workspace with ``/dev/null`` (Landlock does not cover ``connect()``; ``hide_sockets``), and
+enters a new PID namespace. Then, as bubblewrap does, it forks the namespace's init:
 
     navtui ── launcher (outside; relays the exit status) ── init (pid 1: mounts /proc, Landlock, drops
                                                               capabilities) ── the command (pid 2)
@@ -113,8 +114,46 @@ def enter(policy: dict) -> None:
             continue  # a symlink would be followed: what it points to is covered by its own entry, if protected
         _mount(libc, path, path, None, MS_BIND | MS_REC)
         _mount(libc, None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | _locked_flags(path))
+    if policy.get("sockets"):
+        hide_sockets(libc, policy.get("pin", ()))
     # The working directory still points into the mounts as they were before: enter it again through the new ones.
     os.chdir(os.getcwd())
+
+
+def listening_sockets(table: str = "/proc/net/unix") -> list:
+    """The paths of the unix-domain sockets bound on this machine (the network namespace's), each once."""
+    found: dict = {}
+    try:
+        with open(table, "rb") as handle:
+            lines = handle.read().split(b"\n")[1:]
+    except OSError:
+        return []
+    for line in lines:
+        fields = line.split(None, 7)
+        if len(fields) == 8 and fields[7].startswith(b"/"):  # "@...": abstract (Landlock's scoping covers those)
+            found[os.fsdecode(fields[7])] = None
+    return list(found)
+
+
+def hide_sockets(libc: ctypes.CDLL, keep: "tuple | list") -> int:
+    """Put ``/dev/null`` over every unix-domain socket bound outside the ``keep`` folders (the workspace); returns how
+    many. Landlock does not cover ``connect()`` to a socket by path, and a socket is a door out of the sandbox: the
+    user's tmux server runs ``tmux new-window CMD`` unconfined (and outliving navtui), the session bus
+    ``systemd-run --user``, the Docker daemon a container with ``/`` mounted, an ssh ``ControlMaster`` commands on
+    other hosts. Bound over, such a path refuses the connection. Sockets the command binds itself are its own."""
+    roots = [root.rstrip("/") + "/" for root in keep]
+    hidden = 0
+    for path in listening_sockets():
+        if any(path.startswith(root) for root in roots):
+            continue
+        try:
+            if os.lstat(path).st_mode & 0o170000 != 0o140000:  # not a socket (a link, or a file in its place)
+                continue
+            _mount(libc, "/dev/null", path, None, MS_BIND)
+        except (NamespaceError, OSError):
+            continue  # a socket this user cannot reach (another user's private folder) needs no hiding
+        hidden += 1
+    return hidden
 
 
 def drop_capabilities() -> None:

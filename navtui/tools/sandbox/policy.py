@@ -198,7 +198,7 @@ class SandboxPolicy:
             if self.namespaces:
                 guard = guarded if guarded is not None else self.guarded()
                 read_only = [*guard.read_only, *(self.roots if self.mode == "read-only" else ())]
-                policy.update(ns=True, pin=[str(p) for p in guard.pins], ro=[str(p) for p in read_only])
+                policy.update(ns=True, pin=[str(p) for p in guard.pins], ro=[str(p) for p in read_only], sockets=True)
         return policy
 
     def describe(self) -> str:
@@ -214,6 +214,7 @@ class SandboxPolicy:
                     "Namespaces: each command has its own mount and PID namespace: git's config and hooks, "
                     ".navtui/, .mcp.json and .env* are read-only"
                     + (" and so is the workspace" if self.mode == "read-only" else "")
+                    + "; unix sockets outside the workspace refuse it (tmux, the session bus, Docker)"
                     + "; it sees only its own processes, and they all stop when navtui does."
                 )
         warning = self.warning
