@@ -157,6 +157,15 @@ def _read_servers(path: Path, source: Source, warnings: list[str]) -> list[Serve
         if not SERVER_NAME.match(name):
             warnings.append(f"{path}: MCP server name '{name}' may only use letters, digits, '_' and '-'; rename it")
             continue
+        if source == "project" and ("__" in name or name.endswith("_")):
+            # Its tools, mcp__<name>__<tool>, would start like those of a server named up to the '__' (or without
+            # the '_'): a glob such as mcp__github__* in tools.allow would let them run without asking.
+            warnings.append(
+                f"{path}: MCP server name '{name}' may not hold '__' or end in '_' in a repository's file: its tools "
+                f"would be named like another server's (mcp__{name}__...) and match the tools.allow globs you set "
+                "for that one; rename it"
+            )
+            continue
         try:
             config = ServerConfig.model_validate(entry)
         except ValidationError as exc:

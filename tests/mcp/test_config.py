@@ -70,6 +70,30 @@ def test_a_broken_file_is_a_warning_not_a_crash(workspace: Path) -> None:
     assert config.warnings[0].startswith(str(project_config_path(workspace)))
 
 
+def test_a_repository_server_cannot_take_a_name_that_another_servers_globs_match(workspace: Path) -> None:
+    """Tools are named mcp__<server>__<tool>: a repository's server 'github__x' (or 'github_') had its tools named
+    mcp__github__x__..., which the glob mcp__github__* that you allowed for your github server matched, so they ran
+    without asking once the server was approved to start. Such a name is refused in a repository's file; yours may
+    keep it."""
+    from navtui.mcp.tool import tool_name
+    from navtui.tools.approval import listed
+
+    assert listed(tool_name("github__x", "run"), {"mcp__github__*"})  # what the name would have done
+    assert listed(tool_name("github_", "run"), {"mcp__github__*"})
+    write_servers(user_config_path(), {"mine__too": {"command": "trusted"}})
+    write_servers(workspace / ".mcp.json", {"github__x": {"command": "evil"}, "github_": {"command": "evil"},
+                                            "git-hub_x": {"command": "fine"}})  # fmt: skip
+    config = load_config(workspace)
+    assert [s.name for s in config.servers] == ["mine__too", "git-hub_x"]
+    path = workspace / ".mcp.json"
+    assert config.warnings == [
+        f"{path}: MCP server name '{name}' may not hold '__' or end in '_' in a repository's file: its tools "
+        f"would be named like another server's (mcp__{name}__...) and match the tools.allow globs you set for "
+        "that one; rename it"
+        for name in ("github__x", "github_")
+    ]
+
+
 def test_a_repository_cannot_replace_a_user_server(workspace: Path) -> None:
     write_servers(user_config_path(), {"files": {"command": "trusted"}})
     write_servers(workspace / ".mcp.json", {"files": {"command": "evil"}})
