@@ -126,6 +126,7 @@ class TreeModel:
         self.filter_mode: FilterMode = "default"
         self.query = ""
         self.shown_leaf = -1  # the row marked "← active": the leaf, or its nearest visible ancestor
+        self._connectors: dict[int, str] = {}  # shown rows drawn with the connector of a hidden segment start
         self._active = active_ids if active_ids is not None else _path_ids(roots, leaf_id)
         self._flatten(roots)
 
@@ -205,6 +206,28 @@ class TreeModel:
                     out.append(row)
                 index += 1
         self.shown_leaf = self._shown_leaf({row.index for row in out}, searching=bool(tokens))
+        self._connectors = {} if tokens else self._inherited_connectors(out)
+        return out
+
+    def connector_of(self, row: TreeRow) -> str:
+        """The ``├``/``└`` drawn before a shown row: its own, or that of the hidden entry its segment starts with
+        (a checkpoint, hidden by the default filter, that starts the branch an undo went on from)."""
+        return self._connectors.get(row.index, row.connector)
+
+    def _inherited_connectors(self, shown: list[TreeRow]) -> dict[int, str]:
+        """A segment whose first rows are hidden: its first shown row takes the connector. Each shown row looks up
+        its chain through hidden rows only, so the rows are walked once at most."""
+        out: dict[int, str] = {}
+        rows, visible = self.rows, {row.index for row in shown}
+        for row in shown:
+            if row.connector:
+                continue
+            up = row.parent
+            while up >= 0 and up not in visible and rows[up].depth == row.depth:
+                if rows[up].connector:
+                    out[row.index] = rows[up].connector
+                    break
+                up = rows[up].parent
         return out
 
     def _shown_leaf(self, shown: set[int], *, searching: bool) -> int:

@@ -232,8 +232,9 @@ class TreeView(ScrollView, can_focus=True):
         described = self.model.describe(row)
         left = Text(no_wrap=True, overflow="ellipsis", end="")
         left.append("› " if selected else "  ", self._style("marker"))
-        left.append(self._prefix(row), self._style("prefix"))
-        if self.model.is_folded(row) and not row.connector:
+        connector = self.model.connector_of(row)
+        left.append(self._prefix(row, connector), self._style("prefix"))
+        if self.model.is_folded(row) and not connector:
             left.append("⊞ ", self._style("marker"))
         if row.active:
             left.append("• ", self._style("marker"))
@@ -258,19 +259,19 @@ class TreeView(ScrollView, can_focus=True):
         segments = list(line.render(self.app.console))
         return Strip(segments, width).apply_style(self.rich_style)
 
-    def _prefix(self, row: TreeRow) -> str:
+    def _prefix(self, row: TreeRow, connector: str) -> str:
         if row.depth == 0:
             return ""
         gutters = row.gutters
         parts = []
         for level in range(row.depth):
-            if level == row.depth - 1 and row.connector:
+            if level == row.depth - 1 and connector:
                 middle = "─"
                 if self.model.is_folded(row):
                     middle = "⊞"
                 elif self.model.foldable(row):
                     middle = "⊟"
-                parts.append(f"{row.connector}{middle} ")
+                parts.append(f"{connector}{middle} ")
             elif level in gutters:
                 parts.append("│  ")
             else:

@@ -109,6 +109,22 @@ def test_the_active_mark_moves_to_the_nearest_shown_ancestor(workspace: Path) ->
     assert ids["u3"] in active and ids["u2"] not in active
 
 
+def test_a_branch_whose_first_entry_is_hidden_keeps_its_connector(workspace: Path) -> None:
+    # After going back in the tree and /undo, the new branch starts with a checkpoint (a custom entry, hidden by
+    # the default filter): its note showed with no "└", as if it went on from the branch left behind.
+    writer = SessionWriter(workspace)
+    answer = writer.assistant(writer.user(None, "fix add"), "Done.")
+    writer.assistant(writer.user(answer, "rename the module"), "Renamed.")
+    checkpoint = writer.entry(answer, "custom", customType="navtui-checkpoint", data={"kind": "undo"})
+    note = writer.entry(checkpoint, "custom_message", customType="navtui-files-restored", content="undone")
+    model, _ = model_for(writer.write())
+    shown = {row.id: row for row in model.visible()}
+    assert checkpoint not in shown and model.connector_of(shown[note]) == "└"
+    assert [model.connector_of(row) for row in shown.values()] == ["", "", "├", "", "└"]
+    model.filter_mode = "all"
+    assert [model.connector_of(row) for row in model.visible()] == ["", "", "├", "", "└", ""]
+
+
 def test_several_roots_hang_off_an_invisible_branch(workspace: Path) -> None:
     writer = SessionWriter(workspace)
     first = writer.user(None, "one")
