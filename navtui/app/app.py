@@ -130,6 +130,8 @@ class NavtuiApp(CachedHandlers, App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
             self.pacer.key()
+            if not event.is_forwarded and not event.is_printable:
+                self._input_binding_in_order(event)
         echo = self.local_echo
         echoed = echo.handled_event(event) if echo is not None and isinstance(event, events.InputEvent) else None
         await super().on_event(event)
@@ -143,6 +145,33 @@ class NavtuiApp(CachedHandlers, App[int]):
                 # A frame repaints the echo's row once the key is through (it is behind the key in the prompt's
                 # queue), even if the key changed nothing there: a wrong echo is put right.
                 prompt.refresh_lines(echoed.state.content_y)
+
+    def _input_binding_in_order(self, event: events.Key) -> None:
+        """A key an ``Input`` binds (Backspace, the arrows, Enter) acts in the order typed.
+
+        Textual's ``Input`` (the palette's search, a denial's reason, a label) inserts a letter where the key lands,
+        but its bindings run once the key has bubbled back up to the app: typed quickly, letters after such a key
+        went in before it ran ("abc" ⌫ ⌫ "x" gave "ab"). Its binding runs in the field's own queue instead, ahead of
+        the key, which then does nothing more. A key a priority binding takes, or a keymap: as Textual does it."""
+        focused = self.focused
+        if focused is None or self._keymap or "textual.widgets._input" not in sys.modules:
+            return  # (no Input was ever made: its module loads with the first)
+        from textual.widgets import Input
+
+        if not isinstance(focused, Input) or binds_with_priority(self.screen, event.key):
+            return
+        actions = [b.action for b in focused._bindings.key_to_bindings.get(event.key, ()) if not b.priority]
+        if not actions:
+            return
+
+        async def run() -> None:
+            for action in actions:
+                if await self.run_action(action, focused):
+                    event.stop()
+                    event.prevent_default()  # the key, behind this in the field's queue, has been handled
+                    return
+
+        focused.call_later(run)
 
     async def _check_bindings(self, key: str, priority: bool = False) -> bool:
         # Textual looks for a priority binding at every key by building the screen's whole binding chain (each

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual import events
+from textual.command import CommandInput, CommandPalette
 
 from navtui.app.screens.sessions import SessionPickerScreen
 from navtui.app.screens.tree import TreeScreen
@@ -72,3 +73,21 @@ async def test_a_burst_edits_the_session_filter_in_the_order_typed(workspace: Pa
         await wait_for(pilot, lambda: len(screen.query_text) == 2)  # every key handled (in any order)
         await pilot.pause()
         assert screen.query_text == "vr"
+
+
+async def test_a_burst_edits_an_input_field_in_the_order_typed(make_app: AppFactory) -> None:
+    # Textual's Input (the command palette's search, the reason of a denial, a label) inserts a letter where the
+    # key lands but runs Backspace, the arrows and Enter once the key has bubbled on to the app: typed quickly,
+    # the letters after such a key went in before it ran ("abc" ⌫ ⌫ "x" searched the palette for "ab").
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        field = app.screen.query_one(CommandInput)
+        for event in burst(*"abc", "backspace", "backspace", "x", "left", "Y", "home", "Z"):
+            app.post_message(event)
+        # in the order typed, four letters only at the end; in another, "abcx" at once (and at the end)
+        await wait_for(pilot, lambda: len(field.value) == 4)
+        await pilot.pause()
+        assert field.value == "ZaYx"
