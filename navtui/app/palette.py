@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
 from textual.message import Message
 
 from navtui.app.commands import COMMANDS, SlashCommand
@@ -33,15 +34,20 @@ class SlashCommandProvider(Provider):
             refresh()
         return COMMANDS.all()
 
+    # The usage is markup to the palette as well (a string prompt, and the matcher's highlight): "/model [MODEL]"
+    # showed as "/model ", and a repository command's argument-hint could carry a link or an @click action.
     async def discover(self) -> Hits:
         for command in self._commands():
-            yield DiscoveryHit(command.usage, partial(self._run, command), help=_plain(command.help))
+            yield DiscoveryHit(
+                Content(command.usage), partial(self._run, command), text=command.usage, help=_plain(command.help)
+            )
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in self._commands():
             score = max(matcher.match(command.usage), matcher.match(command.help) * 0.5)
             if score > 0:
-                yield Hit(
-                    score, matcher.highlight(command.usage), partial(self._run, command), help=_plain(command.help)
-                )
+                # Escaped, the usage's highlight is one cell off after a "[" (the name before it, where a query
+                # matches, is exact).
+                shown = matcher.highlight(_plain(command.usage))
+                yield Hit(score, shown, partial(self._run, command), text=command.usage, help=_plain(command.help))

@@ -137,3 +137,53 @@ async def test_a_replayed_session_its_tree_and_the_picker_stay_inert(make_app, w
         output = terminal_output(app)
         assert "evil ␛]0;PWNED␇ name" in output
         assert_inert(output)
+
+
+async def test_a_repository_commands_hint_and_description_stay_inert(make_app, workspace: Path) -> None:
+    """A repository's .navtui/commands/*.md front matter is untrusted text: its argument-hint reached /help, the
+    completion list and the palette raw."""
+    from textual.command import CommandPalette
+
+    from navtui.app.commands import COMMANDS
+    from navtui.app.commands.custom import register_custom_commands
+    from navtui.app.screens.help import HelpScreen
+
+    project = workspace / ".navtui" / "commands"
+    project.mkdir(parents=True)
+    (project / "deploy.md").write_text(
+        f"---\ndescription: ship it {TITLE}\nargument-hint: [env{CLIPBOARD}]\n---\nDeploy $1.\n"
+    )
+    link = '[link="https://evil.example"]click me[/link]'  # as markup: a terminal hyperlink (OSC 8)
+    (project / "mark.md").write_text(f"---\ndescription: {link}\nargument-hint: x] {link} [x\n---\nMark.\n")
+    app = make_app()
+    try:
+        async with app.run_test(size=(140, 48)) as pilot:
+            await wait_for(pilot, lambda: COMMANDS.get("deploy") is not None)
+            await pilot.press(*"/dep")
+            await settle(app, pilot)
+            assert_inert(terminal_output(app))
+            main_screen(app).query_one("#prompt").clear()
+            main_screen(app).submit("/help")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+            await settle(app, pilot)
+            assert_inert(terminal_output(app))
+            await pilot.press("escape")
+            await settle(app, pilot)
+            for query in ("", "mark"):  # the palette's list, then its search
+                await pilot.press("ctrl+p")
+                await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+                await pilot.press(*query)
+                await wait_for(pilot, lambda: "/mark" in _palette_text(app))
+                assert f"/mark [x] {link} [x]" in _palette_text(app) and link in _palette_text(app)
+                assert_inert(terminal_output(app))
+                await pilot.press("escape")
+                await settle(app, pilot)
+    finally:
+        register_custom_commands(COMMANDS, [])
+
+
+def _palette_text(app) -> str:
+    from textual.command import CommandList
+
+    options = app.screen.query_one(CommandList)
+    return "\n".join(options.get_option_at_index(i).prompt.plain for i in range(options.option_count))

@@ -193,7 +193,7 @@ def register_custom_commands(registry: CommandRegistry, commands: list[CustomCom
             owner = "your own command" if command.name in _loaded else "a built-in command"
             warnings.append(f"{command.path}: /{command.name} is already {owner}; this file is skipped")
             continue
-        hint = command.argument_hint.strip("[] ") or "args"
+        hint = display_safe(command.argument_hint.strip("[] ")) or "args"  # a repository's words: /help shows it
         registry.register(SlashCommand(command.name, command.help, _handler(command), args=f"[{hint}]"))
         _loaded.add(command.name)
     return warnings
