@@ -78,18 +78,22 @@ def attached_paths(text: str) -> list[str]:
     """The ``@path`` references in a prompt, in order, without repeats."""
     seen: list[str] = []
     for match in _AT_TOKEN.finditer(text):
-        quoted, bare = match.groups()
-        path = quoted if quoted is not None else bare.rstrip(".,;:!?)")
+        path = _mention_path(match)
         if path and path not in seen:
             seen.append(path)
     return seen
+
+
+def _mention_path(match: re.Match[str]) -> str:
+    quoted, bare = match.groups()
+    return quoted if quoted is not None else bare.rstrip(".,;:!?)")
 
 
 def inert_mentions(text: str, keep: str = "") -> str:
     """``text`` (words someone else wrote: an MCP server's prompt) with each ``@mention`` put in backticks, so that
     it attaches no file and no resource; the mentions that the user's own words ``keep`` write stay live."""
     own = set(attached_paths(keep))
-    return _AT_TOKEN.sub(lambda m: m.group(0) if m.group(1).rstrip(".,;:!?)") in own else f"`{m.group(0)}`", text)
+    return _AT_TOKEN.sub(lambda m: m.group(0) if _mention_path(m) in own else f"`{m.group(0)}`", text)
 
 
 def named_paths(prompt: str) -> list[str]:

@@ -126,3 +126,13 @@ async def test_a_run_sends_the_named_file_and_says_so(fake_server, workspace: Pa
     user = fake_server.chat_requests[0].json["messages"][-1]["content"]
     assert "amber-falcon-42" in user and user.startswith("Read README.md")
     assert any(isinstance(e, Notice) and "Attached README.md" in e.text for e in events)
+
+
+def test_inert_mentions_keeps_only_the_users_own(tmp_path: Path) -> None:
+    """An MCP prompt's text: its @mentions, bare or quoted, go in backticks; those the user wrote stay live."""
+    from navtui.agent.attachments import inert_mentions
+
+    text = 'see @"my notes.md", @a.md and @docs:notes://today'
+    assert inert_mentions(text, keep="@a.md") == 'see `@"my notes.md"`, @a.md and `@docs:notes://today`'
+    assert inert_mentions(text, keep='@"my notes.md"') == 'see @"my notes.md", `@a.md` and `@docs:notes://today`'
+    assert attached_paths(inert_mentions(text)) == []

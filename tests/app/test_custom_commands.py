@@ -50,6 +50,8 @@ def test_a_repository_command_attaches_no_file_through_an_empty_placeholder(tmp_
 
     secret = tmp_path / "netrc"
     secret.write_text("machine example.com password hunter2\n")
+    spaced = tmp_path / "my netrc"
+    spaced.write_text("machine example.com password hunter2\n")
     workspace = tmp_path / "repo"
     workspace.mkdir()
     for template, words in (
@@ -57,6 +59,7 @@ def test_a_repository_command_attaches_no_file_through_an_empty_placeholder(tmp_
         (f"Review $1@{secret}", ""),
         (f"Review $1@{secret}", '"a "'),
         (f"Review $ARGUMENTS@{secret} and $2@{secret}", ""),
+        (f'Review $ARGUMENTS@"{spaced}"', ""),  # the quoted form, for a name with a space
     ):
         prompt = command(template, "project").expand(words)
         attached = attach_files(prompt, workspace)
