@@ -12,6 +12,7 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
 from navtui.mcp.tool import PREFIX
 
@@ -41,14 +42,16 @@ class PromptCommand:
     def name(self) -> str:
         return command_name(self.server, self.prompt.name)
 
+    # The server's words (its description, its arguments' names) reach /help, the completion list and the palette:
+    # control characters are made visible here, once (the palette also gets them as text, not markup).
     @property
     def args(self) -> str:
-        return synopsis(self.prompt)  # one that starts with "[" reads as "arguments optional"
+        return display_safe(synopsis(self.prompt))  # one that starts with "[" reads as "arguments optional"
 
     @property
     def help(self) -> str:
         about = self.prompt.description.strip().splitlines()[0] if self.prompt.description.strip() else ""
-        return f"MCP prompt of {self.server}" + (f": {about}" if about else "")
+        return display_safe(f"MCP prompt of {self.server}" + (f": {about}" if about else ""))
 
     def arguments(self, text: str) -> dict[str, str]:
         """``text`` mapped onto the prompt's arguments in order; the last one takes the words left over."""

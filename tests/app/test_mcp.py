@@ -252,6 +252,33 @@ async def test_a_servers_prompt_text_attaches_nothing_the_user_did_not_name(
         assert '<attached_file path="notes.md">' in sent and "the user's notes" in sent
 
 
+async def test_a_servers_prompt_description_is_inert_in_help_and_the_palette(make_app, traces: Path) -> None:
+    from textual.command import CommandPalette
+
+    from navtui.app.commands.registry import COMMANDS
+    from navtui.app.screens.help import HelpScreen
+    from tests.app.conftest import terminal_output
+    from tests.app.test_untrusted_text import CLIPBOARD, assert_inert
+
+    hostile = f'review {CLIPBOARD} [link="https://evil.example"]here[/link]'
+    write_servers(
+        user_file(), {"test": stdio_entry(traces, env={"MCP_TEST_DIR": str(traces), "MCP_TEST_HOSTILE": hostile})}
+    )
+    app = make_app()
+    async with app.run_test(size=(140, 48)) as pilot:
+        await wait_for(pilot, lambda: ready(app, "test") and COMMANDS.get("mcp__test__odd") is not None)
+        assert "review ␛]52;c;" in COMMANDS.get("mcp__test__odd").help
+        main_screen(app).submit("/help")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await settle(app, pilot)
+        assert_inert(terminal_output(app))
+        await pilot.press("escape")
+        await pilot.press("ctrl+p", *"odd")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await settle(app, pilot)
+        assert_inert(terminal_output(app))
+
+
 async def test_slash_mcp_login_signs_in_with_the_url_shown(make_app, traces: Path, monkeypatch) -> None:
     """An OAuth server in the app: 'needs sign-in' in /mcp and the status line; /mcp login shows the URL (no
     browser here, as over SSH); the test's browser opens it; the server's tools join."""

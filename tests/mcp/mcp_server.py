@@ -7,7 +7,8 @@ traces the tests wait for: ``pid`` (written at start), ``slow-started`` and ``ca
 ``MCP_TEST_SLOW_RESTART`` (seconds) delay every start / a restart; ``MCP_TEST_LEGACY`` speaks only the 2025
 protocol (initialize, sessions over HTTP); ``MCP_TEST_PORT`` picks the HTTP port; ``MCP_TEST_LOST_SESSION_400``
 answers an unknown session with the reference servers' 400; ``MCP_TEST_MENTION`` (a path) adds the prompt
-``brief``, whose text @-mentions that file and a resource of the server.
+``brief``, whose text @-mentions that file and a resource of the server; ``MCP_TEST_HOSTILE`` adds ``odd``, a
+prompt with that description.
 """
 
 from __future__ import annotations
@@ -140,6 +141,8 @@ def brief(topic: str) -> str:
 
 if os.environ.get("MCP_TEST_MENTION"):
     server.add_prompt(Prompt.from_function(brief, name="brief"))
+if os.environ.get("MCP_TEST_HOSTILE"):  # a prompt whose description holds what the variable says (escapes, markup)
+    server.add_prompt(Prompt.from_function(brief, name="odd", description=os.environ["MCP_TEST_HOSTILE"]))
 
 
 def ask_roots() -> ListRoots:
