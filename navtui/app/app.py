@@ -404,6 +404,12 @@ def run_app(options: LaunchOptions) -> int:
 def resume_hint(runtime: UiRuntime | None) -> str | None:
     """What to type to come back to the session just left (as Claude Code and Codex say on quit)."""
     session = runtime.session if runtime is not None else None
-    if session is None or session.leaf_id is None:
+    if runtime is None or session is None or session.leaf_id is None:
         return None  # nothing was said, or an ephemeral run: nothing to resume
-    return f"navtui: to continue this session: navtui -c (or navtui -r {session.session_id[:8]})"
+    from navtui.session.listing import short_id
+
+    try:
+        shown = short_id(session.session_id, Path(runtime.cwd))  # where `navtui -r` will be typed
+    except OSError:  # a folder that cannot be listed: the id whole
+        shown = session.session_id
+    return f"navtui: to continue this session: navtui -c (or navtui -r {shown})"

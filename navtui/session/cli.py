@@ -9,7 +9,7 @@ from pathlib import Path
 
 from navtui.core.errors import NavtuiError
 from navtui.core.text import json_text
-from navtui.session.listing import SessionSummary, list_sessions
+from navtui.session.listing import SessionSummary, list_sessions, short_ids
 
 
 def sessions_main(argv: list[str] | None = None, *, cwd: Path | None = None, root: Path | None = None) -> int:
@@ -84,9 +84,10 @@ def _table(rows: list[SessionSummary], *, show_cwd: bool) -> str:
     headers = ["ID", *(["FROM"] if foreign else []), "MODIFIED", "ENTRIES", "MODEL", "NAME", "LABELS"]
     headers += ["DIRECTORY"] if show_cwd else []
     name_column = headers.index("NAME")
+    ids = short_ids([row.id for row in rows])  # as many characters as tell them apart (UUIDv7 ids of pi, omp)
     table = [
         [
-            row.id[:8],
+            ids[number],
             *([row.origin] if foreign else []),
             _age(row.modified),
             str(row.entry_count),
@@ -95,7 +96,7 @@ def _table(rows: list[SessionSummary], *, show_cwd: bool) -> str:
             ", ".join(row.labels) or "-",
             *([row.cwd] if show_cwd else []),
         ]
-        for row in rows
+        for number, row in enumerate(rows)
     ]
     widths = [max(len(line[i]) for line in [headers, *table]) for i in range(len(headers))]
     widths[name_column] = min(widths[name_column], 60)

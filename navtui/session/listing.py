@@ -8,6 +8,7 @@ are not whole JSON objects (torn by a crash, corrupted) are not counted as entri
 from __future__ import annotations
 
 import json
+import os
 import re
 import secrets
 from dataclasses import asdict, dataclass, field
@@ -64,6 +65,27 @@ def new_session_path(cwd: Path, session_id: str, root: Path | None = None) -> Pa
 
 def id_from_filename(path: Path) -> str:
     return path.stem.rpartition("_")[2] or path.stem
+
+
+SHORT_ID = 8  # characters of an id shown where the others differ sooner (navtui's ids are random)
+
+
+def short_ids(ids: list[str], least: int = SHORT_ID) -> list[str]:
+    """Each id cut to the fewest characters, ``least`` or more, that no other of ``ids`` starts with: what ``-r``
+    takes without a doubt. pi's and omp's ids are UUIDv7, whose first 8 characters are the time: two sessions
+    started within the same minute share them."""
+    ordered = sorted({i.lower() for i in ids})
+    needed: dict[str, int] = {}
+    for one, other in zip(ordered, ordered[1:], strict=False):
+        common = len(os.path.commonprefix([one, other])) + 1
+        needed[one], needed[other] = max(needed.get(one, 0), common), max(needed.get(other, 0), common)
+    return [i[: max(least, needed.get(i.lower(), 0))] for i in ids]
+
+
+def short_id(session_id: str, cwd: Path, root: Path | None = None) -> str:
+    """``session_id`` as short as ``-r`` takes it in ``cwd`` (its sessions are listed: a few directory reads)."""
+    others = [id_from_filename(path) for path in session_files(cwd.resolve(), root)]
+    return short_ids([session_id, *others])[0]
 
 
 def session_files(cwd: Path | None, root: Path | None = None) -> list[Path]:

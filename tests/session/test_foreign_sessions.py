@@ -8,9 +8,11 @@ import json
 import os
 from contextlib import redirect_stdout
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from navtui.app.app import resume_hint
 from navtui.session.cli import export_main, sessions_main
 from navtui.session.foreign import omp_dir_names
 from navtui.session.listing import encode_cwd, resolve_session
@@ -99,3 +101,24 @@ def test_omp_sessions_are_found_in_omp_s_folder_names(where: str, tmp_path: Path
     assert [(row.path, row.origin, row.name) for row in rows][:1] == [(omp_file, "omp", "Explaining main.py")]
     assert [row.path for row in rows] == [omp_file, legacy]
     assert resolve_session(project, OMP_ID[:8]) == omp_file
+
+
+def test_ids_that_share_their_first_eight_characters_are_listed_long_enough_to_resume(project: Path) -> None:
+    # pi's and omp's ids are UUIDv7: their first 8 characters are the time, the same for sessions started within
+    # the same minute. `navtui sessions` listed both as "01a20876" and the quit hint said `navtui -r 01a20876`,
+    # which `-r` refuses as ambiguous.
+    folder = pi_sessions() / encode_cwd(project.resolve())
+    first = place(folder, "pi-v3.jsonl", f"2026-01-01T00-00-00-000Z_{PI_ID}.jsonl")
+    second = place(folder, "pi-v3.jsonl", f"2026-01-01T00-00-30-000Z_{OMP_ID}.jsonl", age=10)
+    second.write_text(second.read_text().replace(PI_ID, OMP_ID, 1))
+    own = navtui_session(project, "navtui's own")
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert sessions_main([], cwd=project) == 0
+    shown = [line.split()[0] for line in out.getvalue().splitlines()[1:]]
+    assert sorted(shown) == sorted([own.session_id[:8], PI_ID[:10], OMP_ID[:10]])  # "01a20876-8", "01a20876-b"
+    assert {resolve_session(project, short) for short in shown} == {own.path, first, second}
+    session = SessionManager.open(second)
+    hint = resume_hint(SimpleNamespace(session=session, cwd=project))  # type: ignore[arg-type]  # what quitting prints
+    assert hint is not None and hint.endswith(f"navtui -r {OMP_ID[:10]})")
+    assert resolve_session(project, OMP_ID[:10]) == second
