@@ -72,14 +72,18 @@ async def run_user_command(command: UserCommand, cwd: Path) -> dict[str, Any]:
         start_new_session=True,
     )
     cancelled = False
+    data = bytearray()  # what it printed so far: a run stopped (Esc, ctrl+c) keeps it, as a terminal does
     try:
         async with asyncio.timeout(TIMEOUT):
-            data, _ = await process.communicate()
+            assert process.stdout is not None
+            while chunk := await process.stdout.read(65536):
+                data += chunk
+                del data[: max(0, len(data) - 4 * MAX_OUTPUT)]  # the tail is what is kept
+            await process.wait()
     except (TimeoutError, asyncio.CancelledError):
         cancelled = True
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, 9)
-        data = b""
         await process.wait()
     text = data.decode("utf-8", "replace")
     truncated = len(text) > MAX_OUTPUT

@@ -9,7 +9,7 @@ from typing import Any
 from navtui.agent.user_commands import parse_user_command, prompt_mode
 from navtui.widgets.items import ToolItem
 from navtui.widgets.prompt import PromptEditor
-from tests.app.conftest import main_screen, settle, transcript
+from tests.app.conftest import main_screen, settle, transcript, wait_for
 from tests.fakes import Text
 
 SIZE = (100, 30)
@@ -73,3 +73,26 @@ async def test_the_prompt_border_says_when_the_model_will_not_see_a_run(make_app
         editor.text = "$$print(1)"
         await pilot.pause()
         assert editor.border_title == "$$ Python: runs here, the model does not see it"
+
+
+async def test_esc_and_ctrl_c_stop_a_running_command_and_keep_its_output(make_app: Any, workspace: Path) -> None:
+    # A "!cmd" that ran long could not be stopped: Esc did nothing, and ctrl+c offered to quit (a second one
+    # quit navtui) while the command went on. Each now stops it, as they stop a turn, and what it printed stays.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        for number, key in enumerate(("escape", "ctrl+c")):
+            flag = workspace / f"started-{number}"
+            screen.submit(f"!echo printed {number}; touch {flag.name}; sleep 60; echo never")
+            await wait_for(pilot, flag.exists)
+            await pilot.press(key)
+            await wait_for(pilot, lambda n=number + 1: len(cards(app)) == n and cards(app)[-1].status != "pending")
+            card = cards(app)[-1]
+            assert card.status == "error" and f"printed {number}" in card.result and "never" not in card.result
+        assert screen.is_attached and app.is_running and not app._notifications  # no "ctrl+c again to quit"
+        assert screen.query_one(PromptEditor).text == ""
+
+
+def cards(app: Any) -> list[ToolItem]:
+    return [item for item in transcript(app).items if isinstance(item, ToolItem)]

@@ -21,6 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from navtui.app import gc_policy
 from navtui.app.approver import ApprovalWaiting
@@ -590,7 +591,15 @@ class MainScreen(TurnScreen):
         router = self.turns.router
         router.handle(ToolCallStarted(call=call))
         router.cards_of(call.id).add_class(f"-{command.kind}-mode")
-        message = await run_user_command(command, runtime.cwd)
+        # Esc and ctrl+c stop it as they stop a turn (cancelling kills it; what it printed so far is kept)
+        self.set_activity(True, "running the command", cancel=get_current_worker().cancel)
+        try:
+            message = await run_user_command(command, runtime.cwd)
+        finally:
+            if self.turns.running:  # a message sent meanwhile started a turn: its spinner stays
+                self._activity, self._cancel_activity = False, None
+            else:
+                self.set_activity(False)
         failed = message["cancelled"] or message["exitCode"] not in (0, None)
         result = ToolResultMessage.of(call, message["output"] or "(no output)", is_error=bool(failed))
         router.handle(ToolCallFinished(call=call, result=result))
