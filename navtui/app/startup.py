@@ -16,6 +16,9 @@ from typing import Any
 
 from navtui.config.paths import project_dir, user_settings_path
 from navtui.config.project_rules import PROJECT_RULES, Free, Stricter, stricter_value
+from navtui.config.repo_files import read_regular
+
+MAX_JSON_BYTES = 16 * 1024 * 1024  # as config/settings.py, which this module does not import (pydantic)
 
 
 @dataclass
@@ -35,8 +38,8 @@ class FirstFrameSettings:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+    try:  # a regular file only: a named pipe in its place must not keep the first frame waiting
+        data = json.loads(read_regular(path, MAX_JSON_BYTES, inside=None)[0].decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -179,12 +179,23 @@ class LoadedSettings:
         self.repository = repository
 
 
+MAX_JSON_BYTES = 16 * 1024 * 1024  # a settings-like file larger than this is a mistake, not settings
+
+
 def read_json_object(path: Path) -> dict[str, Any]:
     """A settings-like file's JSON object; ``{}`` when it is missing or empty. ``ConfigError`` names the file."""
+    from navtui.config.repo_files import RefusedFile, read_regular
+
     try:
-        text = path.read_text(encoding="utf-8")
+        # Not read_text: a named pipe in a file's place (a tarball can ship one) blocked the start for ever.
+        data, size = read_regular(path, MAX_JSON_BYTES + 1, inside=None)
+        if size > MAX_JSON_BYTES:
+            raise ConfigError(f"{path}: {size // (1024 * 1024)} MB is too large for a settings file")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         return {}
+    except RefusedFile as exc:
+        raise ConfigError(f"{path} {exc}", hint="put a JSON file there, or remove it") from exc
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
     except UnicodeDecodeError as exc:  # a Latin-1 editor's save, or a repository's file: an error, not a traceback

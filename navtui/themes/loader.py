@@ -11,6 +11,7 @@ from typing import Literal
 
 from navtui.config.paths import project_dir as project_config_dir
 from navtui.config.paths import user_themes_dir
+from navtui.config.repo_files import read_regular
 from navtui.themes.model import NavTheme, ThemeSource
 from navtui.themes.resolve import build_theme
 from navtui.themes.schema import ThemeError
@@ -22,13 +23,14 @@ MAX_THEME_BYTES = 1024 * 1024  # a theme is a few KB; anything this big is a mis
 def load_theme_file(path: Path, source: ThemeSource = "file") -> NavTheme:
     """Read, validate and resolve one theme file; raises :class:`ThemeError` naming the file and each problem."""
     try:
-        size = path.stat().st_size
+        # A regular file only: a named pipe in a themes folder blocked the start (and `navtui themes`) for ever.
+        data, size = read_regular(path, MAX_THEME_BYTES + 1, inside=None)
         if size > MAX_THEME_BYTES:
             raise ThemeError(
                 f"{path}: {size // (1024 * 1024)} MB is too large for a theme file (the limit is 1 MB)",
                 hint="check that the right file is in the themes folder",
             )
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise ThemeError(f"{path}: no such theme file", hint="check the path") from None
     except (OSError, UnicodeDecodeError) as error:
@@ -85,7 +87,7 @@ def brief_error(path: Path, error: ThemeError) -> str:
 def declared_name(path: Path) -> str:
     """The theme name a file means to define (its ``name`` field if readable, else its stem)."""
     try:
-        name = json.loads(path.read_text(encoding="utf-8")).get("name")
+        name = json.loads(read_regular(path, MAX_THEME_BYTES + 1, inside=None)[0].decode("utf-8")).get("name")
     except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         name = None
     return name if isinstance(name, str) and name else path.stem

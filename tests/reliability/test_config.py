@@ -100,6 +100,43 @@ def test_c02_a_settings_file_that_is_not_utf8_is_a_clear_error(workspace: Path, 
     assert path.read_bytes() == content
 
 
+@pytest.mark.parametrize("where", ["user", "project", "mcp", "theme"])
+def test_c02_a_named_pipe_in_a_settings_files_place_is_a_clear_error_not_a_hang(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path, where: str
+) -> None:
+    """A tarball (or a command run without the namespaces) can leave a named pipe where a settings, .mcp.json or
+    theme file goes: reading it waited for a writer for ever, and navtui never started. Run as a process, with a
+    hang guard a passing run never reaches."""
+    import subprocess
+    import sys
+
+    path = {
+        "user": navtui_home / "settings.json",
+        "project": workspace / ".navtui" / "settings.json",
+        "mcp": workspace / ".mcp.json",
+        "theme": workspace / ".navtui" / "themes" / "odd.json",
+    }[where]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    fake_server.script(Text("ok"))
+    run = subprocess.run(
+        [sys.executable, "-m", "navtui", "--print", "-p", "ollama", "-b", fake_server.url, "-m", MODEL, "hi"],
+        cwd=workspace, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert f"{path} is not a regular file (a named pipe, a device or a folder)" in run.stderr or where == "theme"
+    assert "Traceback" not in run.stderr
+    if where in ("user", "project"):
+        assert run.returncode == 2, run.stderr
+    else:
+        assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr
+    if where == "theme":
+        themes = subprocess.run(
+            [sys.executable, "-m", "navtui", "themes", "list"],
+            cwd=workspace, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert themes.returncode == 0 and f"not loaded: {path} does not load" in themes.stdout + themes.stderr
+
+
 def test_c02_unknown_keys_are_warnings_and_the_run_goes_on(fake_server: FakeServer, workspace: Path, navtui_home: Path):
     (navtui_home / "settings.json").write_text('{"approvl": "yolo", "ui": {"colour": "red"}}')
     run = _headless(fake_server, "--print", "hi", cwd=workspace)
