@@ -248,22 +248,24 @@ def _header_model(header: dict[str, Any]) -> str | None:
 
 
 def _first_prompt(data: bytes, limit: int = 4 * 1024 * 1024) -> str:
-    start = 0
+    """The first user message's words; in a session of ``!cmd`` / ``$code`` runs only, the first run as typed."""
+    start, first_run = 0, ""
     while start < min(len(data), limit):
         end = data.find(b"\n", start)
         end = len(data) if end < 0 else end
-        if b'"user"' in data[start:end]:
-            record = _decode(data[start:end])
+        line = data[start:end]
+        if b'"user"' in line or (not first_run and b'Execution"' in line):
+            record = _decode(line)
             message = (record or {}).get("message")
-            if (
-                record
-                and record.get("type") == "message"
-                and isinstance(message, dict)
-                and message.get("role") == "user"
-            ):
-                return prompt_words(_message_text(message.get("content")))
+            if record and record.get("type") == "message" and isinstance(message, dict):
+                role = message.get("role")
+                if role == "user":
+                    return prompt_words(_message_text(message.get("content")))
+                typed = message.get("command") if role == "bashExecution" else message.get("code")
+                if not first_run and role in ("bashExecution", "pythonExecution") and isinstance(typed, str):
+                    first_run = ("!" if role == "bashExecution" else "$") + typed
         start = end + 1
-    return ""
+    return first_run
 
 
 def _message_text(content: Any) -> str:

@@ -54,6 +54,25 @@ def test_list_sessions_shows_name_or_first_prompt_newest_first(project: Path, ro
     assert rows[0].to_json()["path"] == str(new.path)
 
 
+def test_a_session_of_runs_only_is_named_after_its_first_run(project: Path, root: Path) -> None:
+    # A session where only "!cmd" / "$code" ran was listed as "(empty)" (in `navtui sessions` and the picker).
+    runs = SessionManager.create(project, root=root)
+    runs.append_execution({"role": "bashExecution", "command": "make test", "output": "ok", "exitCode": 0})
+    runs.append_execution({"role": "pythonExecution", "code": "print(1)", "output": "1", "exitCode": 0})
+    runs.close()
+    python = SessionManager.create(project, root=root)
+    python.append_execution({"role": "pythonExecution", "code": "import sys\nprint(sys.path)", "output": ""})
+    python.close()
+    later = SessionManager.create(project, root=root)
+    later.append_execution({"role": "bashExecution", "command": "git status", "output": "", "exitCode": 0})
+    later.append_message(user("fix the bug"))
+    later.close()
+    names = {row.id: row.name for row in list_sessions(project, root=root)}
+    assert names[runs.session_id] == "!make test"
+    assert names[python.session_id] == "$import sys print(sys.path)"
+    assert names[later.session_id] == "fix the bug"  # a prompt names it when there is one
+
+
 def test_resolve_by_prefix_path_and_errors(project: Path, root: Path, tmp_path: Path) -> None:
     one = _session(project, root, "one")
     two = _session(project, root, "two")
