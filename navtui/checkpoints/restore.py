@@ -166,8 +166,11 @@ def apply_restore(
         if change.goal is not None and change.goal.kind in ("f", "l") and not store.has(change.goal.hash):
             raise NavtuiError(f"The checkpoint store has lost the contents of {change.path}; nothing was restored")
 
+    real_root = os.path.realpath(root)
+
     def attempt(change: Change, action: Callable[[], object]) -> None:
         try:
+            _no_link_on_the_way(root, real_root, change.path)
             action()
         except OSError as exc:
             result.failed.append((change.path, exc.strerror or str(exc)))
@@ -204,6 +207,20 @@ def apply_restore(
     failed = {path for path, _ in result.failed}
     result.restored = [c.path for c in todo if not c.is_dir and c.path not in failed]
     return result
+
+
+def _no_link_on_the_way(root: Path, real_root: str, path: str) -> None:
+    """Raise when a folder on the way from ``root`` to ``path`` is a symbolic link.
+
+    The checkpoint holds real folders. A link put in one's place after the turn (a background job the model
+    started can do it: ``src -> ~/.config/autostart``) would have the restore, which navtui runs itself, outside the
+    sandbox, write the file it puts back wherever the link points.
+    """
+    parent = os.path.dirname(path)
+    if not parent:
+        return
+    if os.path.realpath(root / parent) != os.path.join(real_root, os.path.normpath(parent)):
+        raise OSError(errno.ELOOP, f"a folder on its way ({parent}) is a link now; not written through it")
 
 
 def _write_file(store: ObjectStore, target: Path, entry: TreeEntry) -> None:

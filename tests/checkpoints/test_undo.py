@@ -183,3 +183,26 @@ def test_deleting_a_session_lets_its_checkpoints_go(project: Path, checkpointer:
     assert prune_workspace(project) > 0  # type: ignore[operator]
     left = {row[0] for row in store._db.execute("SELECT hash FROM objects")}
     assert len(left) <= 6  # the workspace as it is now: 4 files, 1 folder, the root
+
+
+def test_undo_never_writes_through_a_folder_turned_into_a_link(
+    project: Path, checkpointer: Checkpointer, tmp_path: Path
+) -> None:
+    """After the turn's checkpoint, src/ becomes a link out of the workspace (a background job the model started can
+    do that; the sandbox lets a command make links). The undo, which navtui runs itself, unsandboxed, wrote
+    src/util.py's old bytes wherever the link pointed (~/.config/autostart: code run at the next login). It is
+    left unwritten and named instead."""
+    import shutil
+
+    outside = tmp_path / "autostart"
+    outside.mkdir()
+    session = SessionManager.create(project)
+    turn(session, checkpointer, lambda: (project / "src" / "util.py").unlink())
+    shutil.rmtree(project / "src")
+    (project / "src").symlink_to(outside)
+    proposal = checkpointer.propose_undo(session.get_branch())
+    assert proposal is not None
+    done = checkpointer.apply(session, proposal)
+    assert list(outside.iterdir()) == []
+    assert done.failed == [("src/util.py", "a folder on its way (src) is a link now; not written through it")]
+    assert done.restored == []
