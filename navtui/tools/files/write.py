@@ -14,11 +14,12 @@ from navtui.core.errors import ToolError
 from navtui.core.fs import atomic_write_bytes, write_error_text
 from navtui.core.text import REPLACEMENT, NotEncodable, encode_file_text
 from navtui.tools.base import Tool, ToolContext, ToolResult
-from navtui.tools.files.diff import diff_stats, unified_diff
+from navtui.tools.files.diff import clip_diff, diff_stats, unified_diff
 from navtui.tools.files.textfile import UTF8_BOM, decode_for_edit, require_regular
 from navtui.tools.shell.output import human_size
 
 # "// ... rest of the code unchanged": a model that elides code in a full-file write deletes it.
+PREVIEW_DIFF_BYTES = 1_000_000  # a larger file's replacement is previewed by its new content's head
 _PLACEHOLDER = re.compile(
     r"(?://|#|/\*|<!--|--|\*)\s*(?:\.\.\.|…)?\s*\(?\s*(?:rest of (?:the )?(?:code|file|implementation|function|class|"
     r"module|content)|existing (?:code|content|implementation)|(?:code|content|everything) (?:remains |stays )?"
@@ -70,9 +71,28 @@ class WriteTool(Tool[WriteArgs]):
         return [args.path]
 
     def preview(self, args: WriteArgs, ctx: ToolContext) -> str | None:
+        """What the approval shows: the diff when it replaces a text file (what changes), else the new content."""
+        found = self._text_before(args.path, ctx)
+        if found is not None:
+            shown, before = found
+            diff = unified_diff(before, args.content.replace("\r\n", "\n"), shown)
+            return clip_diff(diff) if diff else "(the same content: the file does not change)"
         lines = args.content.splitlines()
         head = "\n".join(lines[:40])
         return head + (f"\n[... {len(lines) - 40} more lines]" if len(lines) > 40 else "")
+
+    @staticmethod
+    def _text_before(path_arg: str, ctx: ToolContext) -> tuple[str, str] | None:
+        """(the path as shown, the text) of the file the write would replace; ``None`` for a new, binary, large
+        or unreadable one."""
+        try:
+            path = ctx.workspace.confine(path_arg, action="write")
+            shown = ctx.workspace.display(path)
+            if not path.is_file() or require_regular(path, shown) > PREVIEW_DIFF_BYTES:
+                return None
+            return shown, decode_for_edit(path.read_bytes(), shown).text.replace("\r\n", "\n")
+        except (ToolError, OSError):
+            return None
 
     async def run(self, args: WriteArgs, ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(self._write, args, ctx)

@@ -122,3 +122,19 @@ async def test_a_file_read_whole_or_cut_to_fit_is_tracked_as_such(ws: Path, ctx)
         await call(WriteTool(), ctx, path="a.txt", content="three\n")
     await call(ReadTool(), ctx, path="a.txt")  # read whole again: written at once
     assert "Replaced a.txt" in (await call(WriteTool(), ctx, path="a.txt", content="three\n")).text
+
+
+def test_the_preview_of_a_replacement_is_the_diff(ws: Path, ctx) -> None:
+    # The approval of a write over an existing file showed its first 40 new lines: what it changed (a line in the
+    # middle of 120) could not be seen before saying yes.
+    old = "".join(f"def f{i}(x):\n    return x * {i}\n" for i in range(60))
+    (ws / "big.py").write_text(old)
+    new = old.replace("return x * 30\n", "return x + 30\n")
+    preview = write.preview(write.parse_args({"path": "big.py", "content": new}), ctx)
+    assert preview is not None and preview.startswith("--- a/big.py\n+++ b/big.py\n@@ -59,")
+    assert "-    return x * 30\n+    return x + 30" in preview and "def f0(" not in preview
+    assert (ws / "big.py").read_text() == old  # a preview writes nothing
+    fresh = write.preview(write.parse_args({"path": "new.py", "content": "a = 1\n"}), ctx)
+    assert fresh == "a = 1"  # a new file: its content
+    same = write.preview(write.parse_args({"path": "big.py", "content": old}), ctx)
+    assert same == "(the same content: the file does not change)"
