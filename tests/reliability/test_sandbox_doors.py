@@ -266,6 +266,43 @@ def test_d2_a_command_cannot_read_navtuis_keys(fake_server: FakeServer, workspac
     assert CANARY not in result
 
 
+@pytest.mark.parametrize("guarded", [".navtui", ".git/hooks"])
+async def test_d1_undoing_a_guarded_folder_turned_into_a_link_removes_nothing_outside(
+    repo: Path, tmp_path: Path, mode: str, guarded: str
+) -> None:
+    """Without the namespaces the guard puts a guarded folder back after the command and first removes what was
+    created in it. A command that moved the folder away and put a link to the home folder in its place had navtui
+    itself (unsandboxed) remove everything in the home folder the baseline did not list: ~/.navtui/sessions went.
+    With the namespaces the folder is a mount point and cannot be moved at all."""
+    home = tmp_path / "home"
+    (home / "sessions").mkdir(parents=True)
+    (home / "sessions" / "s.jsonl").write_text("precious\n")
+    (home / "notes.txt").write_text("mine\n")
+    (repo / ".navtui").mkdir(exist_ok=True)
+    (repo / ".navtui" / "settings.json").write_text('{"ui": {"theme": "light"}}')
+    before = sorted(str(p.relative_to(repo)) for p in (repo / guarded).rglob("*"))
+    await run(repo, tmp_path, f"mv {guarded} {guarded}.moved && ln -s {home} {guarded}; echo done")
+    assert sorted(str(p.relative_to(home)) for p in home.rglob("*")) == ["notes.txt", "sessions", "sessions/s.jsonl"]
+    assert not (repo / guarded).is_symlink() and (repo / guarded).is_dir()
+    assert sorted(str(p.relative_to(repo)) for p in (repo / guarded).rglob("*")) == before
+
+
+async def test_d1_a_hooks_link_in_a_new_git_dir_goes_and_what_it_points_to_stays(
+    ws: Path, tmp_path: Path, mode: str
+) -> None:
+    """A git dir the command creates loses its hooks after the command. Its hooks folder as a link to ~/bin had
+    navtui (unsandboxed) remove every file in ~/bin; the link itself is what is removed now."""
+    scripts = tmp_path / "bin"
+    scripts.mkdir()
+    (scripts / "deploy").write_text("#!/bin/sh\necho mine\n")
+    (scripts / "pre-commit").write_text("#!/bin/sh\necho mine\n")
+    result = await run(ws, tmp_path, f"mkdir -p sub/.git && ln -s {scripts} sub/.git/hooks; echo done")
+    assert sorted(p.name for p in scripts.iterdir()) == ["deploy", "pre-commit"]
+    hooks = ws / "sub" / ".git" / "hooks"
+    assert not hooks.is_symlink() and not hooks.exists(), result.text
+    assert f"{ws}/sub/.git/hooks (a hook in a git dir the command created; removed)" in result.text
+
+
 async def test_d4_read_only_protects_a_workspace_inside_a_temp_dir(tmp_path: Path, mode: str) -> None:
     systmp = tmp_path / "systmp"
     ws = systmp / "project"

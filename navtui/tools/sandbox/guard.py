@@ -421,6 +421,10 @@ class Baseline:
 
     def _remove_new(self, top: Path) -> list[GuardChange]:
         removed: list[GuardChange] = []
+        if top.is_symlink() or not top.is_dir():
+            # Put back whole by _put_back. A link walked here would have navtui (unsandboxed) remove what it
+            # points to: `mv .navtui x && ln -s ~ .navtui` emptied the home folder but for the names kept.
+            return removed
         for current, dirnames, filenames in os.walk(top, topdown=True):
             for name in [*filenames, *dirnames]:
                 path = Path(current) / name
@@ -525,8 +529,15 @@ def _defuse(dotgit: Path, guarded: Guarded) -> list[GuardChange]:
 def _dangers(folder: Path) -> tuple[list[Path], list[str]]:
     """The hooks git would run from ``folder`` and its config keys that name programs."""
     hooks: list[Path] = []
-    with contextlib.suppress(OSError):
-        hooks = [h for h in sorted((folder / "hooks").iterdir()) if not h.name.endswith(".sample") and not h.is_dir()]
+    if (folder / "hooks").is_symlink():
+        # The link is the danger (git runs hooks from wherever it points), and it is what goes: listing the
+        # folder it points to had navtui remove the user's own files there (hooks -> ~/bin emptied ~/bin).
+        hooks = [folder / "hooks"]
+    else:
+        with contextlib.suppress(OSError):
+            hooks = [
+                h for h in sorted((folder / "hooks").iterdir()) if not h.name.endswith(".sample") and not h.is_dir()
+            ]
     keys = [key for name in ("config", "config.worktree") for key in _program_keys(folder / name)]
     return hooks, keys
 
