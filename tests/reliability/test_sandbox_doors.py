@@ -460,3 +460,36 @@ async def test_d5_a_command_cannot_start_a_window_in_the_users_tmux(ws: Path, tm
         await asyncio.to_thread(_tmux, sock, "kill-server")
     assert "tmux 1" in result.text, result.text
     assert len(windows.stdout.splitlines()) == 1 and not marker.exists()
+
+
+async def test_d1_undoing_a_change_under_a_git_dir_turned_into_a_link_writes_nothing_there(
+    repo: Path, tmp_path: Path, mode: str
+) -> None:
+    """Without the namespaces a command may move .git away and put a link to ~/.ssh in its place: putting .git/config
+    back then removed ~/.ssh/config and wrote the repository's git config there (navtui does it, unsandboxed). A
+    guarded path whose folder has become a link is left and named instead. (With the namespaces .git is a mount
+    point: it cannot be moved.)"""
+    ssh = tmp_path / "ssh"
+    ssh.mkdir()
+    (ssh / "config").write_text("Host *\n  IdentityFile ~/.ssh/id_ed25519\n")
+    (ssh / "known_hosts").write_text("example.com ssh-ed25519 AAAA\n")
+    before = {p.name: p.read_bytes() for p in ssh.iterdir()}
+    result = await run(repo, tmp_path, f"mv .git .git.moved && ln -s {ssh} .git; echo done")
+    assert {p.name: p.read_bytes() for p in ssh.iterdir()} == before, result.text
+    if mode == "fallback":
+        assert f"{repo}/.git/config (its folder is a link now; left as it is)" in result.text
+
+
+async def test_d1_a_git_dir_turned_into_a_link_to_another_repository_keeps_that_ones_hooks(
+    repo: Path, tmp_path: Path, mode: str
+) -> None:
+    """The link may point at the user's other repository: its hooks and its config.worktree are not this
+    workspace's to remove."""
+    other = tmp_path / "other"
+    plain_git("init", "-q", str(other), cwd=tmp_path)
+    (other / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (other / ".git" / "config.worktree").write_text("[core]\n")
+    before = sorted(str(p.relative_to(other)) for p in other.rglob("*"))
+    await run(repo, tmp_path, f"mv .git .git.moved && ln -s {other}/.git .git; echo done")
+    assert sorted(str(p.relative_to(other)) for p in other.rglob("*")) == before
+    assert (other / ".git" / "hooks" / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"

@@ -350,11 +350,17 @@ class Baseline:
     guarded: Guarded
     contents: dict[Path, _Entry] = field(default_factory=dict)
     complete: bool = True  # False: something was too big to keep, it can only be reported
+    # Where each kept path's folder really was (links resolved). A command may put a link in a folder's place
+    # (`mv .git x && ln -s ~/.ssh .git`): putting .git/config back through it removed ~/.ssh/config and wrote the
+    # git config there, navtui doing it, outside the sandbox. Such a path is left as it is and named.
+    folders: dict[Path, str] = field(default_factory=dict)
 
     @classmethod
     def take(cls, guarded: Guarded, *, contents: bool) -> Baseline:
         """``contents``: keep the bytes of every guarded file (no namespaces); else only what exists."""
         baseline = cls(guarded)
+        for path in guarded.absent:
+            baseline.folders.setdefault(path.parent, os.path.realpath(path.parent))
         if contents:
             budget = [_MAX_FILES, _MAX_BYTES]
             for path in guarded.read_only:
@@ -366,6 +372,7 @@ class Baseline:
             info = path.lstat()
         except OSError:
             return
+        self.folders.setdefault(path.parent, os.path.realpath(path.parent))
         if budget[0] <= 0:
             self.complete = False
             return
@@ -391,6 +398,8 @@ class Baseline:
         """Put guarded paths back as they were; one change per path (empty: nothing happened)."""
         changes: list[GuardChange] = []
         for path in self.guarded.absent:
+            if not self._folder_kept(path):
+                continue  # a link now: what is there is not the workspace's (named below if it mattered)
             if os.path.lexists(path):
                 changes.append(_undo_creation(path))
         before = self.guarded.found
@@ -408,9 +417,12 @@ class Baseline:
         changes: list[GuardChange] = []
         tops = [p for p in self.guarded.read_only if p in self.contents]
         for top in tops:
-            if self.contents[top].kind == "dir":
+            if self.contents[top].kind == "dir" and self._folder_kept(top):
                 changes += self._remove_new(top)
         for path, entry in self.contents.items():
+            if not self._folder_kept(path):
+                changes.append(GuardChange(path, "its folder is a link now; left as it is", None))
+                continue
             if not _differs(path, entry):
                 continue
             left = _snapshot(path)
@@ -418,6 +430,10 @@ class Baseline:
             if note:
                 changes.append(GuardChange(path, note, left if entry.kind != "dir" else (left or [])[:1]))
         return changes
+
+    def _folder_kept(self, path: Path) -> bool:
+        """Whether ``path``'s folder is still where it was at the baseline (no link put in its place)."""
+        return os.path.realpath(path.parent) == self.folders.get(path.parent)
 
     def _remove_new(self, top: Path) -> list[GuardChange]:
         removed: list[GuardChange] = []
