@@ -17,6 +17,9 @@ thread it held the loop once 30 writes had queued.
 The input thread also echoes a key whose outcome is certain at once, through the same writer (``app/local_echo.py``);
 an app's frame is kept whole (``begin_frame``, ``end_frame``: a synchronized update or not) and the echoes it would
 wipe, made before their key, are written again at its end, in the same write.
+
+The input loop is the driver's own (``KeyNoticingDriver.run_input_thread``, as Textual's reads, decodes and
+parses): what a bracketed paste holds is made inert before the parser sees it (``PasteGuard``).
 """
 
 from __future__ import annotations
@@ -116,8 +119,88 @@ class FrameWriter:
             self.gone = True  # the app ends on the hangup that follows; a traceback would go nowhere
 
 
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
+VISIBLE_ESC = "\u241b"  # ␛, as core/display.py shows an escape in untrusted text
+
+
+class PasteGuard:
+    """What a bracketed paste holds reaches the parser with each ESC made visible (``␛``).
+
+    Textual's parser, inside a paste, takes an ESC for the start of a key sequence and sends what follows it (up to
+    32 characters) as keys: text copied with colour codes in it sent the prompt at its first CR, before the user
+    pressed Enter, and the paste came apart. Only the paste's end marker ends it. Outside a paste nothing is held
+    back (a lone ESC is the Escape key); inside, the tail of a read that may begin the end marker waits for the next.
+    """
+
+    def __init__(self) -> None:
+        self.pasting = False
+        self._held = ""
+
+    def feed(self, data: str) -> str:
+        if not self.pasting and PASTE_START not in data:
+            return data  # (every key typed: one look)
+        data, self._held, out = self._held + data, "", []
+        while data:
+            if not self.pasting:
+                start = data.find(PASTE_START)
+                if start < 0:
+                    out.append(data)
+                    break
+                out.append(data[: start + len(PASTE_START)])
+                data, self.pasting = data[start + len(PASTE_START) :], True
+                continue
+            end = data.find(PASTE_END)
+            if end < 0:
+                keep = next((n for n in range(len(PASTE_END) - 1, 0, -1) if data.endswith(PASTE_END[:n])), 0)
+                data, self._held = (data[:-keep], data[-keep:]) if keep else (data, "")
+                out.append(data.replace("\x1b", VISIBLE_ESC))
+                break
+            out.append(data[:end].replace("\x1b", VISIBLE_ESC) + PASTE_END)
+            data, self.pasting = data[end + len(PASTE_END) :], False
+        return "".join(out)
+
+
 class KeyNoticingDriver(LinuxDriver):
     _frames: FrameWriter | None = None
+
+    def run_input_thread(self) -> None:
+        """Textual's input loop (read the terminal, decode, parse, hand each event on), with what a bracketed paste
+        holds made inert first (``PasteGuard``). Textual's own loop takes its parser from its module, so the data
+        cannot be reached between the read and the parse without this. Textual's names it uses (``fileno``,
+        ``exit_event``, ``_debug``, the parser's ``feed`` and ``tick``) are pinned by tests/app/test_habits_terminal.py,
+        which runs it on a pty."""
+        import selectors
+        from codecs import getincrementaldecoder
+
+        from textual._parser import ParseError
+        from textual._xterm_parser import XTermParser
+
+        parser, guard = XTermParser(self._debug), PasteGuard()
+        decode = getincrementaldecoder("utf-8")().decode
+        selector = selectors.SelectSelector()
+        selector.register(self.fileno, selectors.EVENT_READ)
+
+        def take(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
+            for _key, mask in ready:
+                if mask & selectors.EVENT_READ:
+                    text = decode(os.read(self.fileno, 4096), final=final)
+                    if not text:  # stdin is not a terminal and has ended
+                        break
+                    for event in parser.feed(guard.feed(text)):
+                        self.process_message(event)
+            for event in parser.tick():  # a lone ESC becomes the Escape key once its wait is over
+                self.process_message(event)
+
+        try:
+            while not self.exit_event.is_set():
+                take(selector.select(0.1))
+            selector.unregister(self.fileno)
+            take(selector.select(0.1), final=True)
+        finally:
+            selector.close()
+            with contextlib.suppress(EOFError, ParseError):
+                for _event in parser.feed(""):
+                    pass
 
     def process_message(self, message: messages.Message) -> None:
         # Runs on the input thread: a timestamp is set on the app's pacer, the event numbered and a key with a

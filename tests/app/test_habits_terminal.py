@@ -58,3 +58,36 @@ def test_keys_from_a_real_terminal(fake_server, workspace: Path, tmp_path: Path)
         assert term.wait(_shows("to continue this session: navtui -c (or navtui -r "), 30), "\n".join(term.display())
     finally:
         term.close()
+
+
+def test_a_paste_holding_escape_sequences_stays_a_paste(fake_server, workspace: Path) -> None:
+    # Text copied with colour codes in it (a log, `git diff --color`): inside a bracketed paste Textual's parser
+    # took an ESC for the start of a key sequence, and sent what followed it (up to 32 characters) as keys: the
+    # CR among them sent the prompt before the user pressed Enter, and the paste came apart.
+    fake_server.script(Text("seen"))
+    argv = [sys.executable, "-m", "navtui", "-p", "ollama", "-b", fake_server.url, "-m", MODEL]
+    env = dict(os.environ, TERM="xterm-256color", PYTHONPATH=str(ROOT))
+    term = Terminal(argv, env=env, cwd=str(workspace), columns=100, lines=30)
+    try:
+        assert term.wait(lambda lines: MODEL in lines[-1] and "starting" not in lines[-1], 60), term.display()
+        term.write(b"\x1b[200~ERROR \x1b[31mred\x1b[0m done\rnext line\x1b[201~")
+        assert term.wait(_shows("ERROR ␛[31mred␛[0m done"), 30), "\n".join(term.display())
+        assert term.wait(_shows("next line"), 30), "\n".join(term.display())
+        assert fake_server.chat_requests == []  # nothing was sent
+        term.write(b"!\r")  # keys after it are keys again
+        assert term.wait(_shows("seen"), 30), "\n".join(term.display())
+        sent = fake_server.chat_requests[-1].json["messages"][-1]["content"]
+        assert sent == "ERROR ␛[31mred␛[0m done\nnext line!"
+    finally:
+        term.close()
+
+
+def test_the_paste_guard_across_reads() -> None:
+    from navtui.app.driver import PasteGuard
+
+    guard = PasteGuard()
+    assert guard.feed("\x1b") == "\x1b" and guard.feed("\x1b[A") == "\x1b[A"  # keys: nothing held, nothing changed
+    assert guard.feed("a\x1b[200~b\x1b[1m") == "a\x1b[200~b␛[1m" and guard.pasting
+    assert guard.feed("c\x1b[20") == "c"  # the end marker may be starting: held for the next read
+    assert guard.feed("1~\x1b") == "\x1b[201~\x1b" and not guard.pasting  # an Escape after the paste stays one
+    assert guard.feed("\x1b[200~x\x1b[2") == "\x1b[200~x" and guard.feed("J\x1b[201~") == "␛[2J\x1b[201~"
