@@ -13,6 +13,7 @@ from navtui.core.messages import ToolCall, ToolResultMessage, UserMessage
 
 if TYPE_CHECKING:
     from navtui.agent.loop import Agent
+    from navtui.session.manager import SessionManager
 
 EDITING_TOOLS = ("edit", "write")
 MIN_NOTE_TOKENS = 256
@@ -53,6 +54,23 @@ async def index_context(cwd: Path, prompt: str, mode: str, window: int | None) -
 
 def context_message(event: ContextInjected) -> UserMessage:
     return UserMessage(content=event.text)
+
+
+async def note_first_prompt(
+    agent: Agent, session: SessionManager | None, prompt: str, mode: str
+) -> ContextInjected | Notice | None:
+    """A session's first prompt: the index's best chunks join the context before it, and the session (as a
+    ``custom_message``, so a resumed session sends them again). What it added, or a notice why it could not."""
+    try:
+        event = await index_context(agent.ctx.cwd, prompt, mode, agent.budget.window)
+    except Exception as exc:  # the index is a help, never a reason not to answer
+        return Notice(text=f"Repository index unavailable: {exc}", level="warning")
+    if event is None:
+        return None
+    agent.messages.append(context_message(event))
+    if session is not None:
+        session.append_custom_message("index_context", event.text, details={"files": event.files})
+    return event
 
 
 class IndexHooks(AgentHooks):

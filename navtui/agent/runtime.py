@@ -284,7 +284,9 @@ class Runtime:
                 recorded_base_url=choice.recorded_base_url,
             )
         if prompt and not any(isinstance(m, UserMessage) for m in self.agent.messages):
-            injected = await self._index_context(words or prompt)
+            from navtui.agent.repo_index import note_first_prompt
+
+            injected = await note_first_prompt(self.agent, self.session, words or prompt, self.settings.index.inject)
             if injected is not None:
                 yield injected
         checkpoints, session = self.checkpoints, self.session
@@ -305,21 +307,6 @@ class Runtime:
         if checkpoints is not None:
             for notice in await checkpoints.after_run():
                 yield notice
-
-    async def _index_context(self, prompt: str) -> AgentEvent | None:
-        """The first prompt of a session: the repository index's best chunks join the context first."""
-        from navtui.agent.repo_index import context_message, index_context
-
-        try:
-            event = await index_context(self.cwd, prompt, self.settings.index.inject, self.agent.budget.window)
-        except Exception as exc:  # the index is a help, never a reason not to answer
-            return Notice(text=f"Repository index unavailable: {exc}", level="warning")
-        if event is None:
-            return None
-        self.agent.messages.append(context_message(event))
-        if self.session is not None:
-            self.session.append_custom_message("index_context", event.text, details={"files": event.files})
-        return event
 
     async def _mcp_before_run(self) -> AsyncGenerator[Notice, None]:
         """Servers started (or given a moment to); failures not shown yet; whether their schemas fit."""
