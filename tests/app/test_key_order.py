@@ -91,3 +91,16 @@ async def test_a_burst_edits_an_input_field_in_the_order_typed(make_app: AppFact
         await wait_for(pilot, lambda: len(field.value) == 4)
         await pilot.pause()
         assert field.value == "ZaYx"
+
+
+async def test_shift_tab_pressed_quickly_steps_once_per_press(make_app: AppFactory) -> None:
+    # Each shift+tab ran /thinking in a worker and read the level the last one had not set yet: three quick
+    # presses from "off" all went to "minimal".
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        for event in burst("shift+tab", "shift+tab", "shift+tab"):
+            app.post_message(event)
+        await settle(app, pilot)
+        assert app.runtime.thinking_level == "medium"
+        assert main_screen(app).query_one(PromptEditor).has_class("-thinking-medium")

@@ -66,8 +66,13 @@ async def thinking_command(ctx: CommandContext, args: str) -> None:
             f"Thinking: {runtime.thinking_level}. /thinking {'|'.join(THINKING_LEVELS)} sets it (shift+tab steps)."
         )
         return
+    set_thinking(ctx, level)
+
+
+def set_thinking(ctx: CommandContext, level: str) -> None:
+    """Set the level now (shift+tab calls it from its key: a worker's later run read the level too soon)."""
     try:
-        runtime.set_thinking_level(level)
+        ctx.runtime.set_thinking_level(level)
     except NavtuiError as exc:
         ctx.error(exc.message, exc.hint)
         return

@@ -819,10 +819,12 @@ class MainScreen(TurnScreen):
         """shift+tab: the next thinking level, as in pi (the prompt border shows it)."""
         if self._runtime is None or self.turns.running:
             return
+        from navtui.app.commands.builtin import set_thinking
+
         levels = THINKING_LEVELS
         current = self._runtime.thinking_level
         following = levels[(levels.index(current) + 1) % len(levels)] if current in levels else "off"
-        self.run_worker(COMMANDS.run(self, f"/thinking {following}"), group="command")
+        set_thinking(self, following)  # at once: the next press, however quick, steps on from it
 
     def action_models(self) -> None:
         self.run_worker(COMMANDS.run(self, "/models"), group="command")
