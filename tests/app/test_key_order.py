@@ -104,3 +104,22 @@ async def test_shift_tab_pressed_quickly_steps_once_per_press(make_app: AppFacto
         await settle(app, pilot)
         assert app.runtime.thinking_level == "medium"
         assert main_screen(app).query_one(PromptEditor).has_class("-thinking-medium")
+
+
+async def test_a_picker_key_pressed_twice_quickly_opens_one_picker(make_app: AppFactory) -> None:
+    # ctrl+l, ctrl+t and F1 ran their command in a worker: a second press before it had run opened a second
+    # picker over the first, and Esc seemed not to close it.
+    from navtui.app.screens.help import HelpScreen
+    from navtui.app.screens.models import ModelsScreen
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        for key, screen in (("ctrl+l", ModelsScreen), ("f1", HelpScreen)):
+            for event in burst(key, key):
+                app.post_message(event)
+            await settle(app, pilot)
+            assert [type(s) for s in app.screen_stack[1:]] == [screen]
+            await pilot.press("escape")
+            await settle(app, pilot)
+            assert len(app.screen_stack) == 1

@@ -153,6 +153,7 @@ class MainScreen(TurnScreen):
         self.animations = animate
         self.check_provider = check_provider
         self._activity = False  # a command's task runs (set_activity)
+        self._opening: set[str] = set()  # a picker's command on its way to push its screen (_open_once)
         self._cancel_activity: Callable[[], None] | None = None
         self._last_ctrl_c = 0.0
         self._last_escape = 0.0
@@ -827,14 +828,29 @@ class MainScreen(TurnScreen):
         set_thinking(self, following)  # at once: the next press, however quick, steps on from it
 
     def action_models(self) -> None:
-        self.run_worker(COMMANDS.run(self, "/models"), group="command")
+        self._open_once("/models")
 
     def action_themes(self) -> None:
-        self.run_worker(COMMANDS.run(self, "/theme"), group="command")
+        self._open_once("/theme")
 
     def action_help(self) -> None:
         self.refresh_custom_commands()
-        self.run_worker(COMMANDS.run(self, "/help"), group="command")
+        self._open_once("/help")
+
+    def _open_once(self, command: str) -> None:
+        """ctrl+l, ctrl+t, F1: the command's screen once. A second press that lands before the worker has pushed
+        the first screen (its keys then go to that screen) is dropped: it opened a second picker over the first."""
+        if command in self._opening:
+            return
+        self._opening.add(command)
+
+        async def run() -> None:
+            try:
+                await COMMANDS.run(self, command)
+            finally:
+                self._opening.discard(command)
+
+        self.run_worker(run(), group="command")
 
     def action_scroll_transcript(self, direction: int) -> None:
         self._transcript.page(direction)
