@@ -109,6 +109,30 @@ def test_a_repository_command_file_that_links_outside_it_is_not_read(tmp_path: P
     assert any(w.startswith(f"{project / 'environ.md'} is a link to /proc/") for w in warnings)
 
 
+def test_a_repository_in_your_home_reads_your_commands_once(tmp_path: Path) -> None:
+    """A dotfiles repository in ~ makes ~/.navtui/commands the repository's folder too: read twice, each of your
+    commands was a warning at every start (/review is already your own command), and one that links outside ~
+    another (is a link ... outside ~: not read). Your folder is read once, as yours, as settings.json is."""
+    from navtui.app.commands.custom import find_custom_commands
+
+    home = tmp_path / "home"
+    (home / ".git").mkdir(parents=True)
+    mine = home / ".navtui" / "commands"
+    mine.mkdir(parents=True)
+    (mine / "review.md").write_text("Review $1.")
+    elsewhere = tmp_path / "prompts" / "deploy.md"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("Deploy $1.")
+    (mine / "deploy.md").symlink_to(elsewhere)
+    for project in (mine, tmp_path / "repo" / ".navtui" / "commands"):
+        if project != mine:
+            project.parent.mkdir(parents=True)
+            project.parent.parent.joinpath(".navtui", "commands").symlink_to(mine)  # .navtui/commands -> yours
+        found, warnings = find_custom_commands(mine, project)
+        assert [(c.name, c.origin) for c in found] == [("deploy", "user"), ("review", "user")]
+        assert warnings == []
+
+
 async def test_custom_commands_run_show_and_complete(make_app, fake_server, workspace: Path, navtui_home: Path) -> None:
     user_dir = navtui_home / "commands"
     user_dir.mkdir()

@@ -135,8 +135,11 @@ def _handler(command: CustomCommand) -> Handler:
 
 
 def find_custom_commands(user_dir: Path, project_dir: Path) -> tuple[list[CustomCommand], list[str]]:
-    """The user's then the repository's commands, and the warnings about files that are none. Blocking."""
+    """The user's then the repository's commands, and the warnings about files that are none. Blocking.
+    A repository in your home (dotfiles) has your folder as its own: it is read once, as yours."""
     user, user_problems = read_commands(user_dir, "user")
+    if project_dir.resolve() == user_dir.resolve():
+        return user, user_problems
     project, project_problems = read_commands(project_dir, "project", inside=project_dir.parent.parent)  # <repo>
     return [*user, *project], [*user_problems, *project_problems]
 
