@@ -71,6 +71,18 @@ def test_a_repository_command_attaches_no_file_through_an_empty_placeholder(tmp_
     assert attach_files(command(f"Review $1@{secret}", "user").expand(""), workspace).paths == [str(secret)]
 
 
+def test_a_quoted_path_you_pass_as_a_word_is_attached_whole(tmp_path: Path) -> None:
+    """The completion list writes a path with a space as @"my notes.md"; as $1 its quotes went with shell quoting
+    and the prompt said @my notes.md, which attaches nothing (silently). A word that is an @path keeps them."""
+    from navtui.agent.attachments import attach_files
+
+    (tmp_path / "my notes.md").write_text("the notes")
+    for origin in ("user", "project"):
+        prompt = command("Review $1 against $2.", origin).expand('@"my notes.md" "the plan"')
+        assert prompt == 'Review @"my notes.md" against the plan.'
+        assert attach_files(prompt, tmp_path).paths == ["my notes.md"]
+
+
 def test_front_matter_gives_help_and_hint_and_nothing_else(tmp_path: Path) -> None:
     (tmp_path / "review.md").write_text(
         "---\ndescription: Review a file\nargument-hint: [file]\nmodel: gpt-4o\nallowed-tools: shell\n---\nReview $1.\n"
