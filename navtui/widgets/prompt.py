@@ -28,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 from textual.widgets.text_area import Edit, EditResult, Location, Selection
 
+from navtui.core.display import display_safe
 from navtui.widgets.handlers import CachedHandlers
 from navtui.widgets.pasted import PromptPastes, is_long
 from navtui.widgets.prompt_lines import Look, PlainRows
@@ -202,6 +203,7 @@ class PromptEditor(CachedHandlers, TextArea):
             self.refresh_lines(y, sections)
 
     def edit(self, edit: Edit) -> EditResult:
+        edit.text = _inert(edit.text)  # typed, pasted, completed: every insertion passes here
         within_line = edit.top[0] == edit.bottom[0] and "\n" not in edit.text
         height = self.wrapped_document.height
         self._in_edit = True
@@ -278,7 +280,7 @@ class PromptEditor(CachedHandlers, TextArea):
         self.refresh()
 
     def load_text(self, text: str) -> None:
-        super().load_text(text)
+        super().load_text(_inert(text))  # history, a message taken back from the tree, $EDITOR's file
         self.refresh()
 
     @property
@@ -492,6 +494,15 @@ class PromptEditor(CachedHandlers, TextArea):
         if self.menu is not None:
             self._picked = False
             self.menu.show(completion)
+
+
+def _inert(text: str) -> str:
+    """``text`` as the prompt may hold it: TextArea draws its text as it is, so a control character (an ESC in a
+    file name @-completed from a repository, in a paste) reached the terminal. They are made visible
+    (``display_safe``); a line break sent as CR (terminals paste newlines so) stays a line break."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return display_safe(text)
 
 
 def _before(location: tuple[int, int]) -> tuple[int, int]:

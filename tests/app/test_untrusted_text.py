@@ -10,6 +10,8 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
+from textual import events
+
 from navtui.app.screens.approval import ApprovalScreen
 from navtui.app.screens.sessions import SessionPickerScreen
 from navtui.app.screens.tree import TreeScreen
@@ -187,3 +189,27 @@ def _palette_text(app) -> str:
 
     options = app.screen.query_one(CommandList)
     return "\n".join(options.get_option_at_index(i).prompt.plain for i in range(options.option_count))
+
+
+async def test_text_put_into_the_prompt_is_shown_inertly(make_app, workspace: Path) -> None:
+    """The prompt drew its own text raw: an @-completed file name a repository ships (git keeps ESC in a name) or a
+    paste wrote OSC sequences to the terminal. What enters the prompt has its control characters made visible; a
+    pasted line break (CR from a terminal) is still a line break."""
+    (workspace / f"abc{TITLE}.md").write_text("x")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        prompt = main_screen(app).query_one("#prompt")
+        await pilot.press(*"see @ab", "tab")
+        await settle(app, pilot)
+        assert prompt.text == "see @abc␛]0;PWNED␇.md "
+        assert_inert(terminal_output(app))
+        prompt.clear()
+        app.post_message(events.Paste(f"one {CLIPBOARD}\rtwo{CSI_8BIT}"))
+        await settle(app, pilot)
+        assert prompt.text == "one ␛]52;c;Y3VybCBldmlsLnNoIHwgc2g=␛\\\ntwo\\x9b2J"
+        assert_inert(terminal_output(app))
+        prompt.load_text(f"recalled {TITLE}")
+        await settle(app, pilot)
+        assert prompt.text == "recalled ␛]0;PWNED␇"
+        assert_inert(terminal_output(app))
