@@ -19,8 +19,9 @@ def sessions_main(argv: list[str] | None = None, *, cwd: Path | None = None, roo
     parser.add_argument("-n", "--limit", type=int, default=30, help="at most this many rows (default 30; 0: all)")
     args = parser.parse_args(argv)
     rows = list_sessions(None if args.all else (cwd or Path.cwd()), root=root)
+    ids = short_ids([row.id for row in rows])  # as many characters as tell them apart, from the rows cut off too
     if args.limit > 0:
-        rows = rows[: args.limit]
+        rows, ids = rows[: args.limit], ids[: args.limit]
     if args.json:
         print(json_text([row.to_json() for row in rows], indent=2))
         return 0
@@ -28,7 +29,7 @@ def sessions_main(argv: list[str] | None = None, *, cwd: Path | None = None, roo
         where = "anywhere" if args.all else "for this directory"
         print(f"No sessions {where}. Start one with `navtui`; `navtui sessions --all` lists every directory.")
         return 0
-    print(_table(rows, show_cwd=args.all))
+    print(_table(rows, ids, show_cwd=args.all))
     return 0
 
 
@@ -79,12 +80,11 @@ def export_main(argv: list[str] | None = None, *, cwd: Path | None = None, root:
     return 0
 
 
-def _table(rows: list[SessionSummary], *, show_cwd: bool) -> str:
+def _table(rows: list[SessionSummary], ids: list[str], *, show_cwd: bool) -> str:
     foreign = any(row.origin != "navtui" for row in rows)  # pi's and omp's own sessions say where they live
     headers = ["ID", *(["FROM"] if foreign else []), "MODIFIED", "ENTRIES", "MODEL", "NAME", "LABELS"]
     headers += ["DIRECTORY"] if show_cwd else []
     name_column = headers.index("NAME")
-    ids = short_ids([row.id for row in rows])  # as many characters as tell them apart (UUIDv7 ids of pi, omp)
     table = [
         [
             ids[number],

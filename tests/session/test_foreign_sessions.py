@@ -15,7 +15,7 @@ import pytest
 from navtui.app.app import resume_hint
 from navtui.session.cli import export_main, sessions_main
 from navtui.session.foreign import omp_dir_names
-from navtui.session.listing import encode_cwd, resolve_session
+from navtui.session.listing import encode_cwd, id_from_filename, resolve_session
 from navtui.session.manager import SessionManager, list_sessions
 from tests.session.helpers import user
 
@@ -122,3 +122,18 @@ def test_ids_that_share_their_first_eight_characters_are_listed_long_enough_to_r
     hint = resume_hint(SimpleNamespace(session=session, cwd=project))  # type: ignore[arg-type]  # what quitting prints
     assert hint is not None and hint.endswith(f"navtui -r {OMP_ID[:10]})")
     assert resolve_session(project, OMP_ID[:10]) == second
+
+
+def test_an_id_is_listed_long_enough_to_resume_when_the_rows_are_cut(project: Path) -> None:
+    # --limit (30 by default) keeps the newest rows: an id must still tell itself apart from the sessions cut off,
+    # which `-r` looks among too (pi's UUIDv7 ids of the same minute shared their first 8 characters).
+    folder = pi_sessions() / encode_cwd(project.resolve())
+    place(folder, "pi-v3.jsonl", f"2026-01-01T00-00-30-000Z_{PI_ID}.jsonl")
+    second = place(folder, "pi-v3.jsonl", f"2026-01-01T00-00-00-000Z_{OMP_ID}.jsonl", age=10)
+    second.write_text(second.read_text().replace(PI_ID, OMP_ID, 1))
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert sessions_main(["-n", "1"], cwd=project) == 0
+    (shown,) = [line.split()[0] for line in out.getvalue().splitlines()[1:]]
+    assert shown in (PI_ID[:10], OMP_ID[:10])  # "01a20876-8" or "01a20876-b", not the "01a20876" both start with
+    assert id_from_filename(resolve_session(project, shown)).startswith(shown)
