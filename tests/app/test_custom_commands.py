@@ -189,6 +189,23 @@ async def test_custom_commands_run_show_and_complete(make_app, fake_server, work
         assert listed["/danger [args]"].endswith("(project command)")
 
 
+async def test_a_command_s_words_complete_an_at_path(make_app, workspace: Path, navtui_home: Path) -> None:
+    # /review @my<Tab>: the words after a command with no known arguments are where its @path goes; the list
+    # offered nothing there, so a path with a space could only be typed by hand, quotes and all
+    (navtui_home / "commands").mkdir()
+    (navtui_home / "commands" / "review.md").write_text("Review $1.")
+    (workspace / "my notes.md").write_text("the notes")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_screen(app)
+        await wait_for(pilot, lambda: COMMANDS.get("review") is not None)
+        await settle(app, pilot)
+        await pilot.press(*"/review @my")
+        await wait_for(pilot, lambda: '@"my notes.md"' in screen_text(app))
+        await pilot.press("tab")
+        await wait_for(pilot, lambda: main.query_one("#prompt").text == '/review @"my notes.md" ')
+
+
 def test_the_folders_notice_a_file_added_edited_or_removed(tmp_path: Path) -> None:
     from navtui.app.commands.custom import CommandFolders
 

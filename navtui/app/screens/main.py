@@ -739,9 +739,13 @@ class MainScreen(TurnScreen):
         argument = argument_prefix(line, cursor)
         if argument is not None:
             command = COMMANDS.get(argument[0])
-            if command is None or command.arguments is None or self._runtime is None:
+            if command is not None and command.arguments is not None:
+                if self._runtime is None:
+                    return None
+                return complete_argument(line, cursor, await self._command_arguments(command))
+            if "@" not in line[:cursor]:
                 return None
-            return complete_argument(line, cursor, await self._command_arguments(command))
+            # no known arguments (your /review, an MCP prompt): its words may hold an @path, completed below
         cwd = Path(self._runtime.cwd if self._runtime is not None else self._options.cwd)
         if self._files is None or self._files.root != cwd:
             from navtui.app.file_finder import FileList
