@@ -14,7 +14,7 @@ from typing import Literal, Protocol
 
 from navtui.core.errors import ConfigError
 
-ProviderName = Literal["ollama", "anthropic", "openai"]
+ProviderName = Literal["ollama", "anthropic", "openai"]  # defined once: settings' ``provider`` field uses it too
 
 
 class Configured(Protocol):
@@ -28,6 +28,7 @@ class Configured(Protocol):
 
     @property
     def base_url(self) -> str | None: ...
+
 
 DEFAULT_URLS: dict[str, str] = {
     "ollama": "http://127.0.0.1:11434",

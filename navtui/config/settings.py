@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from navtui.config.endpoints import ProviderName
 from navtui.config.launch import DEFAULT_MODEL
 from navtui.config.paths import project_dir, user_settings_path
 from navtui.config.project_rules import PROJECT_RULES, Endpoint, HeldModel, filter_project
@@ -21,7 +22,6 @@ from navtui.core.errors import ConfigError
 
 ApprovalMode = Literal["ask", "write", "yolo"]
 SandboxMode = Literal["workspace-write", "read-only", "off"]
-ProviderName = Literal["ollama", "anthropic", "openai"]
 
 
 class _Section(BaseModel):
