@@ -61,6 +61,21 @@ async def test_help_lists_every_command_and_closes_with_escape(make_app) -> None
         assert isinstance(app.screen, MainScreen)
 
 
+async def test_f1_opens_help_and_its_keys_list_f1_and_ctrl_q(make_app) -> None:
+    # docs/ui.md lists both keys; /help's key list left them out
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen.is_mounted)
+        await pilot.pause()
+        rows = [" ".join(row.split()) for row in rendered_text(app.screen.query_one("#help-keys")).splitlines()]
+        assert "ctrl+d quit (on an empty prompt)" in rows
+        assert "ctrl+q quit (at any time)" in rows
+        assert "F1 this help (F1, Esc or q closes it)" in rows
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+
+
 async def test_the_palette_runs_a_command_or_leaves_one_that_needs_arguments_in_the_prompt(make_app) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -24,12 +24,14 @@ KEYS = (
     ("Esc", "interrupt the agent (partial answer and a command's output so far kept)"),
     ("ctrl+c", "interrupt the agent; idle: clear the prompt; twice on empty quits"),
     ("ctrl+d", "quit (on an empty prompt)"),
+    ("ctrl+q", "quit (at any time)"),
     ("ctrl+p", "command palette"),
     ("ctrl+o", "expand / collapse tool output, thoughts and long pastes"),
     ("ctrl+l", "model picker"),
     ("ctrl+t", "theme picker"),
     ("shift+tab", "next thinking level"),
     ("PgUp / PgDn", "scroll the transcript (at the bottom it follows)"),
+    ("F1", "this help (F1, Esc or q closes it)"),
 )
 
 PROMPT = (
