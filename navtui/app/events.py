@@ -1,4 +1,4 @@
-"""The one place that maps agent events to the screen: transcript widgets and the status line.
+"""The one place that shows agent events (their types: ``core/events.py``) on screen: transcript widgets, status line.
 
 One ``match`` over the ``AgentEvent`` union. Per event the work is small and never blocks: text deltas go to
 the streaming view (which coalesces them), tool events update their card, usage and activity changes go to

@@ -1,7 +1,7 @@
-"""A repository's model choices that leave the user's endpoint: asked once the runtime is on screen.
+"""Asks about a repository's off-endpoint model choices, one modal (``app/screens/repo_model.py``) each, then acts.
 
-Until the user answers, navtui runs on the user's own model; an answer is remembered per repository
-(``config/repo_approvals.py``).
+They are asked once the runtime is on screen. Until the user answers, navtui runs on the user's own model; an
+answer is remembered per repository (``config/repo_approvals.py``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The two event streams: what a provider yields, and what the agent yields to its consumers.
+"""The two event streams' types: what a provider yields, and what the agent yields (``app/events.py`` shows it).
 
 Both are pydantic discriminated unions on ``type`` so --json can write them line by line and tests can
 parse them back. Errors and notices mask secrets when they are made (``core.secrets``): a server that quotes

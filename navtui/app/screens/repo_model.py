@@ -1,4 +1,6 @@
-"""Asking before a repository's settings move the conversation to another provider or endpoint.
+"""The modal for one repository model choice (``app/repo_models.py`` asks each and acts on the answer).
+
+It asks before a repository's settings move the conversation to another provider or endpoint.
 
 a: use it, remembered for this repository · n: keep mine, remembered · esc: keep mine for now (asked again at the
 next start). Keys in the first ``GRACE`` seconds are ignored, as in the tool approval modal.
