@@ -49,10 +49,15 @@ class UiApprover:
 
         below = app.screen
         below.post_message(ApprovalWaiting(True, f"{request.tool}: {request.summary}"))
+        screen = ApprovalScreen(request)
         try:
-            response = await app.push_screen_wait(ApprovalScreen(request))
+            response = await app.push_screen_wait(screen)
         finally:
             below.post_message(ApprovalWaiting(False))
+        if screen.interrupted:  # ctrl+c: the turn stops, as ctrl+c at the prompt stops it
+            interrupt = getattr(getattr(app, "main_screen", None), "interrupt_running", None)
+            if interrupt is not None:
+                interrupt()
         if response is None:
             return ApprovalResponse(approved=False)
         if response.approved and response.rule:

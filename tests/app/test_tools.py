@@ -259,3 +259,21 @@ async def test_a_live_theme_switch_repaints_an_expanded_card_s_output(make_app, 
         await pilot.pause()
         after = output_colour()
         assert after == rich_color(app.theme_variables["nav-tool-output"]) and after != before
+
+
+async def test_ctrl_c_in_the_approval_dialog_stops_the_turn(make_app, fake_server, workspace: Path) -> None:
+    # ctrl+c stops the running turn everywhere else; in the approval dialog it did nothing (the turn waited on).
+    fake_server.script(ToolCall("write", {"path": "new.txt", "content": "hello\n"}))
+    fake_server.script(Text("Written after all."))
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        screen.submit("create new.txt")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.press("ctrl+c")  # at once: a ctrl+c meant for the prompt means the same
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen) and not screen.turns.running
+        assert not (workspace / "new.txt").exists() and cards(app)[0].item.status == "error"
+        assert len(fake_server.chat_requests) == 1  # the turn stopped: the model was not asked again
+        assert "denied" in cards(app)[0].item.result

@@ -54,6 +54,7 @@ class ApprovalScreen(AnswerModal[ApprovalResponse]):
         Binding("p", "allow_rule", "Allow this command's rule", show=False),
         Binding("n", "ask_reason", "Deny", show=False),
         Binding("escape", "deny", "Deny", show=False),
+        Binding("ctrl+c", "interrupt", "Stop the turn", show=False),
     ]
     CSS_PATH = stylesheet("approval")
     # Only the preview may take the focus when the dialog opens (to scroll it). Textual's default focuses the
@@ -64,6 +65,7 @@ class ApprovalScreen(AnswerModal[ApprovalResponse]):
     def __init__(self, request: ApprovalRequest) -> None:
         super().__init__()
         self.request = request
+        self.interrupted = False  # ctrl+c: the call is denied and the turn stops (app/approver.py)
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -113,6 +115,12 @@ class ApprovalScreen(AnswerModal[ApprovalResponse]):
         if not self._too_soon():
             reason = self.query_one("#approval-why", Input).value.strip()
             self.dismiss(ApprovalResponse(approved=False, reason=reason or None))
+
+    def action_interrupt(self) -> None:
+        """ctrl+c, as at the prompt: the turn stops (the call denied). No grace: a ctrl+c meant for the prompt
+        asks the same."""
+        self.interrupted = True
+        self.dismiss(ApprovalResponse(approved=False))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
