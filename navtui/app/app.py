@@ -60,6 +60,10 @@ def _slash_commands_provider() -> type:
 FIRST_FRAME_WAIT = 2.0  # seconds the first frame waits for the main screen to be in place, at most
 
 
+# Textual's Input module, by its private name (tests/app/test_key_order.py pins it): loaded with the first Input made
+INPUT_MODULE = "textual.widgets._input"
+
+
 class NavtuiApp(CachedHandlers, App[int]):
     CSS_PATH = stylesheet("app")
     TITLE = "navtui"
@@ -154,7 +158,7 @@ class NavtuiApp(CachedHandlers, App[int]):
         went in before it ran ("abc" ⌫ ⌫ "x" gave "ab"). Its binding runs in the field's own queue instead, ahead of
         the key, which then does nothing more. A key a priority binding takes, or a keymap: as Textual does it."""
         focused = self.focused
-        if focused is None or self._keymap or "textual.widgets._input" not in sys.modules:
+        if focused is None or self._keymap or INPUT_MODULE not in sys.modules:
             return  # (no Input was ever made: its module loads with the first)
         from textual.widgets import Input
 

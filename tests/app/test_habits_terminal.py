@@ -91,3 +91,17 @@ def test_the_paste_guard_across_reads() -> None:
     assert guard.feed("c\x1b[20") == "c"  # the end marker may be starting: held for the next read
     assert guard.feed("1~\x1b") == "\x1b[201~\x1b" and not guard.pasting  # an Escape after the paste stays one
     assert guard.feed("\x1b[200~x\x1b[2") == "\x1b[200~x" and guard.feed("J\x1b[201~") == "␛[2J\x1b[201~"
+
+
+def test_textual_s_input_loop_is_the_one_the_driver_copies() -> None:
+    # KeyNoticingDriver.run_input_thread is a copy of Textual's (read, decode, parse) with the paste guard put
+    # between the decode and the parse. A Textual release that changes its loop (a fix, a new step) would be lost
+    # behind the copy without a word: this fails then, to have the copy compared and this digest updated.
+    import hashlib
+    import inspect
+
+    from textual.drivers.linux_driver import LinuxDriver
+
+    source = inspect.getsource(LinuxDriver.run_input_thread)
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    assert digest == "d796af6d69db337d6fa6bd463984f7d17188d991dbb22f60efb92a8a9619507c", source

@@ -123,3 +123,13 @@ async def test_a_picker_key_pressed_twice_quickly_opens_one_picker(make_app: App
             await pilot.press("escape")
             await settle(app, pilot)
             assert len(app.screen_stack) == 1
+
+
+def test_the_input_module_the_app_looks_for_is_textual_s() -> None:
+    # NavtuiApp._input_binding_in_order does nothing until Textual's Input module is loaded (sys.modules, by its
+    # private name): were it renamed, the fix would be off without an error, and only the burst above would say so.
+    from textual.widgets import Input
+
+    from navtui.app.app import INPUT_MODULE
+
+    assert Input.__module__ == INPUT_MODULE
