@@ -168,7 +168,7 @@ class KeyNoticingDriver(LinuxDriver):
         holds made inert first (``PasteGuard``). Textual's own loop takes its parser from its module, so the data
         cannot be reached between the read and the parse without this. Textual's names it uses (``fileno``,
         ``exit_event``, ``_debug``, the parser's ``feed`` and ``tick``) are pinned by tests/app/test_habits_terminal.py,
-        which runs it on a pty."""
+        which runs it on a pty, and so is Textual's loop itself (a digest of its source: a change there is compared)."""
         import selectors
         from codecs import getincrementaldecoder
 
