@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from navtui.checkpoints.store import ObjectStore, Tree, TreeEntry
 from navtui.checkpoints.watch import DirWatch
 from navtui.core.errors import NavtuiError
-from navtui.core.walk import IGNORE_FILES, SKIPPED_DIRS, find_repo_root
+from navtui.core.walk import IGNORE_FILES, SKIPPED_DIRS, find_repo_root, read_ignore_file
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -346,9 +346,12 @@ class Snapshotter:
     def _read_spec_file(self, source: Path) -> GitIgnoreSpec | None:
         try:
             st = source.stat()
-            lines = source.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             return None
+        text = read_ignore_file(source)  # never a named pipe: it would hold the snapshot for ever
+        if text is None:
+            return None
+        lines = text.splitlines()
         from pathspec import GitIgnoreSpec
 
         self._ignore_files[str(source)] = (st.st_mtime_ns, st.st_size, st.st_ino)

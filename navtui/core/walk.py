@@ -11,6 +11,7 @@ heuristic). Symlinks are never followed.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,27 @@ def find_repo_root(start: Path) -> Path | None:
     return None
 
 
+def read_ignore_file(path: Path) -> str | None:
+    """An ignore file's text; ``None`` when it is missing, unreadable or no regular file. A command can leave a
+    named pipe in its place (``mkfifo src/.gitignore``): it is opened without waiting for a writer, and refused,
+    since reading it held every walk (the index, the find tool, completion) and the turn's snapshot for ever."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def is_binary(data: bytes) -> bool:
     """A NUL byte in the first 8 KB marks a file as binary (git's own heuristic)."""
     return b"\0" in data[:SNIFF_BYTES]
@@ -82,11 +104,9 @@ class RepoRules:
 
         specs = []
         for source in sources:
-            try:
-                lines = source.read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                continue
-            specs.append(GitIgnoreSpec.from_lines(lines))
+            text = read_ignore_file(source)
+            if text is not None:
+                specs.append(GitIgnoreSpec.from_lines(text.splitlines()))
         self._specs[directory] = specs
         return specs
 

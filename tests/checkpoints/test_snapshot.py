@@ -155,3 +155,24 @@ def test_a_rewrite_in_the_same_clock_tick_is_seen(project: Path, watch: bool) ->
         handle.write(b"BBBB")
     assert changed_paths(snapshots, first, snapshots.snapshot().tree) == ["calc.py"]
     snapshots.close()
+
+
+def test_a_named_pipe_as_an_ignore_file_holds_no_snapshot(project: Path) -> None:
+    # mkfifo src/.gitignore (a command can): the snapshot before each turn read it and waited for a writer for ever
+    import threading
+
+    os.mkfifo(project / "src" / ".gitignore")
+    snapshots = Snapshotter(project, ObjectStore.for_workspace(project), watch=False)
+    taken: list[object] = []
+    worker = threading.Thread(target=lambda: taken.append(snapshots.snapshot()), daemon=True)
+    worker.start()
+    worker.join(30)  # a hang guard, never reached by a passing run
+    held = worker.is_alive()
+    try:
+        os.close(os.open(project / "src" / ".gitignore", os.O_WRONLY | os.O_NONBLOCK))  # a reader waiting: let it go
+    except OSError:
+        pass
+    worker.join(30)
+    snapshots.close()
+    snapshots.store.close()
+    assert not held and len(taken) == 1

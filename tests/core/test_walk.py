@@ -76,3 +76,27 @@ def test_single_paths_ls_and_completion_agree(repo: Path) -> None:
 def test_binary_files_are_told_by_a_nul_byte_in_the_first_8_kb() -> None:
     assert is_binary(b"abc\x00def") and not is_binary("héllo wörld".encode())
     assert not is_binary(b"x" * 8192 + b"\x00")  # past the sniffed prefix
+
+
+def test_a_named_pipe_as_an_ignore_file_holds_no_walk(tmp_path: Path) -> None:
+    """A command can leave a named pipe where an ignore file goes (mkfifo src/.gitignore): reading it waited for a
+    writer for ever, and with it `navtui index`, the find tool and @path completion. It is no ignore file."""
+    import os
+    import threading
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("print('app')\n")
+    os.mkfifo(tmp_path / "src" / ".gitignore")
+    os.mkfifo(tmp_path / ".ignore")
+    found: list[list[str]] = []
+    worker = threading.Thread(target=lambda: found.append([f.rel for f in walk_files(tmp_path)]), daemon=True)
+    worker.start()
+    worker.join(30)  # a hang guard, never reached by a passing run
+    held = worker.is_alive()
+    for pipe in (tmp_path / "src" / ".gitignore", tmp_path / ".ignore"):  # a reader still waiting: let it go
+        try:
+            os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+    assert not held and found == [["src/app.py"]]
