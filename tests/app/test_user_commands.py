@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from asyncio import CancelledError
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,23 @@ async def test_esc_and_ctrl_c_stop_a_running_command_and_keep_its_output(make_ap
             assert card.status == "error" and f"printed {number}" in card.result and "never" not in card.result
         assert screen.is_attached and app.is_running and not app._notifications  # no "ctrl+c again to quit"
         assert screen.query_one(PromptEditor).text == ""
+
+
+async def test_quitting_while_a_command_runs_ends_cleanly(make_app: Any, workspace: Path) -> None:
+    # ctrl+q while a "!cmd" ran: quitting cancels its worker, whose run (kept alive to keep the output) then set
+    # the status line of a screen already taken down: navtui left with a traceback and exit status 1. Which came
+    # first was a race; here the run ends after the app for certain: a process of its own session (setsid) holds
+    # the output open a moment after the command's group is killed.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        main_screen(app).submit("!setsid sh -c 'sleep 2' & touch started; sleep 60")
+        await wait_for(pilot, (workspace / "started").exists)
+        [worker] = [w for w in app.workers if w.group == "user-command"]
+        await pilot.press("ctrl+q")
+    # the app waited for it as it shut down: done, or cancelled once more, but no error (and no exit status 1)
+    assert worker.is_finished and (worker.error is None or isinstance(worker.error, CancelledError)), worker.error
+    assert app.return_code in (0, None)
 
 
 def cards(app: Any) -> list[ToolItem]:
