@@ -7,6 +7,8 @@ turns, and delegates the rest to collaborators with one job each:
 - ``SessionControl`` (``agent/session_control.py``): the session file, opened, replaced, told the model;
 - ``AdvisorControl`` (``agent/advisor_control.py``): the advisor, on and off, and where its events go;
 - ``agent/status.py``: the status line's facts and ``/context``'s numbers.
+- ``PreparedPrompt`` (``agent/prepare.py``): a prompt made ready for a run: attachments, MCP resources, the model
+  recorded, the index's first-prompt note, the checkpoint before the run.
 
 What the runtime itself does is keep them consistent: a new provider or session means the agent is re-pointed or
 rebuilt, and the advisor told.
@@ -20,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from navtui.agent.advisor_control import AdvisorControl
-from navtui.agent.attachments import attach_files
 from navtui.agent.loop import Agent
 from navtui.agent.model_control import ModelControl, ProviderStatus
+from navtui.agent.prepare import PreparedPrompt
 from navtui.agent.prompt import build_system_prompt
 from navtui.agent.session_control import SessionControl
 from navtui.config.context_files import context_file_warnings
@@ -30,7 +32,7 @@ from navtui.config.launch import DEFAULT_MODEL, LaunchOptions
 from navtui.config.settings import Settings, load_settings
 from navtui.core.errors import ConfigError, NavtuiError
 from navtui.core.events import Notice, TurnFinished
-from navtui.core.messages import AssistantMessage, Usage, UserMessage
+from navtui.core.messages import AssistantMessage, Usage
 from navtui.providers.base import AnyMessage, ListedModel, ModelInfo, Provider, PullProgress
 from navtui.providers.network import NetworkThread
 from navtui.tools.approval import ApprovalMode, ApprovalPolicy, Approver, DenyingApprover
@@ -244,55 +246,15 @@ class Runtime:
         return self.agent.running
 
     async def run(self, prompt: str | None) -> AsyncGenerator[AgentEvent, None]:
-        """Run the agent on ``prompt`` (``None`` continues); the files it attaches or names go with it."""
-        if self.model_info is None and await self.models.load_info() is not None:
-            self._fit_window()
-        while self.pending_notices:
-            yield self.pending_notices.pop(0)
-        async for notice in self._mcp_before_run():
+        """Run the agent on ``prompt`` (``None`` continues): made ready with the files it attaches or names
+        (``agent/prepare.py``), checkpointed after each turn, watched by the advisor."""
+        async for notice in self._before_run():
             yield notice
-        words = prompt  # what the user wrote: the index is asked about it, not about the files attached
-        if prompt is not None:
-            attached = await asyncio.to_thread(
-                attach_files,
-                prompt,
-                self.cwd,
-                window=self.agent.budget.window,
-                named=self.settings.tools.auto_attach,
-                seen=lambda path, data: self.ctx.file_state.record(path, data, whole=data is not None),
-            )
-            for notice in attached.notices():
-                yield notice
-            prompt = attached.text
-            if self.mcp is not None:  # @server:uri: an MCP server's resource goes with the prompt
-                from navtui.mcp.resources import attach_resources
-
-                resources = await attach_resources(prompt, self.mcp)
-                for problem in resources.problems:
-                    yield Notice(text=problem, level="warning")
-                if resources.attached:
-                    yield Notice(text=f"Attached {', '.join('@' + name for name in resources.attached)}.", level="info")
-                prompt = resources.text
-        if prompt:  # a session is never named here: its title is its first prompt until /name
-            current = (self.provider.name, self.provider.model)
-            choice = self.model_choice
-            self.sessions.record_model(
-                current,
-                self.thinking_level,
-                choice.recorded,
-                base_url=getattr(self.provider, "base_url", None) or None,
-                recorded_base_url=choice.recorded_base_url,
-            )
-        if prompt and not any(isinstance(m, UserMessage) for m in self.agent.messages):
-            from navtui.agent.repo_index import note_first_prompt
-
-            injected = await note_first_prompt(self.agent, self.session, words or prompt, self.settings.index.inject)
-            if injected is not None:
-                yield injected
+        prepared = PreparedPrompt(self, prompt)
+        async for notice in prepared.steps():
+            yield notice
         checkpoints, session = self.checkpoints, self.session
-        if checkpoints is not None and session is not None:
-            await checkpoints.record_before_run(session)
-        async for event in self.agent.run(prompt):
+        async for event in self.agent.run(prepared.text):
             if checkpoints is not None and session is not None and isinstance(event, TurnFinished):
                 event, notices = await checkpoints.after_turn(session, event)
                 for notice in notices:
@@ -307,6 +269,15 @@ class Runtime:
         if checkpoints is not None:
             for notice in await checkpoints.after_run():
                 yield notice
+
+    async def _before_run(self) -> AsyncGenerator[AgentEvent, None]:
+        """The model's window known, the notices held for this run said, the MCP servers ready."""
+        if self.model_info is None and await self.models.load_info() is not None:
+            self._fit_window()
+        while self.pending_notices:
+            yield self.pending_notices.pop(0)
+        async for notice in self._mcp_before_run():
+            yield notice
 
     async def _mcp_before_run(self) -> AsyncGenerator[Notice, None]:
         """Servers started (or given a moment to); failures not shown yet; whether their schemas fit."""
