@@ -1,7 +1,7 @@
 """Files go with a prompt: one step for ``@path`` and for the files a prompt names, in every mode.
 
-``Runtime.run`` calls :func:`attach_files` for the app, ``--print`` and ``--json`` alike. A file reaches the model
-after the user's words, in ``<attached_file path="...">`` blocks (the transcript shows only "attached: path"),
+``agent/prepare.py`` (which ``Runtime.run`` runs) calls :func:`attach_files` for the app, ``--print`` and
+``--json`` alike. A file reaches the model after the user's words, in ``<attached_file path="...">`` blocks (the transcript shows only "attached: path"),
 and counts as read, so the model may edit it without a read call first. The two ways of naming a file differ
 only in what the user asked for:
 
