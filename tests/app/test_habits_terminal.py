@@ -105,3 +105,18 @@ def test_textual_s_input_loop_is_the_one_the_driver_copies() -> None:
     source = inspect.getsource(LinuxDriver.run_input_thread)
     digest = hashlib.sha256(source.encode()).hexdigest()
     assert digest == "d796af6d69db337d6fa6bd463984f7d17188d991dbb22f60efb92a8a9619507c", source
+
+
+def test_keys_typed_while_navtui_starts_reach_the_prompt(fake_server, workspace: Path) -> None:
+    # A user types as soon as they have typed `navtui`: the keys are in the terminal before the first frame. Textual
+    # focused the first focusable widget (the transcript) as the screen was composed, and the prompt's own focus
+    # came after the keys already queued: they went to the transcript and were lost.
+    argv = [sys.executable, "-m", "navtui", "-p", "ollama", "-b", fake_server.url, "-m", MODEL]
+    env = dict(os.environ, TERM="xterm-256color", PYTHONPATH=str(ROOT))
+    term = Terminal(argv, env=env, cwd=str(workspace), columns=100, lines=30)
+    try:
+        term.write(b"early keys")
+        assert term.wait(lambda lines: MODEL in lines[-1] and "starting" not in lines[-1], 60), term.display()
+        assert term.wait(_shows("│ early keys"), 30), "\n".join(term.display())
+    finally:
+        term.close()

@@ -128,6 +128,9 @@ class MainScreen(TurnScreen):
         Binding("pageup", "scroll_transcript(-1)", show=False, priority=True),
         Binding("pagedown", "scroll_transcript(1)", show=False, priority=True),
     ]
+    # Focused as soon as the screen is composed, before any queued key is handed out: keys typed while navtui
+    # starts go to the prompt (Textual's default focused the transcript first; the prompt's focus came too late).
+    AUTO_FOCUS = "#prompt"
 
     def __init__(
         self,
