@@ -7,6 +7,7 @@ policy) answered; when ``approved`` is false, ``approval.denial_message`` is the
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from navtui.core.errors import ToolError
@@ -68,7 +69,8 @@ async def authorize(
     if decision.verdict == "deny":
         return ApprovalResponse(approved=False, reason=decision.reason, by_policy=True)
     try:
-        preview = tool.preview(args, ctx)
+        # In a thread: a preview reads the file and diffs it (a write over a 1 MB file: seconds), the loop draws.
+        preview = await asyncio.to_thread(tool.preview, args, ctx)
     except Exception:  # a preview is a courtesy; the prompt goes ahead without one
         preview = None
     request = ApprovalRequest(

@@ -157,3 +157,22 @@ async def test_headless_denial_says_how_to_allow(ctx) -> None:
         write, write.parse_args({"path": "a", "content": ""}), ctx, ApprovalPolicy(), DenyingApprover()
     )
     assert "--approval write" in denial_message("write", response)
+
+
+async def test_a_preview_is_made_off_the_loop(ctx) -> None:
+    # A write's preview reads the file it replaces and diffs it (seconds for a 1 MB file): the screen must go on
+    # drawing meanwhile. This preview only finishes if the loop runs while it is made.
+    import asyncio
+    import threading
+
+    loop_ran = threading.Event()
+
+    class SlowPreview(WriteTool):
+        def preview(self, args, ctx):  # type: ignore[no-untyped-def]
+            return "drawn meanwhile" if loop_ran.wait(5) else "the loop stood still"
+
+    tool = SlowPreview()
+    approver = ScriptedApprover(ApprovalResponse(approved=True))
+    asyncio.get_running_loop().call_soon(loop_ran.set)
+    await authorize(tool, tool.parse_args({"path": "a.txt", "content": "x"}), ctx, ApprovalPolicy(mode="ask"), approver)
+    assert approver.requests[0].preview == "drawn meanwhile"
