@@ -17,7 +17,6 @@ fallback (``NAVTUI_SANDBOX_NAMESPACES=0``: changes undone after the command, the
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
 import subprocess
@@ -34,7 +33,7 @@ from tests.fakes.crash import child_env
 from tests.hostile_git import plain_git
 from tests.reliability.conftest import CANARY
 from tests.tools.conftest import call
-from tests.tools.sandbox.support import needs_landlock, policy, sandboxed_context
+from tests.tools.sandbox.support import needs_landlock, policy, sandboxed_context, unix_canary
 from tests.tools.test_approval import ScriptedApprover
 
 pytestmark = needs_landlock
@@ -386,39 +385,6 @@ async def test_without_namespaces_the_model_hears_once_why(repo: Path, tmp_path:
     assert (said in first.text, said in second.text) == ((True, False) if mode == "fallback" else (False, False))
 
 
-class _Door:
-    """A unix-domain socket listening at ``path``, in this process, that counts who connects (an agent, a
-    multiplexer, a bus: whatever answers there runs outside the sandbox)."""
-
-    def __init__(self, path: Path) -> None:
-        import socket
-        import threading
-
-        self.server = socket.socket(socket.AF_UNIX)
-        self.server.bind(str(path))
-        self.server.listen()
-        self.connections = 0
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.server.accept()
-            except OSError:
-                return
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        import socket
-
-        with contextlib.suppress(OSError):
-            self.server.shutdown(socket.SHUT_RDWR)
-        self.server.close()
-        self._thread.join(10)
-
-
 async def test_d5_a_command_cannot_reach_a_socket_outside_the_workspace(ws: Path, tmp_path: Path) -> None:
     """Landlock does not cover connect() to a unix socket by path, and such a socket is a door out: the user's tmux
     server ran `tmux new-window CMD` unconfined and outliving navtui, the session bus runs `systemd-run --user`, the
@@ -428,7 +394,7 @@ async def test_d5_a_command_cannot_reach_a_socket_outside_the_workspace(ws: Path
     if not usable:
         pytest.skip(f"namespaces are not available here: {why}")
     (tmp_path / "run").mkdir()
-    door, own = _Door(tmp_path / "run" / "agent.sock"), _Door(ws / "dev.sock")
+    door, own = unix_canary(tmp_path / "run" / "agent.sock"), unix_canary(ws / "dev.sock")
     connect = f"{sys.executable} -S -c 'import socket,sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])'"
     try:
         result = await run(

@@ -1,8 +1,9 @@
 """What sandbox tests share: a policy whose temp dir is not ``/tmp`` (pytest's own tmp lives there), a context
-around it, and a loopback TCP canary that counts who reached it."""
+around it, and a canary (loopback TCP, or a unix socket) that counts who reached it."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import sys
 import threading
@@ -44,11 +45,12 @@ def sandboxed_context(ws: Path, tmp_path: Path, sandbox: SandboxPolicy, settings
 
 
 class Canary:
-    """A TCP listener on 127.0.0.1 that records each connection it accepts."""
+    """A listener that records each connection it accepts: TCP on 127.0.0.1, or the listening socket given (a
+    unix-domain one at a path: an agent, a multiplexer, a bus, whatever answers there runs outside the sandbox)."""
 
-    def __init__(self) -> None:
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
+    def __init__(self, server: socket.socket | None = None) -> None:
+        self.server = server or socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1] if self.server.family == socket.AF_INET else 0
         self.connections = 0
         self.reached = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
@@ -68,4 +70,15 @@ class Canary:
         return f"{PY} -c 'import socket; socket.create_connection((\"127.0.0.1\", {self.port}), timeout=5)'"
 
     def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.server.shutdown(socket.SHUT_RDWR)  # wakes the accept (a close alone does not)
         self.server.close()
+        self._thread.join(10)
+
+
+def unix_canary(path: Path) -> Canary:
+    """A canary listening on a unix-domain socket at ``path``."""
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen()
+    return Canary(server)
