@@ -600,18 +600,18 @@ class MainScreen(TurnScreen):
         try:
             message = await run_user_command(command, runtime.cwd)
         finally:
-            if not (self.is_attached and self.app.is_running):
-                pass  # quitting stopped it: the screen is being taken down, nothing of it is left to update
-            elif self.turns.running:  # a message sent meanwhile started a turn: its spinner stays
+            # Quitting stopped it: the screen is being taken down, nothing of it is left to update.
+            on_screen = self.is_attached and self.app.is_running
+            if on_screen and self.turns.running:  # a message sent meanwhile started a turn: its spinner stays
                 self._activity, self._cancel_activity = False, None
-            else:
+            elif on_screen:
                 self.set_activity(False)
         if runtime.session is not None:
             runtime.session.append_execution(message)
         model_sees = context_message(message)
         if model_sees is not None:
             runtime.agent.messages.append(model_sees)
-        if not (self.is_attached and self.app.is_running):
+        if not on_screen:
             return  # (the run is kept in the session all the same)
         failed = message["cancelled"] or message["exitCode"] not in (0, None)
         result = ToolResultMessage.of(call, message["output"] or "(no output)", is_error=bool(failed))
