@@ -4,6 +4,11 @@ The prompt's text goes into a temporary file, ``$VISUAL`` (else ``$EDITOR``, els
 suspended (the terminal is the editor's until it exits), and the saved text comes back. An editor that cannot
 start or exits with an error leaves the prompt as it was and says why. Where the app cannot suspend (a headless
 or web driver) the editor still runs, which suits editors with their own window (``code --wait``).
+
+The file is ``prompt.md`` in a new 0700 folder of navtui's home (``~/.navtui/draft-XXXX/``), not in ``/tmp``: a
+sandboxed command may write ``/tmp`` (and a background one runs while you type), so a draft there could be
+rewritten between the editor's save and navtui's read, putting its words in your prompt. The folder also holds
+what the editor writes beside the file (swap and backup files) and is removed with them.
 """
 
 from __future__ import annotations
@@ -11,8 +16,11 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
+import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,13 +57,26 @@ def _run(argv: list[str]) -> str:
     return ""
 
 
-def _write_draft(text: str) -> Path:
-    """A text file holding ``text``: its last line ends with a newline, as editors write them (an editor or a
-    script that appends a line must not glue it to the prompt's last word)."""
-    handle, name = tempfile.mkstemp(prefix="navtui-prompt-", suffix=".md")
-    with os.fdopen(handle, "w", encoding="utf-8") as file:
-        file.write(text + "\n" if text and not text.endswith("\n") else text)
-    return Path(name)
+@contextmanager
+def draft(text: str) -> Iterator[Path]:
+    """A text file holding ``text``, in a private folder removed afterwards with whatever the editor left there.
+
+    Its last line ends with a newline, as editors write them (an editor or a script that appends a line must not
+    glue it to the prompt's last word).
+    """
+    from navtui.config.paths import navtui_home
+
+    home = navtui_home()
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="draft-", dir=home))  # 0700, a fresh name: nobody else's
+    try:
+        path = folder / "prompt.md"
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text + "\n" if text and not text.endswith("\n") else text)
+        yield path
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _read_back(path: Path) -> EditorResult:
@@ -68,8 +89,7 @@ def _read_back(path: Path) -> EditorResult:
 
 async def edit_text(app: App[Any], text: str) -> EditorResult:
     """Let the user edit ``text`` in their editor; the text they saved, or why there is none."""
-    path = _write_draft(text)
-    try:
+    with draft(text) as path:
         argv = [*editor_command(), str(path)]
         try:
             with app.suspend():
@@ -77,5 +97,3 @@ async def edit_text(app: App[Any], text: str) -> EditorResult:
         except SuspendNotSupported:
             problem = await asyncio.to_thread(_run, argv)
         return EditorResult(None, problem) if problem else _read_back(path)
-    finally:
-        path.unlink(missing_ok=True)  # noqa: ASYNC240 (a temporary file of ours: no waiting)
