@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+from navtui.core.programs import find_program
 
 if TYPE_CHECKING:
     from navtui.core.messages import UserMessage
@@ -60,9 +61,9 @@ async def run_user_command(command: UserCommand, cwd: Path) -> dict[str, Any]:
     from navtui.core.messages import now_ms
 
     if command.kind == "bash":
-        argv = ["bash", "-c", command.code]
+        argv = [find_program("bash") or "/bin/sh", "-c", command.code]
     else:  # the project's Python (the one on PATH), not the one navtui runs in
-        argv = [shutil.which("python3") or sys.executable, "-c", command.code]
+        argv = [find_program("python3") or sys.executable, "-c", command.code]
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,

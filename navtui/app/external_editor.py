@@ -48,8 +48,10 @@ def editor_command() -> list[str]:
 
 def _run(argv: list[str]) -> str:
     """Run the editor; '' when it went well, else what went wrong."""
+    from navtui.core.programs import program
+
     try:
-        completed = subprocess.run(argv, check=False)
+        completed = subprocess.run([program(argv[0]), *argv[1:]], check=False)  # never the workspace's `vi`
     except OSError as exc:
         return f"could not start {argv[0]}: {exc.strerror or exc}; set $VISUAL or $EDITOR"
     if completed.returncode != 0:

@@ -23,6 +23,8 @@ import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from navtui.core.programs import absolute_path_entries
+
 # Pinned for every call. `:` as an editor is git's own "do not start one"; /dev/null/<hook> never exists.
 _PINNED: tuple[tuple[str, str], ...] = (
     ("core.fsmonitor", "false"),
@@ -111,6 +113,8 @@ def safe_git_env(
         if (not key.startswith("GIT_") or key in _KEEP_GIT_VARS) and key not in _DROP_VARS
     }
     env.update(_SET_VARS)
+    if "PATH" in env:  # git, and what git starts (ssh, a credential helper), never from the workspace
+        env["PATH"] = absolute_path_entries(env["PATH"])
     if read_only:
         env["GIT_OPTIONAL_LOCKS"] = "0"
     for key, value in (extra or {}).items():

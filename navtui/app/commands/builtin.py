@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import subprocess
 from typing import TYPE_CHECKING
 
 from navtui.app.commands import CommandContext, CommandRegistry
 from navtui.core.errors import NavtuiError
+from navtui.core.programs import find_program
 
 if TYPE_CHECKING:
     from navtui.agent.status import ContextUsage
@@ -242,10 +242,13 @@ async def name_command(ctx: CommandContext, args: str) -> None:
 def _system_copy(text: str) -> str | None:
     """Copy with a clipboard program when one is installed (blocking); returns its name."""
     for program in (["wl-copy"], ["xclip", "-selection", "clipboard"], ["xsel", "--clipboard", "--input"], ["pbcopy"]):
-        if shutil.which(program[0]) is None:
+        found = find_program(program[0])
+        if found is None:
             continue
         try:
-            subprocess.run(program, input=text.encode("utf-8", "replace"), timeout=3, check=True, capture_output=True)
+            subprocess.run(
+                [found, *program[1:]], input=text.encode("utf-8", "replace"), timeout=3, check=True, capture_output=True
+            )
         except (OSError, subprocess.SubprocessError):
             continue
         return program[0]

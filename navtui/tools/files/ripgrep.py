@@ -6,12 +6,12 @@ import asyncio
 import contextlib
 import functools
 import os
-import shutil
 import sys
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
 
+from navtui.core.programs import find_program
 from navtui.core.walk import SKIPPED_DIRS
 
 MAX_LINE_BYTES = 64 * 1024  # longer lines are cut (rg's --max-columns already shortens matches)
@@ -33,7 +33,7 @@ def find_rg() -> str | None:
     beside = Path(sys.executable).parent / "rg"
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
-    return shutil.which("rg")
+    return find_program("rg")
 
 
 @dataclass

@@ -258,12 +258,7 @@ def main(argv: list) -> int:
             print(f"navtui: the sandbox could not be applied ({exc}); nothing was run", file=sys.stderr)
             return 126
     _default_signals()
-    try:
-        os.execvp(command[0], command)
-    except OSError as exc:
-        print(f"navtui: cannot run {command[0]}: {exc.strerror}", file=sys.stderr)
-        return 127 if isinstance(exc, FileNotFoundError) else 126
-    return 126  # not reached: exec replaced this process
+    return int(_namespaces().exec_command(command))  # returns only when the exec failed
 
 
 if __name__ == "__main__":

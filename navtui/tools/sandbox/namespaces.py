@@ -240,11 +240,34 @@ def _init(policy: dict, command: list, status_fd: int, alive_fd: int, prepare: "
 
 def _exec(command: list) -> None:
     from_defaults()
+    os._exit(exec_command(command))
+
+
+def exec_command(command: list) -> int:
+    """``exec`` the command; when that fails, say why and return the shell's status for it (127, 126).
+
+    A name without a slash is looked for in the absolute folders of ``PATH`` only: an empty entry (``PATH=a::b``,
+    a trailing ``:``) or ``.`` is the current folder, the workspace, where a repository may ship a ``git`` or an
+    ``npx``. A folder this user may not enter is skipped, as a shell does (``execvp`` reported "Permission denied"
+    for a missing program when ``PATH`` held one).
+    """
+    name = command[0]
     try:
-        os.execvp(command[0], command)
+        if "/" in name:
+            os.execv(name, command)
+        found = False  # a file of that name that may not be run: the error, when nothing else runs
+        for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+            path = os.path.join(folder, name)
+            if folder.startswith("/") and os.path.isfile(path):
+                if os.access(path, os.X_OK):
+                    os.execv(path, command)
+                found = True
+        if found:
+            raise PermissionError(13, "Permission denied")
+        raise FileNotFoundError(2, "No such file or directory")
     except OSError as exc:
-        print(f"navtui: cannot run {command[0]}: {exc.strerror}", file=sys.stderr)
-        os._exit(127 if isinstance(exc, FileNotFoundError) else 126)
+        print(f"navtui: cannot run {name}: {exc.strerror}", file=sys.stderr)
+        return 127 if isinstance(exc, FileNotFoundError) else 126
 
 
 def from_defaults() -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from navtui.core.errors import ToolError
+from navtui.core.programs import find_program
 from navtui.tools.shell import lifetime, procs
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ GRACE_SECONDS = 2.0
 
 
 def _shell() -> str:
-    return shutil.which("bash") or "/bin/sh"
+    return find_program("bash") or "/bin/sh"
 
 
 @dataclass(eq=False)  # identity: jobs live in sets
