@@ -181,13 +181,15 @@ class OpenAIProvider(Provider):
                 ):
                     switch = True
                     break
-                if isinstance(event, UsageEvent) and tools_unseen(request, event.usage.input, self.settings):
-                    self._tools_rejected = True
-                    yield ProviderNotice(
-                        text=f"{self.model} at {self.base_url} saw a {event.usage.input}-token prompt: its chat "
-                        "template dropped the tools. Switched to the text tool protocol for the next requests.",
-                        level="warning",
-                    )
+                if isinstance(event, UsageEvent):
+                    prompt = event.usage.input + event.usage.cache_read  # a prefix read from the cache was seen too
+                    if tools_unseen(request, prompt, self.settings):
+                        self._tools_rejected = True
+                        yield ProviderNotice(
+                            text=f"{self.model} at {self.base_url} saw a {prompt}-token prompt: its chat "
+                            "template dropped the tools. Switched to the text tool protocol for the next requests.",
+                            level="warning",
+                        )
                 yield event
         if switch:
             self._tools_rejected = True

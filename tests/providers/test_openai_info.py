@@ -104,6 +104,22 @@ async def test_a_prompt_count_that_includes_the_tools_changes_nothing(fake_serve
     assert "tools" in fake_server.chat_requests[-1].json
 
 
+async def test_a_prompt_served_from_the_servers_cache_still_counts_its_tools(fake_server: FakeServer) -> None:
+    """OpenAI, vLLM and llama.cpp put the cached prefix in ``prompt_tokens_details.cached_tokens`` and count it in
+    ``prompt_tokens``: a second turn whose system prompt and tools came from the cache is not a dropped tool set."""
+    from navtui.tools.registry import default_tools
+    from tests.fakes import Usage
+
+    fake_server.script(Text("Hello."), Usage(input=2584, output=3, cache_read=2304))  # the prefix was cached
+    fake_server.script(Text("Again."))
+    provider = make(fake_server)
+    request = ChatRequest(system="Base.", messages=[UserMessage(content="hi")], tools=default_tools().specs())
+    events = await collect(provider, request)
+    assert not any(isinstance(e, ProviderNotice) for e in events)
+    await collect(provider, request)
+    assert "tools" in fake_server.chat_requests[-1].json
+
+
 async def test_a_server_still_loading_its_model_is_waited_for(fake_server: FakeServer, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """llama-server answers 503 "Loading model" for a minute on a busy CPU: that is a wait, not a failure."""
     from navtui.providers import openai
