@@ -277,13 +277,15 @@ def _status_error(exc: Any, model: str) -> ProviderError:
             status=status,
             hint="add credits or raise the spend limit in the Anthropic console",
         )
-    if status == 401:
-        return ProviderError(f"Anthropic rejected the API key: {message}", kind="auth", status=401,
-                             hint="check ANTHROPIC_API_KEY")  # fmt: skip
+    if status in (401, 403):  # 403 permission_error: a valid key without access to this model or workspace
+        variable = "ANTHROPIC_API_KEY" if os.environ.get("ANTHROPIC_API_KEY") else "NAVTUI_API_KEY"
+        what = "rejected the API key" if status == 401 else "refused the API key (HTTP 403)"
+        return ProviderError(f"Anthropic {what}: {message}", kind="auth", status=status,
+                             hint=f"check {variable}")  # fmt: skip
     if status == 404:
         return ProviderError(f"Anthropic does not know model '{model}': {message}", kind="not_found", status=404,
                              hint="check the model name, or choose another model")  # fmt: skip
-    if status == 413 or "prompt is too long" in lowered:
+    if status == 413 or "prompt is too long" in lowered or "exceed context limit" in lowered:
         return ProviderError(f"The conversation is too long for {model}: {message}", kind="overflow", status=status)
     if retryable_status(status) or error_type in _RETRY_TYPES:
         label = "overloaded" if status == 529 or error_type == "overloaded_error" else f"HTTP {status}"

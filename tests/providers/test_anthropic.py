@@ -132,6 +132,36 @@ async def test_http_error_is_one_clear_error(fake_server: FakeServer) -> None:
     assert error.kind == "auth" and error.status == 401 and "invalid x-api-key" in error.message
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "prompt is too long: 208310 tokens > 200000 maximum",
+        # the prompt fits, the prompt and the output limit (with the thinking budget) do not
+        "input length and `max_tokens` exceed context limit: 197000 + 16384 > 200000, decrease input length or "
+        "`max_tokens` and try again",
+    ],
+)
+async def test_a_context_overflow_is_an_overflow_not_a_plain_400(fake_server: FakeServer, message: str) -> None:
+    """What Anthropic answers when the conversation no longer fits: the agent compacts on ``overflow``."""
+    fake_server.script(HttpError(400, message))
+    (error,) = await collect(make(fake_server), ask())
+    assert error.kind == "overflow" and error.status == 400 and message in error.message
+    assert len(fake_server.chat_requests) == 1
+
+
+async def test_a_key_without_permission_says_which_key(fake_server: FakeServer, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """403 permission_error: the key works but may not use this model or workspace; the hint names the variable."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("NAVTUI_API_KEY", "sk-from-navtui")
+    fake_server.script(HttpError(403, "Your API key does not have permission to use the specified resource."))
+    (error,) = await collect(AnthropicProvider(MODEL, fake_server.url), ask())
+    assert error.kind == "auth" and error.status == 403 and "permission" in error.message
+    assert "NAVTUI_API_KEY" in (error.hint or "")
+    fake_server.script(HttpError(401, "invalid x-api-key"))
+    (error,) = await collect(AnthropicProvider(MODEL, fake_server.url), ask())
+    assert error.kind == "auth" and "NAVTUI_API_KEY" in (error.hint or "")
+
+
 async def test_overloaded_event_mid_stream_after_text_is_not_retried(fake_server: FakeServer) -> None:
     fake_server.script(Text("Some text"), HttpError(529, "Overloaded"))
     events = await collect(make(fake_server), ask())
