@@ -36,6 +36,11 @@ _RETRY_TYPES = ("overloaded_error", "rate_limit_error", "api_error", "timeout_er
 _INFO_CACHE: dict[tuple[str, str], ModelInfo] = {}
 
 
+def api_root(url: str) -> str:
+    """The URL the SDK adds ``/v1/messages`` to: a trailing ``/v1`` (or ``/v1/messages``) given with it is dropped."""
+    return url.strip().rstrip("/").removesuffix("/v1/messages").removesuffix("/v1")
+
+
 def api_key_from_env() -> str | None:
     return os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("NAVTUI_API_KEY") or None
 
@@ -50,7 +55,7 @@ class AnthropicProvider(Provider):
         settings: ProviderSettings | None = None,
         api_key: str | None = None,
     ) -> None:
-        super().__init__(model, (base_url or detect_base_url("anthropic")).rstrip("/"))
+        super().__init__(model, api_root(base_url or detect_base_url("anthropic")))
         self.settings = settings or ProviderSettings()
         self.retry = RetryPolicy.from_settings(self.settings)
         # A missing key is reported when the provider is used, so the app can still open and say what to do.

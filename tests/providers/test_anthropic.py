@@ -162,6 +162,16 @@ async def test_a_key_without_permission_says_which_key(fake_server: FakeServer, 
     assert error.kind == "auth" and "NAVTUI_API_KEY" in (error.hint or "")
 
 
+@pytest.mark.parametrize("suffix", ["", "/", "/v1", "/v1/"])
+async def test_base_url_with_or_without_v1(fake_server: FakeServer, suffix: str) -> None:
+    """The SDK adds ``/v1/messages`` itself: a base URL ending in ``/v1`` (as OpenAI-compatible ones do) reached
+    ``/v1/v1/messages`` and was told the model does not exist."""
+    fake_server.script(Text("ok"))
+    provider = AnthropicProvider(MODEL, fake_server.url + suffix, api_key="sk-test")
+    assert text_of(await collect(provider, ask())) == "ok"
+    assert fake_server.chat_requests[-1].path == "/v1/messages"
+
+
 async def test_overloaded_event_mid_stream_after_text_is_not_retried(fake_server: FakeServer) -> None:
     fake_server.script(Text("Some text"), HttpError(529, "Overloaded"))
     events = await collect(make(fake_server), ask())
