@@ -317,7 +317,13 @@ class OllamaProvider(Provider):
                     if chunk.get("done"):
                         done = chunk
         except httpx.ConnectError as exc:
-            raise connection_error(self.base_url or "", exc) from None
+            # The server answered /api/show before (the facts above): it went away, a restart most likely.
+            raise ProviderError(
+                f"Ollama at {self.base_url} stopped answering ({type(exc).__name__})",
+                kind="connection",
+                retryable=True,
+                hint="start it with `ollama serve`, or point -b/--base-url or OLLAMA_HOST at it",
+            ) from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
             raise ProviderError(
                 f"The connection to Ollama dropped mid-response ({type(exc).__name__})", kind="stream", retryable=True

@@ -62,6 +62,7 @@ class OpenAIProvider(Provider):
         self._client: httpx.AsyncClient | None = None
         self._tools_rejected = False
         self._info: ModelInfo | None = None
+        self._reached = False  # the server answered once: a refused connection after that is a restart
         self._official = (urlsplit(self.base_url or "").hostname or "").endswith("openai.com")
 
     def _http(self) -> httpx.AsyncClient:
@@ -95,6 +96,7 @@ class OpenAIProvider(Provider):
             raise ProviderError(
                 f"Cannot list models at {self.base_url} ({type(exc).__name__})", kind="connection"
             ) from None
+        self._reached = True
         if response.status_code >= 400:
             raise _status_error(response, self.model, self.base_url or "")
         data = (
@@ -261,6 +263,7 @@ class OpenAIProvider(Provider):
             raise ProviderError(
                 f"Cannot connect to the OpenAI-compatible server at {self.base_url}",
                 kind="connection",
+                retryable=self._reached,  # it answered before: a restart, worth waiting for
                 hint="is the server running? check -b/--base-url",
             ) from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
@@ -320,6 +323,7 @@ class OpenAIProvider(Provider):
                 while True:
                     request = self._http().stream("POST", "chat/completions", json=body)
                     response = await request.__aenter__()
+                    self._reached = True
                     if response.status_code < 400:
                         stack.push_async_exit(request)
                         return response

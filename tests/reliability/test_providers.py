@@ -292,6 +292,28 @@ async def test_p14_duplicate_empty_and_reused_tool_call_ids_are_made_unique(harn
     # and every request the server got had a valid pairing (I2, conftest)
 
 
+# ---------------------------------------------------------------------------------------------------- P17
+async def test_p17_a_server_that_restarts_mid_session_is_waited_for(harness, fake_server) -> None:
+    """`systemctl restart ollama`, a llama-server relaunched with other flags: for a moment nothing listens. A
+    server that answered before is retried (with notices) rather than reported as not running."""
+    fake_server.script(Text("First answer."))
+    fake_server.script(Text("Answered after the restart."))
+    h = harness()
+    assert (await h.run("one"))[-1].text == "First answer."
+    fake_server.stop()  # the port is refused from now on
+
+    async def back_up(seconds: float) -> None:  # the retry's wait: the server is up again when it ends
+        await h.clock.sleep(seconds)
+        if len(h.clock.sleeps) == 1:
+            fake_server.start()  # on the same port
+
+    h.runtime.provider.retry.sleep = back_up
+    events = await h.run("two")
+    assert events[-1].stop_reason == "stop" and events[-1].text == "Answered after the restart."
+    assert len(h.clock.sleeps) == 1 and any("retrying in" in n for n in _notices(events))
+    assert not _errors(events) and len(fake_server.chat_requests) == 2
+
+
 async def test_p03_the_app_counts_the_seconds_a_silent_model_takes(make_app, fake_server) -> None:
     from navtui.widgets.status_line import StatusLine
     from tests.app.conftest import main_screen, settle, wait_for
