@@ -11,6 +11,7 @@ import json
 import os
 import re
 import secrets
+import stat
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -104,9 +105,11 @@ def session_files(cwd: Path | None, root: Path | None = None) -> list[Path]:
     dated = []
     for path in files:
         try:
-            dated.append((path.stat().st_mtime, path))
+            info = path.stat()
         except OSError:
             continue
+        if stat.S_ISREG(info.st_mode):  # a named pipe or a link to a device: opening it would wait or never end
+            dated.append((info.st_mtime, path))
     dated.sort(key=lambda item: item[0], reverse=True)
     return [path for _, path in dated]
 
@@ -134,8 +137,12 @@ def _belongs_here(cwd: str, scope: Path) -> bool:
 
 def summarize(path: Path) -> SessionSummary | None:
     """A listing row for one file; ``None`` when it is not a readable session file."""
+    from navtui.config.repo_files import read_regular
+
     try:
-        data = path.read_bytes()
+        # Opened without waiting, and only a regular file (links followed): a named pipe or a link to /dev/zero
+        # left in pi's or omp's folder held `navtui sessions`, `-c` and the session picker for ever.
+        data, _ = read_regular(path, 1 << 40, inside=None)
         modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
     except OSError:
         return None

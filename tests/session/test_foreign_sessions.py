@@ -137,3 +137,29 @@ def test_an_id_is_listed_long_enough_to_resume_when_the_rows_are_cut(project: Pa
     (shown,) = [line.split()[0] for line in out.getvalue().splitlines()[1:]]
     assert shown in (PI_ID[:10], OMP_ID[:10])  # "01a20876-8" or "01a20876-b", not the "01a20876" both start with
     assert id_from_filename(resolve_session(project, shown)).startswith(shown)
+
+
+def test_a_named_pipe_or_a_device_in_pis_folder_holds_no_listing_and_no_continue(project: Path) -> None:
+    """pi's folder is not navtui's: with the workspace at home, a sandboxed command may write ``~/.pi``. A named
+    pipe there (opening it waits for a writer) or a link to ``/dev/zero`` (reading it never ends) held
+    ``navtui sessions``, ``-c`` and the picker for ever; they are passed over."""
+    import subprocess
+    import sys
+
+    folder = pi_sessions() / encode_cwd(project.resolve())
+    good = place(folder, "pi-v3.jsonl", f"2026-01-01T00-00-00-000Z_{PI_ID}.jsonl", age=1000)
+    os.mkfifo(folder / "2030-01-01T00-00-00-000Z_pipe.jsonl")
+    os.utime(folder / "2030-01-01T00-00-00-000Z_pipe.jsonl", (1_800_000_000, 1_800_000_000))
+    (folder / "2030-01-02T00-00-00-000Z_zero.jsonl").symlink_to("/dev/zero")
+    code = (
+        "import sys; from pathlib import Path; from navtui.session.manager import SessionManager, list_sessions\n"
+        "from navtui.session.listing import summarize\n"
+        "p = Path(sys.argv[1]); print([r.path.name for r in list_sessions(p)], [r.path.name for r in list_sessions(None)])\n"
+        "print(SessionManager.continue_recent(p).path.name)\n"
+        "print([summarize(f) for f in sorted(Path(sys.argv[2]).glob('2030*'))])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(project), str(folder)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"[{good.name!r}] [{good.name!r}]", good.name, "[None, None]"]
