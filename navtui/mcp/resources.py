@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from navtui.core.errors import ToolError
 from navtui.core.messages import ImageBlock
+from navtui.mcp.images import checked_image
 from navtui.tools.approval import Tier
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.shell.output import human_size, sanitize
@@ -56,8 +57,10 @@ def content_of(result: Any) -> ResourceContent:
         if isinstance(item, TextResourceContents):
             parts.append(item.text)
         elif mime.startswith("image/"):
-            images.append(ImageBlock(data=item.blob, mime_type=mime))
-            parts.append(f"[image {item.uri}: {mime}, {human_size(len(item.blob) * 3 // 4)}]")
+            image, why = checked_image(item.blob, mime)
+            images.extend([image] if image is not None else [])
+            refused = f"; not shown to the model: {why}" if image is None else ""
+            parts.append(f"[image {item.uri}: {mime}, {human_size(len(item.blob) * 3 // 4)}{refused}]")
         else:
             parts.append(f"[binary {item.uri}: {mime or 'unknown type'}, {human_size(len(item.blob) * 3 // 4)}]")
     text = sanitize("\n".join(parts))

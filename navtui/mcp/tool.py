@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from navtui.core.errors import ToolError
 from navtui.core.messages import ImageBlock, ToolSpec
 from navtui.core.text import utf8_size
+from navtui.mcp.images import checked_image
 from navtui.tools.approval import Tier
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.schema import plain_schema
@@ -117,8 +118,8 @@ def to_tool_result(result: CallToolResult, ctx: ToolContext, *, label: str, read
         if isinstance(block, TextContent):
             parts.append(block.text)
         elif isinstance(block, ImageContent):
-            images.append(ImageBlock(data=block.data, mime_type=block.mime_type))
-            parts.append(f"[image: {block.mime_type}, {_decoded_size(block.data)}]")
+            refused = _attach(block.data, block.mime_type, images)
+            parts.append(f"[image: {block.mime_type}, {_decoded_size(block.data)}{refused}]")
         elif isinstance(block, AudioContent):
             parts.append(f"[audio: {block.mime_type}, {_decoded_size(block.data)}; not shown to the model]")
         elif isinstance(block, ResourceLink):
@@ -136,6 +137,15 @@ def to_tool_result(result: CallToolResult, ctx: ToolContext, *, label: str, read
     return ToolResult(text=text, is_error=bool(result.is_error), images=images)
 
 
+def _attach(data: str, mime: str, images: list[ImageBlock]) -> str:
+    """Attach the image when the providers will take it (``mcp/images.py``); else the words that say why not."""
+    image, why = checked_image(data, mime)
+    if image is None:
+        return f"; not shown to the model: {why}"
+    images.append(image)
+    return ""
+
+
 def _decoded_size(base64_data: str) -> str:
     return human_size(len(base64_data) * 3 // 4)
 
@@ -148,8 +158,7 @@ def _embedded(block: EmbeddedResource, images: list[ImageBlock]) -> str:
     if isinstance(resource, TextResourceContents):
         return f"[resource {uri}]\n{resource.text}"
     if mime.startswith("image/"):
-        images.append(ImageBlock(data=resource.blob, mime_type=mime))
-        return f"[image resource {uri}: {mime}, {_decoded_size(resource.blob)}]"
+        return f"[image resource {uri}: {mime}, {_decoded_size(resource.blob)}{_attach(resource.blob, mime, images)}]"
     return f"[binary resource {uri}: {mime or 'unknown type'}, {_decoded_size(resource.blob)}; not shown]"
 
 

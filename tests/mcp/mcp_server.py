@@ -78,9 +78,26 @@ def crash(message: str = "boom") -> str:
     os._exit(3)
 
 
+def hostile_pictures() -> list[TextContent | ImageContent | ResourceLink]:
+    """Images no provider takes, labelled as images: a vector drawing, text, bad base64, a PNG labelled JPEG (its
+    bytes decide), one too large."""
+    svg = base64.b64encode(b"<svg xmlns='http://www.w3.org/2000/svg'/>").decode()
+    text = base64.b64encode(b"not an image at all").decode()
+    big = base64.b64encode(base64.b64decode(PNG) + bytes(6 * 1024 * 1024)).decode()
+    return [
+        ImageContent(type="image", data=svg, mime_type="image/svg+xml"),
+        ImageContent(type="image", data=text, mime_type="image/png"),
+        ImageContent(type="image", data="!!not base64!!", mime_type="image/png"),
+        ImageContent(type="image", data=PNG, mime_type="image/jpeg"),
+        ImageContent(type="image", data=big, mime_type="image/png"),
+    ]
+
+
 @server.tool()
-def picture() -> list[TextContent | ImageContent | ResourceLink]:
+def picture(hostile: bool = False) -> list[TextContent | ImageContent | ResourceLink]:
     """A text, an image and a link."""
+    if hostile:
+        return hostile_pictures()
     return [
         TextContent(type="text", text="a red dot"),
         ImageContent(type="image", data=PNG, mime_type="image/png"),

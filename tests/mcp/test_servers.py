@@ -135,6 +135,15 @@ async def test_images_links_and_large_results(stdio: Running) -> None:
         "[resource link: dot.png file:///tmp/dot.png (image/png); read it with read_mcp_resource server=test]",
     ]
     assert [(image.mime_type, len(image.data)) for image in picture.images] == [("image/png", 40)]
+    hostile = await stdio.run("picture", hostile=True)
+    assert hostile.text.splitlines() == [
+        "[image: image/svg+xml, 42 B; not shown to the model: not a PNG, JPEG, GIF or WebP image (image/svg+xml given)]",
+        "[image: image/png, 21 B; not shown to the model: not a PNG, JPEG, GIF or WebP image (image/png given)]",
+        "[image: image/png, 10 B; not shown to the model: its data is not valid base64]",
+        "[image: image/jpeg, 30 B]",
+        "[image: image/png, 6.0 MB; not shown to the model: larger than 5 MB]",
+    ]
+    assert [image.mime_type for image in hostile.images] == ["image/png"]  # the bytes decide, not the label
     flood = await stdio.run("flood", lines=20000)
     assert flood.text.startswith("line 1\nline 2\n") and flood.text.endswith("line 20000\n")
     assert "lines" in flood.text and full_output(flood.text) == (20000, 0o600)
