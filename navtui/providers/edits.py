@@ -78,6 +78,7 @@ NAME_THE_FILE = "Your reply changed no file: describing a change does not make i
 # debug.log in a bash block.": the note's words, not the block. The block itself, ready to copy:
 DELETED_NOTHING = "Your reply deleted nothing"
 DELETE_IT = DELETED_NOTHING + ": saying a file is deleted does not delete it. Send this block now:\n\n{block}"
+ALREADY_SO = "already has exactly this content"  # a whole file sent that equals the file on disk
 RESULTS_END = "If the task is done, say so in one sentence with no block; otherwise send the blocks that finish it."
 
 
@@ -371,7 +372,13 @@ class EditsProvider(WrappedProvider):
         rest = self._events(reader.feed(echo.rest()), reply) if echo is not None else []
         for out in [*held, *rest, *self._events(reader.finish(cut_off=cut_off), reply)]:
             yield out
-        if not calls and reply.repeats and not reply.said.strip():
+        if not calls and reply.repeats and not reply.said.strip() and told_unchanged(request.messages, reply.repeats):
+            # Told that these files already read so, the model sent them again: it has nothing more to do, and its
+            # blocks are its answer (the check, if any, runs next). Seen: add_function's test file sent back three
+            # times, at temperature 0 and 0.7; as failed calls the third ended the run before the test ever ran.
+            for segment in reply.repeats:
+                yield TextDelta(text=segment.raw + "\n")
+        elif not calls and reply.repeats and not reply.said.strip():
             # Only files copied out unchanged, not a word: an empty answer would end the turn (or be nudged to
             # "continue" in vain). Seen after a failed check: shop/prices.py sent again, cart.py left as it was.
             for segment in reply.repeats:
@@ -414,7 +421,7 @@ class EditsProvider(WrappedProvider):
                 name, args = "shell", {"command": command}
             case Unchanged(path=path, raw=raw):
                 why = (
-                    f"{path} already has exactly this content, so nothing changed. Copying a file out does not do "
+                    f"{path} {ALREADY_SO}, so nothing changed. Copying a file out does not do "
                     "the task: write the files that still need a change, or run a command."
                 )
                 new = [known for known, text in shown.items() if text == "" and known != path]
@@ -506,6 +513,22 @@ class _Reply:
     calls: list[ToolCall] = field(default_factory=list)
     repeats: list[Unchanged] = field(default_factory=list)  # files sent again unchanged after the work was done
     said: str = ""  # its prose
+
+
+def told_unchanged(messages: Sequence[AnyMessage], repeats: Sequence[Unchanged]) -> bool:
+    """Whether the latest reply was just these files sent unchanged, and navtui said so (nothing came between)."""
+    for message in reversed(messages):
+        if isinstance(message, ToolResultMessage):
+            continue
+        if not isinstance(message, AssistantMessage) or not message.tool_calls:
+            return False
+        told = {
+            call.arguments.get("path")
+            for call in message.tool_calls
+            if call.name == "write" and ALREADY_SO in str(call.arguments.get(PARSE_ERROR_KEY, ""))
+        }
+        return len(told) == len(message.tool_calls) and told == {segment.path for segment in repeats}
+    return False
 
 
 def _has_acted(messages: Sequence[AnyMessage]) -> bool:

@@ -426,3 +426,50 @@ async def test_a_reply_said_twice_word_for_word_gets_the_next_one_sampled(
         assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
     finally:
         await rt.aclose()
+
+
+MATHUTIL = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+TEST_MATHUTIL = "from mathutil import add, sub\n\nassert add(2, 3) == 5\nassert sub(5, 3) == 2\nprint('ok')\n"
+CLAMP = MATHUTIL + "\n\ndef clamp(x, low, high):\n    return max(low, min(x, high))\n"
+TEST_CLAMP = (
+    "from mathutil import add, sub, clamp\n\nassert add(2, 3) == 5\nassert sub(5, 3) == 2\n"
+    "assert clamp(10, 0, 10) == 10\nassert clamp(-5, 0, 10) == 0\nassert clamp(15, 0, 10) == 10\nprint('ok')\n"
+)
+
+
+async def test_a_written_file_sent_again_after_it_was_told_unchanged_ends_the_turn_and_the_check_runs(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    (workspace / "mathutil.py").write_text(MATHUTIL, encoding="utf-8")
+    (workspace / "test_mathutil.py").write_text(TEST_MATHUTIL, encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    # add_function in the eval (third wave): both files right, then test_mathutil.py sent back unchanged, without a
+    # word, three times (at temperature 0 and at 0.7); the third "Block not applied" ended the run as invalid
+    # calls (exit 1) before the test the prompt names ever ran.
+    fake_server.script(Text("The function `clamp(x, low, high)` has been added to `mathutil.py`."))
+    fake_server.script(Text(f"mathutil.py\n```python\n{CLAMP}```\n"))
+    fake_server.script(Text("The task was completed successfully."))
+    fake_server.script(Text(f"test_mathutil.py\n```\n{TEST_CLAMP}```\n"))
+    fake_server.script(Text(f"test_mathutil.py\n```\n{TEST_CLAMP}```\n"))
+    fake_server.script(Text(f"test_mathutil.py\n```\n{TEST_CLAMP}```\n"))
+    fake_server.script(Text("Unused: the run should have ended."))
+    try:
+        events = await run(
+            rt,
+            "Add a function clamp(x, low, high) to mathutil.py that limits x to the range low..high, and add a "
+            "test for it to test_mathutil.py. Then run python3 test_mathutil.py. @mathutil.py @test_mathutil.py",
+        )
+        requests = [r.json for r in fake_server.chat_requests]
+        assert len(requests) == 6
+        assert "test_mathutil.py: not changed. Block not applied: test_mathutil.py already has exactly this" in (
+            user_text(requests[5])
+        )
+        (check,) = [e for e in events if isinstance(e, CheckFinished)]
+        assert check.passed and check.command == "python3 test_mathutil.py"
+        final = events[-1]
+        assert isinstance(final, RunFinished) and final.stop_reason == "stop"
+        assert final.text.endswith("Check `python3 test_mathutil.py` passed.")
+        assert (workspace / "test_mathutil.py").read_text() == TEST_CLAMP
+        assert history_is_valid(rt.agent.messages)
+    finally:
+        await rt.aclose()
