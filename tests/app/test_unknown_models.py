@@ -84,3 +84,29 @@ async def test_a_plain_name_on_an_openai_compatible_server_stays_on_it(fake_serv
         await settle(app, pilot)
         provider = app.runtime.provider
         assert (provider.name, provider.model, provider.base_url) == ("openai", "qwen2.5-coder:7b", url)
+
+
+async def test_a_model_picked_from_a_servers_list_stays_on_that_server(fake_server, workspace, monkeypatch) -> None:
+    """A proxy (LiteLLM, an OpenAI-compatible gateway) lists ``claude-sonnet-4-5`` among its models: picked from
+    that list it is the proxy's model, not Anthropic's at api.anthropic.com (typed, ``/model claude-...`` is)."""
+    fake_server.set_model("local-model")
+    fake_server.set_model("claude-sonnet-4-5")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    url = fake_server.url + "/v1"
+    launch = LaunchOptions(cwd=workspace, provider="openai", base_url=url, model="local-model", approval="yolo")
+    app = NavtuiApp(
+        Runtime.create(launch, approver=UiApprover()), animate=False, check_provider=False, watch_themes=False
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+l")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelsScreen))
+        options = app.screen.query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count == 2)
+        assert options.get_option_at_index(0).id == "claude-sonnet-4-5"
+        await pilot.press("home", "enter")
+        await settle(app, pilot)
+        provider = app.runtime.provider
+        assert (provider.name, provider.model, provider.base_url) == ("openai", "claude-sonnet-4-5", url)
+        assert not items(app, ErrorItem)

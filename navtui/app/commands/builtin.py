@@ -99,12 +99,14 @@ def _has_model(listed: list[str], name: str) -> bool:
     return name in listed or (":" not in name and f"{name}:latest" in listed)
 
 
-async def switch_model(ctx: CommandContext, name: str) -> None:
-    """Switch to ``name`` unless the server it would run on says it has no such model (the model stays)."""
+async def switch_model(ctx: CommandContext, name: str, provider: str | None = None) -> None:
+    """Switch to ``name`` unless the server it would run on says it has no such model (the model stays).
+
+    ``provider``: the one ``name`` belongs to (the picker's server); else it is worked out from the name."""
     from navtui.config.endpoints import detect_provider
 
     runtime = ctx.runtime
-    provider = _same_endpoint(runtime, name)
+    provider = provider or _same_endpoint(runtime, name)
     current = runtime.provider
     if (provider or detect_provider(name)) == current.name and name != current.model:
         try:

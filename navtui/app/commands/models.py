@@ -28,9 +28,11 @@ async def models_command(ctx: CommandContext, args: str) -> None:
     from navtui.app.commands.builtin import switch_model
     from navtui.app.screens.models import ModelsScreen
 
+    listed_by = ctx.runtime.provider.name  # the picker lists this server's models: a pick stays on it
+
     def chosen(name: str | None) -> None:
         if name:
-            ctx.app.run_worker(switch_model(ctx, name), group="switch-model", exclusive=True)
+            ctx.app.run_worker(switch_model(ctx, name, listed_by), group="switch-model", exclusive=True)
 
     ctx.app.push_screen(ModelsScreen(ctx.runtime), callback=chosen)
 
