@@ -59,6 +59,7 @@ class StatusInfo:
     git_unstaged: int = 0
     git_untracked: int = 0
     background_jobs: int = 0
+    tokens_cached: int = 0  # of tokens_in, those the server read from its prompt cache
 
 
 def status_info(
@@ -93,6 +94,7 @@ def status_info(
         context_window=agent.budget.window,
         tokens_in=total.input + total.cache_read + total.cache_write,
         tokens_out=total.output,
+        tokens_cached=total.cache_read,
         cost=total.cost.total if total.cost else None,
         approval=policy.mode,
         handover_count=handover_count,

@@ -42,6 +42,7 @@ class StatusData:
     git_unstaged: int = 0
     git_untracked: int = 0
     background_jobs: int = 0  # running shell jobs: with the advisor, the agents and jobs beside the main one
+    tokens_cached: int = 0  # of tokens_in, those read from the server's prompt cache (Anthropic, OpenAI...)
 
 
 def short_path(path: str, limit: int = 40) -> str:
@@ -184,6 +185,8 @@ class StatusLine(Widget):
             spend = part(8)
             spend.append(*sep)
             spend.append(f"↑{human_tokens(data.tokens_in)}", self._style("spend"))
+            if data.tokens_cached:
+                spend.append(f" ({human_tokens(data.tokens_cached)} cached)", self._style("spend"))
             spend.append(f" ↓{human_tokens(data.tokens_out)}", self._style("output"))
             if data.cost:
                 spend.append(f" ${data.cost:.2f}" if data.cost >= 0.01 else f" ${data.cost:.4f}", self._style("cost"))
