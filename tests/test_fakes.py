@@ -212,6 +212,18 @@ async def test_ollama_errors_status_and_mid_stream(fake_server: FakeServer, clie
             pass
 
 
+async def test_ollama_keep_alive_is_seconds_or_a_go_duration(fake_server: FakeServer, clients: Clients) -> None:
+    """As Ollama's ``api.Duration`` decodes it: ``-1`` (a number) keeps the model loaded, ``"-1"`` has no unit."""
+    client = clients.ollama_client()
+    for fine in (-1, 0, "10m", "-1h", "0"):
+        fake_server.script(Text("ok"))
+        reply = await client.chat(model="m", messages=USER, keep_alive=fine)
+        assert reply.message.content == "ok"
+    with pytest.raises(ollama.ResponseError) as refused:
+        await client.chat(model="m", messages=USER, keep_alive="-1")
+    assert (refused.value.status_code, refused.value.error) == (400, 'time: missing unit in duration "-1"')
+
+
 # --- Anthropic ---------------------------------------------------------------------------------------------------
 
 

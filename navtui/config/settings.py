@@ -8,11 +8,12 @@ redirect endpoints: ``project_rules.PROJECT_RULES`` says what it may change (a n
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from navtui.config.endpoints import ProviderName
 from navtui.config.launch import DEFAULT_MODEL
@@ -20,6 +21,8 @@ from navtui.config.paths import project_dir, user_settings_path
 from navtui.config.project_rules import PROJECT_RULES, Endpoint, HeldModel, filter_project
 from navtui.core.errors import ConfigError
 
+_SECONDS = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)")
+_GO_DURATION = re.compile(r"[-+]?((\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h))+")  # Go's time.ParseDuration
 ApprovalMode = Literal["ask", "write", "yolo"]
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 
@@ -30,7 +33,9 @@ class _Section(BaseModel):
 
 class ProviderSettings(_Section):
     num_ctx_cap: int = Field(32768, ge=512, description="Upper bound for Ollama's num_ctx")
-    keep_alive: str | None = "10m"
+    keep_alive: str | int | float | None = Field(
+        "10m", description='Ollama: a duration ("10m", "1h") or seconds; -1 keeps the model loaded, 0 unloads it'
+    )
     think: bool | Literal["low", "medium", "high"] | None = None
     tool_protocol: Literal["auto", "native", "text", "constrained", "edits"] = "auto"
     context_window: int | None = Field(None, ge=512, description="Window for endpoints that do not report one")
@@ -47,6 +52,23 @@ class ProviderSettings(_Section):
     compact_prompt: Literal["auto", "on", "off"] = Field(
         "auto", description="Core tools and short prompts (auto: for windows under 8192 tokens)"
     )
+
+    @field_validator("keep_alive", mode="before")
+    @classmethod
+    def _ollama_duration(cls, value: Any) -> Any:
+        """As Ollama reads it: a number is seconds, a string a Go duration; ``"-1"`` (Ollama's own
+        ``OLLAMA_KEEP_ALIVE=-1``) is the number, which Ollama would refuse as a string without a unit."""
+        if isinstance(value, bool):
+            raise ValueError("a duration (\"10m\"), seconds, -1 or 0, not true or false")
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if _SECONDS.fullmatch(text):
+            number = float(text)
+            return int(number) if number.is_integer() else number
+        if not _GO_DURATION.fullmatch(text):
+            raise ValueError(f'{value!r} is not a duration Ollama reads: write "10m", "1h", "90s", or -1 or 0')
+        return text
 
 
 class ToolSettings(_Section):

@@ -175,7 +175,7 @@ class OllamaProvider(Provider):
         started = time.monotonic()
         body: dict[str, Any] = {"model": self.model, "messages": [], "stream": False}
         body["options"] = {"num_ctx": facts.num_ctx}  # loaded as the chat will use it, or Ollama loads it twice
-        if self.settings.keep_alive:
+        if self.settings.keep_alive not in (None, 0):  # 0 would unload it again before the chat
             body["keep_alive"] = self.settings.keep_alive
         timeout = self.settings.request_timeout
         try:
@@ -271,7 +271,7 @@ class OllamaProvider(Provider):
             body["tools"] = to_ollama_tools(request.tools)
         if request.response_schema is not None:
             body["format"] = request.response_schema  # Ollama compiles the schema into a grammar
-        if self.settings.keep_alive:
+        if self.settings.keep_alive is not None:  # 0 too: unload after this request
             body["keep_alive"] = self.settings.keep_alive
         for key, value in request_fields(self.settings.request_fields, self.model).items():
             (options if key in OLLAMA_OPTIONS else body)[key] = value

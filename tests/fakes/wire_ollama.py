@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,21 @@ if TYPE_CHECKING:
 
 EMBED_DIM = 64
 _DONE_REASONS = {"stop": "stop", "length": "length", "tool_use": "stop"}
+_GO_DURATION = re.compile(r"[-+]?(0|((\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)")
+
+
+def keep_alive_problem(value: Any) -> str | None:
+    """What Ollama's ``api.Duration`` says of a ``keep_alive``: a number of seconds, or a Go duration string
+    (``time.ParseDuration``: ``"10m"``, ``"-1h"``, ``"0"``; ``"-1"`` has no unit and is refused)."""
+    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return None
+    if not isinstance(value, str):
+        return f"Unsupported type: '{type(value).__name__}'"
+    if _GO_DURATION.fullmatch(value):
+        return None
+    if re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)", value):
+        return f'time: missing unit in duration "{value}"'
+    return f'time: invalid duration "{value}"'
 
 
 def _now() -> str:
@@ -112,6 +128,10 @@ async def chat(server: FakeServer, req: RecordedRequest, conn: Connection) -> bo
     if not isinstance(body, dict):
         msg = "missing request body" if not req.body else "invalid character in request body"
         await conn.send_json(400, {"error": msg}, keep_alive=req.keep_alive)
+        return req.keep_alive
+    bad_keep_alive = keep_alive_problem(body.get("keep_alive"))
+    if bad_keep_alive:  # the request does not decode (gin's ShouldBindJSON)
+        await conn.send_json(400, {"error": bad_keep_alive}, keep_alive=req.keep_alive)
         return req.keep_alive
     name = body.get("model")
     if not name:

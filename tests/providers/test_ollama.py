@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from navtui.config.settings import ProviderSettings
 from navtui.core.events import ErrorEvent, StopEvent, ThinkingDelta, ToolCallEvent
 from navtui.core.messages import ToolResultMessage, UserMessage
@@ -135,6 +137,27 @@ async def test_think_and_keep_alive_follow_capabilities_and_settings(fake_server
     assert "think" not in fake_server.chat_requests[-1].json
     await collect(make(fake_server, "thinker"), ask(think=False))
     assert fake_server.chat_requests[-1].json["think"] is False
+
+
+@pytest.mark.parametrize(
+    ("setting", "sent"),
+    [(-1, -1), ("-1", -1), (0, 0), ("0", 0), (300, 300), ("1h", "1h"), ("-1m", "-1m")],
+)
+async def test_keep_alive_as_ollama_documents_it(fake_server: FakeServer, setting: object, sent: object) -> None:
+    """``-1`` keeps the model loaded, ``0`` unloads it after the request (Ollama's FAQ, ``OLLAMA_KEEP_ALIVE``);
+    Ollama reads a bare number as seconds and refuses ``"-1"`` (a duration string without a unit)."""
+    fake_server.script(Text("ok"))
+    events = await collect(make(fake_server, keep_alive=setting), ask())
+    assert text_of(events) == "ok"
+    body = fake_server.chat_requests[-1].json
+    assert body["keep_alive"] == sent and type(body["keep_alive"]) is type(sent)
+
+
+def test_a_keep_alive_ollama_cannot_read_is_a_settings_error() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="keep_alive"):
+        ProviderSettings(keep_alive="ten minutes")
 
 
 async def test_model_without_tools_runs_through_the_text_protocol(fake_server: FakeServer) -> None:
