@@ -32,7 +32,8 @@ class ConfigError(NavtuiError):
 class ProviderError(NavtuiError):
     """A provider failed: connection, HTTP status, a broken stream or a timeout.
 
-    ``kind`` is one of: connection, http, stream, timeout, overflow, auth, not_found, unsupported.
+    ``kind`` is one of: connection, http, stream, timeout, overflow, auth, not_found, unsupported, quota,
+    model_output, refusal (a reply the model's provider stopped on policy grounds).
     """
 
     def __init__(

@@ -182,6 +182,9 @@ class AnthropicProvider(Provider):
                 await stream.close()
         if not state.finished:
             raise ProviderError("Anthropic's stream ended before message_stop", kind="stream", retryable=True)
+        if state.stop_reason == "refusal":  # billed up to here; the calls of a refused reply never run
+            yield UsageEvent(usage=with_cost(self.model, state.usage))
+            raise _refusal(state.refusal)
         for call in state.calls:
             yield ToolCallEvent(call=call)
         yield UsageEvent(usage=with_cost(self.model, state.usage))
@@ -203,6 +206,7 @@ class _StreamState:
     def __init__(self) -> None:
         self.usage = Usage()
         self.stop_reason: str | None = None
+        self.refusal: str | None = None  # stop_details.explanation of a refusal
         self.finished = False
         self.calls: list[ToolCall] = []
         self._tools: dict[int, dict[str, str]] = {}
@@ -222,6 +226,8 @@ class _StreamState:
                 self.calls.append(ToolCall(id=tool["id"], name=tool["name"], arguments=arguments))
         elif kind == "message_delta":
             self.stop_reason = getattr(event.delta, "stop_reason", None) or self.stop_reason
+            details = getattr(event.delta, "stop_details", None)
+            self.refusal = getattr(details, "explanation", None) or self.refusal
             self._take_usage(getattr(event, "usage", None))
         elif kind == "message_stop":
             self.finished = True
@@ -302,6 +308,18 @@ def _status_error(exc: Any, model: str) -> ProviderError:
     if status == 200:
         return ProviderError(f"Anthropic reported an error mid-response: {message}", kind="stream", status=status)
     return ProviderError(f"Anthropic returned HTTP {status}: {message}", status=status)
+
+
+def _refusal(explanation: str | None) -> ProviderError:
+    """stop_reason "refusal": Claude's classifiers ended the reply. The API says nothing more (``stop_details`` may
+    explain), and Claude goes on refusing while the turn that was refused stays in the conversation."""
+    because = f": {explanation}" if explanation else ""
+    return ProviderError(
+        f"Claude declined to go on with this request{because}",
+        kind="refusal",
+        hint="Claude refuses again while this request is in the conversation: press Esc twice to go back to "
+        "before it and rephrase, or start afresh with /new",
+    )
 
 
 def _deprecation_notice(model: str) -> str | None:

@@ -71,9 +71,12 @@ class Usage(Step):
 
 @dataclass(frozen=True)
 class Done(Step):
-    """Explicit stop reason: "stop", "length", or a provider-specific value passed through."""
+    """Explicit stop reason: "stop", "length", or a provider-specific value passed through. For Anthropic's
+    "refusal", `explanation` and `category` fill the `stop_details` its message_delta carries."""
 
     reason: str = "stop"
+    explanation: str | None = None
+    category: str | None = None
 
 
 @dataclass(frozen=True)

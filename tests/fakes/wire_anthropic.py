@@ -6,7 +6,7 @@ import base64
 import json
 from typing import TYPE_CHECKING, Any
 
-from .script import Garbage, HttpError, RawBytes, RawLine, Step, Text, Thinking, ToolCall
+from .script import Done, Garbage, HttpError, RawBytes, RawLine, Step, Text, Thinking, ToolCall
 from .stream import Encoder, Reply, play
 from .wire_http import Connection, RecordedRequest
 
@@ -140,11 +140,19 @@ class AnthropicEncoder(Encoder):
     def _stop(self) -> str:
         return _STOP.get(self.reply.stop, self.reply.stop)
 
+    def _stop_details(self) -> dict[str, Any]:
+        """A refusal's ``stop_details`` (category and explanation), sent beside its stop_reason."""
+        done = [s for s in self.reply.steps if isinstance(s, Done)]
+        if not done or done[-1].reason != "refusal":
+            return {}
+        details = {"type": "refusal", "category": done[-1].category, "explanation": done[-1].explanation}
+        return {"stop_details": details}
+
     def close(self) -> bytes:
         out = self._close_block()
         delta = {
             "type": "message_delta",
-            "delta": {"stop_reason": self._stop(), "stop_sequence": None},
+            "delta": {"stop_reason": self._stop(), "stop_sequence": None, **self._stop_details()},
             "usage": self._usage(self.reply.usage.output),
         }
         return out + _event("message_delta", delta) + _event("message_stop", {"type": "message_stop"})

@@ -10,7 +10,7 @@ from navtui.core.events import StopEvent, ThinkingDelta, ToolCallEvent
 from navtui.core.messages import ToolResultMessage, UserMessage
 from navtui.providers.anthropic import AnthropicProvider
 from navtui.providers.base import ChatRequest, ProviderNotice, parse_error
-from tests.fakes import HttpError, Text, Thinking, ToolCall, Usage
+from tests.fakes import Done, HttpError, Text, Thinking, ToolCall, Usage
 from tests.fakes.server import FakeServer
 from tests.providers.support import TOOLS, assemble, collect, errors, kinds, text_of, usage_of
 
@@ -170,6 +170,25 @@ async def test_base_url_with_or_without_v1(fake_server: FakeServer, suffix: str)
     provider = AnthropicProvider(MODEL, fake_server.url + suffix, api_key="sk-test")
     assert text_of(await collect(provider, ask())) == "ok"
     assert fake_server.chat_requests[-1].path == "/v1/messages"
+
+
+async def test_a_refusal_is_an_error_that_says_how_to_go_on(fake_server: FakeServer) -> None:
+    """Claude 4's streaming classifiers end a reply with stop_reason "refusal" and no words of their own
+    (``stop_details`` may explain); Claude keeps refusing while the refused turn stays in the conversation."""
+    explanation = "This request was declined because it could enable cyber harm."
+    fake_server.script(
+        Text("Here is how to"), Done("refusal", explanation=explanation, category="cyber"), Usage(28, 106)
+    )
+    events = await collect(make(fake_server), ask())
+    assert kinds(events) == ["text_delta", "usage", "error"]
+    assert usage_of(events).output == 106  # billed up to the refusal
+    error = events[-1]
+    assert error.kind == "refusal" and not error.retryable and explanation in error.message
+    assert "Esc twice" in (error.hint or "") and "/new" in (error.hint or "")
+    assert len(fake_server.chat_requests) == 1
+    fake_server.script(Done("refusal"))  # nothing streamed, no details: still said
+    (error,) = [e for e in await collect(make(fake_server), ask()) if e.type == "error"]
+    assert error.kind == "refusal" and "declined" in error.message
 
 
 async def test_overloaded_event_mid_stream_after_text_is_not_retried(fake_server: FakeServer) -> None:
