@@ -92,10 +92,10 @@ class OpenAIProvider(Provider):
         try:
             async with asyncio.timeout(10):
                 response = await self._http().get("models")
+        except httpx.ConnectError:
+            raise self._unreachable() from None
         except (httpx.HTTPError, TimeoutError) as exc:
-            raise ProviderError(
-                f"Cannot list models at {self.base_url} ({type(exc).__name__})", kind="connection"
-            ) from None
+            raise ProviderError(f"Cannot list models at {self.base_url} ({type(exc).__name__})") from None
         self._reached = True
         if response.status_code >= 400:
             raise _status_error(response, self.model, self.base_url or "")
@@ -122,8 +122,13 @@ class OpenAIProvider(Provider):
             )
         listed: list[dict[str, Any]] | None = None
         if self.settings.context_window is None:
-            with contextlib.suppress(ProviderError, ValueError):
+            try:
                 listed = await self._models()
+            except ProviderError as exc:
+                if exc.kind == "connection":  # nothing listens there: say so now, not "the window is unknown"
+                    raise
+            except ValueError:  # a model list that is not JSON: the other sources may still answer
+                pass
         from navtui.providers.openai_info import discover
 
         info = await discover(
@@ -260,12 +265,9 @@ class OpenAIProvider(Provider):
                             else:
                                 yield event
         except httpx.ConnectError:
-            raise ProviderError(
-                f"Cannot connect to the OpenAI-compatible server at {self.base_url}",
-                kind="connection",
-                retryable=self._reached,  # it answered before: a restart, worth waiting for
-                hint="is the server running? check -b/--base-url",
-            ) from None
+            error = self._unreachable()
+            error.retryable = self._reached  # it answered before: a restart, worth waiting for
+            raise error from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
             if accumulator.finish_reason is None:
                 raise ProviderError(
@@ -346,6 +348,13 @@ class OpenAIProvider(Provider):
                 retryable=True,
                 hint="raise providers.request_timeout for slow prompt processing",
             ) from None
+
+    def _unreachable(self) -> ProviderError:
+        return ProviderError(
+            f"Cannot connect to the OpenAI-compatible server at {self.base_url}",
+            kind="connection",
+            hint="is the server running? check -b/--base-url",
+        )
 
     def _stall_error(self) -> ProviderError:
         return ProviderError(

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from navtui.config.settings import ProviderSettings
+from navtui.core.errors import ProviderError
 from navtui.core.events import StopEvent, ThinkingDelta, ToolCallEvent
 from navtui.core.messages import ToolResultMessage, UserMessage
 from navtui.providers.base import ChatRequest, ProviderNotice
@@ -178,6 +179,17 @@ async def test_connection_refused() -> None:
     provider = OpenAIProvider(MODEL, f"http://127.0.0.1:{free_port()}")
     (error,) = await collect(provider, ask())
     assert error.kind == "connection" and "-b/--base-url" in (error.hint or "")
+
+
+async def test_a_server_that_is_not_there_is_said_at_the_start() -> None:
+    """The start-up check (``model_info``) says the server cannot be reached, as Ollama's does, rather than
+    that the server does not report its window (and the first prompt then failing)."""
+    provider = OpenAIProvider(MODEL, f"http://127.0.0.1:{free_port()}")
+    with pytest.raises(ProviderError) as caught:
+        await provider.model_info()
+    assert caught.value.kind == "connection" and "Cannot connect" in caught.value.message
+    assert "-b/--base-url" in (caught.value.hint or "")
+    await provider.aclose()
 
 
 async def test_non_streaming_json_answer_is_accepted(fake_server: FakeServer) -> None:
