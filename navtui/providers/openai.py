@@ -289,6 +289,14 @@ class OpenAIProvider(Provider):
                 leaked.append(event.call)
             else:
                 yield event
+        if accumulator.finish_reason == "content_filter":  # OpenAI and Azure: the filter cut the reply
+            if accumulator.usage is not None:
+                yield UsageEvent(usage=with_cost(self.model, accumulator.usage))
+            raise ProviderError(
+                f"{self.base_url} stopped the reply with its content filter (finish_reason: content_filter)",
+                kind="refusal",
+                hint="rephrase the request (Esc twice goes back to before it), or start afresh with /new",
+            )
         calls = accumulator.tool_calls() + leaked
         for call in calls:
             yield ToolCallEvent(call=call)

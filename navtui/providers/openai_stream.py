@@ -70,6 +70,9 @@ class ChunkAccumulator:
         content = delta.get("content")
         if isinstance(content, str) and content:
             out.append(TextDelta(text=content))
+        refusal = delta.get("refusal")  # OpenAI: the model's refusal, in place of content
+        if isinstance(refusal, str) and refusal:
+            out.append(TextDelta(text=refusal))
         tool_calls = delta.get("tool_calls")
         if isinstance(tool_calls, list):
             for item in tool_calls:

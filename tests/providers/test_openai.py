@@ -12,7 +12,7 @@ from navtui.core.events import StopEvent, ThinkingDelta, ToolCallEvent
 from navtui.core.messages import ToolResultMessage, UserMessage
 from navtui.providers.base import ChatRequest, ProviderNotice
 from navtui.providers.openai import OpenAIProvider
-from tests.fakes import Drop, HttpError, RawBytes, RawLine, Text, Thinking, ToolCall, Usage
+from tests.fakes import Done, Drop, HttpError, RawBytes, RawLine, Text, Thinking, ToolCall, Usage
 from tests.fakes.server import FakeServer
 from tests.providers.support import (
     TOOLS,
@@ -173,6 +173,23 @@ async def test_mid_stream_error_object(fake_server: FakeServer) -> None:
     fake_server.script(Text("So far"), HttpError(500, "Context size has been exceeded."))
     events = await collect(make(fake_server), ask())
     assert kinds(events) == ["text_delta", "error"] and "Context size" in events[-1].message
+
+
+async def test_a_refusal_is_shown_and_a_content_filter_stop_is_an_error(fake_server: FakeServer) -> None:
+    """OpenAI streams a refusal in ``delta.refusal`` (content null): it is the answer the user must see. A reply
+    cut by the content filter (``finish_reason: content_filter``, OpenAI and Azure) ends in an error saying so."""
+    fake_server.script(
+        RawLine(sse_chunk({"role": "assistant", "content": None, "refusal": "I'm sorry, "})),
+        RawLine(sse_chunk({"refusal": "I can't help with that."})),
+    )
+    events = await collect(make(fake_server), ask())
+    assert text_of(events) == "I'm sorry, I can't help with that." and events[-1] == StopEvent(reason="stop")
+    fake_server.script(Text("Here is how"), Done("content_filter"), Usage(30, 4))
+    events = await collect(make(fake_server), ask())
+    assert kinds(events) == ["text_delta", "usage", "error"]
+    error = events[-1]
+    assert error.kind == "refusal" and "content_filter" in error.message and not error.retryable
+    assert len(fake_server.chat_requests) == 2
 
 
 async def test_connection_refused() -> None:
