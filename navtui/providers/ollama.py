@@ -68,6 +68,7 @@ OLLAMA_OPTIONS = frozenset(
      "repeat_last_n", "presence_penalty", "frequency_penalty", "mirostat", "num_ctx"}
 )  # fmt: skip
 NO_THINKING = "does not support thinking"
+NO_MEMORY = "requires more system memory"  # HTTP 500 from Ollama's scheduler: the model does not fit
 
 
 class OllamaProvider(Provider):
@@ -190,7 +191,7 @@ class OllamaProvider(Provider):
         except httpx.HTTPError as exc:
             raise connection_error(self.base_url or "", exc) from None
         if response.status_code >= 400:
-            raise self._status_error(response)
+            raise self._status_error(response, facts.num_ctx)
         yield ModelLoading(model=self.model, done=True, seconds=round(time.monotonic() - started, 1))
 
     # ------------------------------------------------------------------ streaming
@@ -357,10 +358,10 @@ class OllamaProvider(Provider):
                 hint="the model may still be loading; raise providers.request_timeout if it is large",
             ) from None
         if response.status_code >= 400:
-            raise self._status_error(response)
+            raise self._status_error(response, body["options"].get("num_ctx"))
         return response
 
-    def _status_error(self, response: httpx.Response) -> ProviderError:
+    def _status_error(self, response: httpx.Response, num_ctx: int | None = None) -> ProviderError:
         status = response.status_code
         try:
             body = response.json()
@@ -385,6 +386,14 @@ class OllamaProvider(Provider):
         if status == 400 and (NO_TOOLS in message or NO_THINKING in message):
             hint = "set providers.tool_protocol to auto or text" if NO_TOOLS in message else None
             return ProviderError(message, kind="unsupported", status=400, hint=hint)
+        if NO_MEMORY in message:  # asking again loads nothing more; the KV cache grows with num_ctx
+            window = f" with num_ctx {num_ctx}" if num_ctx else ""
+            return ProviderError(
+                f"Ollama cannot load {self.model}: {message}",
+                status=status,
+                hint=f"it does not fit in memory{window}: lower providers.num_ctx_cap, close what else uses the "
+                "memory, or choose a smaller model (/models)",
+            )
         if is_model_output_error(message):
             return ProviderError(
                 f"The model wrote a tool call Ollama could not parse (HTTP {status}: {message})",

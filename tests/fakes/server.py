@@ -52,6 +52,7 @@ class FakeModel:
     parameters: str = ""
     parameter_size: str = "7.6B"
     quantization_level: str = "Q4_K_M"
+    fits_num_ctx: int | None = None  # the largest num_ctx this machine's memory holds it with (None: any)
 
 
 @dataclass(frozen=True)
@@ -241,11 +242,20 @@ class FakeServer:
         parameter_size: str = "7.6B",
         quantization_level: str = "Q4_K_M",
         loaded: bool = True,
+        fits_num_ctx: int | None = None,
     ) -> None:
         """Register a model. Once any is registered, unknown models get Ollama's 404 on `/api/show`.
-        ``loaded=False``: installed but not in memory (see `unload`)."""
+        ``loaded=False``: installed but not in memory (see `unload`). ``fits_num_ctx``: a chat asking for a larger
+        ``options.num_ctx`` gets Ollama's HTTP 500 "model requires more system memory" (its KV cache does not fit)."""
         model = FakeModel(
-            name, context_length, tuple(capabilities), family, parameters, parameter_size, quantization_level
+            name,
+            context_length,
+            tuple(capabilities),
+            family,
+            parameters,
+            parameter_size,
+            quantization_level,
+            fits_num_ctx,
         )
         with self._cond:
             self._models[_norm(name)] = model

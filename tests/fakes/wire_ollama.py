@@ -142,6 +142,10 @@ async def chat(server: FakeServer, req: RecordedRequest, conn: Connection) -> bo
     if problem:
         await conn.send_json(400, {"error": problem}, keep_alive=req.keep_alive)
         return req.keep_alive
+    too_big = _memory_problem(body, model)
+    if too_big:  # the scheduler refuses to load it: nothing is loaded
+        await conn.send_json(500, {"error": too_big}, keep_alive=req.keep_alive)
+        return req.keep_alive
     if server.load(name) and server.load_delay:
         await conn.sleep(server.load_delay)  # a cold model: Ollama loads it before anything else
     if not body.get("messages"):
@@ -157,6 +161,19 @@ async def chat(server: FakeServer, req: RecordedRequest, conn: Connection) -> bo
         return req.keep_alive
     reply = server.next_reply(req)
     return await play(conn, OllamaEncoder(reply), body.get("stream", True) is not False, req.keep_alive)
+
+
+def _memory_problem(body: dict[str, Any], model: FakeModel | None) -> str | None:
+    """Ollama's answer when the model with the asked ``num_ctx`` would not fit in memory (4 GiB of weights, and
+    a KV cache growing with the window, against what ``fits_num_ctx`` leaves)."""
+    if model is None or model.fits_num_ctx is None:
+        return None
+    options = body.get("options") if isinstance(body.get("options"), dict) else {}
+    num_ctx = int(options.get("num_ctx") or 4096)
+    if num_ctx <= model.fits_num_ctx:
+        return None
+    needed, available = 4 + num_ctx / 8192, 4 + model.fits_num_ctx / 8192
+    return f"model requires more system memory ({needed:.1f} GiB) than is available ({available:.1f} GiB)"
 
 
 def _capability_problem(name: str, body: dict[str, Any], model: FakeModel | None, explicit: bool) -> str | None:

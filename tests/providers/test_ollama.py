@@ -153,6 +153,20 @@ async def test_keep_alive_as_ollama_documents_it(fake_server: FakeServer, settin
     assert body["keep_alive"] == sent and type(body["keep_alive"]) is type(sent)
 
 
+@pytest.mark.parametrize("loaded", [True, False])
+async def test_a_model_too_big_for_memory_at_this_num_ctx_says_so_once(fake_server: FakeServer, loaded: bool) -> None:
+    """Ollama's 500 "model requires more system memory" is no passing failure: asking again loads nothing more.
+    The KV cache grows with num_ctx, so the way out names providers.num_ctx_cap and the value sent."""
+    fake_server.set_model("big:8b", context_length=131072, loaded=loaded, fits_num_ctx=8192)
+    events = await collect(make(fake_server, "big:8b"), ask())
+    (error,) = [e for e in events if isinstance(e, ErrorEvent)]
+    assert "requires more system memory" in error.message and not error.retryable
+    assert "num_ctx 32768" in (error.hint or "") and "providers.num_ctx_cap" in (error.hint or "")
+    assert len(fake_server.chat_requests) == 1 and not any(isinstance(e, ProviderNotice) for e in events)
+    fake_server.script(Text("fits now"))
+    assert text_of(await collect(make(fake_server, "big:8b", num_ctx_cap=8192), ask())) == "fits now"
+
+
 def test_a_keep_alive_ollama_cannot_read_is_a_settings_error() -> None:
     from pydantic import ValidationError
 
