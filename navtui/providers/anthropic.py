@@ -64,11 +64,13 @@ class AnthropicProvider(Provider):
         self._warned = False
 
     def _sdk(self) -> Any:
-        if not self._key:
+        # ANTHROPIC_AUTH_TOKEN (a gateway's bearer token) the SDK reads and sends by itself.
+        if not self._key and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
             raise ProviderError(
                 "No Anthropic API key found",
                 kind="auth",
-                hint="export ANTHROPIC_API_KEY=... (or NAVTUI_API_KEY), or choose another model",
+                hint="export ANTHROPIC_API_KEY=... (or NAVTUI_API_KEY; ANTHROPIC_AUTH_TOKEN for a gateway), "
+                "or choose another model",
             )
         if self._client is None:
             import anthropic
@@ -289,7 +291,8 @@ def _status_error(exc: Any, model: str) -> ProviderError:
             hint="add credits or raise the spend limit in the Anthropic console",
         )
     if status in (401, 403):  # 403 permission_error: a valid key without access to this model or workspace
-        variable = "ANTHROPIC_API_KEY" if os.environ.get("ANTHROPIC_API_KEY") else "NAVTUI_API_KEY"
+        names = ("ANTHROPIC_API_KEY", "NAVTUI_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+        variable = next((name for name in names if os.environ.get(name)), names[0])
         what = "rejected the API key" if status == 401 else "refused the API key (HTTP 403)"
         return ProviderError(f"Anthropic {what}: {message}", kind="auth", status=status,
                              hint=f"check {variable}")  # fmt: skip

@@ -220,6 +220,20 @@ def test_key_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert AnthropicProvider(MODEL)._key == "from-env"
 
 
+async def test_a_bearer_token_alone_is_a_credential(fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gateways in front of Anthropic's API take ``ANTHROPIC_AUTH_TOKEN`` (``Authorization: Bearer``), with
+    ``ANTHROPIC_BASE_URL``, as Claude Code and the SDK read them."""
+    for name in ("ANTHROPIC_API_KEY", "NAVTUI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "gateway-token")
+    fake_server.script(Text("through the gateway"))
+    provider = AnthropicProvider(MODEL, fake_server.url)
+    assert text_of(await collect(provider, ask())) == "through the gateway"
+    headers = fake_server.chat_requests[-1].headers
+    assert headers["authorization"] == "Bearer gateway-token" and "x-api-key" not in headers
+    await provider.aclose()
+
+
 async def test_deprecated_model_is_a_notice_not_a_stderr_warning(
     fake_server: FakeServer, recwarn: pytest.WarningsRecorder
 ) -> None:
