@@ -9,7 +9,7 @@ from pathlib import Path
 from navtui.app.screens.approval import ApprovalScreen
 from navtui.tools.approval import ApprovalPolicy, command_rule, rule_allows
 from navtui.widgets.items import ToolItem
-from tests.app.conftest import main_screen, settle, transcript, wait_for
+from tests.app.conftest import main_screen, rendered_text, settle, transcript, wait_for
 from tests.fakes import Text, ToolCall
 
 SIZE = (100, 32)
@@ -85,3 +85,42 @@ def test_the_modal_offers_the_rule(snap_compare) -> None:
 
     app = NavtuiApp(ScriptedRuntime(), animate=False, check_provider=True, watch_themes=False)
     assert snap_compare(app, terminal_size=(100, 30), run_before=open_modal)
+
+
+async def test_a_shell_approval_shows_the_command_once(make_app, fake_server) -> None:
+    """The command is the preview ($ command, with its folder); the summary above it would repeat it."""
+    fake_server.script(ToolCall("shell", {"command": "echo first-marker > out.txt\necho second-marker"}))
+    fake_server.script(Text("done"))
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("go")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.pause()
+        shown = _modal_text(app.screen)
+        assert shown.count("first-marker") == 1, shown
+        assert "$ echo first-marker > out.txt" in shown and "second-marker" in shown, shown
+        assert "runs a command" in shown or "command" in shown.lower(), shown  # still says why it asks
+        app.screen.GRACE = 0.0
+        await pilot.press("escape")
+        await settle(app, pilot)
+
+
+async def test_an_approval_keeps_a_summary_the_preview_does_not_repeat(make_app, fake_server, workspace: Path) -> None:
+    (workspace / "notes.txt").write_text("old line\n")
+    fake_server.script(ToolCall("edit", {"path": "notes.txt", "old_text": "old line", "new_text": "new line"}))
+    fake_server.script(Text("done"))
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("go")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.pause()
+        shown = _modal_text(app.screen)
+        assert "notes.txt" in shown and "+new line" in shown, shown
+        app.screen.GRACE = 0.0
+        await pilot.press("escape")
+        await settle(app, pilot)
+
+
+def _modal_text(modal) -> str:
+    """What the approval dialog shows: its parts' visible lines, top to bottom."""
+    return "\n".join(rendered_text(part) for part in modal.query("#approval Static") if part.display)

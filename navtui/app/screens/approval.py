@@ -46,6 +46,15 @@ def _looks_like_diff(text: str) -> bool:
     return any(line.startswith(("--- ", "+++ ", "@@")) for line in lines)
 
 
+def _repeats(summary: str, preview: str | None) -> bool:
+    """Whether ``preview`` quotes all of ``summary``: a shell command's ``$ command`` (its summary is the
+    command's first line, `` …`` when it goes on)."""
+    if not preview:
+        return False
+    said = summary.strip().removesuffix("…").strip()
+    return bool(said) and preview.strip().removeprefix("$ ").startswith(said)
+
+
 class ApprovalScreen(AnswerModal[ApprovalResponse]):
     # While the reason field has focus it takes the letters; Esc still reaches the screen.
     BINDINGS = [
@@ -79,7 +88,9 @@ class ApprovalScreen(AnswerModal[ApprovalResponse]):
                 box.border_subtitle = "y keep the change · n leave it undone · esc leave it undone"
             # Everything below quotes the model's arguments: plain text, controls made visible.
             yield Static(Text(display_safe(request.reason or "needs your approval")), id="approval-reason")
-            yield Static(Text(display_safe(request.summary)), id="approval-summary")
+            summary = Static(Text(display_safe(request.summary)), id="approval-summary")
+            summary.display = not _repeats(request.summary, request.preview)  # a command: its preview says it all
+            yield summary
             if request.preview and request.preview.strip() != request.summary.strip():
                 with VerticalScroll(id="approval-preview"):
                     yield Static(self._preview(request.preview), id="approval-preview-text")
