@@ -88,12 +88,21 @@ class UserMessageView(Widget):
 
 class NoticeCard(Static):
     def __init__(self, item: NoticeItem) -> None:
+        super().__init__(self._text(item), classes=f"-{item.level}")
+        self.item = item
+
+    def show(self, item: NoticeItem) -> None:
+        """Show ``item`` in place of the notice shown (same level)."""
+        self.item = item
+        self.update(self._text(item))
+
+    @staticmethod
+    def _text(item: NoticeItem) -> Text:
         text = Text()
         if item.title:
             text.append(display_safe(mask_secrets(item.title)) + "\n", "bold")
         text.append(display_safe(mask_secrets(item.text)))
-        super().__init__(text, classes=f"-{item.level}")
-        self.item = item
+        return text
 
 
 class AdvisorCard(Static):

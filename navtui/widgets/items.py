@@ -62,6 +62,7 @@ class NoticeItem(TranscriptItem):
     text: str
     level: Level = "info"
     title: str | None = None
+    tag: str | None = None  # a notice with a tag updates the one just before it with the same tag
 
 
 @dataclass

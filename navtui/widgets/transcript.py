@@ -180,6 +180,24 @@ class Transcript(VerticalScroll):
         self._pending.append(widget)
         return widget
 
+    def add_notice(self, item: NoticeItem) -> Widget:
+        """Append a notice; one with a ``tag`` replaces the last item instead when that is a notice with the same
+        tag and level (shift+tab pressed five times: one notice that says the level reached)."""
+        last = self.items[-1] if self.items else None
+        widgets = self.item_widgets
+        card = widgets[-1] if widgets else None
+        if (
+            item.tag is not None
+            and isinstance(last, NoticeItem)
+            and (last.tag, last.level) == (item.tag, item.level)
+            and isinstance(card, NoticeCard)
+            and card.item is last
+        ):
+            self.items[-1] = item
+            card.show(item)
+            return card
+        return self.add(item)
+
     def _build(self, item: TranscriptItem) -> Widget:
         return build_widget(item, spinner_index=self.spinner_index, describe=self.describe)
 

@@ -103,7 +103,7 @@ async def test_registry_runs_commands_and_reports_unknown_ones() -> None:
     class Ctx:
         notices: list[str] = []
 
-        def notice(self, text: str, level: str = "info", title: str | None = None) -> None:
+        def notice(self, text: str, level: str = "info", title: str | None = None, tag: str | None = None) -> None:
             self.notices.append(text)
 
     ctx = Ctx()

@@ -106,6 +106,28 @@ async def test_shift_tab_pressed_quickly_steps_once_per_press(make_app: AppFacto
         assert main_screen(app).query_one(PromptEditor).has_class("-thinking-medium")
 
 
+async def test_shift_tab_updates_one_notice_instead_of_adding_one_per_press(make_app: AppFactory) -> None:
+    from navtui.widgets.cards import NoticeCard
+    from navtui.widgets.items import NoticeItem
+    from tests.app.conftest import rendered_text, transcript
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        for _ in range(3):
+            await pilot.press("shift+tab")
+        await settle(app, pilot)
+        notices = [item for item in transcript(app).items if isinstance(item, NoticeItem)]
+        assert [notice.text for notice in notices] == ["Thinking: medium."]
+        cards = transcript(app).widgets_of(NoticeCard)
+        assert len(cards) == 1 and "Thinking: medium." in rendered_text(cards[0])
+        main_screen(app).notice("something else")  # another notice in between: the next press starts a new one
+        await pilot.press("shift+tab")
+        await settle(app, pilot)
+        texts = [item.text for item in transcript(app).items if isinstance(item, NoticeItem)]
+        assert texts == ["Thinking: medium.", "something else", "Thinking: high."]
+
+
 async def test_a_picker_key_pressed_twice_quickly_opens_one_picker(make_app: AppFactory) -> None:
     # ctrl+l, ctrl+t and F1 ran their command in a worker: a second press before it had run opened a second
     # picker over the first, and Esc seemed not to close it.

@@ -76,7 +76,7 @@ def set_thinking(ctx: CommandContext, level: str) -> None:
     except NavtuiError as exc:
         ctx.error(exc.message, exc.hint)
         return
-    ctx.notice(f"Thinking: {level}.")
+    ctx.notice(f"Thinking: {level}.", tag="thinking")  # shift+tab pressed again: this notice updates
     ctx.refresh_status()
 
 

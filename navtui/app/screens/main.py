@@ -207,8 +207,8 @@ class MainScreen(TurnScreen):
     def transcript(self) -> Transcript:
         return self._transcript
 
-    def notice(self, text: str, level: Level = "info", title: str | None = None) -> None:
-        self._transcript.add(NoticeItem(text, level=level, title=title))
+    def notice(self, text: str, level: Level = "info", title: str | None = None, tag: str | None = None) -> None:
+        self._transcript.add_notice(NoticeItem(text, level=level, title=title, tag=tag))
 
     def error(self, message: str, hint: str | None = None) -> None:
         self._transcript.add(ErrorItem(message, hint))
