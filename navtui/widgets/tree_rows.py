@@ -11,6 +11,7 @@ siblings. Several roots are drawn as the children of an invisible branching root
 
 from __future__ import annotations
 
+import bisect
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -126,7 +127,8 @@ class TreeModel:
         self.filter_mode: FilterMode = "default"
         self.query = ""
         self.shown_leaf = -1  # the row marked "← active": the leaf, or its nearest visible ancestor
-        self._connectors: dict[int, str] = {}  # shown rows drawn with the connector of a hidden segment start
+        self._connectors: dict[int, str] = {}  # shown rows drawn with another connector than their own
+        self._gutters: list[tuple[int, ...]] | None = None  # every row's "│" levels for the shown rows
         self._active = active_ids if active_ids is not None else _path_ids(roots, leaf_id)
         self._flatten(roots)
 
@@ -206,29 +208,57 @@ class TreeModel:
                     out.append(row)
                 index += 1
         self.shown_leaf = self._shown_leaf({row.index for row in out}, searching=bool(tokens))
-        self._connectors = {} if tokens else self._inherited_connectors(out)
+        if tokens:
+            self._connectors, self._gutters = {}, None
+        else:
+            self._connectors, self._gutters = self._shown_connectors(out)
         return out
 
     def connector_of(self, row: TreeRow) -> str:
         """The ``├``/``└`` drawn before a shown row: its own, or that of the hidden entry its segment starts with
-        (a checkpoint, hidden by the default filter, that starts the branch an undo went on from)."""
+        (a checkpoint, hidden by the default filter, that starts the branch an undo went on from); ``└`` when
+        every later sibling is hidden."""
         return self._connectors.get(row.index, row.connector)
 
-    def _inherited_connectors(self, shown: list[TreeRow]) -> dict[int, str]:
-        """A segment whose first rows are hidden: its first shown row takes the connector. Each shown row looks up
-        its chain through hidden rows only, so the rows are walked once at most."""
-        out: dict[int, str] = {}
+    def gutters_of(self, row: TreeRow) -> tuple[int, ...]:
+        """The levels drawn with ``│`` before a shown row: those whose later siblings show a row."""
+        return row.gutters if self._gutters is None else self._gutters[row.index]
+
+    def _shown_connectors(self, shown: list[TreeRow]) -> tuple[dict[int, str], list[tuple[int, ...]]]:
+        """The connectors and gutters of what is shown, as if the hidden rows were not there.
+
+        A segment whose first rows are hidden: its first shown row takes the connector. Each shown row looks up
+        its chain through hidden rows only, so the rows are walked once at most. A segment whose later siblings
+        show nothing (a checkpoint or a model change recorded after going back in the tree) is the last one:
+        ``└``, and no gutter runs down to its hidden siblings. One pass over the rows in order (O(n)).
+        """
         rows, visible = self.rows, {row.index for row in shown}
+        positions = [row.index for row in shown]  # in order
+
+        def continues(start: TreeRow) -> bool:  # a later sibling of the segment ``start`` begins shows a row
+            end = rows[start.parent].end if start.parent >= 0 else len(rows)
+            at = bisect.bisect_left(positions, start.end)
+            return at < len(positions) and positions[at] < end
+
+        connectors: dict[int, str] = {}
         for row in shown:
-            if row.connector:
-                continue
+            start: TreeRow | None = row if row.connector else None
             up = row.parent
-            while up >= 0 and up not in visible and rows[up].depth == row.depth:
-                if rows[up].connector:
-                    out[row.index] = rows[up].connector
-                    break
+            while start is None and up >= 0 and up not in visible and rows[up].depth == row.depth:
+                start = rows[up] if rows[up].connector else None
                 up = rows[up].parent
-        return out
+            if start is None:
+                continue
+            connector = "├" if start.connector == "├" and continues(start) else "└"
+            if connector != row.connector:
+                connectors[row.index] = connector
+        gutters: list[tuple[int, ...]] = []
+        for row in rows:  # pre-order: a parent's gutters are known before its children's
+            above = gutters[row.parent] if row.parent >= 0 else ()
+            if row.connector == "├" and continues(row):
+                above = above + (row.depth - 1,)
+            gutters.append(above)
+        return connectors, gutters
 
     def _shown_leaf(self, shown: set[int], *, searching: bool) -> int:
         index = self.by_id.get(self.leaf_id or "", -1)

@@ -262,7 +262,7 @@ class TreeView(ScrollView, can_focus=True):
     def _prefix(self, row: TreeRow, connector: str) -> str:
         if row.depth == 0:
             return ""
-        gutters = row.gutters
+        gutters = self.model.gutters_of(row)
         parts = []
         for level in range(row.depth):
             if level == row.depth - 1 and connector:

@@ -125,6 +125,27 @@ def test_a_branch_whose_first_entry_is_hidden_keeps_its_connector(workspace: Pat
     assert [model.connector_of(row) for row in model.visible()] == ["", "", "├", "", "└", ""]
 
 
+def test_a_branch_whose_later_siblings_are_all_hidden_ends_there(workspace: Path) -> None:
+    # A checkpoint or a model change recorded after going back in the tree is a later child of that point: the
+    # filter hides it, and the branch above it still drew "├" and a "│" running down to nothing.
+    writer = SessionWriter(workspace)
+    answer = writer.assistant(writer.user(None, "fix add"), "Done.")
+    u2 = writer.user(answer, "rename the module")
+    a2 = writer.assistant(u2, "Renamed.")
+    u3 = writer.user(a2, "and the tests")
+    a3 = writer.assistant(u3, "Tests renamed.")
+    writer.entry(a2, "model_change", provider="ollama", modelId="qwen3:14b")  # a later child of a2, hidden
+    writer.entry(answer, "custom", customType="navtui-checkpoint", data={"kind": "undo"})  # of answer, hidden
+    model, _ = model_for(writer.write())
+    shown = {row.id: row for row in model.visible()}
+    assert [model.connector_of(shown[key]) for key in (u2, a2, u3, a3)] == ["└", "", "└", ""]
+    assert [model.gutters_of(shown[key]) for key in (u2, a2, u3, a3)] == [(), (), (), ()]
+    model.filter_mode = "all"
+    rows = {row.id: row for row in model.visible()}
+    assert [model.connector_of(rows[key]) for key in (u2, a2, u3, a3)] == ["├", "", "├", ""]
+    assert [model.gutters_of(rows[key]) for key in (u2, a2, u3, a3)] == [(0,), (0,), (0, 1), (0, 1)]
+
+
 def test_several_roots_hang_off_an_invisible_branch(workspace: Path) -> None:
     writer = SessionWriter(workspace)
     first = writer.user(None, "one")
