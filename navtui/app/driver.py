@@ -129,16 +129,30 @@ class PasteGuard:
     Textual's parser, inside a paste, takes an ESC for the start of a key sequence and sends what follows it (up to
     32 characters) as keys: text copied with colour codes in it sent the prompt at its first CR, before the user
     pressed Enter, and the paste came apart. Only the paste's end marker ends it. Outside a paste nothing is held
-    back (a lone ESC is the Escape key); inside, the tail of a read that may begin the end marker waits for the next.
+    back (a lone ESC is the Escape key), but the tail of a read that may begin the start marker is remembered: when
+    the next read completes it, what follows is the paste. Inside, the tail of a read that may begin the end marker
+    waits for the next.
     """
 
     def __init__(self) -> None:
         self.pasting = False
         self._held = ""
+        self._begun = ""  # the end of the last read outside a paste, if it may begin the start marker (passed on)
 
     def feed(self, data: str) -> str:
-        if not self.pasting and PASTE_START not in data:
-            return data  # (every key typed: one look)
+        if not self.pasting:
+            begun, self._begun = self._begun, ""
+            if not begun and PASTE_START not in data and "\x1b" not in data[1 - len(PASTE_START) :]:
+                return data  # (every key typed: two looks)
+            seen = begun + data
+            start = seen.find(PASTE_START)
+            if start < 0:
+                self._begun = _marker_begun(seen)
+                return data
+            if start < len(begun):  # the marker began in what went on before: the paste starts after its rest
+                rest = start + len(PASTE_START) - len(begun)
+                self.pasting = True
+                return data[:rest] + self.feed(data[rest:])
         data, self._held, out = self._held + data, "", []
         while data:
             if not self.pasting:
@@ -158,6 +172,11 @@ class PasteGuard:
             out.append(data[:end].replace("\x1b", VISIBLE_ESC) + PASTE_END)
             data, self.pasting = data[end + len(PASTE_END) :], False
         return "".join(out)
+
+
+def _marker_begun(data: str) -> str:
+    """The end of ``data`` that begins the paste start marker (``\\x1b[20``), or ``""``."""
+    return next((data[-n:] for n in range(len(PASTE_START) - 1, 0, -1) if data.endswith(PASTE_START[:n])), "")
 
 
 class KeyNoticingDriver(LinuxDriver):

@@ -93,6 +93,26 @@ def test_the_paste_guard_across_reads() -> None:
     assert guard.feed("\x1b[200~x\x1b[2") == "\x1b[200~x" and guard.feed("J\x1b[201~") == "␛[2J\x1b[201~"
 
 
+def test_the_paste_guard_sees_a_start_marker_split_across_reads() -> None:
+    # A read that ends inside the start marker went on as it was, and the next one, which holds the rest of the
+    # marker, was not taken for a paste: its ESCs reached the parser as keys (the CR after them sent the prompt).
+    from navtui.app.driver import PasteGuard
+
+    guard = PasteGuard()
+    assert guard.feed("a\x1b[20") == "a\x1b[20" and not guard.pasting  # passed on (it may be a key), remembered
+    assert guard.feed("0~b\x1b[1m\r") == "0~b␛[1m\r" and guard.pasting
+    assert guard.feed("\x1b[201~\x1b[2") == "\x1b[201~\x1b[2" and not guard.pasting
+    assert guard.feed("~") == "~" and not guard.pasting  # \x1b[2~ is the Insert key, not a paste
+    for cut in range(1, 6):  # the marker cut after each of its characters, and in three reads
+        guard = PasteGuard()
+        marker = "\x1b[200~"
+        shown = guard.feed("x" + marker[:cut]) + guard.feed(marker[cut:cut + 1]) + guard.feed(marker[cut + 1:] + "\x1bq")
+        assert shown == "x" + marker + "␛q" and guard.pasting, cut
+    guard = PasteGuard()
+    assert guard.feed("\x1b") == "\x1b" and guard.feed("\x1b") == "\x1b" and guard.feed("[A") == "[A"
+    assert not guard.pasting  # keys: nothing held back, nothing changed
+
+
 def test_textual_s_input_loop_is_the_one_the_driver_copies() -> None:
     # KeyNoticingDriver.run_input_thread is a copy of Textual's (read, decode, parse) with the paste guard put
     # between the decode and the parse. A Textual release that changes its loop (a fix, a new step) would be lost
