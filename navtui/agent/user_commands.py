@@ -57,35 +57,55 @@ def prompt_mode(text: str) -> Literal["bash", "python"] | None:
 
 
 async def run_user_command(command: UserCommand, cwd: Path) -> dict[str, Any]:
-    """Run it and return the session message (pi's/omp's shape). Cancelling kills the process."""
+    """Run it and return the session message (pi's/omp's shape). Cancelling kills the process.
+
+    The run ends when the command does, as a terminal gives its prompt back: a process it left behind in a
+    session of its own (``setsid``) that still holds the output does not hold the run, nor does it keep a stop
+    (Esc, ctrl+c) waiting. The output is our own pipe, read as it comes and drained once the command has ended
+    (asyncio's ``Process.wait`` waits for its pipes to close as well).
+    """
     from navtui.core.messages import now_ms
 
     if command.kind == "bash":
         argv = [find_program("bash") or "/bin/sh", "-c", command.code]
     else:  # the project's Python (the one on PATH), not the one navtui runs in
         argv = [find_program("python3") or sys.executable, "-c", command.code]
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-    )
-    cancelled = False
+    output, into = os.pipe()
+    try:
+        os.set_blocking(output, False)
+        process = await asyncio.create_subprocess_exec(
+            *argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=into, stderr=into, start_new_session=True
+        )
+    except BaseException:
+        os.close(output)
+        raise
+    finally:
+        os.close(into)
     data = bytearray()  # what it printed so far: a run stopped (Esc, ctrl+c) keeps it, as a terminal does
+    loop = asyncio.get_running_loop()
+
+    def take() -> None:
+        if _read(output, data) == 0:  # the end: every writer is gone
+            loop.remove_reader(output)
+
+    loop.add_reader(output, take)
+    cancelled = False
     try:
         async with asyncio.timeout(TIMEOUT):
-            assert process.stdout is not None
-            while chunk := await process.stdout.read(65536):
-                data += chunk
-                del data[: max(0, len(data) - 4 * MAX_OUTPUT)]  # the tail is what is kept
             await process.wait()
     except (TimeoutError, asyncio.CancelledError):
         cancelled = True
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, 9)
         await process.wait()
+    finally:
+        loop.remove_reader(output)
+        try:
+            drained = 0  # what it wrote before it ended (a detached child that writes on: a bounded part of it)
+            while drained < 4 * MAX_OUTPUT and (count := _read(output, data)):
+                drained += count
+        finally:
+            os.close(output)  # a detached child writing on finds no reader, as after a terminal closed
     text = data.decode("utf-8", "replace")
     truncated = len(text) > MAX_OUTPUT
     message: dict[str, Any] = {
@@ -100,6 +120,20 @@ async def run_user_command(command: UserCommand, cwd: Path) -> dict[str, Any]:
     if command.excluded:
         message["excludeFromContext"] = True
     return message
+
+
+def _read(output: int, data: bytearray) -> int | None:
+    """Read what the pipe holds into ``data`` (its tail is kept): how many bytes, 0 at its end (every writer
+    gone), ``None`` when it holds nothing now."""
+    try:
+        chunk = os.read(output, 65536)
+    except BlockingIOError:
+        return None
+    except OSError:
+        chunk = b""
+    data += chunk
+    del data[: max(0, len(data) - 4 * MAX_OUTPUT)]  # the tail is what is kept
+    return len(chunk)
 
 
 def context_message(message: dict[str, Any]) -> UserMessage | None:

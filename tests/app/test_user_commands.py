@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 from asyncio import CancelledError
 from pathlib import Path
 from typing import Any
@@ -114,3 +117,30 @@ async def test_quitting_while_a_command_runs_ends_cleanly(make_app: Any, workspa
 
 def cards(app: Any) -> list[ToolItem]:
     return [item for item in transcript(app).items if isinstance(item, ToolItem)]
+
+
+async def test_a_detached_child_holding_the_output_does_not_hold_the_run(make_app: Any, workspace: Path) -> None:
+    # A process of its own session (setsid) keeps the output pipe open: the run waited for it to close, after the
+    # command had ended (a terminal gives the prompt back) and after Esc had stopped it (Esc seemed to do nothing).
+    app = make_app()
+    detached = "setsid sh -c 'echo $$ > child-{n}.pid; exec sleep 300' &"
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            screen = main_screen(app)
+            screen.submit("!" + detached.format(n=0) + " echo ended on its own")
+            await wait_for(pilot, lambda: len(cards(app)) == 1 and cards(app)[-1].status != "pending", seconds=5)
+            assert cards(app)[0].status == "success" and "ended on its own" in cards(app)[0].result
+            screen.submit("!" + detached.format(n=1) + " echo printed; touch started; sleep 60; echo never")
+            await wait_for(pilot, (workspace / "started").exists)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: len(cards(app)) == 2 and cards(app)[-1].status != "pending", seconds=5)
+            card = cards(app)[-1]
+            assert card.status == "error" and "printed" in card.result and "never" not in card.result
+            assert screen.query_one(PromptEditor).text == "" and not screen.turns.running
+    finally:
+        for number in (0, 1):
+            pidfile = workspace / f"child-{number}.pid"
+            if pidfile.exists():
+                with contextlib.suppress(ProcessLookupError, ValueError):
+                    os.kill(int(pidfile.read_text()), signal.SIGKILL)
