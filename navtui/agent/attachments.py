@@ -89,6 +89,16 @@ def _mention_path(match: re.Match[str]) -> str:
     return quoted if quoted is not None else bare.rstrip(".,;:!?)")
 
 
+def mention_as_written(word: str) -> str:
+    """A word that shell-style splitting took the quotes off (``shlex.split``): an ``@path`` with a space gets them
+    back (``@"my notes.md"``, as the completion list writes it), so that it is attached whole; any other word as
+    it is."""
+    path = word[1:]
+    if word.startswith("@") and any(c.isspace() for c in path) and '"' not in path and "\n" not in path:
+        return f'@"{path}"'
+    return word
+
+
 def inert_mentions(text: str, keep: str = "") -> str:
     """``text`` (words someone else wrote: an MCP server's prompt) with each ``@mention`` put in backticks, so that
     it attaches no file and no resource; the mentions that the user's own words ``keep`` write stay live."""

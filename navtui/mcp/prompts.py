@@ -55,8 +55,10 @@ class PromptCommand:
 
     def arguments(self, text: str) -> dict[str, str]:
         """``text`` mapped onto the prompt's arguments in order; the last one takes the words left over."""
+        from navtui.agent.attachments import mention_as_written
+
         try:
-            words = shlex.split(text)
+            words = [mention_as_written(word) for word in shlex.split(text)]  # @"a b.md" stays one whole @path
         except ValueError as exc:
             raise NavtuiError(f"/{self.name}: {exc}", hint=f"usage: /{self.name} {synopsis(self.prompt)}") from exc
         names = [arg.name for arg in self.prompt.arguments]

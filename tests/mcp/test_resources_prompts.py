@@ -66,6 +66,21 @@ async def test_prompts_are_slash_commands_with_their_arguments_in_order(stdio: R
     assert missing.value.hint == "usage: /mcp__test__review FILE [FOCUS]"
 
 
+async def test_a_prompt_argument_naming_a_file_with_a_space_keeps_its_quotes(stdio: Running) -> None:
+    # Shell-style splitting took the quotes off @"my app.py": the server wrote @my app.py into the prompt, which
+    # attached no file (and the "@my" left was made inert as a mention the user did not write).
+    from navtui.agent.attachments import attached_paths, inert_mentions
+
+    (review,) = stdio.manager.prompt_commands()
+    args = '@"my app.py" @"style guide.md" and naming'
+    expanded = await stdio.manager.expand_prompt(review, args)
+    assert expanded == 'Review @"my app.py", looking for @"style guide.md" and naming.'
+    sent = inert_mentions(expanded, keep=args)
+    assert sent == expanded and attached_paths(sent) == ["my app.py", "style guide.md"]
+    plain = await stdio.manager.expand_prompt(review, "'my app.py' error handling")  # no @: as it was
+    assert plain == "Review my app.py, looking for error handling."
+
+
 @pytest.mark.parametrize("protocol", ["2026", "2025"])
 async def test_the_workspace_is_declared_as_the_root(protocol: str, workspace: Path, traces: Path) -> None:
     entry = stdio_entry(traces)

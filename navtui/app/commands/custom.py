@@ -56,6 +56,8 @@ class CustomCommand:
 
     def expand(self, args: str) -> str:
         """The prompt for ``/name args``."""
+        from navtui.agent.attachments import mention_as_written
+
         template = self.template
         if self.origin == "project":
             template = _AT_MENTION.sub(r"`@\1`", template)
@@ -66,20 +68,11 @@ class CustomCommand:
         except ValueError:
             words = args.split()
         text = template.replace("$ARGUMENTS", args)
-        words = [_mention_as_written(word) for word in words]
+        words = [mention_as_written(word) for word in words]
         text = _POSITIONAL.sub(lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text)
         if args and not placeholders:
             text = f"{text.rstrip()}\n\n{args}"
         return text.strip()
-
-
-def _mention_as_written(word: str) -> str:
-    """A word that is an ``@path`` with a space keeps the quotes shell quoting took off (``@"my notes.md"``, as the
-    completion list writes it), so that it is attached whole; any other word as it is."""
-    path = word[1:]
-    if word.startswith("@") and any(c.isspace() for c in path) and '"' not in path and "\n" not in path:
-        return f'@"{path}"'
-    return word
 
 
 def _front_matter(text: str) -> tuple[dict[str, str], str]:
