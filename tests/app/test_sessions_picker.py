@@ -109,3 +109,27 @@ def test_relative_times() -> None:
     assert relative_time(NOW - timedelta(hours=3), NOW) == "3h ago"
     assert relative_time(NOW - timedelta(days=2), NOW) == "2d ago"
     assert relative_time(NOW - timedelta(days=40), NOW) == "1mo ago"
+
+
+async def test_the_model_column_shows_whole_beside_a_long_name(workspace: Path, tmp_path: Path) -> None:
+    # A 56-character name with labels pushed the Model column past the right edge at 100 columns: the name gives
+    # way (with an ellipsis), the model and the other columns show whole; at 80 columns too, and with ctrl+a.
+    from tests.app.conftest import rendered_text
+
+    writer = SessionWriter(workspace, "1111222233334444")
+    answer = writer.assistant(writer.user(None, "Refactor the whole streaming renderer to batch its writes per frame"))
+    writer.entry(answer, "label", targetId=answer, label="perf")
+    writer.entry(None, "model_change", provider="ollama", modelId="qwen2.5-coder:32b-instruct-q4_K_M")
+    writer.write()
+    for width in (100, 80):
+        app = HostApp(SessionPickerScreen(workspace, now=NOW))
+        async with app.run_test(size=(width, 20)) as pilot:
+            await loaded(app, pilot)
+            for all_dirs in (False, True):
+                table = app.screen.query_one(DataTable)
+                shown = rendered_text(table)
+                assert "qwen2.5-coder:32b-instruct-q4_K_M" in shown, (width, all_dirs, shown)
+                assert "Refactor the" in shown and "…" in shown, (width, all_dirs, shown)
+                if not all_dirs:
+                    await pilot.press("ctrl+a")
+                    await loaded(app, pilot)

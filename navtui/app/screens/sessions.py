@@ -27,6 +27,8 @@ from navtui.session.manager import SessionManager
 from navtui.styles import stylesheet
 
 NAME_CHARS = 56
+MIN_NAME = 16  # the narrowest the Session column gets (the model and the times show whole first)
+MIN_DIRECTORY = 12
 KEYS = "↑↓ move  Enter open  type filter  ^A all directories  ^R rename  ^D delete  Esc close"
 
 
@@ -73,6 +75,7 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         self.shown: list[SessionSummary] = []
         self._deleting: SessionSummary | None = None
         self._renaming: SessionSummary | None = None
+        self._filled_width = 0  # the table's width when the columns were sized
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box", classes="picker-box"):
@@ -110,14 +113,8 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         tokens = self.query_text.lower().split()
         self.shown = [s for s in self.sessions if all(token in _search_text(s) for token in tokens)]
         now = self._now or datetime.now(UTC)
-        table.clear(columns=True)
-        table.add_column("Session", key="name")
-        table.add_column("Modified", key="modified")
-        table.add_column(Text("Entries", justify="right"), key="entries")
-        table.add_column("Model", key="model")
-        if self.all_dirs:
-            table.add_column("Directory", key="cwd")
         current = self.current.path.resolve() if self.current is not None else None
+        rows: list[list[Text]] = []
         for summary in self.shown:
             name = Text(no_wrap=True, overflow="ellipsis")
             name.append("● " if summary.path.resolve() == current else "  ", style="bold")
@@ -137,14 +134,46 @@ class SessionPickerScreen(ModalScreen[Path | None]):
                 Text(display_safe(summary.model or ""), no_wrap=True),
             ]
             if self.all_dirs:
-                cells.append(Text(display_safe(_home_relative(summary.cwd)), no_wrap=True))
+                cells.append(Text(display_safe(_home_relative(summary.cwd)), no_wrap=True, overflow="ellipsis"))
+            rows.append(cells)
+        headers: list[Text] = [Text("Session"), Text("Modified"), Text("Entries", justify="right"), Text("Model")]
+        keys = ["name", "modified", "entries", "model"]
+        if self.all_dirs:
+            headers.append(Text("Directory"))
+            keys.append("cwd")
+        widths = self._widths(headers, rows)
+        table.clear(columns=True)
+        for header, key, width in zip(headers, keys, widths, strict=True):
+            table.add_column(header, key=key, width=width)
+        for summary, cells in zip(self.shown, rows, strict=True):
             table.add_row(*cells, key=str(summary.path))
+        self._filled_width = table.size.width
         if keep is not None:
             for position, summary in enumerate(self.shown):
                 if summary.path == keep:
                     table.move_cursor(row=position, animate=False)
                     break
         self._update_title()
+
+    def _widths(self, headers: list[Text], rows: list[list[Text]]) -> list[int | None]:
+        """Column widths that fit the table: the time, the count and the model whole; the name (and the directory,
+        with ctrl+a) give way, cut with an ellipsis. ``None``: as wide as its cells."""
+        table = self.table
+        natural = [max([header.cell_len, *(cells[n].cell_len for cells in rows)]) for n, header in enumerate(headers)]
+        room = table.size.width - 2 * table.cell_padding * len(headers)
+        if len(rows) > table.size.height - 1:  # (the header row) a scrollbar takes its column
+            room -= table.styles.scrollbar_size_vertical
+        room -= sum(natural[1:4])
+        if room >= natural[0] + sum(natural[4:]):
+            return [None] * len(headers)  # everything fits as it is
+        if len(headers) == 4:
+            return [max(MIN_NAME, room), None, None, None]
+        directory = min(natural[4], max(MIN_DIRECTORY, room * 2 // 5))
+        return [max(MIN_NAME, room - directory), None, None, None, directory]
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.sessions and self.table.size.width != self._filled_width:
+            self._fill()  # the columns' widths follow the terminal's
 
     def _update_title(self) -> None:
         box = self.query_one("#picker-box")
