@@ -61,6 +61,22 @@ async def test_help_lists_every_command_and_closes_with_escape(make_app) -> None
         assert isinstance(app.screen, MainScreen)
 
 
+async def test_help_at_80_columns_puts_each_help_under_its_command(make_app) -> None:
+    # At 80 columns the help texts had a column 20 cells wide beside the 32 of the commands: three or four lines
+    # of two words each. Narrow, each command's help goes under it, as wide as the box.
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen.is_mounted)
+        await pilot.pause()
+        rows = [" ".join(row.split()) for row in rendered_text(app.screen.query_one("#help-commands")).splitlines()]
+        assert "/compact [instructions]" in rows, rows
+        assert "summarise older history to free context" in rows, rows
+        assert "/help f1" in rows and "list commands and keys" in rows, rows
+        assert any(row.startswith("show or set when tools ask first: ask, write, yolo") for row in rows), rows
+        assert max(len(row) for row in rendered_text(app.screen.query_one("#help-commands")).splitlines()) <= 80
+
+
 async def test_f1_opens_help_and_its_keys_list_f1_and_ctrl_q(make_app) -> None:
     # docs/ui.md lists both keys; /help's key list left them out
     app = make_app()

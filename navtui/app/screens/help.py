@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -42,6 +44,7 @@ PROMPT = (
 )
 
 USAGE_WIDTH = 32  # the commands' column: the built-ins' synopses fit on one line
+SIDE_BY_SIDE = 80  # narrower than this (an 80-column terminal) each command's help goes under it
 
 STATUS = (
     ("main  *3 +1 ?2", "git branch; unstaged, staged and untracked files (a * alone: dirty)"),
@@ -56,6 +59,38 @@ STATUS = (
 )
 
 
+class CommandsTable:
+    """The commands, laid out for the width given: synopsis, help and key side by side, or narrower than
+    ``SIDE_BY_SIDE`` each help on the lines under its synopsis (beside it, it got a column of two words)."""
+
+    def __init__(self, commands: Sequence[SlashCommand]) -> None:
+        self.commands = commands
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width >= SIDE_BY_SIDE:
+            yield self._table()
+            return
+        yield Text("Commands", "bold")
+        for command in self.commands:
+            line = Table.grid(expand=True)
+            line.add_column(style="bold", ratio=1)
+            line.add_column(no_wrap=True, style="dim", justify="right")
+            line.add_row(Text(command.usage), Text(command.key or ""))
+            yield line
+            yield Padding(Text(command.help), (0, 0, 0, 4))
+
+    def _table(self) -> Table:
+        table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True, title_justify="left")
+        table.title = Text("Commands", "bold")
+        # A long synopsis (/mcp's) wraps in its own column instead of squeezing every command's help.
+        table.add_column(style="bold", max_width=USAGE_WIDTH)
+        table.add_column(ratio=1)
+        table.add_column(no_wrap=True, style="dim")
+        for command in self.commands:
+            table.add_row(Text(command.usage), Text(command.help), Text(command.key or ""))
+        return table
+
+
 class HelpScreen(ModalScreen[None]):
     CSS_PATH = stylesheet("help")
     BINDINGS = [Binding("escape,q,f1", "close", "Close", show=False)]
@@ -68,24 +103,13 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help") as box:
             box.border_title = "navtui help"
             box.border_subtitle = "esc to close"
-            yield Static(self._commands_table(), id="help-commands")
+            yield Static(CommandsTable(self.commands), id="help-commands")
             yield Static(self._pairs_table("Keys", KEYS), id="help-keys")
             yield Static(self._pairs_table("In the prompt", PROMPT), id="help-prompt")
             yield Static(
                 self._pairs_table("Status line, left to right (narrow: model, context and mode stay)", STATUS),
                 id="help-status",
             )
-
-    def _commands_table(self) -> Table:
-        table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True, title_justify="left")
-        table.title = Text("Commands", "bold")
-        # A long synopsis (/mcp's) wraps in its own column instead of squeezing every command's help.
-        table.add_column(style="bold", max_width=USAGE_WIDTH)
-        table.add_column(ratio=1)
-        table.add_column(no_wrap=True, style="dim")
-        for command in self.commands:
-            table.add_row(Text(command.usage), Text(command.help), Text(command.key or ""))
-        return table
 
     @staticmethod
     def _pairs_table(title: str, pairs: Sequence[tuple[str, str]]) -> Table:
