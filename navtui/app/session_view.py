@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from typing import Any
 
 from navtui.agent.advice import ADVISOR_PREFIX
+from navtui.checkpoints import notes  # (light: no store, no walk)
 from navtui.core.messages import (
     AssistantMessage,
     Message,
@@ -154,6 +155,8 @@ def _entry(entry: Entry, out: list[TranscriptItem], tools: dict[str, ToolItem], 
         case CustomMessageEntry(display=True, custom_type="index_context", details=details):
             files = list((details or {}).get("files", []))
             out.append(ContextItem("index", entry.text, files, len(entry.text) // 4))
+        case CustomMessageEntry(display=False, custom_type=notes.NOTE_TYPE, details=details):
+            out.append(NoticeItem(notes.put_back_of(details) or "Files were put back here (/undo or the tree)."))
         case CustomMessageEntry(display=True, custom_type=custom):
             out.append(NoticeItem(entry.text, title=custom))
         case ModelChangeEntry(model_id=model_id, model=spelled) if model_id or spelled:

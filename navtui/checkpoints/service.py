@@ -25,6 +25,7 @@ from navtui.checkpoints.history import (
     latest,
     undo_steps,
 )
+from navtui.checkpoints.notes import NOTE_TYPE, note_details
 from navtui.checkpoints.snapshot import MAX_FILE_BYTES, MAX_FILES, Snapshot, Snapshotter
 from navtui.checkpoints.store import ObjectStore, checkpoints_dir, workspace_id
 from navtui.core.errors import NavtuiError
@@ -36,7 +37,6 @@ if TYPE_CHECKING:  # the restore's planning and writing load with the first /und
     from navtui.checkpoints.restore import RestorePlan, RestoreResult
 
 NOTHING_TO_UNDO = "Nothing to undo: no turn of this session changed files here"
-NOTE_TYPE = "navtui-files-restored"
 
 
 @dataclass
@@ -240,7 +240,8 @@ class Checkpointer:
                 kind, actual, undid = proposal.kind, proposal.actual, proposal.undid
                 self.record(session, Checkpoint("", kind, restored.tree, actual, self.workspace, undid))
         if tell_model and restored.result.restored:
-            session.append_custom_message(NOTE_TYPE, _note(proposal, restored.result), display=False)
+            note, details = _note(proposal, restored.result), note_details(restored.result.restored)
+            session.append_custom_message(NOTE_TYPE, note, display=False, details=details)
         session.sync()
 
     def apply(

@@ -68,6 +68,27 @@ async def test_undo_shows_the_files_and_y_puts_them_back(fake_server: Any, works
         assert "calc.py" in app.runtime.agent.messages[-1].text
 
 
+async def test_a_resumed_transcript_shows_where_files_were_put_back(fake_server: Any, workspace: Path) -> None:
+    # Live, /undo says "Put back 1 file: ..."; the session keeps only a note for the model (not displayed), so the
+    # resumed transcript showed the turn's changes as if they were still there.
+    from navtui.app.session_view import transcript_items
+
+    (workspace / "calc.py").write_text(ORIGINAL)
+    app = make_app(fake_server, workspace)
+    app.runtime.set_approval("yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await write_turn(app, pilot, fake_server, workspace)
+        await send(app, pilot, "/undo")
+        await wait_for(pilot, lambda: isinstance(app.screen, UndoScreen), "the undo dialog")
+        grace(app.screen)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "Put back" in transcript_text(app), "the files put back")
+        live = [item.text for item in app.screen.transcript.items if isinstance(item, NoticeItem)]
+        resumed = [item.text for item in transcript_items(app.runtime.session.get_branch()) if isinstance(item, NoticeItem)]
+    said = "Put back 1 file: tests/test_calc.py."
+    assert said in live and resumed == [said], (live, resumed)
+
+
 async def test_a_hand_edit_is_marked_and_kept(fake_server: Any, workspace: Path) -> None:
     (workspace / "calc.py").write_text(ORIGINAL)
     app = make_app(fake_server, workspace)

@@ -90,10 +90,9 @@ async def _apply(ctx: CommandContext, files: Checkpointer, proposal: Proposal, a
 
 def _report(ctx: CommandContext, result: RestoreResult) -> None:
     if result.restored:
-        shown = ", ".join(result.restored[:6]) + (
-            f" and {len(result.restored) - 6} more" if len(result.restored) > 6 else ""
-        )
-        ctx.notice(display_safe(f"Put back {len(result.restored)} file(s): {shown}."))
+        from navtui.checkpoints.notes import put_back_text
+
+        ctx.notice(display_safe(put_back_text(result.restored)))
     if result.kept:
         ctx.notice(display_safe(f"Kept as you changed them: {', '.join(result.kept)}."), level="warning")
     for path, why in result.failed:
