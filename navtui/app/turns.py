@@ -147,12 +147,17 @@ class TurnRunner:
         if self.queued:
             first = self.queued[0].strip().splitlines()[0] if self.queued[0].strip() else ""
             more = f"  (+{len(self.queued) - 1} more)" if len(self.queued) > 1 else ""
-            bar.update(Text(display_safe(f"queued: {first[:200]}{more} · sent {when}")))
+            bar.update(Text(display_safe(f"queued: {first[:200]}{more} · sent {when} · ↑ edits")))
 
     def take_queue(self) -> list[str]:
         taken, self.queued = self.queued, []
         self.show_queue()
         return taken
+
+    def take_queued_text(self) -> str:
+        """Up on an empty prompt: the queued messages, taken off the queue to be edited and sent again ("" when
+        none)."""
+        return "\n\n".join(self.take_queue())
 
     def _return_queue_to_prompt(self) -> None:
         """After Esc the user is changing course: queued messages come back for editing, they are not sent."""

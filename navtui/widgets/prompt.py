@@ -91,6 +91,7 @@ class PromptEditor(CachedHandlers, TextArea):
         self.completer: Completer | None = None
         self.menu: CompletionMenu | None = None  # the screen's list under the prompt
         self.interrupter: Callable[[], bool] | None = None  # ctrl+c: stops what runs (True) before clearing
+        self.queue_taker: Callable[[], str] | None = None  # Up on an empty prompt: the queued messages, taken back
         # The screen's, at every change of the text (the border's mode): ``Changed`` then stops here (it went on
         # to the screen's queue at every key, a message loop's turn and an idle round of the screen's more)
         self.changed: Callable[[], None] | None = None
@@ -305,6 +306,8 @@ class PromptEditor(CachedHandlers, TextArea):
             self.post_message(self.EditorRequested())
         elif key == "ctrl+x" and not self.selected_text:
             self._chord_at = time.monotonic()  # (with a selection ctrl+x cuts, as TextArea does)
+        elif key == "up" and not self.text and self.queue_taker is not None and (queued := self.queue_taker()):
+            self._recall(queued)  # as in Claude Code: a message queued while the agent works comes back to edit
         elif key == "up" and self.prompt_history and self._cursor_row() == 0 and not self.selected_text:
             self._recall(self.prompt_history.previous(self.text))
         elif (

@@ -100,3 +100,31 @@ async def test_after_an_interrupt_queued_messages_come_back_to_the_prompt(make_a
         await settle(app, pilot)
         assert main.queued == [] and app.screen.query_one(PromptEditor).text == "two"
         assert len(fake_server.chat_requests) == 1  # nothing was sent behind the user's back
+
+
+async def test_up_on_an_empty_prompt_takes_the_queued_messages_back_to_edit(make_app, fake_server) -> None:
+    # As in Claude Code: a message queued by mistake (or to be reworded) comes back with Up. Up showed it from the
+    # history instead and left it queued: sent again after editing, it went twice.
+    answer_may_end = threading.Event()
+    fake_server.script(Text("first "), Text("answer", until=answer_may_end))
+    fake_server.script(Text("second answer"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_screen(app)
+        main.submit("one")
+        await wait_for(pilot, lambda: main.running)
+        await pilot.press(*"two", "enter", *"three", "enter")
+        assert main.queued == ["two", "three"] and "↑ edits" in str(app.screen.query_one("#queued").render())
+        await pilot.press("up")
+        prompt = app.screen.query_one(PromptEditor)
+        assert prompt.text == "two\n\nthree" and main.queued == []
+        assert not app.screen.query_one("#queued").display
+        await pilot.press("up")  # the prompt is not empty now: Up moves in it (then the history), as before
+        assert prompt.text == "two\n\nthree" and main.queued == []
+        await pilot.press("end", "down", "down", "end", *["backspace"] * len("\n\nthree"), *", reworded", "enter")
+        assert main.queued == ["two, reworded"]
+        answer_may_end.set()
+        await wait_for(pilot, lambda: len(fake_server.chat_requests) == 2 and not main.running)
+        await settle(app, pilot)
+        users = [e.text for e in transcript(app).items if isinstance(e, UserItem)]
+        assert users == ["one", "two, reworded"]

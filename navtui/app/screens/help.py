@@ -21,7 +21,7 @@ KEYS = (
     ("Enter", "send (while the agent works: queue)"),
     ("Alt+Enter, \\ Enter, ctrl+j", "new line (Shift+Enter too where the terminal reports it)"),
     ("ctrl+g, ctrl+x ctrl+e", "edit the prompt in $VISUAL / $EDITOR"),
-    ("Up / Down", "prompt history"),
+    ("Up / Down", "prompt history (Up on an empty prompt: edit the queued messages)"),
     ("Tab", "complete /commands, their arguments and @paths (↑↓ Enter Esc in the list)"),
     ("Esc", "interrupt the agent (partial answer and a command's output so far kept)"),
     ("ctrl+c", "interrupt the agent; idle: clear the prompt; twice on empty quits"),

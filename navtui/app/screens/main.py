@@ -363,6 +363,7 @@ class MainScreen(TurnScreen):
         prompt.completer = self._complete
         prompt.menu = self.query_one(CompletionMenu)
         prompt.interrupter = self.interrupt_running
+        prompt.queue_taker = self.turns.take_queued_text
         prompt.changed = self.paint_prompt_border  # at every change, where it happens (no message to the screen)
         prompt.echo = self.echo_now
         if echo is not None:
