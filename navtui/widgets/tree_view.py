@@ -125,13 +125,22 @@ class TreeView(ScrollView, can_focus=True):
         current = self.cursor_row
         wanted = keep if keep is not None else (current.id if current is not None else self._last_id)
         self.rows = self.model.visible()
-        position = next((i for i, row in enumerate(self.rows) if row.id == wanted), None) if wanted else None
+        position = self._position_of(wanted) if wanted else None
         self.cursor = position if position is not None else min(self.cursor, max(len(self.rows) - 1, 0))
         self.virtual_size = Size(0, len(self.rows))
         self._strips.clear()
         self._scroll_to_cursor(center=True)
         self.refresh()
         self._announce()
+
+    def _position_of(self, entry_id: str) -> int | None:
+        """The shown row of ``entry_id``, or of its nearest shown ancestor (the leaf a resumed session ends on is
+        often hidden: a model change, a setting), or ``None``."""
+        positions = {row.index: position for position, row in enumerate(self.rows)}
+        row = self.model.row(entry_id)
+        while row is not None and row.index not in positions:
+            row = self.model.rows[row.parent] if row.parent >= 0 else None
+        return positions[row.index] if row is not None else None
 
     def select_entry(self, entry_id: str) -> bool:
         for position, row in enumerate(self.rows):

@@ -40,6 +40,23 @@ async def test_keys_move_the_cursor(workspace: Path) -> None:
         assert cursor_id(app) == ids["u1"]
 
 
+async def test_it_opens_on_the_shown_leaf_when_the_leaf_itself_is_hidden(workspace: Path) -> None:
+    # A resumed session whose last entry the filter hides (a model or thinking-level change, /advisor's setting)
+    # opened the tree on its first row, far from "← active".
+    path, ids = two_branch_session(workspace)
+    session = SessionManager.open(path)
+    session.append_model_change("ollama", "llama3.2:3b")
+    session.append_thinking_level_change("low")
+    session.sync()
+    app = HostApp(TreeScreen(SessionManager.open(path), now=NOW))
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert cursor_id(app) == ids["a7"]
+        await pilot.press("ctrl+o", "ctrl+o", "ctrl+o", "ctrl+o", "end")  # "all": the leaf itself shows
+        assert cursor_id(app) == session.leaf_id
+        await pilot.press("ctrl+o")  # back to "default": the cursor's row is hidden, its nearest shown ancestor
+        assert cursor_id(app) == ids["a7"]
+
+
 async def test_left_and_right_fold_and_jump_between_branches(workspace: Path) -> None:
     path, ids = two_branch_session(workspace)
     app = HostApp(TreeScreen(SessionManager.open(path), now=NOW))
