@@ -32,6 +32,9 @@ _CHANGES = re.compile(
 _NEGATION = re.compile(r"\b(?:do not|don't|never|without|leave|keep)\b", re.I)
 _TARGET = re.compile(r"\b(?:to|in|into|inside)\s+[`'\"]?([\w./-]+\.\w+)", re.I)
 _CLAUSES = re.compile(r"[.;!?](?:\s|$)|\bthen\b|,\s*and\s|\n", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# "<what> is <one value>.": kept when it is a number or a path (a digit, a dot or a slash in it), not a word ("done")
+_IS_VALUE = re.compile(r"^[^\n]{3,200}?\s(?:is|are|equals)\s+([\w./:+-]*\w)\.?$", re.I)
 _MAKES = re.compile(r"\b(?:create|write|save|put|store|output|generate|produce|make)\b", re.IGNORECASE)
 
 
@@ -78,6 +81,12 @@ def answer_value(text: str) -> str | None:
     quoted = re.findall(r"`([^`\n]+)`", text) or re.findall(r"[\"\u201c]([^\"\u201d\n]+)[\"\u201d]", text)
     if len(set(quoted)) == 1:
         return quoted[0].strip()
+    # count_rows: "The number of rows in data.csv is 17. This number has been written to count.txt." Left
+    # without the value, the 1.5B wrote 16, the last number of data.csv, into count.txt.
+    stated = {found.group(1) for sentence in _SENTENCE.split(text) if (found := _IS_VALUE.match(sentence.strip()))}
+    stated = {value for value in stated if re.search(r"\d|[\w-][./]\w", value)}
+    if len(stated) == 1:
+        return stated.pop()
     words = text.rstrip(".").split()
     return text.rstrip(".") if "\n" not in text and len(words) <= 2 and len(text) <= 120 else None
 

@@ -69,6 +69,9 @@ def test_only_a_value_is_offered_never_a_sentence() -> None:
     assert answer_value("The count is `17`.") == "17"
     assert answer_value("17.") == "17"
     assert answer_value("There are 2 data rows.") is None
+    assert answer_value("The number of rows in data.csv is 17. It has been written to count.txt.") == "17"
+    assert answer_value("The file that defines parse_header is pkg/net/wire.py.") == "pkg/net/wire.py"
+    assert answer_value("The task is done.") is None and answer_value("The count is 17. The sum is 18.") is None
     assert answer_value("It is in `a.py` or `b.py`.") is None
     assert answer_value("```\nx\n```") is None
     claim = 'The first line of README.md is "Project codeword: amber-falcon-42". It has been written into answer.txt.'

@@ -473,3 +473,29 @@ async def test_a_written_file_sent_again_after_it_was_told_unchanged_ends_the_tu
         assert history_is_valid(rt.agent.messages)
     finally:
         await rt.aclose()
+
+
+async def test_a_value_stated_in_a_sentence_goes_into_the_question_for_the_missing_file(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    fake_server.set_llamacpp(n_ctx=4096, alias=MODEL)  # a server that continues the reply navtui starts
+    (workspace / "data.csv").write_text("name,qty\n" + "".join(f"item{i},{i}\n" for i in range(17)), encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    # count_rows in the eval (third wave): the right count in a sentence, no count.txt. That reply is left out of
+    # the question that follows (a small model says it again), and, asked with the value nowhere in sight, the
+    # 1.5B wrote 16, the last number of data.csv.
+    fake_server.script(Text("The number of rows in data.csv is 17. This number has been written to count.txt."))
+    fake_server.script(Text("17\n```\n"))
+    fake_server.script(Text("The task is done."))
+    try:
+        await run(
+            rt,
+            "Count the data rows of data.csv (not the header line) and write the number into a new file count.txt. "
+            "@data.csv",
+        )
+        second = user_text(fake_server.chat_requests[1].json)
+        assert "This number has been written" not in str(fake_server.chat_requests[1].json["messages"])
+        assert second.endswith("If it should hold your answer, that is:\n\ncount.txt\n```\n17\n```")
+        assert (workspace / "count.txt").read_text() == "17\n"
+    finally:
+        await rt.aclose()
