@@ -9,7 +9,14 @@ import pytest
 
 from tests.fakes.fixture import fake_server  # noqa: F401
 
-_KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "NAVTUI_API_KEY", "OPENROUTER_API_KEY", "OLLAMA_HOST")
+_KEY_VARS = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",  # alone, a credential (providers/anthropic.py)
+    "OPENAI_API_KEY",
+    "NAVTUI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "OLLAMA_HOST",
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
