@@ -185,11 +185,11 @@ class StatusLine(Widget):
             spend = part(8)
             spend.append(*sep)
             spend.append(f"↑{human_tokens(data.tokens_in)}", self._style("spend"))
-            if data.tokens_cached:
-                spend.append(f" ({human_tokens(data.tokens_cached)} cached)", self._style("spend"))
             spend.append(f" ↓{human_tokens(data.tokens_out)}", self._style("output"))
             if data.cost:
                 spend.append(f" ${data.cost:.2f}" if data.cost >= 0.01 else f" ${data.cost:.4f}", self._style("cost"))
+            if data.tokens_cached:  # of ↑, read from the server's prompt cache; the first part to go when narrow
+                part(9).append(f" · {human_tokens(data.tokens_cached)} cached", self._style("spend"))
         approval = part(2)
         approval.append(*sep)
         approval.append(data.approval, self._style("approval-yolo" if data.approval == "yolo" else "approval"))
@@ -211,9 +211,9 @@ class StatusLine(Widget):
         return parts
 
     def render(self) -> RenderableType:
-        """What fits: when the line is too narrow, parts go by priority (tokens and cost first, then the
-        provider's name and a sandbox that is on, git, the directory, MCP and jobs, the markers); the model,
-        the context meter and the approval mode stay. The spinner's label is shortened before they go."""
+        """What fits: when the line is too narrow, parts go by priority (the cached count, tokens and cost first,
+        then the provider's name and a sandbox that is on, git, the directory, MCP and jobs, the markers); the
+        model, the context meter and the approval mode stay. The spinner's label is shortened before they go."""
         parts = self._segments()
         width = self.size.width or 10_000
         right = Text("", end="")

@@ -201,3 +201,26 @@ async def test_the_spinner_s_frames_are_drawn_once_and_show_what_a_fresh_line_sh
         line._frames.clear()
         line.tick(3)
         assert list(line.render_line(0)) == fresh
+
+
+async def test_the_cached_count_goes_before_tokens_and_cost() -> None:
+    """In tmux at 120 columns the Anthropic line lost ↑ ↓ and $ when the cached count was part of them."""
+    data = StatusData(
+        cwd="/tmp/prov/ws",
+        git_branch="master",
+        git_untracked=1,
+        provider="anthropic",
+        model="claude-sonnet-4-5",
+        context_tokens=3100,
+        context_window=200_000,
+        tokens_in=7900,
+        tokens_out=110,
+        tokens_cached=4700,
+        cost=0.02,
+        approval="yolo",
+        sandbox="workspace-write",
+    )
+    wide = await shown(160, data)
+    assert "↑7.9k ↓110 $0.02 · 4.7k cached │ yolo" in wide
+    narrow = await shown(120, data)
+    assert "↑7.9k ↓110 $0.02 │ yolo" in narrow and "cached" not in narrow

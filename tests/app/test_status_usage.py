@@ -38,7 +38,7 @@ async def test_a_prompt_read_from_the_cache_is_shown(fake_server, workspace, mon
         main_screen(app).submit("hi")
         await settle(app, pilot)
         shown = rendered_text(app.screen.query_one(StatusLine))
-        assert "↑3.0k (1.8k cached) ↓40" in shown
+        assert "↑3.0k ↓40 $" in shown and " · 1.8k cached │ " in shown
 
 
 async def test_no_cache_no_cached_count(make_app, fake_server) -> None:  # type: ignore[no-untyped-def]
@@ -49,4 +49,4 @@ async def test_no_cache_no_cached_count(make_app, fake_server) -> None:  # type:
         main_screen(app).submit("hi")
         await settle(app, pilot)
         shown = rendered_text(app.screen.query_one(StatusLine))
-        assert "↑1.2k ↓40" in shown and " cached)" not in shown
+        assert "↑1.2k ↓40 │ " in shown and " cached" not in shown.split("↑")[1]
