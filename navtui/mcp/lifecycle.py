@@ -47,6 +47,7 @@ Notify = Callable[[Any, str | None, Literal["info", "warning", "error"]], None]
 
 STDERR_TAIL_LINES = 12
 STOP_TIMEOUT = 8.0  # the SDK's own shutdown is bounded by ~6 s (stdin close, TERM, KILL)
+RELIST_GAP = 0.5  # seconds between two fetches of a list a server keeps saying changed
 
 
 @dataclass
@@ -92,6 +93,8 @@ class ServerLifecycle:
         self._troubled = False  # failed or crashed this session: its stderr log is kept for a look
         self._signing_in: tuple[SignIn, Callback] | None = None  # an interactive OAuth sign-in under way
         self._auth: Any = None  # an HTTP server's OAuth (navtui.mcp.oauth), when it uses it
+        self._listing: set[ListKind] = set()  # lists being fetched again after a change notice
+        self._changed_meanwhile: dict[ListKind, int] = {}  # ... which changed again meanwhile (in that generation)
 
     @property
     def transport(self) -> str:
@@ -277,7 +280,7 @@ class ServerLifecycle:
                 listing = await list_all(client)
                 self._client = client
                 started.set_result(listing)
-                follower = asyncio.ensure_future(follow_changes(client, lambda kind: self._refresh(kind, generation)))
+                follower = asyncio.ensure_future(follow_changes(client, lambda kind: self._changed(kind, generation)))
                 try:
                     await stop.wait()
                 finally:
@@ -376,7 +379,29 @@ class ServerLifecycle:
         """A 2025-protocol server's ``notifications/*/list_changed`` (sent without being asked)."""
         kind = changed_kind(message)
         if kind is not None:
-            asyncio.ensure_future(self._refresh(kind, generation))
+            await self._changed(kind, generation)
+
+    async def _changed(self, kind: ListKind, generation: int) -> None:
+        """A list changed: fetch it again, unless that is under way; then once more, ``RELIST_GAP`` after it,
+        however many notices came meanwhile (a server sending thousands had as many lists fetched at once, and
+        the tools registered again for each)."""
+        if kind in self._listing:
+            self._changed_meanwhile[kind] = generation
+            return
+        self._listing.add(kind)
+        asyncio.ensure_future(self._refresh_while_changed(kind, generation))
+
+    async def _refresh_while_changed(self, kind: ListKind, generation: int) -> None:
+        try:
+            while True:
+                await self._refresh(kind, generation)
+                if kind not in self._changed_meanwhile:
+                    return
+                await asyncio.sleep(RELIST_GAP)  # a flood keeps coming: what it says meanwhile is one more fetch
+                generation = self._changed_meanwhile.pop(kind)
+        finally:
+            self._listing.discard(kind)
+            self._changed_meanwhile.pop(kind, None)
 
     async def _refresh(self, kind: ListKind, generation: int) -> None:
         client = self._client

@@ -173,8 +173,8 @@ def roots(found: Annotated[ListRootsResult, Resolve(ask_roots)]) -> str:
 
 
 @server.tool()
-async def grow(ctx: Context) -> str:
-    """Add a tool, a prompt and a resource, and tell the client the lists changed."""
+async def grow(ctx: Context, again: int = 0) -> str:
+    """Add a tool, a prompt and a resource, and tell the client the lists changed (``again`` more times: a flood)."""
 
     def added(text: str) -> str:
         """A tool added while the server runs."""
@@ -197,7 +197,25 @@ async def grow(ctx: Context) -> str:
         await ctx.session.send_tool_list_changed()
         await ctx.session.send_prompt_list_changed()
         await ctx.session.send_resource_list_changed()
+        for _ in range(again):
+            await ctx.session.send_tool_list_changed()
+    for _ in range(again):
+        await ctx.notify_tools_changed()
     return "grown"
+
+
+def count_tool_lists() -> None:
+    """Each ``tools/list`` request adds a byte to ``TRACES/tool-lists`` (how often the client fetched the list)."""
+    low = server._lowlevel_server
+    entry = low.get_request_handler("tools/list")
+    assert entry is not None
+
+    async def counted(ctx: object, params: object) -> object:
+        with (TRACES / "tool-lists").open("a") as file:
+            file.write(".")
+        return await entry.handler(ctx, params)
+
+    low.add_request_handler("tools/list", entry.params_type, counted)
 
 
 def answer_lost_sessions_with_400(app):  # type: ignore[no-untyped-def]
@@ -271,6 +289,7 @@ if __name__ == "__main__":
         time.sleep(float(slow))
     sys.stderr.write("test server ready\n")
     sys.stderr.flush()
+    count_tool_lists()
     if os.environ.get("MCP_TEST_LEGACY"):
         speak_legacy()
     if "--http" in sys.argv:

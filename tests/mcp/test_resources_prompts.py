@@ -96,6 +96,28 @@ async def test_the_workspace_is_declared_as_the_root(protocol: str, workspace: P
         await running.manager.aclose()
 
 
+@pytest.mark.parametrize("protocol", ["2026", "2025"])
+async def test_a_flood_of_change_notices_fetches_the_list_a_few_times(
+    protocol: str, workspace: Path, traces: Path
+) -> None:
+    """A server may send "the tools changed" thousands of times: each started a fetch of the list at once (and
+    registered the tools again); now one runs, and one more after it for whatever came meanwhile."""
+    entry = stdio_entry(traces)
+    if protocol == "2025":
+        entry["env"] = {**entry["env"], "MCP_TEST_LEGACY": "1"}
+    write_servers(user_config_path(), {"test": entry})
+    running = Running(workspace, "test")
+    lists = traces / "tool-lists"
+    try:
+        await running.manager.start()
+        assert (await running.run("grow", again=300)).text == "grown"
+        await eventually(lambda: "mcp__test__added" in running.registry, "the new tool to be offered")
+        assert (await running.run("echo", text="after")).text == "after"
+        assert 2 <= len(lists.read_text()) <= 20  # the first list, one per RELIST_GAP while the notices come (300: 302)
+    finally:
+        await running.manager.aclose()
+
+
 @pytest.mark.parametrize("transport", ["stdio", "stdio-2025", "http-2025"])
 async def test_changed_lists_are_followed_without_a_restart(
     transport: str, workspace: Path, traces: Path, http_servers
