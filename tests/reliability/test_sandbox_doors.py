@@ -33,7 +33,7 @@ from tests.fakes.crash import child_env
 from tests.hostile_git import plain_git
 from tests.reliability.conftest import CANARY
 from tests.tools.conftest import call
-from tests.tools.sandbox.support import needs_landlock, policy, sandboxed_context, unix_canary
+from tests.tools.sandbox.support import PY, needs_landlock, policy, sandboxed_context, unix_canary
 from tests.tools.test_approval import ScriptedApprover
 
 pytestmark = needs_landlock
@@ -459,3 +459,47 @@ async def test_d1_a_git_dir_turned_into_a_link_to_another_repository_keeps_that_
     await run(repo, tmp_path, f"mv .git .git.moved && ln -s {other}/.git .git; echo done")
     assert sorted(str(p.relative_to(other)) for p in other.rglob("*")) == before
     assert (other / ".git" / "hooks" / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"
+
+
+async def test_d6_a_command_cannot_leave_a_setuid_or_setgid_file(ws: Path, tmp_path: Path, mode: str) -> None:
+    """``cp /bin/sh x; chmod u+s x`` left a program that runs as the user for anyone who can reach the workspace,
+    long after navtui (no-new-privs covers only what runs inside the sandbox). Every way to set the bits is
+    refused: chmod, install -m, creating a file with them; ordinary modes still work."""
+    create = f"{PY} -c \"import os; os.close(os.open('made', os.O_CREAT | os.O_WRONLY, 0o6755))\""
+    command = (
+        f"cp /bin/sh x; chmod u+s x; chmod g+s x; chmod 4755 x; install -m 2755 /bin/sh y; {create}; "
+        "touch plain; chmod 751 plain; mkdir d; chmod 2775 d; echo done"
+    )
+    result = await run(ws, tmp_path, command)
+    assert "done" in result.text and "Operation not permitted" in result.text, result.text
+    modes = {name: os.stat(ws / name).st_mode & 0o7777 for name in os.listdir(ws)}
+    assert not [name for name, bits in modes.items() if bits & 0o6000], modes
+    assert modes["plain"] == 0o751 and modes["x"] & 0o111  # ordinary bits still set
+
+
+def test_d6_the_filter_refuses_only_set_id_bits(tmp_path: Path) -> None:
+    """The filter alone, run by the kernel in a child: a plain open whose mode register holds the bits (no
+    O_CREAT: the mode is ignored) and an ordinary chmod pass; a chmod with S_ISUID is refused."""
+    import navtui.tools.sandbox.exec as launcher
+
+    if os.uname().machine != "x86_64":
+        pytest.skip("the raw openat call below uses x86_64's number")
+    (tmp_path / "f").write_text("")
+    code = (
+        "import ctypes, os, sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "import exec as launcher\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "libc.prctl(38, 1, 0, 0, 0)\n"  # no-new-privs, as confine() sets before
+        "launcher.no_set_id_bits(libc)\n"
+        "os.chdir(sys.argv[2])\n"
+        "os.chmod('f', 0o755)\n"
+        "print('open', libc.syscall(257, -100, b'f', os.O_RDONLY, 0o4755) >= 0)\n"  # openat(AT_FDCWD, ...)
+        "try:\n    os.chmod('f', 0o4755)\nexcept PermissionError:\n    print('refused')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code, str(Path(launcher.__file__).parent), str(tmp_path)],
+        capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, "open True\nrefused\n"), done.stderr
+    assert (tmp_path / "f").stat().st_mode & 0o7777 == 0o755

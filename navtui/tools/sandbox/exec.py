@@ -139,6 +139,116 @@ def confine(policy: dict) -> None:
         _check(libc.syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)), "landlock_restrict_self")
     finally:
         os.close(ruleset)
+    no_set_id_bits(libc)
+
+
+# ---------------------------------------------------------------------------- no setuid or setgid files
+# A command may make files in the workspace, but not a setuid or setgid one: `cp /bin/bash x; chmod u+s x` left a
+# program that runs as you for any local user who can reach the workspace, long after the command (no-new-privs
+# only covers what runs inside the sandbox). Landlock has no right for mode bits, so a seccomp filter refuses
+# (EPERM) chmod/fchmod/fchmodat/fchmodat2 with S_ISUID or S_ISGID and creating a file with them (open, openat,
+# creat, mknod, mknodat), and answers ENOSYS to the calls it cannot inspect (openat2, whose mode is behind a
+# pointer, and io_uring, which would bypass it): programs fall back to openat and read/write.
+_SET_ID_BITS = 0o6000
+_CREATING = 0o100 | 0o20000000  # O_CREAT | __O_TMPFILE (the same on x86 and arm64)
+_EPERM, _ENOSYS = 0x00050001, 0x00050026  # SECCOMP_RET_ERRNO | errno
+_ALLOW = 0x7FFF0000
+# arch -> {syscall: ("mode", mode arg) | ("create", flags arg, mode arg) | ("nosys",)}
+# fmt: off
+_SET_ID_CALLS = {
+    0xC000003E: {  # x86_64 (x32's numbers are these with bit 30, which the filter clears)
+        2: ("create", 1, 2), 257: ("create", 2, 3),  # open, openat
+        85: ("mode", 1), 133: ("mode", 1), 259: ("mode", 2),  # creat, mknod, mknodat
+        90: ("mode", 1), 91: ("mode", 1), 268: ("mode", 2), 452: ("mode", 2),  # chmod, fchmod, fchmodat, fchmodat2
+        437: ("nosys",), 425: ("nosys",),  # openat2, io_uring_setup
+    },
+    0x40000003: {  # i386
+        5: ("create", 1, 2), 295: ("create", 2, 3),
+        8: ("mode", 1), 14: ("mode", 1), 297: ("mode", 2),
+        15: ("mode", 1), 94: ("mode", 1), 306: ("mode", 2), 452: ("mode", 2),
+        437: ("nosys",), 425: ("nosys",),
+    },
+    0xC00000B7: {  # aarch64 (no open, creat, mknod, chmod)
+        56: ("create", 2, 3),
+        33: ("mode", 2),
+        52: ("mode", 1), 53: ("mode", 2), 452: ("mode", 2),
+        437: ("nosys",), 425: ("nosys",),
+    },
+}
+# fmt: on
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def set_id_filter() -> list:
+    """The seccomp program, as (code, jt, jf, k) with jumps resolved: dispatch on the architecture, then on the
+    call, then test the mode argument (and for open, whether it creates)."""
+    ld, jeq, jset, ret, and_ = 0x20, 0x15, 0x45, 0x06, 0x54  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JSET|K, RET|K, ALU|AND|K
+    code: list = []  # (op, jt label or None, jf label or None, k); a label is any hashable, placed by ("at", label)
+
+    def arg(index: int) -> int:
+        return 16 + 8 * index  # seccomp_data.args[index], its low 32 bits (little-endian)
+
+    arches = list(_SET_ID_CALLS)
+    code.append((ld, None, None, 4))  # seccomp_data.arch
+    for arch in arches:
+        code.append((jeq, ("arch", arch), None, arch))
+    code.append((ret, None, None, _ALLOW))  # an architecture not listed: as before
+    checks: dict = {}
+    for arch in arches:
+        code.append(("at", ("arch", arch)))
+        code.append((ld, None, None, 0))  # seccomp_data.nr
+        code.append((and_, None, None, 0xBFFFFFFF))
+        for nr, check in _SET_ID_CALLS[arch].items():
+            code.append((jeq, ("check", check), None, nr))
+            checks[check] = True
+        code.append((ret, None, None, _ALLOW))
+    for check in checks:
+        code.append(("at", ("check", check)))
+        if check[0] == "nosys":
+            code.append((ret, None, None, _ENOSYS))
+            continue
+        if check[0] == "create":
+            code.append((ld, None, None, arg(check[1])))
+            code.append((jset, None, "allow", _CREATING))
+        code.append((ld, None, None, arg(check[-1])))
+        code.append((jset, "deny", "allow", _SET_ID_BITS))
+    code += [("at", "deny"), (ret, None, None, _EPERM), ("at", "allow"), (ret, None, None, _ALLOW)]
+    places, index = {}, 0
+    for item in code:
+        if item[0] == "at":
+            places[item[1]] = index
+        else:
+            index += 1
+    program, index = [], 0
+    for item in code:
+        if item[0] == "at":
+            continue
+        op, true, false, k = item
+        jt = places[true] - index - 1 if true is not None else 0
+        jf = places[false] - index - 1 if false is not None else 0
+        program.append((op, jt, jf, k))
+        index += 1
+    return program
+
+
+def no_set_id_bits(libc: ctypes.CDLL) -> None:
+    """Install the filter (no-new-privs is set already). Skipped where the kernel has no seccomp filters."""
+    if sys.byteorder != "little":
+        return
+    program = set_id_filter()
+    filters = (_SockFilter * len(program))(*(_SockFilter(*instruction) for instruction in program))
+    fprog = _SockFprog(len(program), filters)
+    if libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) < 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+        errno = ctypes.get_errno()
+        if errno != 22:  # EINVAL: built without CONFIG_SECCOMP_FILTER
+            raise LandlockError(f"seccomp filter: {os.strerror(errno)} (errno {errno})")
 
 
 def _allow(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
