@@ -24,7 +24,13 @@ from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNoti
 from navtui.providers.openai_convert import normalise_base_url, to_openai_messages, to_openai_tools
 from navtui.providers.openai_stream import ChunkAccumulator
 from navtui.providers.pricing import with_cost
-from navtui.providers.retry import RetryPolicy, is_model_output_error, is_quota_error, retryable_status
+from navtui.providers.retry import (
+    RetryPolicy,
+    is_context_overflow,
+    is_model_output_error,
+    is_quota_error,
+    retryable_status,
+)
 from navtui.providers.streaming import RetryableError, next_within, retry_after_seconds, with_retries
 from navtui.providers.textproto import ToolCallScanner
 from navtui.providers.textprovider import TextProtocolProvider
@@ -437,7 +443,7 @@ def _status_error(response: httpx.Response, model: str, base_url: str, *, tools:
     if is_quota_error(lowered) or ("quota" in lowered and status == 429):
         return ProviderError(f"Quota exhausted at {base_url}: {message}", kind="quota", status=status,
                              hint="check the account's billing and limits")  # fmt: skip
-    if "context" in lowered and ("exceed" in lowered or "maximum" in lowered or "length" in lowered):
+    if is_context_overflow(lowered):
         return ProviderError(f"The conversation is too long for {model}: {message}", kind="overflow", status=status)
     if status == 400 and tools and "tool" in lowered and ("support" in lowered or "jinja" in lowered):
         return ProviderError(message, kind="unsupported", status=400, hint="set providers.tool_protocol to text")

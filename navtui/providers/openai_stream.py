@@ -15,6 +15,7 @@ from typing import Any
 from navtui.core.errors import ProviderError
 from navtui.core.events import TextDelta, ThinkingDelta
 from navtui.core.messages import StopReason, ToolCall, Usage
+from navtui.providers.retry import is_context_overflow
 from navtui.providers.toolargs import decode_arguments
 
 _FINISH: dict[str, StopReason] = {"length": "length", "tool_calls": "tool_use", "function_call": "tool_use"}
@@ -53,6 +54,9 @@ class ChunkAccumulator:
         error = chunk.get("error")
         if error:
             message = error.get("message", error) if isinstance(error, dict) else error
+            kind = str(error.get("type") or "") if isinstance(error, dict) else ""
+            if is_context_overflow(f"{message} {kind}"):  # the reply filled the window: compact, do not re-run
+                raise ProviderError(f"The conversation no longer fits the model's window: {message}", kind="overflow")
             raise ProviderError(f"The server reported an error mid-response: {message}", kind="stream", retryable=True)
         if isinstance(chunk.get("usage"), dict):
             self.usage = _usage(chunk["usage"])

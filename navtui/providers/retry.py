@@ -47,6 +47,14 @@ def is_quota_error(text: str) -> bool:
     return any(word in lowered for word in QUOTA_WORDS)
 
 
+def is_context_overflow(text: str) -> bool:
+    """The prompt (with room for the answer) does not fit the model's window, in the words OpenAI-compatible
+    servers use: OpenAI's and vLLM's "maximum context length", llama.cpp's "exceeds the available context size"
+    and, mid-stream, "Context size has been exceeded." (``exceed_context_size_error``)."""
+    lowered = text.lower()
+    return "context" in lowered and ("exceed" in lowered or "maximum" in lowered or "length" in lowered)
+
+
 def is_model_output_error(text: str) -> bool:
     """The server failed to parse what the model wrote (a malformed tool call), not a server failure."""
     lowered = text.lower()

@@ -192,6 +192,18 @@ async def test_a_refusal_is_shown_and_a_content_filter_stop_is_an_error(fake_ser
     assert len(fake_server.chat_requests) == 2
 
 
+@pytest.mark.parametrize("before", [(), (Text("So far"),)])
+async def test_a_context_overflow_inside_the_stream_is_an_overflow(fake_server: FakeServer, before: tuple) -> None:
+    """llama.cpp's server reports the context filling up mid-reply as an error object in the 200 stream: asking
+    again as for a broken stream re-reads the whole prompt (minutes on a CPU) to fail the same way."""
+    message = "Context size has been exceeded."
+    fake_server.script(*before, HttpError(500, message, error_type="exceed_context_size_error"))
+    events = await collect(make(fake_server), ask())
+    (error,) = [e for e in events if e.type == "error"]
+    assert error.kind == "overflow" and not error.retryable and message in error.message
+    assert len(fake_server.chat_requests) == 1 and not [e for e in events if isinstance(e, ProviderNotice)]
+
+
 async def test_connection_refused() -> None:
     provider = OpenAIProvider(MODEL, f"http://127.0.0.1:{free_port()}")
     (error,) = await collect(provider, ask())

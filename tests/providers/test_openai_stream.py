@@ -131,8 +131,16 @@ def test_finish_reason_mapping_without_calls(finish: str, reason: str) -> None:
     assert acc.stop_reason(False) == reason
 
 
-@pytest.mark.parametrize("error", [{"message": "Context size has been exceeded.", "code": 500}, "plain string"])
-def test_error_objects_raise(error: Any) -> None:
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        ({"message": "Context size has been exceeded.", "code": 500}, "overflow"),
+        ({"message": "an internal error", "code": 500}, "stream"),
+        ("plain string", "stream"),
+    ],
+)
+def test_error_objects_raise(error: Any, kind: str) -> None:
     acc = ChunkAccumulator(call_ids())
-    with pytest.raises(ProviderError, match="mid-response"):
+    with pytest.raises(ProviderError) as raised:
         acc.feed({"error": error})
+    assert raised.value.kind == kind and raised.value.retryable == (kind == "stream")

@@ -33,6 +33,29 @@ async def test_p09_an_overflow_is_compacted_once_and_the_request_tried_again(tmp
     assert not any(m.role == "assistant" and m.stop_reason == "error" for m in agent.messages)
 
 
+async def test_p09_an_overflow_inside_a_llamacpp_stream_is_compacted_not_asked_again(tmp_path: Path) -> None:
+    """llama.cpp reports the context filling up mid-reply in the 200 stream: compacted once and tried again,
+    never asked again as a broken stream (each try re-reads the whole prompt to overflow the same way)."""
+    from navtui.config.settings import ProviderSettings
+    from navtui.providers.openai import OpenAIProvider
+
+    with RoutingServer() as server:
+        server.set_model("coder", context_length=32768)
+        provider = OpenAIProvider("coder", server.url, ProviderSettings(max_tokens=512))
+        agent, _ = build_agent(provider, tmp_path, read_size=800, settings=settings_with(compaction={}))
+        agent.budget.window = 32768
+        _scripted_reads(server, 12)
+        exceeded = HttpError(500, "Context size has been exceeded.", error_type="exceed_context_size_error")
+        server.script(Text("The modules are"), exceeded)
+        server.script(Text("Finished after the compaction."))
+        events = await collect(agent, "read four files")
+        await provider.aclose()
+    kinds = [e.type for e in events]
+    assert kinds.count("compaction_started") == 1 and "error" not in kinds
+    assert not any(e.type == "notice" and "asking again" in e.text for e in events)
+    assert events[-1].stop_reason == "stop" and events[-1].text == "Finished after the compaction."
+
+
 async def test_p09_a_second_overflow_is_an_error_not_a_loop(tmp_path: Path) -> None:
     with RoutingServer() as server:
         server.set_model("coder", context_length=32768)
