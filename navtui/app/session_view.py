@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from typing import Any
 
 from navtui.agent.advice import ADVISOR_PREFIX
-from navtui.checkpoints import notes  # (light: no store, no walk)
 from navtui.core.messages import (
     AssistantMessage,
     Message,
@@ -155,8 +154,12 @@ def _entry(entry: Entry, out: list[TranscriptItem], tools: dict[str, ToolItem], 
         case CustomMessageEntry(display=True, custom_type="index_context", details=details):
             files = list((details or {}).get("files", []))
             out.append(ContextItem("index", entry.text, files, len(entry.text) // 4))
-        case CustomMessageEntry(display=False, custom_type=notes.NOTE_TYPE, details=details):
-            out.append(NoticeItem(notes.put_back_of(details) or "Files were put back here (/undo or the tree)."))
+        case CustomMessageEntry(display=False, custom_type="navtui-files-restored", details=details):
+            # checkpoints/notes.py's NOTE_TYPE (test_checkpoints_pilot.py's resumed transcript holds them equal),
+            # imported here: this module is loaded before the first frame, a session with such a note is not
+            from navtui.checkpoints.notes import put_back_of
+
+            out.append(NoticeItem(put_back_of(details) or "Files were put back here (/undo or the tree)."))
         case CustomMessageEntry(display=True, custom_type=custom):
             out.append(NoticeItem(entry.text, title=custom))
         case ModelChangeEntry(model_id=model_id, model=spelled) if model_id or spelled:
