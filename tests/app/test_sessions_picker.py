@@ -133,3 +133,21 @@ async def test_the_model_column_shows_whole_beside_a_long_name(workspace: Path, 
                 if not all_dirs:
                     await pilot.press("ctrl+a")
                     await loaded(app, pilot)
+
+
+async def test_resume_with_words_that_are_no_session_id_opens_the_list_filtered_by_them(
+    make_app, workspace: Path, tmp_path: Path
+) -> None:
+    # "/resume parser" said "No session matches 'parser'" and pointed at `navtui sessions --all`, a command for
+    # another terminal; the picker filters by name, labels and model: it opens with the words as its filter.
+    from tests.app.conftest import main_screen, wait_for
+
+    make_sessions(workspace, tmp_path / "other")
+    app = make_app(ephemeral=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        main_screen(app).submit("/resume parser")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and bool(app.screen.sessions))
+        await pilot.pause()
+        assert app.screen.query_text == "parser" and names(app) == ["Fix the failing parser test"]
+        await pilot.press("escape", "escape")  # the filter, then the list
+        await wait_for(pilot, lambda: not isinstance(app.screen, SessionPickerScreen))

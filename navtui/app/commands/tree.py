@@ -189,14 +189,17 @@ async def resume_command(ctx: CommandContext, args: str) -> None:
         try:
             path = SessionManager.resolve(runtime.cwd, args)
         except NavtuiError as exc:
-            ctx.error(exc.message, exc.hint)
+            if "/" in args or args.endswith(".jsonl"):
+                ctx.error(exc.message, exc.hint)
+            else:  # words of a name, a label, a model: the list, filtered by them
+                pick_session(ctx, query=args)
             return
         await open_session(ctx, path)
         return
     pick_session(ctx)
 
 
-def pick_session(ctx: CommandContext) -> None:
+def pick_session(ctx: CommandContext, query: str = "") -> None:
     """The session picker; the chosen file becomes the current session (``navtui -r`` without an id too)."""
 
     def chosen(path: Path | None) -> None:
@@ -206,7 +209,8 @@ def pick_session(ctx: CommandContext) -> None:
     from navtui.app.screens.sessions import SessionPickerScreen
 
     runtime = ctx.runtime
-    ctx.app.push_screen(SessionPickerScreen(runtime.cwd, current=runtime.session), callback=chosen)
+    picker = SessionPickerScreen(runtime.cwd, current=runtime.session, query=query)
+    ctx.app.push_screen(picker, callback=chosen)
 
 
 async def open_session(ctx: CommandContext, path: Path) -> None:

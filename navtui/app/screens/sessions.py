@@ -63,6 +63,7 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         all_dirs: bool = False,
         now: datetime | None = None,
         root: Path | None = None,
+        query: str = "",
     ) -> None:
         super().__init__()
         self.cwd = Path(cwd).resolve()
@@ -70,7 +71,7 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         self.all_dirs = all_dirs
         self.root = root
         self._now = now
-        self.query_text = ""
+        self.query_text = query.strip()  # the filter (/resume WORDS opens with them)
         self.sessions: list[SessionSummary] = []
         self.shown: list[SessionSummary] = []
         self._deleting: SessionSummary | None = None
