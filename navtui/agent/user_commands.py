@@ -8,9 +8,11 @@ They are the user's commands, typed by the user: no approval is asked.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -56,8 +58,11 @@ def prompt_mode(text: str) -> Literal["bash", "python"] | None:
     return "bash" if stripped.startswith("!") else "python" if stripped.startswith("$") else None
 
 
-async def run_user_command(command: UserCommand, cwd: Path) -> dict[str, Any]:
-    """Run it and return the session message (pi's/omp's shape). Cancelling kills the process.
+async def run_user_command(
+    command: UserCommand, cwd: Path, on_output: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Run it and return the session message (pi's/omp's shape). Cancelling kills the process. ``on_output`` is
+    given what it prints as it comes (the card shows it while it runs).
 
     The run ends when the command does, as a terminal gives its prompt back: a process it left behind in a
     session of its own (``setsid``) that still holds the output does not hold the run, nor does it keep a stop
@@ -84,9 +89,14 @@ async def run_user_command(command: UserCommand, cwd: Path) -> dict[str, Any]:
     data = bytearray()  # what it printed so far: a run stopped (Esc, ctrl+c) keeps it, as a terminal does
     loop = asyncio.get_running_loop()
 
+    decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+
     def take() -> None:
-        if _read(output, data) == 0:  # the end: every writer is gone
+        count = _read(output, data)
+        if count == 0:  # the end: every writer is gone
             loop.remove_reader(output)
+        elif count and on_output is not None:
+            on_output(decode(bytes(data[-count:])))
 
     loop.add_reader(output, take)
     cancelled = False

@@ -144,3 +144,19 @@ async def test_a_detached_child_holding_the_output_does_not_hold_the_run(make_ap
             if pidfile.exists():
                 with contextlib.suppress(ProcessLookupError, ValueError):
                     os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+async def test_a_commands_output_shows_in_its_card_while_it_runs(make_app: Any, workspace: Path) -> None:
+    # A "!cmd" showed a spinner and nothing else until it ended, where a model's shell call streams its output:
+    # a long `!pytest` or `!npm install` looked stuck.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        main_screen(app).submit("!echo first line; echo 'second line'; touch started; sleep 60")
+        await wait_for(pilot, (workspace / "started").exists)
+        await wait_for(pilot, lambda: len(cards(app)) == 1 and "second line" in cards(app)[0].output)
+        card = cards(app)[0]
+        assert card.status == "pending" and card.output == ["first line", "second line"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: cards(app)[0].status != "pending")
+        assert "first line\nsecond line" in cards(app)[0].result

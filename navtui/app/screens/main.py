@@ -584,7 +584,7 @@ class MainScreen(TurnScreen):
     async def run_user_command(self, text: str) -> None:
         """``!cmd`` / ``$code``: run it here, show it as a card, and let the model see it with the next prompt."""
         from navtui.agent.user_commands import context_message, parse_user_command, run_user_command
-        from navtui.core.events import ToolCallFinished, ToolCallStarted
+        from navtui.core.events import ToolCallFinished, ToolCallStarted, ToolOutput
         from navtui.core.messages import ToolCall, ToolResultMessage
 
         command = parse_user_command(text)
@@ -599,7 +599,9 @@ class MainScreen(TurnScreen):
         # Esc and ctrl+c stop it as they stop a turn (cancelling kills it; what it printed so far is kept)
         self.set_activity(True, "running the command", cancel=get_current_worker().cancel)
         try:
-            message = await run_user_command(command, runtime.cwd)
+            message = await run_user_command(
+                command, runtime.cwd, lambda text: router.handle(ToolOutput(call_id=call.id, text=text))
+            )
         finally:
             # Quitting stopped it: the screen is being taken down, nothing of it is left to update.
             on_screen = self.is_attached and self.app.is_running
