@@ -32,6 +32,18 @@ async def test_unknown_command_says_how_to_get_help(make_app) -> None:
         assert notices(app)[-1] == "Unknown command: /frobnicate. Type /help"
 
 
+async def test_an_unknown_command_names_the_one_most_likely_meant(make_app) -> None:
+    # A typo, or a command of Claude Code's or Codex's: "Type /help" alone left the user to read the whole list.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        for typed, meant in (("/comapct", "/compact"), ("/cost", "/context"), ("/status", "/context"),
+                             ("/rewind", "/tree"), ("/exti", "/quit"), ("/permissions", "/approval")):  # fmt: skip
+            await run(app, pilot, typed)
+            assert notices(app)[-1] == f"Unknown command: {typed}. Did you mean {meant}? Type /help for every one"
+        await run(app, pilot, "/xyzzy")
+        assert notices(app)[-1] == "Unknown command: /xyzzy. Type /help"
+
+
 async def test_help_lists_every_command_and_closes_with_escape(make_app) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

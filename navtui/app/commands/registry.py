@@ -163,12 +163,28 @@ class CommandRegistry:
         for module in self.import_modules(modules):
             module.register(self)
 
+    def suggestion(self, name: str) -> str | None:
+        """The command a user most likely meant by an unknown ``/name``: a typo of one (``/comapct``), or the one
+        that does here what a command of Claude Code's or Codex's does there (``/cost``, ``/status``)."""
+        import difflib
+
+        habit = HABITS.get(name.lower())
+        if habit is not None and self.get(habit) is not None:
+            return habit
+        names = [*self._commands, *self._aliases]
+        close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.75)
+        return self._aliases.get(close[0], close[0]) if close else None
+
     async def run(self, ctx: CommandContext, text: str) -> bool:
         """Run ``/name args``. Returns False (after telling the user) for an unknown command."""
         name, _, args = text.strip()[1:].partition(" ")
         command = self.get(name)
         if command is None:
-            ctx.notice(f"Unknown command: /{name}. Type /help", level="warning")
+            near = self.suggestion(name)
+            if near is not None:
+                ctx.notice(f"Unknown command: /{name}. Did you mean /{near}? Type /help for every one", level="warning")
+            else:
+                ctx.notice(f"Unknown command: /{name}. Type /help", level="warning")
             return False
         args = args.strip()
         if command.needs_args and not args:
@@ -177,6 +193,21 @@ class CommandRegistry:
         await command.handler(ctx, args)
         return True
 
+
+# Other agents' commands (Claude Code's, Codex's) and the one that does that here.
+HABITS = {
+    "cost": "context",
+    "status": "context",
+    "usage": "context",
+    "reset": "clear",
+    "rewind": "tree",
+    "permissions": "approval",
+    "approvals": "approval",
+    "fork": "branch",
+    "sessions": "resume",
+    "continue": "resume",
+    "rename": "name",
+}
 
 COMMANDS = CommandRegistry()
 """The app's registry, filled by ``load()`` from ``COMMAND_MODULES``."""
