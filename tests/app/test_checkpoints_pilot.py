@@ -221,3 +221,39 @@ async def test_the_status_line_sees_the_files_undo_and_a_shell_command_changed(
         assert status.data.git_branch is not None and not status.data.git_dirty
         await send(app, pilot, "!touch notes.txt")
         await wait_for(pilot, lambda: status.data.git_untracked == 1, "notes.txt counted as untracked")
+
+
+async def test_diff_shows_the_working_trees_changes_since_the_last_commit(fake_server: Any, workspace: Path) -> None:
+    # Codex's /diff: what changed in the repository (staged or not, and the new files), read before a commit.
+    # navtui had no way to see it but asking the model, or /undo's d for the last turn only.
+    from rich.text import Text as RichText
+
+    from navtui.app.screens.text_view import TextViewScreen
+    from tests.app.conftest import rendered_text
+
+    (workspace / "calc.py").write_text(ORIGINAL)
+    git_repo(workspace)
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (workspace / "new_module.py").write_text("x = 1\n")
+    app = make_app(fake_server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "/diff")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextViewScreen), "the diff view")
+        await pilot.pause()
+        body = app.screen.query_one("#text-view-body")
+        shown = rendered_text(body)
+        assert "-    return a + b" in shown and "+    return a - b" in shown, shown
+        assert "new_module.py" in shown and "+x = 1" in shown, shown
+        assert isinstance(body.content, RichText) and any(span.style for span in body.content.spans)  # coloured
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        (workspace / "calc.py").write_text(ORIGINAL)
+        (workspace / "new_module.py").unlink()
+        await send(app, pilot, "/diff")
+        await wait_for(pilot, lambda: "No changes since the last commit" in transcript_text(app), "nothing to show")
+    outside = workspace.parent / "not-a-repo"
+    outside.mkdir()
+    app = make_app(fake_server, outside)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "/diff")
+        await wait_for(pilot, lambda: "not a git repository" in transcript_text(app), "no repository")

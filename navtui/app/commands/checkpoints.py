@@ -8,7 +8,10 @@ plan load when a question is first asked (~0.15 MB a session that never undoes n
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from navtui.app.commands import CommandContext, CommandRegistry
@@ -135,5 +138,56 @@ async def restore_code(ctx: CommandContext, proposal: Proposal, answer: RestoreA
     return files is not None and await _apply(ctx, files, proposal, answer)
 
 
+# ---------------------------------------------------------------------- /diff
+DIFF_MAX_LINES = 20_000  # of the diff shown (a generated file's diff can be far longer)
+DIFF_MAX_NEW_FILES = 50  # new files shown whole; the rest are named
+
+
+async def diff_command(ctx: CommandContext, args: str) -> None:
+    """/diff (Codex's): the repository's changes since the last commit, staged or not, and its new files."""
+    from navtui.app.screens.text_view import TextViewScreen
+
+    cwd = ctx.runtime.cwd
+    try:
+        diff = await working_tree_diff(cwd)
+    except (OSError, subprocess.SubprocessError) as exc:
+        ctx.error(display_safe(f"git diff failed: {exc}"))
+        return
+    if diff is None:
+        ctx.notice(display_safe(f"{cwd} is not a git repository: /undo's d shows what the last turn changed."))
+        return
+    if not diff.strip():
+        ctx.notice("No changes since the last commit.")
+        return
+    lines = diff.rstrip("\n").split("\n")
+    if len(lines) > DIFF_MAX_LINES:
+        lines = [*lines[:DIFF_MAX_LINES], f"… {len(lines) - DIFF_MAX_LINES} more lines (git diff HEAD shows them)"]
+    ctx.app.push_screen(TextViewScreen("Changes since the last commit (git diff HEAD, new files)", lines, diff=True))
+
+
+async def working_tree_diff(cwd: Path) -> str | None:
+    """``git diff HEAD`` (the index's diff in a repository with no commit yet) and each new file as a diff from
+    nothing; ``None`` outside a git repository. Through ``core/gitsafe.py``: the repository's config runs nothing."""
+    from navtui.core.gitsafe import run_git_async
+
+    inside = await run_git_async(["rev-parse", "--is-inside-work-tree"], cwd)
+    if inside.returncode != 0 or inside.stdout.strip() != b"true":
+        return None
+    head = await run_git_async(["rev-parse", "--verify", "--quiet", "HEAD"], cwd)
+    base = ["HEAD"] if head.returncode == 0 else ["--cached"]
+    parts = [await run_git_async(["diff", "--no-color", *base, "--"], cwd, check=True)]
+    if head.returncode != 0:
+        parts.append(await run_git_async(["diff", "--no-color", "--"], cwd, check=True))
+    listed = await run_git_async(["ls-files", "--others", "--exclude-standard", "-z"], cwd, check=True)
+    new_files = [name for name in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if name]
+    for name in new_files[:DIFF_MAX_NEW_FILES]:  # exit status 1: the files differ, as they do
+        parts.append(await run_git_async(["diff", "--no-color", "--no-index", "--", os.devnull, name], cwd))
+    text = "".join(part.stdout.decode("utf-8", "surrogateescape") for part in parts)
+    if len(new_files) > DIFF_MAX_NEW_FILES:
+        text += f"… and {len(new_files) - DIFF_MAX_NEW_FILES} more new files: git status lists them\n"
+    return text
+
+
 def register(registry: CommandRegistry) -> None:
     registry.command("undo", "put back the files the last turn changed (again: the turn before)")(undo_command)
+    registry.command("diff", "the repository's changes since the last commit, and its new files")(diff_command)
