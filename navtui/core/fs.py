@@ -14,6 +14,7 @@ import errno
 import fcntl
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from navtui.core.crash import crash_point
@@ -21,12 +22,18 @@ from navtui.core.crash import crash_point
 TEMP_SUFFIX = ".tmp"
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
+def atomic_write_bytes(
+    path: Path, data: bytes, *, mode: int | None = None, inside: Sequence[Path] | None = None
+) -> None:
     """Write via a temp file in the same directory, fsync, then rename over ``path``.
 
-    The existing file's permission bits are kept unless ``mode`` is given.
+    The existing file's permission bits are kept unless ``mode`` is given. With ``inside`` (the workspace's
+    roots), the folder is opened first and must be one of theirs as opened (``_write_in_folder``).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    if inside is not None:
+        _write_in_folder(path, data, mode, inside)
+        return
     if mode is None:
         try:
             mode = path.stat().st_mode & 0o7777
@@ -51,6 +58,50 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
             pass
         raise
     fsync_dir(path.parent)
+
+
+def _write_in_folder(path: Path, data: bytes, mode: int | None, inside: Sequence[Path]) -> None:
+    """The write of ``atomic_write_bytes`` through an open descriptor of ``path``'s folder.
+
+    The file tools check that a path lies in the workspace, then write; a background command may replace a
+    folder on the way with a link in between (``mv d d2; ln -s ~ d``), and the write (navtui's, not sandboxed)
+    then landed in the home folder: ``d/.bashrc`` became ``~/.bashrc``. Here the folder is opened once, where it
+    really is (``/proc/self/fd``) is checked against ``inside``, and the temp file and the rename go through that
+    descriptor, so a swap after the check changes nothing.
+    """
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        try:
+            real = Path(os.readlink(f"/proc/self/fd/{folder}"))
+        except OSError:  # no /proc (macOS): the name, resolved now
+            real = path.parent.resolve()
+        if not any(real == root or real.is_relative_to(root) for root in inside):
+            raise OSError(errno.EXDEV, f"{path.parent} is now {real}, outside the workspace (a link put in its place)")
+        if mode is None:
+            with contextlib.suppress(FileNotFoundError):
+                mode = os.stat(path.name, dir_fd=folder).st_mode & 0o7777
+        temp = f".{path.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder)
+        _journal.note(str(real / temp))
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                crash_point("write:after_temp_write")
+                os.fsync(handle.fileno())
+                if mode is not None:
+                    os.fchmod(handle.fileno(), mode)
+            crash_point("write:after_temp_fsync")
+            os.replace(temp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+            crash_point("write:after_rename")
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp, dir_fd=folder)
+            raise
+        with contextlib.suppress(OSError):
+            os.fsync(folder)
+    finally:
+        os.close(folder)
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:

@@ -134,7 +134,7 @@ class EditTool(Tool[EditArgs]):
         plan = self._plan(args, ctx)
         data = encode_text(plan.content, plan.after)
         try:
-            atomic_write_bytes(plan.path, data)
+            atomic_write_bytes(plan.path, data, inside=ctx.workspace.roots)
         except OSError as exc:
             raise ToolError(f"Could not write {plan.shown}: {write_error_text(exc)}; the file is unchanged") from exc
         ctx.file_state.record(plan.path, data)

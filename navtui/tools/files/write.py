@@ -130,7 +130,7 @@ class WriteTool(Tool[WriteArgs]):
         except NotEncodable as exc:
             raise ToolError(f"Not written: {exc}. Leave it out of {shown}'s content.") from None
         try:
-            atomic_write_bytes(path, data, mode=None if exists else _new_file_mode())
+            atomic_write_bytes(path, data, mode=None if exists else _new_file_mode(), inside=ctx.workspace.roots)
         except OSError as exc:
             raise ToolError(f"Could not write {shown}: {write_error_text(exc)}") from exc
         ctx.file_state.record(path, data)

@@ -138,3 +138,49 @@ def test_the_preview_of_a_replacement_is_the_diff(ws: Path, ctx) -> None:
     assert fresh == "a = 1"  # a new file: its content
     same = write.preview(write.parse_args({"path": "big.py", "content": old}), ctx)
     assert same == "(the same content: the file does not change)"
+
+
+SWAPPER = """
+import os, sys, time
+ws, home, stop = sys.argv[1], sys.argv[2], sys.argv[3]
+folder, moved, link = os.path.join(ws, "d"), os.path.join(ws, "d2"), os.path.join(ws, "l")
+os.symlink(home, link)
+while not os.path.exists(stop):  # the folder, then a link to "home" in its place, then the folder again
+    time.sleep(0.0002)
+    os.rename(folder, moved)
+    os.rename(link, folder)  # one step: the name is never missing
+    time.sleep(0.0002)
+    os.rename(folder, link)
+    os.rename(moved, folder)
+"""
+
+
+def test_a_folder_swapped_for_a_link_between_the_check_and_the_write_is_not_written_through(
+    ws: Path, ctx, tmp_path: Path
+) -> None:
+    """A background command swaps ``d`` for a link to the home folder and back, over and over, while the model
+    writes ``d/fN``: a write that passed the workspace check landed in the home folder (navtui writes files
+    itself, unconfined). The folder is now opened once and checked as opened."""
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (ws / "d").mkdir()
+    stop = tmp_path / "stop"
+    swapper = subprocess.Popen([sys.executable, "-c", SWAPPER, str(ws), str(home), str(stop)])
+    outcomes: dict[str, int] = {}
+    try:
+        for number in range(500):
+            try:
+                asyncio.run(call(write, ctx, path=f"d/f{number}", content="echo pwned\n"))
+                outcomes["written"] = outcomes.get("written", 0) + 1
+            except ToolError as exc:
+                kind = "outside" if "outside the workspace" in exc.message else exc.message[:60]
+                outcomes[kind] = outcomes.get(kind, 0) + 1
+    finally:
+        stop.touch()
+        swapper.wait(30)
+    landed = os.listdir(home)
+    assert landed == [], f"{len(landed)} files in the home folder; {outcomes}"  # not even a temp file
+    assert outcomes.get("written", 0) > 0, outcomes  # and the writes that could go through did
