@@ -20,7 +20,7 @@ from typing import Literal
 
 from navtui.checkpoints.store import ObjectStore, TreeEntry
 from navtui.core.errors import NavtuiError
-from navtui.core.fs import atomic_write_bytes
+from navtui.core.fs import atomic_write_bytes, chmod_here
 
 Status = Literal["restore", "conflict", "done", "lost"]
 
@@ -195,15 +195,15 @@ def apply_restore(
         if goal is None or goal.kind == "d":
             continue
         if goal.kind == "f" and actual is not None and actual.kind == "f" and actual.hash == goal.hash:
-            attempt(change, partial(os.chmod, target, goal.mode))
+            attempt(change, partial(chmod_here, target, goal.mode))
         elif goal.kind == "f":
-            attempt(change, partial(_write_file, store, target, goal))
+            attempt(change, partial(_write_file, store, target, goal, Path(real_root)))
         elif goal.kind == "l":
             attempt(change, partial(_write_link, store, target, goal))
     for change in todo:
         actual, goal = change.actual, change.goal
         if goal is not None and goal.kind == "d" and actual is not None and actual.kind == "d":
-            attempt(change, partial(os.chmod, root / change.path, goal.mode))
+            attempt(change, partial(chmod_here, root / change.path, goal.mode))
     failed = {path for path, _ in result.failed}
     result.restored = [c.path for c in todo if not c.is_dir and c.path not in failed]
     return result
@@ -223,9 +223,10 @@ def _no_link_on_the_way(root: Path, real_root: str, path: str) -> None:
         raise OSError(errno.ELOOP, f"a folder on its way ({parent}) is a link now; not written through it")
 
 
-def _write_file(store: ObjectStore, target: Path, entry: TreeEntry) -> None:
+def _write_file(store: ObjectStore, target: Path, entry: TreeEntry, root: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(target, store.blob(entry.hash), mode=entry.mode)
+    # The folder is checked as opened too: a link swapped in after _no_link_on_the_way looked is not followed.
+    atomic_write_bytes(target, store.blob(entry.hash), mode=entry.mode, inside=[root])
 
 
 def _write_link(store: ObjectStore, target: Path, entry: TreeEntry) -> None:
@@ -241,7 +242,7 @@ def _write_link(store: ObjectStore, target: Path, entry: TreeEntry) -> None:
 
 def _make_dir(path: Path, mode: int) -> None:
     path.mkdir(parents=True, exist_ok=True)
-    os.chmod(path, mode)
+    chmod_here(path, mode)
 
 
 def _remove_dir(path: Path) -> None:

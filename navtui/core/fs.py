@@ -104,6 +104,27 @@ def _write_in_folder(path: Path, data: bytes, mode: int | None, inside: Sequence
         os.close(folder)
 
 
+def chmod_here(path: Path, mode: int) -> None:
+    """chmod of the file or folder itself, never through a link put in its place since it was looked at.
+
+    navtui's own restores (``/undo``, the sandbox guard's undo) run unconfined: a background job that swapped
+    ``run.sh`` for ``-> ~/.ssh/id_ed25519`` while the undo dialog was open had the key's mode set to 0644.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "it is a link now; not changed through it") from None
+        if exc.errno != errno.EACCES or os.path.islink(path):
+            raise
+        os.chmod(path, mode)  # a file this user may not read (mode 000): by name, just checked not to be a link
+        return
+    try:
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+
+
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
 

@@ -206,3 +206,26 @@ def test_undo_never_writes_through_a_folder_turned_into_a_link(
     assert list(outside.iterdir()) == []
     assert done.failed == [("src/util.py", "a folder on its way (src) is a link now; not written through it")]
     assert done.restored == []
+
+
+def test_undo_never_changes_a_mode_through_a_file_turned_into_a_link(
+    project: Path, checkpointer: Checkpointer, tmp_path: Path
+) -> None:
+    """The turn made run.sh executable; while the undo dialog was open, a background job put a link to the user's
+    SSH key in its place. The undo set the mode through the link: the key (0600) became readable by everyone
+    (0644). The link is left alone and named."""
+    key = tmp_path / "id_ed25519"
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    key.chmod(0o600)
+    script = project / "run.sh"
+    script.write_text("echo hi\n")
+    script.chmod(0o644)
+    session = SessionManager.create(project)
+    turn(session, checkpointer, lambda: script.chmod(0o755))
+    proposal = checkpointer.propose_undo(session.get_branch())
+    assert proposal is not None
+    script.unlink()
+    script.symlink_to(key)
+    done = checkpointer.apply(session, proposal)
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert done.failed == [("run.sh", "it is a link now; not changed through it")] and done.restored == []

@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from navtui.core.fs import chmod_here
+
 _GIT_FILES = ("config", "config.worktree", "hooks", "info", "commondir")
 _ROOT_FILES = (".navtui", ".mcp.json", ".git")  # .git: only when it is a file (a worktree's pointer)
 _ENV_TEMPLATES = (".example", ".sample", ".template", ".dist")
@@ -297,20 +299,20 @@ def _put(path: Path, entry: _Entry) -> None:
     except OSError:
         info = None
     if entry.kind == "dir" and info is not None and stat.S_ISDIR(info.st_mode):
-        os.chmod(path, entry.mode)
+        chmod_here(path, entry.mode)
         return
     _remove(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if entry.kind == "dir":
         path.mkdir(mode=entry.mode)
-        os.chmod(path, entry.mode)
+        chmod_here(path, entry.mode)
     elif entry.kind == "link":
         os.symlink((entry.data or b"").decode("utf-8", "surrogateescape"), path)
     else:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, entry.mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(entry.data or b"")
-        os.chmod(path, entry.mode)
+            os.fchmod(handle.fileno(), entry.mode)
 
 
 @dataclass
@@ -458,7 +460,7 @@ class Baseline:
         if entry.kind == "dir":
             if info is not None and stat.S_ISDIR(info.st_mode):
                 if stat.S_IMODE(info.st_mode) != entry.mode:
-                    os.chmod(path, entry.mode)
+                    chmod_here(path, entry.mode)
                     return "permissions changed; restored"
                 return None
             _remove(path)
@@ -487,7 +489,7 @@ class Baseline:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, entry.mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(entry.data)
-        os.chmod(path, entry.mode)
+            os.fchmod(handle.fileno(), entry.mode)
         return "changed; restored" if existed else "deleted; restored"
 
 
