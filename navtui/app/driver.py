@@ -159,6 +159,7 @@ class PasteGuard:
                 start = data.find(PASTE_START)
                 if start < 0:
                     out.append(data)
+                    self._begun = _marker_begun(data)
                     break
                 out.append(data[: start + len(PASTE_START)])
                 data, self.pasting = data[start + len(PASTE_START) :], True

@@ -113,6 +113,18 @@ def test_the_paste_guard_sees_a_start_marker_split_across_reads() -> None:
     assert not guard.pasting  # keys: nothing held back, nothing changed
 
 
+def test_the_paste_guard_sees_a_start_marker_split_in_the_read_that_ends_a_paste() -> None:
+    # Two pastes in a row (or a paste, a key, a paste): the read that holds the first one's end marker may end
+    # inside the next one's start marker. That tail was not remembered, so the second paste's ESCs reached the
+    # parser as keys.
+    from navtui.app.driver import PasteGuard
+
+    guard = PasteGuard()
+    assert guard.feed("\x1b[200~one\x1b[201~x\x1b[2") == "\x1b[200~one\x1b[201~x\x1b[2" and not guard.pasting
+    assert guard.feed("00~two\x1b[1m\r") == "00~two␛[1m\r" and guard.pasting
+    assert guard.feed("\x1b[201~") == "\x1b[201~" and not guard.pasting
+
+
 def test_textual_s_input_loop_is_the_one_the_driver_copies() -> None:
     # KeyNoticingDriver.run_input_thread is a copy of Textual's (read, decode, parse) with the paste guard put
     # between the decode and the parse. A Textual release that changes its loop (a fix, a new step) would be lost
