@@ -257,3 +257,17 @@ async def test_diff_shows_the_working_trees_changes_since_the_last_commit(fake_s
     async with app.run_test(size=SIZE) as pilot:
         await send(app, pilot, "/diff")
         await wait_for(pilot, lambda: "not a git repository" in transcript_text(app), "no repository")
+
+
+async def test_diff_names_a_large_new_file_instead_of_reading_it_whole(workspace: Path) -> None:
+    # A data set or a log left untracked: git's diff of it from nothing was read whole into memory (60 MB of CSV:
+    # 330 MB resident, 2 million lines split in the event loop), to show its first 20,000 lines.
+    from navtui.app.commands.checkpoints import working_tree_diff
+
+    (workspace / "calc.py").write_text(ORIGINAL)
+    git_repo(workspace)
+    (workspace / "small.py").write_text("y = 2\n")
+    (workspace / "data.csv").write_text("1,row of data\n" * (1024 * 1024 // 14 + 1))  # just over 1 MB
+    diff = await working_tree_diff(workspace)
+    assert diff is not None and "+y = 2" in diff, diff
+    assert "row of data" not in diff and "new file data.csv, 1 MB: not shown" in diff, diff[:300]

@@ -141,6 +141,7 @@ async def restore_code(ctx: CommandContext, proposal: Proposal, answer: RestoreA
 # ---------------------------------------------------------------------- /diff
 DIFF_MAX_LINES = 20_000  # of the diff shown (a generated file's diff can be far longer)
 DIFF_MAX_NEW_FILES = 50  # new files shown whole; the rest are named
+DIFF_MAX_NEW_FILE_BYTES = 1024 * 1024  # a larger new file (a data set, a log) is named, not read into the view
 
 
 async def diff_command(ctx: CommandContext, args: str) -> None:
@@ -180,9 +181,17 @@ async def working_tree_diff(cwd: Path) -> str | None:
         parts.append(await run_git_async(["diff", "--no-color", "--"], cwd, check=True))
     listed = await run_git_async(["ls-files", "--others", "--exclude-standard", "-z"], cwd, check=True)
     new_files = [name for name in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if name]
+    skipped: list[str] = []
     for name in new_files[:DIFF_MAX_NEW_FILES]:  # exit status 1: the files differ, as they do
+        try:
+            size = os.lstat(cwd / name).st_size  # (a link: its own size, git shows where it points)
+        except OSError:
+            continue
+        if size > DIFF_MAX_NEW_FILE_BYTES:  # its diff is read whole: a 1 GB log would be gigabytes in memory
+            skipped.append(f"new file {name}, {size / (1024 * 1024):.0f} MB: not shown\n")
+            continue
         parts.append(await run_git_async(["diff", "--no-color", "--no-index", "--", os.devnull, name], cwd))
-    text = "".join(part.stdout.decode("utf-8", "surrogateescape") for part in parts)
+    text = "".join(part.stdout.decode("utf-8", "surrogateescape") for part in parts) + "".join(skipped)
     if len(new_files) > DIFF_MAX_NEW_FILES:
         text += f"… and {len(new_files) - DIFF_MAX_NEW_FILES} more new files: git status lists them\n"
     return text
