@@ -69,7 +69,12 @@ def _write_in_folder(path: Path, data: bytes, mode: int | None, inside: Sequence
     really is (``/proc/self/fd``) is checked against ``inside``, and the temp file and the rename go through that
     descriptor, so a swap after the check changes nothing.
     """
-    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except PermissionError:  # a folder this user may write in but not list (mode 0300): as a handle only
+        if not hasattr(os, "O_PATH"):
+            raise
+        folder = os.open(path.parent, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         try:
             real = Path(os.readlink(f"/proc/self/fd/{folder}"))

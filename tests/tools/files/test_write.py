@@ -184,3 +184,42 @@ def test_a_folder_swapped_for_a_link_between_the_check_and_the_write_is_not_writ
     landed = os.listdir(home)
     assert landed == [], f"{len(landed)} files in the home folder; {outcomes}"  # not even a temp file
     assert outcomes.get("written", 0) > 0, outcomes  # and the writes that could go through did
+
+
+def test_a_folder_the_user_may_write_in_but_not_list_is_written_in() -> None:
+    """The folder is opened to check where it is: opened for reading, a folder with write and search rights
+    but no read right (mode 0300) failed with "Permission denied" for any user but root, where the write by name
+    had worked. Run as an unprivileged user (nobody, when the tests run as root)."""
+    import shutil
+    import tempfile
+
+    from navtui.core.fs import atomic_write_bytes
+
+    top = Path(tempfile.mkdtemp(dir="/tmp"))  # (not under tmp_path: another user can reach it)
+    os.chmod(top, 0o755)
+    as_root = os.geteuid() == 0
+    if as_root:
+        os.chown(top, 65534, 65534)
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: drop to nobody, make the folder, write in it
+            code = 1
+            try:
+                if as_root:
+                    os.setgroups([])
+                    os.setgid(65534)
+                    os.setuid(65534)
+                drop = top / "drop"
+                drop.mkdir(mode=0o300)
+                atomic_write_bytes(drop / "f.txt", b"hi\n", inside=[top.resolve()])
+                code = 0
+            except PermissionError:
+                code = 13
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        (top / "drop").chmod(0o700)
+        assert os.waitstatus_to_exitcode(status) == 0, "refused (13: Permission denied)"
+        assert (top / "drop" / "f.txt").read_bytes() == b"hi\n"
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
