@@ -352,10 +352,10 @@ class Snapshotter:
         if text is None:
             return None
         lines = text.splitlines()
-        from pathspec import GitIgnoreSpec
+        from navtui.core.globs import ignore_spec
 
         self._ignore_files[str(source)] = (st.st_mtime_ns, st.st_size, st.st_ino)
-        return GitIgnoreSpec.from_lines(lines)
+        return ignore_spec(lines)  # a hostile rule cannot hold the snapshot before each turn
 
     def _ignore_rules_changed(self) -> bool:
         for source, key in self._ignore_files.items():

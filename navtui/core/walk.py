@@ -100,13 +100,13 @@ class RepoRules:
         sources = [directory / name for name in IGNORE_FILES]
         if directory == self.top:
             sources.insert(0, directory / ".git" / "info" / "exclude")
-        from pathspec import GitIgnoreSpec  # ~30 modules: loaded on the first walk, not for the first frame
+        from navtui.core.globs import ignore_spec  # pathspec: ~30 modules, loaded on the first walk
 
         specs = []
         for source in sources:
             text = read_ignore_file(source)
             if text is not None:
-                specs.append(GitIgnoreSpec.from_lines(text.splitlines()))
+                specs.append(ignore_spec(text.splitlines()))  # a hostile rule cannot hold the walk
         self._specs[directory] = specs
         return specs
 

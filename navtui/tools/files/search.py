@@ -50,9 +50,9 @@ def _rg_target(root: Path) -> tuple[Path, str]:
 
 def _glob_spec(pattern: str) -> GitIgnoreSpec:
     """A .gitignore-style matcher for one glob (pathspec is ~30 modules: loaded by the first find or grep --glob)."""
-    from pathspec import GitIgnoreSpec
+    from navtui.core.globs import ignore_spec
 
-    return GitIgnoreSpec.from_lines([pattern])
+    return ignore_spec([pattern])  # the model's glob: `*a*a*a*...*b` held the tool's thread for ever
 
 
 class FindArgs(BaseModel):
