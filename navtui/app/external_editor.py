@@ -8,7 +8,8 @@ or web driver) the editor still runs, which suits editors with their own window 
 The file is ``prompt.md`` in a new 0700 folder of navtui's home (``~/.navtui/draft-XXXX/``), not in ``/tmp``: a
 sandboxed command may write ``/tmp`` (and a background one runs while you type), so a draft there could be
 rewritten between the editor's save and navtui's read, putting its words in your prompt. The folder also holds
-what the editor writes beside the file (swap and backup files) and is removed with them.
+what the editor writes beside the file (swap and backup files) and is removed with them. Where navtui's home cannot be
+made (a ``HOME`` that is not there), the prompt keeps its text and a notice says why.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,14 @@ def _read_back(path: Path) -> EditorResult:
 
 async def edit_text(app: App[Any], text: str) -> EditorResult:
     """Let the user edit ``text`` in their editor; the text they saved, or why there is none."""
-    with draft(text) as path:
+    from navtui.config.paths import navtui_home
+
+    with ExitStack() as stack:
+        try:
+            path = stack.enter_context(draft(text))
+        except OSError as exc:  # navtui's home cannot be made (a HOME that is not there or not ours: nobody's)
+            where = navtui_home()
+            return EditorResult(None, f"no draft could be made in {where}: {exc.strerror or exc}; set NAVTUI_HOME")
         argv = [*editor_command(), str(path)]
         try:
             with app.suspend():

@@ -187,6 +187,22 @@ async def test_an_editor_that_fails_says_so_and_keeps_the_text(make_app, monkeyp
         assert prompt(app).text == "keep me"
 
 
+async def test_a_draft_that_cannot_be_made_says_so_and_keeps_the_text(make_app, monkeypatch, tmp_path) -> None:
+    # The draft is made in navtui's home: where that cannot be made (nobody's HOME, /nonexistent) ctrl+g raised
+    # out of the handler, and the app ended with a traceback, the prompt's text lost.
+    monkeypatch.setenv("VISUAL", "true")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        blocker = tmp_path / "a-file"
+        blocker.write_text("")
+        monkeypatch.setenv("NAVTUI_HOME", str(blocker / "home"))  # cannot be made, even by root
+        await pilot.press(*"keep me", "ctrl+g")
+        await wait_for(pilot, lambda: any(isinstance(e, NoticeItem) for e in transcript(app).items))
+        notice = next(e for e in transcript(app).items if isinstance(e, NoticeItem))
+        assert "no draft could be made" in notice.text and "keeps its text" in notice.text, notice.text
+        assert prompt(app).text == "keep me" and app.is_running
+
+
 def test_the_welcome_card_says_what_the_keys_do() -> None:
     from navtui.app.screens.help import KEYS
     from navtui.widgets.cards import WelcomeCard
