@@ -106,7 +106,8 @@ class AnthropicProvider(Provider):
         return _INFO_CACHE[key]
 
     async def _listed_window(self) -> int | None:
-        """``max_input_tokens`` from ``/v1/models`` when the API reports it; None when it cannot be had."""
+        """``max_input_tokens`` from ``/v1/models`` when the API reports it; None when it cannot be had. A refused
+        key raises, so the start-up check says so."""
         import anthropic
 
         try:
@@ -115,6 +116,8 @@ class AnthropicProvider(Provider):
                     if model.id == self.model:
                         value = getattr(model, "max_input_tokens", None)
                         return int(value) if value else None
+        except (anthropic.AuthenticationError, anthropic.PermissionDeniedError) as exc:
+            raise _status_error(exc, self.model) from None  # a key refused: said now, not at the first prompt
         except (anthropic.APIError, TimeoutError):
             return None
         return None

@@ -131,7 +131,7 @@ class OpenAIProvider(Provider):
             try:
                 listed = await self._models()
             except ProviderError as exc:
-                if exc.kind == "connection":  # nothing listens there: say so now, not "the window is unknown"
+                if exc.kind in ("connection", "auth"):  # no server, or not for this key: now, not at the prompt
                     raise
             except ValueError:  # a model list that is not JSON: the other sources may still answer
                 pass

@@ -19,7 +19,7 @@ from typing import Self
 
 from . import wire_anthropic, wire_llamacpp, wire_ollama, wire_openai
 from .script import DEFAULT_REPLY, Step, Text, Usage, split_text
-from .stream import Reply
+from .stream import Reply, presented_key
 from .validate import request_problems
 from .wire_http import BadRequest, ClientGone, Connection, RecordedRequest, read_request
 
@@ -73,6 +73,18 @@ class LlamaCppFacts:
     alias: str = "model"
 
 
+async def _unauthorized(req: RecordedRequest, conn: Connection) -> None:
+    """A wrong or missing key, in the words of the API the request is for."""
+    if "anthropic-version" in req.headers:
+        error = {"type": "authentication_error", "message": "invalid x-api-key"}
+        body: dict[str, object] = {"type": "error", "error": error}
+    elif req.path.startswith("/v1/"):
+        body = {"error": {"message": "Invalid API Key", "type": "authentication_error", "code": 401}}
+    else:
+        body = {"error": "unauthorized"}
+    await conn.send_json(401, body, keep_alive=req.keep_alive)
+
+
 def _norm(name: str) -> str:
     """Ollama treats `x` and `x:latest` as one model."""
     return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
@@ -106,6 +118,9 @@ class FakeServer:
         self._cold: set[str] = set()
         self.load_delay = 0.0
         self._pullable: dict[str, FakePull] = {}
+        # Set: every request without this key (Authorization: Bearer or x-api-key) gets the format's 401, as
+        # llama-server --api-key, a gateway or a hosted API answers, the model list included.
+        self.require_key: str | None = None
 
     # lifecycle -------------------------------------------------------------------------------------------------
 
@@ -433,6 +448,9 @@ class FakeServer:
     async def _answer(self, req: RecordedRequest, conn: Connection) -> bool:
         handler = self._route(req)
         try:
+            if self.require_key is not None and presented_key(req) != self.require_key:
+                await _unauthorized(req, conn)
+                return req.keep_alive
             if handler is None:
                 await conn.send(404, b"404 page not found", "text/plain", keep_alive=req.keep_alive)
                 return True

@@ -205,6 +205,18 @@ async def test_model_info_from_models_endpoint_or_default(fake_server: FakeServe
     assert (await other.model_info()).context_window == 200_000
 
 
+async def test_a_refused_key_is_said_at_the_start(fake_server: FakeServer) -> None:
+    """The model list (asked for the window) answers 401 to a wrong key: the start-up check says so, rather than
+    passing with the default window and the first prompt failing."""
+    fake_server.require_key = "sk-right"
+    with pytest.raises(ProviderError) as caught:
+        await AnthropicProvider("claude-opus-4-6", fake_server.url, api_key="sk-wrong").model_info()
+    assert caught.value.kind == "auth" and "invalid x-api-key" in caught.value.message
+    fake_server.set_model("claude-opus-4-6", context_length=150_000)
+    info = await AnthropicProvider("claude-opus-4-6", fake_server.url, api_key="sk-right").model_info()
+    assert info.context_window == 150_000
+
+
 async def test_missing_key_is_a_clear_error_when_used() -> None:
     provider = AnthropicProvider(MODEL)  # constructing never fails: the app must still open
     with pytest.raises(ProviderError) as caught:

@@ -221,6 +221,23 @@ async def test_a_server_that_is_not_there_is_said_at_the_start() -> None:
     await provider.aclose()
 
 
+async def test_a_refused_key_is_said_at_the_start(fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama-server --api-key, a gateway, OpenAI: the model list answers 401 to a wrong or missing key. The start-up
+    check says so, not that the server does not report its window."""
+    fake_server.require_key = "sk-right"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
+    with pytest.raises(ProviderError) as caught:
+        await make(fake_server).model_info()
+    assert caught.value.kind == "auth" and "check OPENAI_API_KEY" in (caught.value.hint or "")
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with pytest.raises(ProviderError) as caught:
+        await make(fake_server).model_info()
+    assert caught.value.kind == "auth" and "set OPENAI_API_KEY or NAVTUI_API_KEY" in (caught.value.hint or "")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-right")
+    fake_server.set_model(MODEL, context_length=16384)
+    assert (await make(fake_server).model_info()).context_window == 16384
+
+
 async def test_non_streaming_json_answer_is_accepted(fake_server: FakeServer) -> None:
     """Some proxies ignore "stream": the whole completion arrives as one JSON body."""
     fake_server.script(Text("whole"), ToolCall("read", {"path": "w"}, id="c1"))
