@@ -50,8 +50,9 @@ def is_quota_error(text: str) -> bool:
 def is_context_overflow(text: str) -> bool:
     """The prompt (with room for the answer) does not fit the model's window, in the words OpenAI-compatible
     servers use: OpenAI's and vLLM's "maximum context length", llama.cpp's "exceeds the available context size"
-    and, mid-stream, "Context size has been exceeded." (``exceed_context_size_error``)."""
-    lowered = text.lower()
+    and, mid-stream, "Context size has been exceeded." (``exceed_context_size_error``). Not Go's timeout, "context
+    deadline exceeded" (a gateway's or a proxy's 504): asked again, not compacted."""
+    lowered = text.lower().replace("context deadline exceeded", "")
     return "context" in lowered and ("exceed" in lowered or "maximum" in lowered or "length" in lowered)
 
 

@@ -204,6 +204,15 @@ async def test_a_context_overflow_inside_the_stream_is_an_overflow(fake_server: 
     assert len(fake_server.chat_requests) == 1 and not [e for e in events if isinstance(e, ProviderNotice)]
 
 
+async def test_a_gateway_timeout_in_go_s_words_is_retried_not_compacted(fake_server: FakeServer) -> None:
+    """"context deadline exceeded" is Go's timeout (a gateway's, a proxy's): it names a context and says
+    exceeded, and was taken for a context overflow, so the conversation was compacted instead of asked again."""
+    fake_server.script(HttpError(504, "upstream: context deadline exceeded"))
+    fake_server.script(Text("ok"))
+    events = await collect(make(fake_server), ask())
+    assert kinds(events)[0] == "notice" and text_of(events) == "ok", events
+
+
 async def test_connection_refused() -> None:
     provider = OpenAIProvider(MODEL, f"http://127.0.0.1:{free_port()}")
     (error,) = await collect(provider, ask())

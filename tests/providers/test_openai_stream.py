@@ -136,6 +136,7 @@ def test_finish_reason_mapping_without_calls(finish: str, reason: str) -> None:
     [
         ({"message": "Context size has been exceeded.", "code": 500}, "overflow"),
         ({"message": "an internal error", "code": 500}, "stream"),
+        ({"message": "context deadline exceeded", "code": 504}, "stream"),  # Go's timeout (a gateway's), no overflow
         ("plain string", "stream"),
     ],
 )
