@@ -131,7 +131,9 @@ class OpenAIProvider(Provider):
             try:
                 listed = await self._models()
             except ProviderError as exc:
-                if exc.kind in ("connection", "auth"):  # no server, or not for this key: now, not at the prompt
+                # No server, or not for this key: now, not at the prompt. A key that may chat but not list (an
+                # OpenAI key restricted to the model capabilities) goes on, as the window's other sources may.
+                if exc.kind == "connection" or (exc.kind == "auth" and not _may_not_list(exc)):
                     raise
             except ValueError:  # a model list that is not JSON: the other sources may still answer
                 pass
@@ -417,6 +419,13 @@ def _whole_response(response: httpx.Response) -> dict[str, Any]:
             message["tool_calls"] = [{**c, "index": i} for i, c in enumerate(calls) if isinstance(c, dict)]
             choice["delta"] = message
     return data
+
+
+def _may_not_list(exc: ProviderError) -> bool:
+    """A refusal of the model list that says nothing of the key being wrong: a 403, or OpenAI's 401 for a restricted
+    key without the Models read scope ("insufficient permissions ... Missing scopes: api.model.read")."""
+    lowered = exc.message.lower()
+    return exc.status == 403 or "missing scope" in lowered or "insufficient permission" in lowered
 
 
 def _status_error(response: httpx.Response, model: str, base_url: str, *, tools: bool = False) -> ProviderError:

@@ -121,6 +121,9 @@ class FakeServer:
         # Set: every request without this key (Authorization: Bearer or x-api-key) gets the format's 401, as
         # llama-server --api-key, a gateway or a hosted API answers, the model list included.
         self.require_key: str | None = None
+        # Set (status, message): `/v1/models` answers that OpenAI error, the chat as usual: a key allowed to chat
+        # but not to list models (OpenAI's restricted key without the Models read scope).
+        self.refuse_model_list: tuple[int, str] | None = None
 
     # lifecycle -------------------------------------------------------------------------------------------------
 
@@ -450,6 +453,11 @@ class FakeServer:
         try:
             if self.require_key is not None and presented_key(req) != self.require_key:
                 await _unauthorized(req, conn)
+                return req.keep_alive
+            if self.refuse_model_list is not None and req.path == "/v1/models":
+                status, message = self.refuse_model_list
+                error = {"message": message, "type": "invalid_request_error", "code": None}
+                await conn.send_json(status, {"error": error}, keep_alive=req.keep_alive)
                 return req.keep_alive
             if handler is None:
                 await conn.send(404, b"404 page not found", "text/plain", keep_alive=req.keep_alive)

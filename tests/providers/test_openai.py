@@ -205,12 +205,36 @@ async def test_a_context_overflow_inside_the_stream_is_an_overflow(fake_server: 
 
 
 async def test_a_gateway_timeout_in_go_s_words_is_retried_not_compacted(fake_server: FakeServer) -> None:
-    """"context deadline exceeded" is Go's timeout (a gateway's, a proxy's): it names a context and says
-    exceeded, and was taken for a context overflow, so the conversation was compacted instead of asked again."""
+    """Go's timeout, "context deadline exceeded" (a gateway's, a proxy's), names a context and says exceeded: it
+    was taken for a context overflow, so the conversation was compacted instead of asked again."""
     fake_server.script(HttpError(504, "upstream: context deadline exceeded"))
     fake_server.script(Text("ok"))
     events = await collect(make(fake_server), ask())
     assert kinds(events)[0] == "notice" and text_of(events) == "ok", events
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (401, "You have insufficient permissions for this operation. Missing scopes: api.model.read. Check that "
+         "you have the correct role in your organization, and if you're using a restricted API key, that it has "
+         "the necessary scopes."),
+        (403, "Listing models is disabled for this key"),
+    ],
+)  # fmt: skip
+async def test_a_key_that_may_chat_but_not_list_models_passes_the_start(
+    fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch, status: int, message: str
+) -> None:
+    """An OpenAI key restricted to the model capabilities (no Models read scope) gets 401 on the model list and
+    chats: the start-up check, which asks the list for the window, must not refuse it as a wrong key."""
+    fake_server.require_key = "sk-restricted"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-restricted")
+    fake_server.refuse_model_list = (status, message)
+    provider = make(fake_server)
+    info = await provider.model_info()
+    assert info.context_window is None or info.context_window > 0
+    fake_server.script(Text("ok"))
+    assert text_of(await collect(provider, ask())) == "ok"
 
 
 async def test_connection_refused() -> None:
