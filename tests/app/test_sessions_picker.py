@@ -151,3 +151,30 @@ async def test_resume_with_words_that_are_no_session_id_opens_the_list_filtered_
         assert app.screen.query_text == "parser" and names(app) == ["Fix the failing parser test"]
         await pilot.press("escape", "escape")  # the filter, then the list
         await wait_for(pilot, lambda: not isinstance(app.screen, SessionPickerScreen))
+
+
+async def test_resume_with_a_word_that_is_a_file_or_a_short_id_prefix_still_filters(
+    make_app, workspace: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # The words went to the id lookup first, which takes a file of that name as a session (`/resume notes` with a
+    # notes file here: "Resumed notes", read-only) and a prefix of one session's id as that session (`/resume add`
+    # opened the session whose id begins with add). Words are a filter; an id prefix is 4 or more hex digits.
+    from tests.app.conftest import main_screen, wait_for
+
+    make_sessions(workspace, tmp_path / "other")
+    writer = SessionWriter(workspace, "add0123456789abc")
+    writer.assistant(writer.user(None, "Rename the cache module"), "Done.")
+    writer.write()
+    (workspace / "notes").write_text("not a session\n")
+    monkeypatch.chdir(workspace)
+    app = make_app(ephemeral=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for words in ("notes", "add"):
+            main_screen(app).submit(f"/resume {words}")
+            await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and bool(app.screen.sessions))
+            assert app.screen.query_text == words
+            await pilot.press("escape", "escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, SessionPickerScreen))
+        assert app.runtime.session is None or app.runtime.session.path.name != "notes"
+        main_screen(app).submit("/resume add01")  # an id's prefix: that session
+        await wait_for(pilot, lambda: "add0123456789abc" in str(getattr(app.runtime.session, "path", "")))

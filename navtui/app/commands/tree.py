@@ -7,6 +7,7 @@ screen (a ``CommandContext``) to show the new path, refill the prompt and refres
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -186,17 +187,27 @@ async def resume_command(ctx: CommandContext, args: str) -> None:
         ctx.notice("The agent is working; press Esc to stop it before you switch sessions.", level="warning")
         return
     if args:
+        path_given = "/" in args or args.endswith(".jsonl")
+        if not path_given and not _ID_PREFIX.fullmatch(args):
+            # Words of a name, a label, a model: the list, filtered by them. Not looked up as an id: a word that
+            # names a file here ("notes") was opened as a session, a short one ("add") as the session whose id
+            # begins with it.
+            pick_session(ctx, query=args)
+            return
         try:
             path = SessionManager.resolve(runtime.cwd, args)
         except NavtuiError as exc:
-            if "/" in args or args.endswith(".jsonl"):
+            if path_given:
                 ctx.error(exc.message, exc.hint)
-            else:  # words of a name, a label, a model: the list, filtered by them
+            else:  # no such id: the list, filtered by it (the id is among what the filter reads)
                 pick_session(ctx, query=args)
             return
         await open_session(ctx, path)
         return
     pick_session(ctx)
+
+
+_ID_PREFIX = re.compile(r"[0-9a-fA-F-]{4,}")  # a session id (hex; pi's: a UUID), or 4 or more of its first digits
 
 
 def pick_session(ctx: CommandContext, query: str = "") -> None:
