@@ -68,6 +68,8 @@ class ProviderSettings(_Section):
             return int(number) if number.is_integer() else number
         if not _GO_DURATION.fullmatch(text):
             raise ValueError(f'{value!r} is not a duration Ollama reads: write "10m", "1h", "90s", or -1 or 0')
+        if not any(digit in "123456789" for digit in text):  # "0s", "0m": the 0 that unloads after each request
+            return 0
         return text
 
 

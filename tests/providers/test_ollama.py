@@ -141,8 +141,8 @@ async def test_think_and_keep_alive_follow_capabilities_and_settings(fake_server
 
 @pytest.mark.parametrize(
     ("setting", "sent"),
-    [(-1, -1), ("-1", -1), (0, 0), ("0", 0), (300, 300), ("1h", "1h"), ("-1m", "-1m")],
-)
+    [(-1, -1), ("-1", -1), (0, 0), ("0", 0), (300, 300), ("1h", "1h"), ("-1m", "-1m"), ("0s", 0), ("0m0s", 0)],
+)  # a zero with a unit is 0: the load before a cold model's chat leaves it out (it would unload the model again)
 async def test_keep_alive_as_ollama_documents_it(fake_server: FakeServer, setting: object, sent: object) -> None:
     """``-1`` keeps the model loaded, ``0`` unloads it after the request (Ollama's FAQ, ``OLLAMA_KEEP_ALIVE``);
     Ollama reads a bare number as seconds and refuses ``"-1"`` (a duration string without a unit)."""
