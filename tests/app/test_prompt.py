@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from pathlib import Path
 
 from textual._text_area_theme import TextAreaTheme
@@ -15,7 +16,7 @@ from navtui.config.paths import history_path
 from navtui.widgets.completion_menu import CompletionMenu
 from navtui.widgets.items import UserItem
 from navtui.widgets.prompt import PromptEditor
-from tests.app.conftest import main_screen, screen_text, settle, transcript
+from tests.app.conftest import main_screen, screen_text, settle, transcript, wait_for
 from tests.fakes import Text
 
 SIZE = (100, 32)
@@ -346,3 +347,29 @@ async def test_the_border_follows_the_mode_and_the_level_and_a_plain_key_changes
         await pilot.press("shift+tab")  # the next thinking level
         await settle(app, pilot)
         assert editor.has_class("-thinking-minimal") and not editor.has_class("-thinking-off")
+
+
+async def test_ctrl_r_searches_the_prompt_history(make_app) -> None:
+    # Claude Code's and the shell's ctrl+r: a prompt sent days ago is found by a word of it, not by pressing Up
+    # through everything sent since. ctrl+r did nothing.
+    from navtui.app.screens.history_search import HistorySearchScreen
+
+    history_path().parent.mkdir(parents=True, exist_ok=True)
+    sent = ["fix the parser", "run the tests", "explain parser errors\nwith examples", "commit it"]
+    history_path().write_text("".join(json.dumps(text) + "\n" for text in sent))
+    app = make_app(ephemeral=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press(*"draft", "ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistorySearchScreen))
+        await pilot.press(*"PARS")
+        assert app.screen.matches == ["explain parser errors\nwith examples", "fix the parser"]  # newest first
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HistorySearchScreen))
+        assert prompt(app).text == "fix the parser"
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistorySearchScreen))
+        assert app.screen.matches[0] == "commit it"  # nothing typed: every prompt, newest first
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HistorySearchScreen))
+        assert prompt(app).text == "fix the parser"  # Esc leaves the prompt as it was

@@ -22,6 +22,7 @@ KEYS = (
     ("Alt+Enter, \\ Enter, ctrl+j", "new line (Shift+Enter too where the terminal reports it)"),
     ("ctrl+g, ctrl+x ctrl+e", "edit the prompt in $VISUAL / $EDITOR"),
     ("Up / Down", "prompt history (Up on an empty prompt: edit the queued messages)"),
+    ("ctrl+r", "search the prompts you sent before"),
     ("Tab", "complete /commands, their arguments and @paths (↑↓ Enter Esc in the list)"),
     ("Esc", "interrupt the agent (partial answer and a command's output so far kept)"),
     ("ctrl+c", "interrupt the agent; idle: clear the prompt; twice on empty quits"),

@@ -125,6 +125,7 @@ class MainScreen(TurnScreen):
         Binding("ctrl+t", "themes", "Themes", show=False),
         Binding("shift+tab", "next_thinking_level", "Thinking", show=False, priority=True),
         Binding("f1", "help", "Help", show=False),
+        Binding("ctrl+r", "search_history", "Search prompts", show=False),
         Binding("pageup", "scroll_transcript(-1)", show=False, priority=True),
         Binding("pagedown", "scroll_transcript(1)", show=False, priority=True),
     ]
@@ -840,6 +841,19 @@ class MainScreen(TurnScreen):
         current = self._runtime.thinking_level
         following = levels[(levels.index(current) + 1) % len(levels)] if current in levels else "off"
         set_thinking(self, following)  # at once: the next press, however quick, steps on from it
+
+    def action_search_history(self) -> None:
+        """ctrl+r: a prompt sent before, found by its words, into the prompt (Esc: the prompt stays)."""
+        from navtui.app.screens.history_search import HistorySearchScreen
+
+        def chosen(text: str | None) -> None:
+            if text is not None:
+                self.set_prompt(text)
+
+        if self.history.entries:
+            self.app.push_screen(HistorySearchScreen(self.history.entries), callback=chosen)
+        else:
+            self.notice("No prompts sent yet to search (ctrl+r searches the prompts you send).")
 
     def action_models(self) -> None:
         self._open_once("/models")
