@@ -95,7 +95,7 @@ async def test_a_shell_approval_shows_the_command_once(make_app, fake_server) ->
     async with app.run_test(size=SIZE) as pilot:
         main_screen(app).submit("go")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
-        await pilot.pause()
+        await wait_for(pilot, lambda: "second-marker" in _modal_text(app.screen))  # the preview laid out
         shown = _modal_text(app.screen)
         assert shown.count("first-marker") == 1, shown
         assert "$ echo first-marker > out.txt" in shown and "second-marker" in shown, shown
@@ -113,9 +113,9 @@ async def test_an_approval_keeps_a_summary_the_preview_does_not_repeat(make_app,
     async with app.run_test(size=SIZE) as pilot:
         main_screen(app).submit("go")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
-        await pilot.pause()
+        await wait_for(pilot, lambda: "+new line" in _modal_text(app.screen))  # the preview laid out
         shown = _modal_text(app.screen)
-        assert "notes.txt" in shown and "+new line" in shown, shown
+        assert "notes.txt" in shown, shown
         app.screen.GRACE = 0.0
         await pilot.press("escape")
         await settle(app, pilot)
@@ -124,3 +124,22 @@ async def test_an_approval_keeps_a_summary_the_preview_does_not_repeat(make_app,
 def _modal_text(modal) -> str:
     """What the approval dialog shows: its parts' visible lines, top to bottom."""
     return "\n".join(rendered_text(part) for part in modal.query("#approval Static") if part.display)
+
+
+async def test_an_edit_that_cannot_apply_says_so_in_its_approval(make_app, fake_server, workspace: Path) -> None:
+    # The text to replace is not in the file: the dialog showed the path alone ("changes files · notes.txt"), the
+    # user allowed it, and the edit failed. It now says why it will fail, so the user can deny it with a reason.
+    (workspace / "notes.txt").write_text("old line\n")
+    fake_server.script(ToolCall("edit", {"path": "notes.txt", "old_text": "no such line", "new_text": "new line"}))
+    fake_server.script(Text("done"))
+    app = make_app(approval="ask")
+    async with app.run_test(size=SIZE) as pilot:
+        main_screen(app).submit("go")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: "notes.txt" in _modal_text(app.screen) and "\n" in _modal_text(app.screen))
+        await pilot.pause()
+        shown = _modal_text(app.screen)
+        assert "This edit cannot be applied as it is: old_text was not found in notes.txt" in shown, shown
+        app.screen.GRACE = 0.0
+        await pilot.press("escape")
+        await settle(app, pilot)

@@ -87,8 +87,8 @@ class EditTool(Tool[EditArgs]):
     def preview(self, args: EditArgs, ctx: ToolContext) -> str | None:
         try:
             return clip_diff(self._plan(args, ctx).diff)
-        except ToolError:
-            return None
+        except ToolError as exc:  # asked all the same (denying tells the model); the user sees it cannot apply
+            return f"This edit cannot be applied as it is: {exc.message}"
 
     def _plan(self, args: EditArgs, ctx: ToolContext) -> _Plan:
         path = ctx.workspace.confine(args.path, action="edit")
