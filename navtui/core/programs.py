@@ -18,7 +18,8 @@ import shutil
 def absolute_path_entries(path: str | None = None) -> str:
     """``PATH`` (or ``path``) without its relative entries."""
     value = os.environ.get("PATH", os.defpath) if path is None else path
-    return os.pathsep.join(folder for folder in value.split(os.pathsep) if os.path.isabs(folder))
+    kept = os.pathsep.join(folder for folder in value.split(os.pathsep) if os.path.isabs(folder))
+    return kept or os.defpath  # an empty PATH is the current folder again for exec: the system's default instead
 
 
 def find_program(name: str) -> str | None:

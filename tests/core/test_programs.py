@@ -105,3 +105,18 @@ def test_the_launcher_skips_a_path_folder_it_may_not_enter(tmp_path: Path) -> No
             assert (done.returncode, err.decode()) == (code, f"navtui: cannot run {name}: {says}\n")
     finally:
         closed.chmod(0o700)
+
+
+def test_a_path_of_relative_entries_only_is_not_emptied_into_the_workspace(
+    planted: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PATH=.`` left nothing once filtered, and an empty ``PATH`` is the current folder again for ``exec``: git
+    gets the system's default folders instead."""
+    from navtui.core.gitsafe import run_git, safe_git_env
+
+    monkeypatch.setenv("PATH", ".")
+    assert safe_git_env()["PATH"] == os.defpath
+    if not any(os.path.exists(os.path.join(folder, "git")) for folder in os.defpath.split(os.pathsep)):
+        pytest.skip("no git in the default folders")
+    assert run_git(["init", "-q"], cwd=planted).returncode == 0
+    assert ran(planted) == []
