@@ -37,7 +37,8 @@ async def test_an_unknown_command_names_the_one_most_likely_meant(make_app) -> N
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         for typed, meant in (("/comapct", "/compact"), ("/cost", "/context"), ("/status", "/context"),
-                             ("/rewind", "/tree"), ("/exti", "/quit"), ("/permissions", "/approval")):  # fmt: skip
+                             ("/rewind", "/tree"), ("/exti", "/quit"), ("/permissions", "/approval"),
+                             ("/stauts", "/context")):  # fmt: skip
             await run(app, pilot, typed)
             assert notices(app)[-1] == f"Unknown command: {typed}. Did you mean {meant}? Type /help for every one"
         await run(app, pilot, "/xyzzy")

@@ -168,12 +168,13 @@ class CommandRegistry:
         that does here what a command of Claude Code's or Codex's does there (``/cost``, ``/status``)."""
         import difflib
 
-        habit = HABITS.get(name.lower())
-        if habit is not None and self.get(habit) is not None:
-            return habit
-        names = [*self._commands, *self._aliases]
-        close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.75)
-        return self._aliases.get(close[0], close[0]) if close else None
+        habits = {habit: command for habit, command in HABITS.items() if self.get(command) is not None}
+        wanted = name.lower()
+        if wanted not in habits:  # a typo of a command, an alias or a habit (/stauts)
+            close = difflib.get_close_matches(wanted, [*self._commands, *self._aliases, *habits], n=1, cutoff=0.75)
+            wanted = close[0] if close else ""
+        meant = habits.get(wanted, self._aliases.get(wanted, wanted))
+        return meant if meant and self.get(meant) is not None else None
 
     async def run(self, ctx: CommandContext, text: str) -> bool:
         """Run ``/name args``. Returns False (after telling the user) for an unknown command."""
