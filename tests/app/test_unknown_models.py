@@ -110,3 +110,23 @@ async def test_a_model_picked_from_a_servers_list_stays_on_that_server(fake_serv
         provider = app.runtime.provider
         assert (provider.name, provider.model, provider.base_url) == ("openai", "claude-sonnet-4-5", url)
         assert not items(app, ErrorItem)
+
+
+async def test_a_model_named_in_settings_picked_from_the_list_goes_to_its_own_provider(make_app, fake_server) -> None:
+    """The list shows the server's models and those the settings name (the advisor's). Only a model the server
+    listed stays on it: the settings' claude-sonnet-4-5, picked while on Ollama, was looked for on Ollama ("No model
+    named claude-sonnet-4-5 on ollama") instead of going to Anthropic as ``/model claude-sonnet-4-5`` does."""
+    fake_server.set_model(MODEL)
+    app = make_app(ephemeral=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.runtime.settings.model_roles["advisor"] = "claude-sonnet-4-5"
+        await pilot.press("ctrl+l")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelsScreen))
+        options = app.screen.query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count == 2)
+        assert options.get_option_at_index(1).id == "claude-sonnet-4-5"
+        await pilot.press("end", "enter")
+        await settle(app, pilot)
+        assert not [e for e in items(app, ErrorItem) if "No model named" in e.message]
+        assert (app.runtime.provider.name, app.runtime.provider.model) == ("anthropic", "claude-sonnet-4-5")

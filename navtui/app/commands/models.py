@@ -28,13 +28,16 @@ async def models_command(ctx: CommandContext, args: str) -> None:
     from navtui.app.commands.builtin import switch_model
     from navtui.app.screens.models import ModelsScreen
 
-    listed_by = ctx.runtime.provider.name  # the picker lists this server's models: a pick stays on it
+    listed_by = ctx.runtime.provider.name  # the picker lists this server's models: a pick of one stays on it
+    picker = ModelsScreen(ctx.runtime)
 
     def chosen(name: str | None) -> None:
         if name:
-            ctx.app.run_worker(switch_model(ctx, name, listed_by), group="switch-model", exclusive=True)
+            # A model only the settings name (the advisor's) goes where its name says, as `/model NAME` does.
+            provider = listed_by if name in picker.listed else None
+            ctx.app.run_worker(switch_model(ctx, name, provider), group="switch-model", exclusive=True)
 
-    ctx.app.push_screen(ModelsScreen(ctx.runtime), callback=chosen)
+    ctx.app.push_screen(picker, callback=chosen)
 
 
 async def pull_model(ctx: CommandContext, name: str) -> None:

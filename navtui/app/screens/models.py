@@ -54,6 +54,7 @@ class ModelsScreen(ModalScreen[str | None]):
     def __init__(self, runtime: UiRuntime) -> None:
         super().__init__()
         self.runtime = runtime
+        self.listed: set[str] = set()  # the names the server listed (the others: named in the settings)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="models") as box:
@@ -94,6 +95,7 @@ class ModelsScreen(ModalScreen[str | None]):
     def _fill(self, configured: list[str], listed: list[ListedModel]) -> None:
         options = self.query_one(OptionList)
         facts = {model.name: model for model in listed}
+        self.listed = set(facts)
         names = list(dict.fromkeys([*facts, *configured]))
         width = max((len(name) for name in names), default=0) + 2
         rows = [Option(self._label(name, facts.get(name), name in configured, width), id=name) for name in names]
