@@ -1,4 +1,4 @@
-"""Shared fixtures: every test gets its own NAVTUI_HOME and no provider keys from the environment."""
+"""Shared fixtures: every test gets its own NAVTUI_HOME and no provider keys or endpoints from the environment."""
 
 from __future__ import annotations
 
@@ -12,10 +12,13 @@ from tests.fakes.fixture import fake_server  # noqa: F401
 _KEY_VARS = (
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",  # alone, a credential (providers/anthropic.py)
+    "ANTHROPIC_BASE_URL",  # a developer's gateway: the tests' requests go to the fakes only
     "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
     "NAVTUI_API_KEY",
     "OPENROUTER_API_KEY",
     "OLLAMA_HOST",
+    "OLLAMA_API_KEY",
 )
 
 
