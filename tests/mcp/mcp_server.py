@@ -272,14 +272,21 @@ def serve_http() -> None:
     anyio.run(uvicorn.Server(config).serve, [sock])
 
 
+def _write_whole(path: Path, text: str) -> None:
+    """Written under another name, then renamed: a test waiting for the file never reads it empty."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(text)
+    os.replace(part, path)
+
+
 if __name__ == "__main__":
     restarted = (TRACES / "pid").exists()
-    (TRACES / "pid").write_text(str(os.getpid()))
+    _write_whole(TRACES / "pid", str(os.getpid()))
     if os.environ.get("MCP_TEST_CHILD"):  # a helper process of its own, as npx-started servers have
         import subprocess
 
         child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL, start_new_session=True)
-        (TRACES / "child").write_text(str(child.pid))
+        _write_whole(TRACES / "child", str(child.pid))
     slow = os.environ.get("MCP_TEST_SLOW_START") or (restarted and os.environ.get("MCP_TEST_SLOW_RESTART"))
     if slow:  # a server that takes its time (npx downloading a package)
         import time
