@@ -23,6 +23,7 @@ class Compactable(Protocol):
     tools: ToolRegistry
     compact: bool
 
+
 COMPACT_BELOW = 8192
 MIN_OUTPUT = 256  # never ask for less: an answer this short is no answer
 OUTPUT_MARGIN = 0.03  # of the window, for the gap between our estimate and the server's tokenizer

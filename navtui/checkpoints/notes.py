@@ -12,7 +12,7 @@ NOTE_TYPE = "navtui-files-restored"  # a custom message for the model, not displ
 
 
 def put_back_text(restored: Sequence[str]) -> str:
-    """"Put back 2 files: a.py, b.py." (the first six named)."""
+    """ "Put back 2 files: a.py, b.py." (the first six named)."""
     shown = ", ".join(restored[:6]) + (f" and {len(restored) - 6} more" if len(restored) > 6 else "")
     return f"Put back {len(restored)} file{'' if len(restored) == 1 else 's'}: {shown}."
 

@@ -59,7 +59,7 @@ class ProviderSettings(_Section):
         """As Ollama reads it: a number is seconds, a string a Go duration; ``"-1"`` (Ollama's own
         ``OLLAMA_KEEP_ALIVE=-1``) is the number, which Ollama would refuse as a string without a unit."""
         if isinstance(value, bool):
-            raise ValueError("a duration (\"10m\"), seconds, -1 or 0, not true or false")
+            raise ValueError('a duration ("10m"), seconds, -1 or 0, not true or false')
         if not isinstance(value, str):
             return value
         text = value.strip()

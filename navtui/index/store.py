@@ -85,7 +85,8 @@ def refuse_links(path: Path) -> None:
     for candidate in (path.parent, path):
         if candidate.is_symlink():
             raise IndexLink(
-                0, f"{candidate} is a link to {os.readlink(candidate)}: navtui writes no index through it (remove the link)"
+                0,
+                f"{candidate} is a link to {os.readlink(candidate)}: navtui writes no index through it (remove the link)",
             )
 
 

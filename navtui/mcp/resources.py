@@ -33,6 +33,7 @@ class Servers(Protocol):
 
     def require(self, name: str) -> ServerConnection: ...
 
+
 READ_TOOL = "read_mcp_resource"
 ATTACH_LIMIT = 100_000  # characters of one resource's text, as for an @file
 # "@server:uri": the server's name as configured, then the resource's URI (no spaces).

@@ -29,6 +29,7 @@ class Deferred(Protocol):
 
     def load_deferred(self, names: list[str]) -> None: ...
 
+
 SEARCH_TOOL = "mcp_tool_search"
 MAX_MATCHES = 5
 _WORD = re.compile(r"[a-z0-9]+")

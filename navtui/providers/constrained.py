@@ -79,7 +79,7 @@ def render_instructions(tools: Sequence[ToolSpec], *, compact: bool) -> str:
             '- To act, call a tool: an object with "name" (the tool) and "arguments" (its parameters). The result '
             "comes back in a <tool_result> block. Files are created and changed, and commands run, only by tool "
             "calls: writing code in an answer does nothing.",
-            f'- When the tools have done the task, or the request needs no tool (a question, an explanation): an '
+            f"- When the tools have done the task, or the request needs no tool (a question, an explanation): an "
             f'object with only "{ANSWER_KEY}", a short report to the user as a string. Never report a change that '
             "no tool call made.",
             "",

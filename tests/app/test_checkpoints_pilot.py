@@ -84,7 +84,9 @@ async def test_a_resumed_transcript_shows_where_files_were_put_back(fake_server:
         await pilot.press("y")
         await wait_for(pilot, lambda: "Put back" in transcript_text(app), "the files put back")
         live = [item.text for item in app.screen.transcript.items if isinstance(item, NoticeItem)]
-        resumed = [item.text for item in transcript_items(app.runtime.session.get_branch()) if isinstance(item, NoticeItem)]
+        resumed = [
+            item.text for item in transcript_items(app.runtime.session.get_branch()) if isinstance(item, NoticeItem)
+        ]
     said = "Put back 1 file: tests/test_calc.py."
     assert said in live and resumed == [said], (live, resumed)
 

@@ -106,7 +106,9 @@ def test_the_paste_guard_sees_a_start_marker_split_across_reads() -> None:
     for cut in range(1, 6):  # the marker cut after each of its characters, and in three reads
         guard = PasteGuard()
         marker = "\x1b[200~"
-        shown = guard.feed("x" + marker[:cut]) + guard.feed(marker[cut:cut + 1]) + guard.feed(marker[cut + 1:] + "\x1bq")
+        shown = (
+            guard.feed("x" + marker[:cut]) + guard.feed(marker[cut : cut + 1]) + guard.feed(marker[cut + 1 :] + "\x1bq")
+        )
         assert shown == "x" + marker + "␛q" and guard.pasting, cut
     guard = PasteGuard()
     assert guard.feed("\x1b") == "\x1b" and guard.feed("\x1b") == "\x1b" and guard.feed("[A") == "[A"

@@ -103,9 +103,11 @@ async def test_a_change_the_guard_undid_can_be_kept_from_a_dialog(
         await pilot.press("y")  # the command itself
         await wait_for(
             pilot,
-            lambda: isinstance(app.screen, ApprovalScreen)
-            and app.screen.request.keep_change
-            and bool(app.screen.query("#approval-why")),  # composed
+            lambda: (
+                isinstance(app.screen, ApprovalScreen)
+                and app.screen.request.keep_change
+                and bool(app.screen.query("#approval-why"))
+            ),  # composed
         )
         modal = app.screen
         box = modal.query_one("#approval")

@@ -26,7 +26,9 @@ def app_on(provider: str, model: str, url: str, workspace) -> NavtuiApp:  # type
     ("provider", "model", "suffix"),
     [("anthropic", "claude-sonnet-4-5", ""), ("openai", "gpt-4o", "/v1")],
 )
-async def test_a_prompt_read_from_the_cache_is_shown(fake_server, workspace, monkeypatch, provider, model, suffix) -> None:  # type: ignore[no-untyped-def]
+async def test_a_prompt_read_from_the_cache_is_shown(
+    fake_server, workspace, monkeypatch, provider, model, suffix
+) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     # Anthropic counts cache reads beside input_tokens, OpenAI inside prompt_tokens: 3,000 prompt tokens either way.

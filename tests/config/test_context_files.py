@@ -74,7 +74,10 @@ def test_a_repository_context_file_that_links_outside_it_is_not_read(
     block = render_context_block(files, deeper)
     assert "hunter2" not in block and "MY_DB_PASSWORD" not in block
     warnings = context_file_warnings(deeper)
-    assert any(w.startswith(f"{repo / 'AGENTS.md'} is a link to /proc/") and "/environ, outside" in w and "not read" in w for w in warnings)
+    assert any(
+        w.startswith(f"{repo / 'AGENTS.md'} is a link to /proc/") and "/environ, outside" in w and "not read" in w
+        for w in warnings
+    )
     assert any(str(sub / "CLAUDE.md") in w and str(outside) in w and "not read" in w for w in warnings)
 
 

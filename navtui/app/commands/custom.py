@@ -89,9 +89,7 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
     return fields, body.partition("\n")[2]
 
 
-def read_commands(
-    directory: Path, origin: Origin, inside: Path | None = None
-) -> tuple[list[CustomCommand], list[str]]:
+def read_commands(directory: Path, origin: Origin, inside: Path | None = None) -> tuple[list[CustomCommand], list[str]]:
     """The commands in ``directory`` (its ``*.md`` files, by name) and a warning per file that could not be one.
     With ``inside`` (a repository), a file must be a regular file in it, links followed (``config/repo_files.py``):
     ``review.md -> /proc/self/environ`` would send navtui's environment as your message."""

@@ -58,9 +58,9 @@ class HistorySearchScreen(ModalScreen[str | None]):
         # Prompts the user typed, or pasted: one line each, never markup, escapes made visible.
         options.add_options([Text(display_safe(" ⏎ ".join(text.split("\n"))), no_wrap=True) for text in self.matches])
         options.highlighted = 0 if self.matches else None
-        self.query_one("#history-box").border_subtitle = (
-            f"{len(self.matches)} of {len(self.entries)} · ↑↓ choose · enter use · esc cancel"
-        )
+        self.query_one(
+            "#history-box"
+        ).border_subtitle = f"{len(self.matches)} of {len(self.entries)} · ↑↓ choose · enter use · esc cancel"
 
     def action_move(self, step: int) -> None:
         options = self.query_one(OptionList)

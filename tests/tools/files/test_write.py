@@ -99,6 +99,8 @@ async def test_a_deleted_workspace_is_not_recreated(ws: Path, ctx) -> None:
     with pytest.raises(ToolError, match="no longer exists .*nothing was written"):
         await call(write, ctx, path="sub/new.txt", content="x\n")
     assert ws.name not in os.listdir(ws.parent)
+
+
 async def test_a_file_seen_only_in_part_is_not_replaced_blind(ws: Path, ctx) -> None:
     """The 1.5B read a page of a 300-line file, then wrote it whole as one line (+1 -300)."""
     original = "".join(f"OPTION_{i:03d} = {i}\n" for i in range(300))
