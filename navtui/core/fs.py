@@ -31,37 +31,11 @@ def atomic_write_bytes(
     roots), the folder is opened first and must be one of theirs as opened (``_write_in_folder``).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    if inside is not None:
-        _write_in_folder(path, data, mode, inside)
-        return
-    if mode is None:
-        try:
-            mode = path.stat().st_mode & 0o7777
-        except FileNotFoundError:
-            mode = None
-    fd, tmp = make_temp(path)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            crash_point("write:after_temp_write")
-            os.fsync(handle.fileno())
-        crash_point("write:after_temp_fsync")
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-        crash_point("write:after_rename")
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    fsync_dir(path.parent)
+    _write_in_folder(path, data, mode, inside)
 
 
-def _write_in_folder(path: Path, data: bytes, mode: int | None, inside: Sequence[Path]) -> None:
-    """The write of ``atomic_write_bytes`` through an open descriptor of ``path``'s folder.
+def _write_in_folder(path: Path, data: bytes, mode: int | None, inside: Sequence[Path] | None) -> None:
+    """The write of ``atomic_write_bytes``, through an open descriptor of ``path``'s folder.
 
     The file tools check that a path lies in the workspace, then write; a background command may replace a
     folder on the way with a link in between (``mv d d2; ln -s ~ d``), and the write (navtui's, not sandboxed)
@@ -76,11 +50,8 @@ def _write_in_folder(path: Path, data: bytes, mode: int | None, inside: Sequence
             raise
         folder = os.open(path.parent, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        try:
-            real = Path(os.readlink(f"/proc/self/fd/{folder}"))
-        except OSError:  # no /proc (macOS): the name, resolved now
-            real = path.parent.resolve()
-        if not any(real == root or real.is_relative_to(root) for root in inside):
+        real = _where(folder, path.parent)
+        if inside is not None and not any(real == root or real.is_relative_to(root) for root in inside):
             raise OSError(errno.EXDEV, f"{path.parent} is now {real}, outside the workspace (a link put in its place)")
         if mode is None:
             with contextlib.suppress(FileNotFoundError):
@@ -107,6 +78,14 @@ def _write_in_folder(path: Path, data: bytes, mode: int | None, inside: Sequence
             os.fsync(folder)
     finally:
         os.close(folder)
+
+
+def _where(folder: int, name: Path) -> Path:
+    """Where the open folder really is (``/proc/self/fd``); without /proc (macOS), its name resolved now."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{folder}"))
+    except OSError:
+        return name.resolve()
 
 
 def chmod_here(path: Path, mode: int) -> None:
