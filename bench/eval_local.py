@@ -38,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.eval_tasks import TASKS, Task  # noqa: E402
+from bench.eval_tasks import ALL_TASKS, SETS, Task  # noqa: E402
 
 # Results whose text says the call itself was wrong (not that the tool failed at its work).
 INVALID_MARKERS = ("could not be read", "Invalid arguments for", "Unknown tool", "not valid JSON", "must be a JSON")
@@ -318,7 +318,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--protocol", nargs="+", default=["auto", "aider-whole"], help="navtui protocols and aider-whole/aider-diff"
     )
-    parser.add_argument("--tasks", nargs="+", help="task names (default: all)")
+    parser.add_argument("--tasks", nargs="+", help="task names, of any set (default: the whole --set)")
+    parser.add_argument(
+        "--set", default="base", choices=sorted(SETS), help="base: the 25 tasks (default); hard: the harder 9; all"
+    )
     parser.add_argument("--runs", type=int, default=1, help="runs of each task and protocol")
     parser.add_argument("--aider", default=shutil.which("aider") or "aider", help="the aider executable")
     parser.add_argument("--no-user-files", action="store_true", help="give neither agent the task's files")
@@ -338,11 +341,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def selected_tasks(args: argparse.Namespace) -> list[Task]:
+    """``--tasks`` by name from every set, in the sets' order; else the whole ``--set`` (the 25 by default)."""
+    return [t for t in ALL_TASKS if t.name in args.tasks] if args.tasks else SETS[args.set]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    tasks = [t for t in TASKS if not args.tasks or t.name in args.tasks]
+    tasks = selected_tasks(args)
     if args.tasks and len(tasks) != len(args.tasks):
-        known = ", ".join(t.name for t in TASKS)
+        known = ", ".join(t.name for t in ALL_TASKS)
         print(f"unknown task in {args.tasks}; known: {known}", file=sys.stderr)
         return 2
     describe_agents(args)

@@ -629,6 +629,393 @@ TASKS: list[Task] = [
 ]
 
 
+# ---------------------------------------------------------------------- the harder set (--set hard)
+# Real requests in small repositories that take more than one edit or more than the file the user names: a
+# change across two files, a bug in a module the prompt does not name, a move with its imports, code from a
+# docstring, a setting and the code that reads it, a test that finds a bug, a repository whose long file does
+# not fit a 4,096-token window whole. Each is within a 1.5B's reach in principle: one small idea per task,
+# every name it needs is in the prompt or in a file it can read.
+
+GREETING = "def format_greeting(name):\n    return 'Hello, ' + name\n"
+GREETING_MAIN = "from greeting import format_greeting\n\nprint(format_greeting('Ann'))\n"
+
+
+def _check_param_through(root: Path, files: Files) -> str | None:
+    code = (
+        "from greeting import format_greeting as f\n"
+        "assert f('Bob') == 'Hello, Bob', f('Bob')\n"
+        "assert f('Bob', excited=True) == 'Hello, Bob!', f('Bob', excited=True)\n"
+        "assert f('Bob', excited=False) == 'Hello, Bob'\n"
+    )
+    out = run(root, "python3", "-c", code)
+    if out.returncode != 0:
+        return (
+            "format_greeting(name, excited=...) is missing or wrong: "
+            + (out.stderr.strip().splitlines() or [""])[-1][:80]
+        )
+    out = run(root, "python3", "main.py")
+    return None if out.stdout.strip() == "Hello, Ann!" else f"main.py prints {out.stdout.strip()[:40]!r}"
+
+
+DISCOUNT = (
+    "def percent_off(price, percent):\n"
+    '    """The price after taking percent % off."""\n'
+    "    return price - price * percent / 10\n"
+)
+PRICING = (
+    "from shop.discount import percent_off\n\n\n"
+    "def sale_price(price, member):\n"
+    "    if member:\n"
+    "        return percent_off(price, 20)\n"
+    "    return percent_off(price, 5)\n"
+)
+TEST_PRICING = (
+    "from shop.pricing import sale_price\n\n"
+    "assert sale_price(100, member=True) == 80, sale_price(100, member=True)\n"
+    "assert sale_price(100, member=False) == 95, sale_price(100, member=False)\n"
+    "print('pricing ok')\n"
+)
+
+
+def _check_hidden_bug(root: Path, files: Files) -> str | None:
+    if problem := _unchanged(root, files, "test_pricing.py"):
+        return problem
+    out = run(root, "python3", "test_pricing.py")
+    if out.returncode != 0:
+        return f"test_pricing.py exits {out.returncode}"
+    out = run(root, "python3", "-c", "from shop.discount import percent_off; assert percent_off(50, 10) == 45")
+    return None if out.returncode == 0 else "percent_off(50, 10) is not 45 (the test was satisfied another way)"
+
+
+UTILS_TIME = (
+    "def slug(text):\n    return text.strip().lower().replace(' ', '-')\n\n\n"
+    "def parse_duration(text):\n"
+    '    """Seconds in a duration like 5s, 3m or 2h."""\n'
+    "    units = {'s': 1, 'm': 60, 'h': 3600}\n"
+    "    return int(text[:-1]) * units[text[-1]]\n\n\n"
+    "def shout(text):\n    return text.upper() + '!'\n"
+)
+MOVE_MAIN = (
+    "from utils import parse_duration, shout, slug\n\nprint(slug(' Big Job '), parse_duration('3m'), shout('done'))\n"
+)
+
+
+def _defines(root: Path, rel: str, name: str) -> bool:
+    import ast
+
+    try:
+        tree = ast.parse(_read(root, rel) or "")
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body)
+
+
+def _check_move_function(root: Path, files: Files) -> str | None:
+    if not _defines(root, "timeparse.py", "parse_duration"):
+        return "timeparse.py does not define parse_duration"
+    if _defines(root, "utils.py", "parse_duration"):
+        return "utils.py still defines parse_duration"
+    if not (_defines(root, "utils.py", "slug") and _defines(root, "utils.py", "shout")):
+        return "utils.py lost slug or shout"
+    out = run(
+        root, "python3", "-c", "from timeparse import parse_duration as p; assert p('2h') == 7200 and p('5s') == 5"
+    )
+    if out.returncode != 0:
+        return "timeparse.parse_duration does not work"
+    out = run(root, "python3", "main.py")
+    return None if out.stdout.split() == ["big-job", "180", "DONE!"] else "main.py does not print big-job 180 DONE!"
+
+
+TEXTSTATS = (
+    "def word_counts(text):\n"
+    '    """Count the words of text: a dict from each word, lower-cased, to how many times it occurs.\n\n'
+    "    Words are separated by whitespace. word_counts('The cat saw the dog') == {'the': 2, 'cat': 1, 'saw': 1, "
+    "'dog': 1}\n"
+    '    """\n'
+    "    raise NotImplementedError\n"
+)
+
+
+def _check_from_docstring(root: Path, files: Files) -> str | None:
+    code = (
+        "from textstats import word_counts as w\n"
+        "assert w('The cat saw the dog') == {'the': 2, 'cat': 1, 'saw': 1, 'dog': 1}\n"
+        "assert w('') == {}\n"
+        "assert w('a A\\nb  a') == {'a': 3, 'b': 1}\n"
+    )
+    out = run(root, "python3", "-c", code)
+    return (
+        None if out.returncode == 0 else "word_counts is wrong: " + (out.stderr.strip().splitlines() or [""])[-1][:80]
+    )
+
+
+CLIENT_CONFIG = json.dumps({"url": "http://localhost:8000", "timeout": 10}, indent=2) + "\n"
+CLIENT = (
+    "import json\n\n"
+    "RETRIES = 5\n\n\n"
+    "def load_config(path='config.json'):\n"
+    "    with open(path) as f:\n"
+    "        return json.load(f)\n\n\n"
+    "def main():\n"
+    "    config = load_config()\n"
+    "    print('url', config['url'])\n"
+    "    print('timeout', config['timeout'])\n"
+    "    print('retries', RETRIES)\n\n\n"
+    "main()\n"
+)
+
+
+def _check_config_code(root: Path, files: Files) -> str | None:
+    try:
+        config = json.loads(_read(root, "config.json") or "")
+    except ValueError:
+        return "config.json is not valid JSON"
+    if config != {"url": "http://localhost:8000", "timeout": 10, "retries": 3}:
+        return f"config.json is {config}"
+    out = run(root, "python3", "client.py")
+    if out.stdout.split() != ["url", "http://localhost:8000", "timeout", "10", "retries", "3"]:
+        return f"client.py prints {out.stdout.strip()[-60:]!r}"
+    (root / "config.json").write_text(json.dumps({**config, "retries": 7}), encoding="utf-8")  # read, not a constant
+    try:
+        out = run(root, "python3", "client.py")
+    finally:
+        (root / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    return None if "retries 7" in out.stdout else "client.py does not read retries from config.json"
+
+
+LISTS = (
+    "def chunk(items, size):\n"
+    '    """Split items into lists of size items; the last one may be shorter."""\n'
+    "    return [items[i:i + size] for i in range(0, len(items) - size + 1, size)]\n"
+)
+TEST_LISTS = "from lists import chunk\n\nassert chunk([1, 2, 3, 4], 2) == [[1, 2], [3, 4]]\nprint('ok')\n"
+
+
+def _check_test_and_fix(root: Path, files: Files) -> str | None:
+    code = (
+        "from lists import chunk as c\nassert c([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]\nassert c([], 3) == []\n"
+    )
+    code += "assert c([1, 2, 3, 4], 2) == [[1, 2], [3, 4]]\n"
+    if run(root, "python3", "-c", code).returncode != 0:
+        return "chunk still drops the last, shorter chunk"
+    test = _read(root, "test_lists.py") or ""
+    if "assert chunk([1, 2, 3, 4], 2) == [[1, 2], [3, 4]]" not in test:
+        return "test_lists.py lost its old assert"
+    if run(root, "python3", "test_lists.py").returncode != 0:
+        return "test_lists.py fails"
+    fixed = _read(root, "lists.py") or ""
+    (root / "lists.py").write_text(files["lists.py"], encoding="utf-8")  # the test must catch the bug
+    try:
+        broken = run(root, "python3", "test_lists.py")
+    finally:
+        (root / "lists.py").write_text(fixed, encoding="utf-8")
+    return None if broken.returncode != 0 else "test_lists.py passes the old chunk: no test of a shorter last chunk"
+
+
+def _billing() -> str:
+    """A long module (10 KB, 3,300 tokens: with a prompt and an answer, more than a 4,096-token window)
+    with one wrong rate in the middle."""
+    parts = ['"""Billing rules for the demo shop."""', "", "from decimal import Decimal", ""]
+    for i in range(60):
+        parts += [
+            "",
+            f"def fee_{i:02d}(amount):",
+            f'    """Fee rule {i}: {i % 7 + 1} % of the amount, at least {i % 5 + 1} cents."""',
+            f"    value = Decimal(amount) * Decimal('{(i % 7 + 1) / 100:.2f}')",
+            f"    return max(value, Decimal('0.0{i % 5 + 1}'))",
+            "",
+        ]
+        if i == 31:
+            parts += [
+                "",
+                "def late_fee(amount, days):",
+                '    """The fee for paying days late: 2 % of the amount per started week."""',
+                "    weeks = (days + 6) // 7",
+                "    return Decimal(amount) * Decimal('0.05') * weeks",
+                "",
+            ]
+    return "\n".join(parts) + "\n"
+
+
+CHECK_BILLING = (
+    "from decimal import Decimal\n\nfrom services.billing import late_fee\n\n"
+    "assert late_fee(100, 1) == Decimal('2.00'), late_fee(100, 1)\n"
+    "assert late_fee(100, 8) == Decimal('4.00'), late_fee(100, 8)\n"
+    "assert late_fee(100, 0) == 0\n"
+    "print('billing ok')\n"
+)
+
+
+def _big_repo_files() -> Files:
+    files = {
+        f"services/svc_{i:02d}.py": f"def handle_{i}(request):\n    return {{'service': {i}, 'ok': True}}\n"
+        for i in range(18)
+    }
+    files["services/__init__.py"] = ""
+    files["services/billing.py"] = _billing()
+    files["check_billing.py"] = CHECK_BILLING
+    files["README.md"] = "# demo shop\n\nRun `python3 check_billing.py` to check the billing rules.\n"
+    return files
+
+
+def _check_big_repo(root: Path, files: Files) -> str | None:
+    import ast
+
+    if problem := _unchanged(root, files, "check_billing.py"):
+        return problem
+    out = run(root, "python3", "check_billing.py")
+    if out.returncode != 0:
+        return f"check_billing.py exits {out.returncode}"
+    try:
+        tree = ast.parse(_read(root, "services/billing.py") or "")
+    except SyntaxError:
+        return "services/billing.py does not parse"
+    others = [ast.dump(n) for n in tree.body if getattr(n, "name", "") != "late_fee"]
+    original = [
+        ast.dump(n) for n in ast.parse(files["services/billing.py"]).body if getattr(n, "name", "") != "late_fee"
+    ]
+    return None if others == original else "services/billing.py changed more than late_fee"
+
+
+CLI = (
+    "import argparse\n\n\n"
+    "def main():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    "    parser.add_argument('a', type=int)\n"
+    "    parser.add_argument('b', type=int)\n"
+    "    args = parser.parse_args()\n"
+    "    print(args.a + args.b)\n\n\n"
+    "main()\n"
+)
+
+
+def _check_cli_flag(root: Path, files: Files) -> str | None:
+    plain = run(root, "python3", "cli.py", "2", "3")
+    if plain.returncode != 0 or plain.stdout.split() != ["5"]:
+        return f"cli.py 2 3 prints {plain.stdout.strip()[:40]!r}"
+    for argv in (("--verbose", "2", "3"), ("2", "3", "--verbose")):
+        out = run(root, "python3", "cli.py", *argv)
+        if out.returncode != 0 or out.stdout.splitlines() != ["verbose on", "5"]:
+            return f"cli.py {' '.join(argv)} prints {out.stdout.strip()[:40]!r}, not 'verbose on' then 5"
+    return None
+
+
+RENAME_UNNAMED_FILES = {
+    "app/__init__.py": "",
+    "app/users.py": "USERS = {1: 'ann', 2: 'bob'}\n\n\ndef get_user(user_id):\n    return USERS.get(user_id)\n",
+    "app/views.py": "from app.users import get_user\n\n\ndef profile(user_id):\n    return 'profile of ' + str(get_user(user_id))\n",
+    "app/admin.py": "from app import users\n\n\ndef is_known(user_id):\n    return users.get_user(user_id) is not None\n",
+    "app/mail.py": "def send(to, text):\n    return f'to {to}: {text}'\n",
+    "main.py": "from app.admin import is_known\nfrom app.views import profile\n\nprint(profile(2), is_known(1), is_known(3))\n",
+}
+
+
+def _check_rename_unnamed(root: Path, files: Files) -> str | None:
+    for rel in files:
+        text = _read(root, rel)
+        if text is None:
+            return f"{rel} missing"
+        if "get_user" in text:
+            return f"{rel} still says get_user"
+    if not _defines(root, "app/users.py", "fetch_user"):
+        return "app/users.py does not define fetch_user"
+    out = run(root, "python3", "main.py")
+    return (
+        None
+        if out.stdout.split() == ["profile", "of", "bob", "True", "False"]
+        else "main.py does not print profile of bob True False"
+    )
+
+
+HARD_TASKS: list[Task] = [
+    Task(
+        "param_through",
+        "parameter across files",
+        "Add a parameter excited (default False) to format_greeting in greeting.py: when it is true the greeting "
+        "ends with '!'. Then make main.py pass excited=True, and run python3 main.py.",
+        {"greeting.py": GREETING, "main.py": GREETING_MAIN},
+        _check_param_through,
+        ("greeting.py", "main.py"),
+    ),
+    Task(
+        "hidden_bug",
+        "bug in an unnamed module",
+        "python3 test_pricing.py fails. Find the bug in the shop package and fix it (do not change the test), "
+        "then run the test again.",
+        {
+            "shop/__init__.py": "",
+            "shop/discount.py": DISCOUNT,
+            "shop/pricing.py": PRICING,
+            "test_pricing.py": TEST_PRICING,
+        },
+        _check_hidden_bug,
+        ("test_pricing.py",),
+    ),
+    Task(
+        "move_function",
+        "move code, fix imports",
+        "Move the function parse_duration from utils.py into a new module timeparse.py, update the imports in "
+        "main.py, then run python3 main.py.",
+        {"utils.py": UTILS_TIME, "main.py": MOVE_MAIN},
+        _check_move_function,
+        ("utils.py", "main.py"),
+    ),
+    Task(
+        "from_docstring",
+        "code from a docstring",
+        "Implement the function word_counts in textstats.py as its docstring says.",
+        {"textstats.py": TEXTSTATS},
+        _check_from_docstring,
+        ("textstats.py",),
+    ),
+    Task(
+        "config_code",
+        "setting and its code",
+        'Add a setting "retries" with the value 3 to config.json, and make client.py read it from the config '
+        "instead of the constant RETRIES. Then run python3 client.py.",
+        {"config.json": CLIENT_CONFIG, "client.py": CLIENT},
+        _check_config_code,
+        ("config.json", "client.py"),
+    ),
+    Task(
+        "test_and_fix",
+        "a test finds a bug",
+        "Add a test to test_lists.py that chunk([1, 2, 3, 4, 5], 2) gives [[1, 2], [3, 4], [5]]. Run python3 "
+        "test_lists.py; if it fails, fix chunk in lists.py.",
+        {"lists.py": LISTS, "test_lists.py": TEST_LISTS},
+        _check_test_and_fix,
+        ("lists.py", "test_lists.py"),
+    ),
+    Task(
+        "big_repo",
+        "long file, 20+ files",
+        "python3 check_billing.py fails: late_fee in services/billing.py charges 5 % per week, its docstring says "
+        "2 %. Fix late_fee, then run python3 check_billing.py.",
+        _big_repo_files(),
+        _check_big_repo,
+        ("services/billing.py",),
+    ),
+    Task(
+        "cli_flag",
+        "add a CLI flag",
+        "Add a --verbose flag to cli.py: when it is given, print the line 'verbose on' before the sum. "
+        "Then run python3 cli.py --verbose 2 3.",
+        {"cli.py": CLI},
+        _check_cli_flag,
+        ("cli.py",),
+    ),
+    Task(
+        "rename_unnamed",
+        "rename, files not named",
+        "Rename the function get_user to fetch_user everywhere in this project, then run python3 main.py.",
+        RENAME_UNNAMED_FILES,
+        _check_rename_unnamed,
+    ),
+]
+SETS = {"base": TASKS, "hard": HARD_TASKS, "all": TASKS + HARD_TASKS}
+ALL_TASKS = SETS["all"]
+
+
 def solve(task: Task, root: Path) -> None:
     """Write a right answer for ``task`` into ``root`` (the checkers' own test: each must pass it)."""
     for rel, text in SOLUTIONS[task.name].items():
@@ -672,4 +1059,42 @@ SOLUTIONS: dict[str, dict[str, str | None]] = {
     "remove_function": {"utils.py": UTILS.replace("def old_helper(x):\n    return x * 42\n\n\n", "")},
     "fix_import": {"main.py": IMPORT_MAIN.replace("format_price", "format_money")},
     "docstring": {"dates.py": DATES.replace("(text):\n", '(text):\n    """A date from YYYY-MM-DD."""\n')},
+    # the harder set
+    "param_through": {
+        "greeting.py": "def format_greeting(name, excited=False):\n    return 'Hello, ' + name + ('!' if excited else '')\n",
+        "main.py": GREETING_MAIN.replace("'Ann')", "'Ann', excited=True)"),
+    },
+    "hidden_bug": {"shop/discount.py": DISCOUNT.replace("/ 10\n", "/ 100\n")},
+    "move_function": {
+        "timeparse.py": UTILS_TIME[UTILS_TIME.index("def parse_duration") : UTILS_TIME.index("\n\ndef shout")],
+        "utils.py": UTILS_TIME[: UTILS_TIME.index("def parse_duration")] + UTILS_TIME[UTILS_TIME.index("def shout") :],
+        "main.py": "from timeparse import parse_duration\nfrom utils import shout, slug\n"
+        + MOVE_MAIN.split("\n", 1)[1],
+    },
+    "from_docstring": {
+        "textstats.py": TEXTSTATS.replace(
+            "    raise NotImplementedError\n",
+            "    counts = {}\n    for word in text.lower().split():\n        counts[word] = counts.get(word, 0) + 1\n"
+            "    return counts\n",
+        )
+    },
+    "config_code": {
+        "config.json": json.dumps({"url": "http://localhost:8000", "timeout": 10, "retries": 3}, indent=2) + "\n",
+        "client.py": CLIENT.replace("RETRIES = 5\n\n\n", "").replace("RETRIES)", "config['retries'])"),
+    },
+    "test_and_fix": {
+        "lists.py": LISTS.replace("len(items) - size + 1", "len(items)"),
+        "test_lists.py": TEST_LISTS.replace(
+            "print", "assert chunk([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]\nprint"
+        ),
+    },
+    "big_repo": {"services/billing.py": _billing().replace("Decimal('0.05') * weeks", "Decimal('0.02') * weeks")},
+    "cli_flag": {
+        "cli.py": CLI.replace(
+            "    args = parser.parse_args()\n",
+            "    parser.add_argument('--verbose', action='store_true')\n    args = parser.parse_args()\n"
+            "    if args.verbose:\n        print('verbose on')\n",
+        )
+    },
+    "rename_unnamed": {rel: text.replace("get_user", "fetch_user") for rel, text in RENAME_UNNAMED_FILES.items()},
 }

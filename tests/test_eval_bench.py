@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from bench import eval_local, eval_report
-from bench.eval_tasks import SOLUTIONS, TASKS, solve
+from bench.eval_tasks import ALL_TASKS, HARD_TASKS, SOLUTIONS, TASKS, solve
 from tests.fakes import Text, ToolCall, Usage
 
 MODEL = "qwen2.5-coder:7b"
 
 
-@pytest.mark.parametrize("task", TASKS, ids=[t.name for t in TASKS])
+@pytest.mark.parametrize("task", ALL_TASKS, ids=[t.name for t in ALL_TASKS])
 def test_each_checker_refuses_the_fresh_repository_and_accepts_a_right_answer(task, tmp_path: Path) -> None:
     task.make(tmp_path)
     for rel in task.user_files:
@@ -43,8 +43,72 @@ def test_no_edit_checkers_refuse_a_written_file(tmp_path: Path) -> None:
 
 
 def test_there_are_solutions_for_exactly_the_tasks() -> None:
-    assert set(SOLUTIONS) == {t.name for t in TASKS}
-    assert len(TASKS) >= 24
+    assert set(SOLUTIONS) == {t.name for t in ALL_TASKS}
+    assert len(TASKS) >= 24 and len(HARD_TASKS) >= 8
+    assert len({t.name for t in ALL_TASKS}) == len(ALL_TASKS)
+
+
+WRONG: dict[str, tuple[dict[str, str], str]] = {  # a plausible wrong answer per harder task, and what the checker says
+    "param_through": (
+        {"main.py": "print('Hello, Ann!')\n"},  # the output printed, the parameter never added
+        "format_greeting(name, excited=...) is missing or wrong",
+    ),
+    "hidden_bug": (
+        {"shop/pricing.py": "def sale_price(price, member):\n    return 80 if member else 95\n"},  # the test fooled
+        "percent_off(50, 10) is not 45",
+    ),
+    "move_function": (
+        {"timeparse.py": "from utils import parse_duration\n"},  # re-exported, not moved
+        "timeparse.py does not define parse_duration",
+    ),
+    "from_docstring": (
+        {"textstats.py": "def word_counts(text):\n    return {w: text.split().count(w) for w in text.split()}\n"},
+        "word_counts is wrong",  # not lower-cased
+    ),
+    "config_code": (
+        {"config.json": '{"url": "http://localhost:8000", "timeout": 10, "retries": 3}\n'},  # client.py not changed
+        "client.py prints",
+    ),
+    "test_and_fix": (
+        {"lists.py": "def chunk(items, size):\n    return [items[i:i + size] for i in range(0, len(items), size)]\n"},
+        "test_lists.py passes the old chunk",  # fixed, but no test was added
+    ),
+    "big_repo": (
+        {
+            "services/billing.py": "from decimal import Decimal\n\n\ndef late_fee(amount, days):\n"
+            "    return Decimal(amount) * Decimal('0.02') * ((days + 6) // 7)\n"
+        },  # the rest of the long file lost
+        "services/billing.py changed more than late_fee",
+    ),
+    "cli_flag": (
+        {"cli.py": "import sys\n\nprint('verbose on')\nprint(int(sys.argv[-2]) + int(sys.argv[-1]))\n"},
+        "cli.py 2 3 prints 'verbose on",  # always verbose
+    ),
+    "rename_unnamed": (
+        {"app/users.py": "USERS = {1: 'ann', 2: 'bob'}\n\n\ndef fetch_user(user_id):\n    return USERS.get(user_id)\n"},
+        "app/views.py still says get_user",  # the callers left behind
+    ),
+}
+
+
+@pytest.mark.parametrize("task", HARD_TASKS, ids=[t.name for t in HARD_TASKS])
+def test_each_harder_checker_refuses_a_plausible_wrong_answer(task, tmp_path: Path) -> None:
+    files, problem = WRONG[task.name]
+    task.make(tmp_path)
+    for rel, text in files.items():
+        (tmp_path / rel).write_text(text)
+    assert problem in (task.check(tmp_path, task.files) or "")
+
+
+def test_the_old_set_runs_alone_by_default_and_the_harder_one_by_name() -> None:
+    base = ["-b", "http://127.0.0.1:9", "-m", "m"]
+    assert eval_local.parse_args(base).set == "base"
+    assert [t.name for t in eval_local.selected_tasks(eval_local.parse_args(base))] == [t.name for t in TASKS]
+    hard = eval_local.selected_tasks(eval_local.parse_args([*base, "--set", "hard"]))
+    assert [t.name for t in hard] == [t.name for t in HARD_TASKS]
+    assert len(eval_local.selected_tasks(eval_local.parse_args([*base, "--set", "all"]))) == len(ALL_TASKS)
+    picked = eval_local.selected_tasks(eval_local.parse_args([*base, "--tasks", "hello", "big_repo"]))
+    assert [t.name for t in picked] == ["hello", "big_repo"]  # --tasks picks from every set
 
 
 def _args(server_url: str, *extra: str) -> object:
