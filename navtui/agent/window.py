@@ -107,6 +107,9 @@ def fit_window(runtime: Any, *, announce: bool = True) -> None:
         runtime.pending_notices.append(Notice(text=f"auto: {reason} (docs/eval.md).", level="info"))
     if info.context_window and not settings.context_window:
         agent.budget.window = info.context_window
+        note = info.extra.get("window_note")  # a window assumed, not told: said with how to set the real one
+        if announce and note:
+            runtime.pending_notices.append(Notice(text=note, level="warning"))
     size = agent.budget.window
     if size is None:
         if announce:

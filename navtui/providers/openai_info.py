@@ -6,15 +6,21 @@ Each server family says it in its own place, so navtui asks them in turn and kee
 - the ``/v1/models`` entry: vLLM ``max_model_len``, llama.cpp ``meta.n_ctx``, OpenRouter ``context_length``...;
 - llama.cpp ``/props``: ``default_generation_settings.n_ctx``, and ``chat_template_caps.supports_tools``
   (a template that ignores tools makes native tools silently useless); llama.cpp also has ``/tokenize``;
-- LM Studio ``/api/v0/models/<model>``: ``loaded_context_length``, else ``max_context_length``.
+- LM Studio ``/api/v0/models/<model>``: ``loaded_context_length``, else ``max_context_length``;
+- Ollama's OpenAI endpoint (its root says "Ollama is running"): ``/api/ps`` ``context_length`` for a model in
+  memory, else the Modelfile's ``num_ctx``, else Ollama's smallest default, 4096, said as assumed;
+- OpenAI's own models, which no endpoint describes: their published windows (``KNOWN_WINDOWS``).
 
-The answer is cached per endpoint and model for the process.
+The answer is cached per endpoint and model for the process. Anthropic-compatible servers that do not list
+their models are asked the same local questions (``probe_window``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from navtui.providers.base import ModelInfo
@@ -25,6 +31,38 @@ if TYPE_CHECKING:
 _WINDOW_FIELDS = ("max_model_len", "context_length", "context_window", "max_context_length", "n_ctx")
 _CACHE: dict[tuple[str, str], ModelInfo] = {}
 PROBE_TIMEOUT = 5.0
+
+# OpenAI's published context windows (input and output together), by name prefix; the longest prefix wins, so a
+# dated snapshot (gpt-4o-2024-08-06) has its family's window and gpt-4o is not taken for gpt-4.
+KNOWN_WINDOWS = {
+    "gpt-5": 400_000,
+    "gpt-5-chat": 128_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-4o": 128_000,
+    "chatgpt-4o": 128_000,
+    "gpt-4.5": 128_000,
+    "gpt-4-turbo": 128_000,
+    "gpt-4-1106": 128_000,
+    "gpt-4-0125": 128_000,
+    "gpt-4-32k": 32_768,
+    "gpt-4": 8_192,
+    "gpt-3.5-turbo": 16_385,
+    "o1": 200_000,
+    "o1-mini": 128_000,
+    "o3": 200_000,
+    "o4-mini": 200_000,
+    "codex-mini": 200_000,
+    "gpt-oss": 131_072,
+}
+OLLAMA_DEFAULT_WINDOW = 4096  # Ollama's default below 24 GiB of VRAM (more with OLLAMA_CONTEXT_LENGTH)
+_NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)", re.MULTILINE)
+
+
+def known_window(model: str) -> int | None:
+    """The published window of one of OpenAI's models (``gpt-4o``, ``openai/gpt-4.1-mini``), else None."""
+    name = model.lower().rsplit("/", 1)[-1]
+    matches = [p for p in KNOWN_WINDOWS if name.startswith(p) and name[len(p) : len(p) + 1] in ("", "-", ".", ":")]
+    return KNOWN_WINDOWS[max(matches, key=len)] if matches else None
 
 
 def server_root(base_url: str) -> str:
@@ -59,6 +97,97 @@ async def _get_json(http: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
     return None
 
 
+@dataclass
+class ServerWindow:
+    """What a local server says of a model's window: the window (None: it did not say), where it came from, the
+    server's kind, and a note for the user when the window is assumed rather than told."""
+
+    window: int | None = None
+    source: str | None = None
+    server: str | None = None
+    note: str | None = None
+    supports_tools: bool = True
+    tokenize_url: str | None = None
+
+
+async def probe_window(http: httpx.AsyncClient, root: str, model: str, *, window_known: bool = False) -> ServerWindow:
+    """Ask the local servers' own endpoints at ``root``: llama.cpp ``/props``, LM Studio, Ollama, in turn.
+
+    ``window_known``: only ``/props`` is asked (whether the template takes tools, the tokenizer)."""
+    found = ServerWindow()
+    props = await _get_json(http, f"{root}/props")
+    if props is not None:
+        found.server, found.tokenize_url = "llama.cpp", f"{root}/tokenize"
+        settings = props.get("default_generation_settings") or {}
+        n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+        if isinstance(n_ctx, int) and n_ctx > 0:
+            found.window, found.source = n_ctx, "/props"
+        caps = props.get("chat_template_caps")
+        if isinstance(caps, dict) and caps.get("supports_tools") is False:
+            found.supports_tools = False
+        return found
+    if window_known:
+        return found
+    studio = await _get_json(http, f"{root}/api/v0/models/{model}")
+    if studio is not None:
+        found.server = "LM Studio"
+        for field in ("loaded_context_length", "max_context_length"):
+            value = studio.get(field)
+            if isinstance(value, int) and value > 0:
+                found.window, found.source = value, "LM Studio"
+                break
+        return found
+    if await _is_ollama(http, root):
+        found.server = "Ollama"
+        found.window, found.source = await _ollama_window(http, root, model)
+        if found.source is None:
+            found.note = (
+                f"Ollama serves {model} through its OpenAI-compatible API with its default context "
+                f"({OLLAMA_DEFAULT_WINDOW} tokens unless OLLAMA_CONTEXT_LENGTH or the Modelfile says more), which "
+                f"navtui cannot set there: assuming {OLLAMA_DEFAULT_WINDOW}. Use -p ollama (navtui then sends "
+                "num_ctx), or set providers.context_window."
+            )
+            found.window, found.source = OLLAMA_DEFAULT_WINDOW, "assumed (Ollama's default)"
+    return found
+
+
+async def _is_ollama(http: httpx.AsyncClient, root: str) -> bool:
+    """Ollama answers its root with "Ollama is running"."""
+    import httpx
+
+    try:
+        async with asyncio.timeout(PROBE_TIMEOUT):
+            response = await http.get(f"{root}/")
+    except (httpx.HTTPError, TimeoutError):
+        return False
+    return response.status_code == 200 and response.text.startswith("Ollama is running")
+
+
+async def _ollama_window(http: httpx.AsyncClient, root: str, model: str) -> tuple[int | None, str | None]:
+    """The context Ollama runs ``model`` with: what ``/api/ps`` says of it in memory, else its Modelfile's
+    ``num_ctx``; (None, None) when neither says (Ollama then uses its default)."""
+    import httpx
+
+    def same(name: object) -> bool:
+        return isinstance(name, str) and (name == model or name == f"{model}:latest")
+
+    ps = await _get_json(http, f"{root}/api/ps")
+    for entry in (ps or {}).get("models") or []:
+        if isinstance(entry, dict) and (same(entry.get("name")) or same(entry.get("model"))):
+            value = entry.get("context_length")
+            if isinstance(value, int) and value > 0:
+                return value, "Ollama /api/ps"
+    try:
+        async with asyncio.timeout(PROBE_TIMEOUT):
+            response = await http.post(f"{root}/api/show", json={"model": model})
+        show = response.json() if response.status_code == 200 else {}
+    except (httpx.HTTPError, TimeoutError, ValueError):
+        show = {}
+    parameters = show.get("parameters") if isinstance(show, dict) else None
+    found = _NUM_CTX.search(parameters) if isinstance(parameters, str) else None
+    return (int(found.group(1)), "the Modelfile's num_ctx") if found else (None, None)
+
+
 async def discover(
     http: httpx.AsyncClient,
     base_url: str,
@@ -80,33 +209,26 @@ async def discover(
     window = window_of(entry)
     source = "/v1/models" if window else None
     extra: dict[str, Any] = {"listed": bool(entry)}
-    supports_tools = True
     root = server_root(base_url)
-    props = await _get_json(http, f"{root}/props") if probe else None
-    if props is not None:
-        extra["server"] = "llama.cpp"
-        extra["tokenize_url"] = f"{root}/tokenize"
-        settings = props.get("default_generation_settings") or {}
-        n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
-        if window is None and isinstance(n_ctx, int) and n_ctx > 0:
-            window, source = n_ctx, "/props"
-        caps = props.get("chat_template_caps")
-        if isinstance(caps, dict) and caps.get("supports_tools") is False:
-            supports_tools = False
-    if window is None and probe:
-        studio = await _get_json(http, f"{root}/api/v0/models/{model}")
-        if studio is not None:
-            extra["server"] = "LM Studio"
-            for field in ("loaded_context_length", "max_context_length"):
-                value = studio.get(field)
-                if isinstance(value, int) and value > 0:
-                    window, source = value, "LM Studio"
-                    break
+    server = await probe_window(http, root, model, window_known=window is not None) if probe else ServerWindow()
+    if server.server:
+        extra["server"] = server.server
+    if server.tokenize_url:
+        extra["tokenize_url"] = server.tokenize_url
+    if window is None and server.window is not None:
+        window, source = server.window, server.source
+        if server.note:
+            extra["window_note"] = server.note
+    if window is None and (known := known_window(model)) is not None:
+        window, source = known, "known window"
     if setting is not None:
         window, source = setting, "providers.context_window"
+        extra.pop("window_note", None)
     extra["window_source"] = source
-    info = ModelInfo(name=model, provider="openai", context_window=window, supports_tools=supports_tools, extra=extra)
-    if setting is None and window is not None:  # unknown may mean "still loading": ask again next time
+    info = ModelInfo(
+        name=model, provider="openai", context_window=window, supports_tools=server.supports_tools, extra=extra
+    )
+    if setting is None and window is not None and "window_note" not in extra:  # unknown may mean "still loading"
         _CACHE[key] = info
     return info
 

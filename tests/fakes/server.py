@@ -124,6 +124,9 @@ class FakeServer:
         # Set (status, message): `/v1/models` answers that OpenAI error, the chat as usual: a key allowed to chat
         # but not to list models (OpenAI's restricted key without the Models read scope).
         self.refuse_model_list: tuple[int, str] | None = None
+        # Set: `GET /` answers "Ollama is running", as Ollama's root always does; off by default so that the
+        # OpenAI-compatible and Anthropic tests meet a server that is not Ollama behind its `/v1` API.
+        self.ollama_root = False
 
     # lifecycle -------------------------------------------------------------------------------------------------
 
@@ -415,6 +418,8 @@ class FakeServer:
             return wire_anthropic.models if "anthropic-version" in req.headers else wire_openai.models
         if req.method == "GET" and req.path.startswith("/api/v0/models/"):
             return wire_llamacpp.lmstudio_model
+        if req.method == "GET" and req.path == "/" and self.ollama_root:
+            return wire_ollama.root
         return _ROUTES.get((req.method, req.path))
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -219,6 +219,11 @@ async def tags(server: FakeServer, req: RecordedRequest, conn: Connection) -> bo
     return req.keep_alive
 
 
+async def root(server: FakeServer, req: RecordedRequest, conn: Connection) -> bool:
+    await conn.send(200, b"Ollama is running", "text/plain; charset=utf-8", keep_alive=req.keep_alive)
+    return req.keep_alive
+
+
 async def ps(server: FakeServer, req: RecordedRequest, conn: Connection) -> bool:
     models = [
         {

@@ -171,13 +171,15 @@ async def chat(server: FakeServer, req: RecordedRequest, conn: Connection) -> bo
 
 
 async def models(server: FakeServer, req: RecordedRequest, conn: Connection) -> bool:
+    """vLLM's shape (its ``max_model_len``), or Ollama's (no window, ``owned_by: library``) with ``ollama_root``."""
+    ollama = server.ollama_root
     data = [
         {
             "id": m.name,
             "object": "model",
             "created": 1_700_000_000,
-            "owned_by": "navtui-fake",
-            "max_model_len": m.context_length,
+            "owned_by": "library" if ollama else "navtui-fake",
+            **({} if ollama else {"max_model_len": m.context_length}),
         }
         for m in server.models
     ]

@@ -139,3 +139,43 @@ async def test_an_unknown_window_is_asked_again(fake_server: FakeServer) -> None
     assert (await provider.model_info()).context_window is None
     fake_server.set_llamacpp(n_ctx=2048)  # the server finished loading
     assert (await provider.model_info()).context_window == 2048
+
+
+async def test_openais_own_models_have_their_published_window(fake_server: FakeServer) -> None:
+    """api.openai.com's model list says nothing of windows: gpt-4o and its snapshots have a known one."""
+    for model, window in [("gpt-4o-2024-08-06", 128_000), ("gpt-4.1-mini", 1_047_576), ("gpt-4", 8_192),
+                          ("o3-mini", 200_000), ("gpt-5-mini", 400_000), ("openai/gpt-4o", 128_000)]:  # fmt: skip
+        info = await OpenAIProvider(model, fake_server.url + "/v1").model_info()
+        assert (info.context_window, info.extra["window_source"]) == (window, "known window"), model
+
+
+async def test_a_window_the_server_reports_wins_over_the_known_one(fake_server: FakeServer) -> None:
+    fake_server.set_model("gpt-4o", context_length=64000)  # a gateway serving a smaller deployment
+    info = await OpenAIProvider("gpt-4o", fake_server.url + "/v1").model_info()
+    assert (info.context_window, info.extra["window_source"]) == (64000, "/v1/models")
+
+
+async def test_ollamas_openai_endpoint_gives_the_window_of_the_loaded_model(fake_server: FakeServer) -> None:
+    fake_server.ollama_root = True
+    fake_server.set_model("qwen3:4b", context_length=16384)  # in memory: /api/ps says how it was loaded
+    info = await OpenAIProvider("qwen3:4b", fake_server.url + "/v1").model_info()
+    assert (info.context_window, info.extra["window_source"], info.extra["server"]) == (
+        16384,
+        "Ollama /api/ps",
+        "Ollama",
+    )
+
+
+async def test_ollamas_openai_endpoint_takes_the_modelfiles_num_ctx(fake_server: FakeServer) -> None:
+    fake_server.ollama_root = True
+    fake_server.set_model("coder:7b", parameters="num_ctx 12288\ntemperature 0.2", loaded=False)
+    info = await OpenAIProvider("coder:7b", fake_server.url + "/v1").model_info()
+    assert (info.context_window, info.extra["window_source"]) == (12288, "the Modelfile's num_ctx")
+
+
+async def test_ollamas_openai_endpoint_otherwise_assumes_its_default_and_says_so(fake_server: FakeServer) -> None:
+    fake_server.ollama_root = True
+    fake_server.set_model("coder:7b", loaded=False)
+    info = await OpenAIProvider("coder:7b", fake_server.url + "/v1").model_info()
+    assert info.context_window == 4096
+    assert "-p ollama" in info.extra["window_note"] and "providers.context_window" in info.extra["window_note"]
