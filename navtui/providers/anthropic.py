@@ -12,6 +12,7 @@ import os
 import warnings
 from collections.abc import AsyncGenerator
 from typing import Any
+from urllib.parse import urlsplit
 
 from navtui.config.endpoints import detect_base_url
 from navtui.config.settings import ProviderSettings
@@ -95,6 +96,11 @@ class AnthropicProvider(Provider):
         key = (self.base_url or "", self.model)
         if key not in _INFO_CACHE:
             window = await self._listed_window()
+            extra: dict[str, Any] = {"window_source": "/v1/models" if window else None}
+            if window is None and self.settings.context_window is not None:
+                window, extra["window_source"] = self.settings.context_window, "providers.context_window"
+            if window is None and not self._official:
+                window, extra = await self._local_window()
             _INFO_CACHE[key] = ModelInfo(
                 name=self.model,
                 provider=self.name,
@@ -102,8 +108,34 @@ class AnthropicProvider(Provider):
                 supports_tools=True,
                 supports_thinking=not self.model.startswith(("claude-3-5", "claude-3-haiku", "claude-3-opus")),
                 supports_vision=True,
+                extra=extra,
             )
         return _INFO_CACHE[key]
+
+    @property
+    def _official(self) -> bool:
+        return (urlsplit(self.base_url or "").hostname or "").endswith("anthropic.com")
+
+    async def _local_window(self) -> tuple[int, dict[str, Any]]:
+        """The window of a model an Anthropic-compatible server does not list (llama.cpp's, Ollama's and LM Studio's
+        ``/v1/messages``): what the server's own endpoints say, else Claude's 200,000, said as assumed."""
+        import httpx
+
+        from navtui.providers.openai_info import probe_window
+        from navtui.providers.tls import client_tls
+
+        async with httpx.AsyncClient(verify=client_tls(), timeout=httpx.Timeout(None, connect=5.0)) as http:
+            found = await probe_window(http, self.base_url or "", self.model)
+        extra: dict[str, Any] = {"window_source": found.source, "server": found.server}
+        if found.note:
+            extra["window_note"] = found.note.replace("OpenAI-compatible", "Anthropic-compatible")
+        if found.window is not None:
+            return found.window, extra
+        extra["window_note"] = (
+            f"{self.base_url} does not say the context window of {self.model} (no /v1/models entry for it): "
+            f"assuming {DEFAULT_CONTEXT:,} tokens, Claude's. Set providers.context_window if the model's is smaller."
+        )
+        return DEFAULT_CONTEXT, extra
 
     async def _listed_window(self) -> int | None:
         """``max_input_tokens`` from ``/v1/models`` when the API reports it; None when it cannot be had. A refused

@@ -415,7 +415,8 @@ class FakeServer:
 
     def _route(self, req: RecordedRequest) -> Handler | None:
         if req.method == "GET" and req.path == "/v1/models":
-            return wire_anthropic.models if "anthropic-version" in req.headers else wire_openai.models
+            anthropic = "anthropic-version" in req.headers and not self.ollama_root  # Ollama has one list
+            return wire_anthropic.models if anthropic else wire_openai.models
         if req.method == "GET" and req.path.startswith("/api/v0/models/"):
             return wire_llamacpp.lmstudio_model
         if req.method == "GET" and req.path == "/" and self.ollama_root:

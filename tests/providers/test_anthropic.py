@@ -205,6 +205,33 @@ async def test_model_info_from_models_endpoint_or_default(fake_server: FakeServe
     assert (await other.model_info()).context_window == 200_000
 
 
+async def test_a_local_anthropic_endpoint_without_the_model_listed_says_the_window_is_assumed(
+    fake_server: FakeServer,
+) -> None:
+    """A local server speaking /v1/messages that does not list the model: 200k is said as an assumption."""
+    info = await make(fake_server).model_info()
+    assert info.context_window == 200_000 and info.extra["window_source"] is None
+    assert "assuming 200,000" in info.extra["window_note"] and "providers.context_window" in info.extra["window_note"]
+
+
+async def test_a_local_anthropic_endpoint_takes_the_window_from_the_server_or_the_setting(
+    fake_server: FakeServer,
+) -> None:
+    fake_server.set_llamacpp(n_ctx=8192)  # llama-server answers /v1/messages too
+    info = await make(fake_server).model_info()
+    assert (info.context_window, info.extra["window_source"], info.extra.get("window_note")) == (8192, "/props", None)
+    other = AnthropicProvider("claude-opus-4-6", fake_server.url, ProviderSettings(context_window=32000), api_key="k")
+    info = await other.model_info()
+    assert (info.context_window, info.extra["window_source"]) == (32000, "providers.context_window")
+
+
+async def test_ollamas_anthropic_endpoint_gives_the_loaded_context(fake_server: FakeServer) -> None:
+    fake_server.ollama_root = True
+    fake_server.set_model("qwen3-coder:30b", context_length=65536)
+    info = await AnthropicProvider("qwen3-coder:30b", fake_server.url, api_key="ollama").model_info()
+    assert (info.context_window, info.extra["server"]) == (65536, "Ollama")
+
+
 async def test_a_refused_key_is_said_at_the_start(fake_server: FakeServer) -> None:
     """The model list (asked for the window) answers 401 to a wrong key: the start-up check says so, rather than
     passing with the default window and the first prompt failing."""
