@@ -267,8 +267,11 @@ def run_headless(options: LaunchOptions, prompt: str, *, json_mode: bool) -> int
         err("navtui: interrupted")
         return EXIT_INTERRUPTED
     if stop_reason == "error" or sink.error:
-        err(f"navtui: {sink.error or 'the model request failed'}")
         last = runtime.agent.last_error
+        if last is not None and last.kind == "not_found" and runtime.provider.name == "ollama":
+            err(f"navtui: {last.message}")  # its hint is the app's /models pull: the steps say a shell's way
+        else:
+            err(f"navtui: {sink.error or 'the model request failed'}")
         if last is not None and last.kind in _MODEL_PROBLEMS:
             provider = runtime.provider
             for step in model_steps(provider.name, provider.model, installed, "--json" if json_mode else "--print"):

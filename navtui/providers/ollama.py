@@ -44,7 +44,7 @@ from navtui.providers.base import (
     request_fields,
 )
 from navtui.providers.ollama_convert import to_ollama_messages, to_ollama_tools
-from navtui.providers.ollama_info import ModelFacts, clear_model_cache, connection_error, fetch_facts
+from navtui.providers.ollama_info import ModelFacts, clear_model_cache, connection_error, fetch_facts, pull_hint
 from navtui.providers.ollama_models import all_models, loaded_models, pull, same_model
 from navtui.providers.retry import RetryPolicy, is_model_output_error, retryable_status
 from navtui.providers.streaming import (
@@ -381,7 +381,7 @@ class OllamaProvider(Provider):
                 f"Model '{self.model}' is not available on Ollama at {self.base_url} ({message})",
                 kind="not_found",
                 status=404,
-                hint=f"`ollama pull {self.model}`",
+                hint=pull_hint(self.model),
             )
         if status == 400 and (NO_TOOLS in message or NO_THINKING in message):
             hint = "set providers.tool_protocol to auto or text" if NO_TOOLS in message else None

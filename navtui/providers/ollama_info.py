@@ -67,7 +67,7 @@ async def fetch_facts(http: httpx.AsyncClient, base_url: str, model: str, settin
             f"Model '{model}' is not available on Ollama at {base_url}",
             kind="not_found",
             status=404,
-            hint=f"`ollama pull {model}`",
+            hint=pull_hint(model),
         )
     if response.status_code >= 400:
         return _facts(model, {}, settings)  # not fatal: chat may still work; not cached
@@ -78,6 +78,11 @@ async def fetch_facts(http: httpx.AsyncClient, base_url: str, model: str, settin
     facts = _facts(model, data if isinstance(data, dict) else {}, settings)
     _CACHE[key] = facts
     return facts
+
+
+def pull_hint(model: str) -> str:
+    """The way to a missing model, in navtui's own words (the app shows it; ``--print`` says ``ollama pull``)."""
+    return f"/models pull {model} downloads it"
 
 
 def _facts(model: str, show: dict[str, Any], settings: ProviderSettings) -> ModelFacts:

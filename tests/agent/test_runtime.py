@@ -83,7 +83,7 @@ async def test_check_provider_explains_a_missing_model(fake_server, workspace: P
     fake_server.set_model("other-model")
     rt = make_runtime(workspace, fake_server.url)
     status = await rt.check_provider()
-    assert not status.ok and "ollama pull" in (status.hint or status.message)
+    assert not status.ok and status.hint == "/models pull qwen2.5-coder:7b downloads it"
     await rt.aclose()
 
 

@@ -65,6 +65,7 @@ async def test_a_missing_model_with_ollama_running_lists_the_installed_ones(make
         [card] = items(app, ProviderHelpItem)
         assert not any("ollama serve" in step for step in card.steps)  # Ollama is running
         assert card.steps[0] == "get the model: /models pull nosuch:1b (or ollama pull nosuch:1b)"
+        assert card.hint is None  # the step says it: the way to the model is named once
         assert "switch to an installed model: /model NAME (" in card.steps[1]
         assert "llama3.2:3b" in card.steps[1] and "smollm2:135m" in card.steps[1]
 

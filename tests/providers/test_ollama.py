@@ -265,7 +265,16 @@ async def test_not_running_and_not_pulled(fake_server: FakeServer) -> None:
 
     fake_server.set_model(MODEL)
     (event,) = await collect(make(fake_server, "llama9:70b"), ask())
-    assert event.kind == "not_found" and event.hint == "`ollama pull llama9:70b`"
+    assert event.kind == "not_found" and event.hint == "/models pull llama9:70b downloads it"  # from inside navtui
+
+
+async def test_a_model_removed_before_the_chat_names_the_pull_that_works_in_navtui(fake_server: FakeServer) -> None:
+    """``ollama rm`` between the start-up check and the prompt: the chat's own 404 says /models pull, as the model
+    card does, not a command for another terminal."""
+    fake_server.script(HttpError(404, f"model '{MODEL}' not found"))
+    (event,) = await collect(make(fake_server), ask())
+    assert isinstance(event, ErrorEvent) and event.kind == "not_found"
+    assert event.hint == f"/models pull {MODEL} downloads it" and f"'{MODEL}' not found" in event.message
 
 
 async def test_list_models_and_model_info(fake_server: FakeServer) -> None:

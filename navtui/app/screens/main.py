@@ -494,7 +494,8 @@ class MainScreen(TurnScreen):
                 except Exception:  # a list to pick from is a convenience: the card still says what to do
                     installed = None
             steps = provider_steps(provider.name, provider.model, installed=installed)
-            self._transcript.add(ProviderHelpItem(status.message, status.hint, steps))
+            pulled = status.kind == "not_found" and provider.name == "ollama"  # the first step says how, once
+            self._transcript.add(ProviderHelpItem(status.message, None if pulled else status.hint, steps))
         self.refresh_status()
 
     def _watch_jobs(self) -> None:
