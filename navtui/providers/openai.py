@@ -21,7 +21,7 @@ from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ToolCallEve
 from navtui.core.messages import ToolCall
 from navtui.core.text import for_wire
 from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice, ProviderStream, request_fields
-from navtui.providers.openai_convert import normalise_base_url, to_openai_messages, to_openai_tools
+from navtui.providers.openai_convert import has_images, normalise_base_url, to_openai_messages, to_openai_tools
 from navtui.providers.openai_stream import ChunkAccumulator
 from navtui.providers.pricing import with_cost
 from navtui.providers.retry import (
@@ -69,6 +69,7 @@ class OpenAIProvider(Provider):
         self._tools_rejected = False
         self._info: ModelInfo | None = None
         self._reached = False  # the server answered once: a refused connection after that is a restart
+        self._images_refused: str | None = None  # why images are left out of requests (told to the model)
         self._official = (urlsplit(self.base_url or "").hostname or "").endswith("openai.com")
 
     def _http(self) -> httpx.AsyncClient:
@@ -219,7 +220,7 @@ class OpenAIProvider(Provider):
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": to_openai_messages(request.system, request.messages),
+            "messages": to_openai_messages(request.system, request.messages, images_refused=self._images_refused),
             "stream": True,
         }
         if self.base_url not in _NO_STREAM_OPTIONS:
@@ -241,15 +242,24 @@ class OpenAIProvider(Provider):
         body.update(self.extra_body)
         return for_wire(body)  # a byte that was not UTF-8 (a lone surrogate) becomes U+FFFD
 
-    async def _attempt(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent, None]:
+    async def _attempt(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent | ProviderNotice, None]:
         import httpx
+
+        images_sent = self._images_refused is None and has_images(request.messages)
+        if images_sent and self._info is not None and self._info.extra.get("vision") is False:
+            self._images_refused = "the server cannot see images (llama.cpp without a vision projector)"
+            yield self._images_notice("its /props says it has no vision projector (llama-server --mmproj)")
+            images_sent = False
 
         accumulator = ChunkAccumulator(self.new_call_id)
         scanner = ToolCallScanner(request.tools, new_id=self.new_call_id, strict=False)
         leaked: list[ToolCall] = []
         try:
             async with contextlib.AsyncExitStack() as stack:
-                response = await self._open(stack, self._body(request))
+                refusal: list[str] = []
+                response = await self._open(stack, self._body(request), request if images_sent else None, refusal)
+                if refusal:
+                    yield self._images_notice(refusal[0])
                 if "text/event-stream" not in response.headers.get("content-type", ""):
                     await response.aread()
                     chunks = [_whole_response(response)]
@@ -334,7 +344,22 @@ class OpenAIProvider(Provider):
                 if isinstance(chunk, dict):
                     yield chunk
 
-    async def _open(self, stack: contextlib.AsyncExitStack, body: dict[str, Any]) -> httpx.Response:
+    def _images_notice(self, why: str) -> ProviderNotice:
+        return ProviderNotice(
+            text=f"{self.model} at {self.base_url} does not take images ({why}): they are left out of its requests "
+            "from now on, and the model is told where each one was.",
+            level="warning",
+        )
+
+    async def _open(
+        self,
+        stack: contextlib.AsyncExitStack,
+        body: dict[str, Any],
+        images: ChatRequest | None = None,
+        refusal: list[str] | None = None,
+    ) -> httpx.Response:
+        """The streaming response to ``body``. ``images``: the request, which carried images; when the server
+        refuses them it is sent again without, and the server's words go into ``refusal``."""
         timeout = self.settings.request_timeout
         try:
             async with asyncio.timeout(timeout):
@@ -356,7 +381,15 @@ class OpenAIProvider(Provider):
                         _NO_STREAM_OPTIONS.add(self.base_url or "")  # an older server: ask again without it
                         body = {k: v for k, v in body.items() if k != "stream_options"}
                         continue
-                    raise _status_error(response, self.model, self.base_url or "", tools="tools" in body)
+                    error = _status_error(response, self.model, self.base_url or "", tools="tools" in body)
+                    if images is not None and refusal is not None and refuses_images(response.status_code, error):
+                        self._images_refused = "the server does not take images for this model"
+                        words = error.message.split(f"HTTP {response.status_code}: ", 1)[-1][:200]
+                        refusal.append(f"HTTP {response.status_code}: {words}")
+                        body = self._body(images)
+                        images = None
+                        continue
+                    raise error
         except TimeoutError:
             raise ProviderError(
                 f"{self.base_url} did not answer within {timeout:.0f} s",
@@ -419,6 +452,22 @@ def _whole_response(response: httpx.Response) -> dict[str, Any]:
             message["tool_calls"] = [{**c, "index": i} for i, c in enumerate(calls) if isinstance(c, dict)]
             choice["delta"] = message
     return data
+
+
+_IMAGE_REFUSALS = (
+    "not supported",  # llama.cpp: "image input is not supported - hint: ... provide the mmproj"
+    "not a multimodal",  # vLLM
+    "does not support",  # LM Studio: "Model does not support images"
+    "only supported by certain models",  # OpenAI: "image_url is only supported by certain models"
+    "missing data required for image",  # Ollama's /v1 with a model without vision
+    "at most 0 image",  # vLLM's limit per prompt
+)
+
+
+def refuses_images(status: int, error: ProviderError) -> bool:
+    """Whether the server answered a request that carried images that it does not take images (for this model)."""
+    lowered = error.message.lower()
+    return status in (400, 422, 500) and "image" in lowered and any(words in lowered for words in _IMAGE_REFUSALS)
 
 
 def _may_not_list(exc: ProviderError) -> bool:

@@ -32,29 +32,75 @@ def to_openai_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-def to_openai_messages(system: str, messages: Sequence[AnyMessage]) -> list[dict[str, Any]]:
+def to_openai_messages(
+    system: str, messages: Sequence[AnyMessage], *, images_refused: str | None = None
+) -> list[dict[str, Any]]:
+    """System first; tool results as ``role: tool`` messages.
+
+    A tool message holds text only, so the images of tool results (an MCP tool's screenshot) follow the run of
+    tool messages in one user message that says whose they are. ``images_refused`` (why: the server refused
+    images for this model) sends no image at all: each is replaced by a line saying it was left out and why.
+    """
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    pending: list[dict[str, Any]] = []  # the image parts of the tool results since the last other message
     for message in messages:
+        if not isinstance(message, ToolResultMessage) and pending:
+            out.append({"role": "user", "content": pending})
+            pending = []
         if isinstance(message, UserMessage):
-            out.append({"role": "user", "content": _user_content(message)})
+            out.append({"role": "user", "content": _user_content(message, images_refused)})
         elif isinstance(message, AssistantMessage):
             entry = _assistant(message)
             if entry is not None:
                 out.append(entry)
         elif isinstance(message, ToolResultMessage):
-            out.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text})
+            images = [block for block in message.content if isinstance(block, ImageBlock)]
+            text = message.text
+            if images and images_refused is not None:
+                text += f"\n[{_count(images)} not sent to you: {images_refused}]"
+            elif images:
+                if not pending:
+                    pending.append({"type": "text", "text": "The images the tool results above returned:"})
+                pending.append({"type": "text", "text": f"{_count(images)} from {message.tool_name} "
+                                f"({message.tool_call_id}):"})  # fmt: skip
+                pending.extend(_image_part(block) for block in images)
+            out.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": text})
+    if pending:
+        out.append({"role": "user", "content": pending})
     return out
 
 
-def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
+def has_images(messages: Sequence[AnyMessage]) -> bool:
+    return any(
+        isinstance(block, ImageBlock)
+        for message in messages
+        if not isinstance(message, AssistantMessage) and not isinstance(message.content, str)
+        for block in message.content
+    )
+
+
+def _count(images: list[ImageBlock]) -> str:
+    return "1 image" if len(images) == 1 else f"{len(images)} images"
+
+
+def _image_part(block: ImageBlock) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}}
+
+
+def _user_content(message: UserMessage, images_refused: str | None) -> str | list[dict[str, Any]]:
     if isinstance(message.content, str) or not any(isinstance(b, ImageBlock) for b in message.content):
         return message.text
+    if images_refused is not None:
+        return "".join(
+            b.text if isinstance(b, TextBlock) else f"\n[an image, not sent to you: {images_refused}]\n"
+            for b in message.content
+        )
     parts: list[dict[str, Any]] = []
     for block in message.content:
         if isinstance(block, TextBlock):
             parts.append({"type": "text", "text": block.text})
         else:
-            parts.append({"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}})
+            parts.append(_image_part(block))
     return parts
 
 

@@ -108,6 +108,7 @@ class ServerWindow:
     note: str | None = None
     supports_tools: bool = True
     tokenize_url: str | None = None
+    vision: bool | None = None  # llama.cpp's /props says whether a vision projector is loaded
 
 
 async def probe_window(http: httpx.AsyncClient, root: str, model: str, *, window_known: bool = False) -> ServerWindow:
@@ -125,6 +126,9 @@ async def probe_window(http: httpx.AsyncClient, root: str, model: str, *, window
         caps = props.get("chat_template_caps")
         if isinstance(caps, dict) and caps.get("supports_tools") is False:
             found.supports_tools = False
+        modalities = props.get("modalities")
+        if isinstance(modalities, dict) and isinstance(modalities.get("vision"), bool):
+            found.vision = modalities["vision"]
         return found
     if window_known:
         return found
@@ -215,6 +219,8 @@ async def discover(
         extra["server"] = server.server
     if server.tokenize_url:
         extra["tokenize_url"] = server.tokenize_url
+    if server.vision is not None:
+        extra["vision"] = server.vision
     if window is None and server.window is not None:
         window, source = server.window, server.source
         if server.note:

@@ -71,6 +71,7 @@ class LlamaCppFacts:
     n_ctx: int = 4096
     supports_tools: bool = True
     alias: str = "model"
+    vision: bool = False  # a vision projector (--mmproj) is loaded
 
 
 async def _unauthorized(req: RecordedRequest, conn: Connection) -> None:
@@ -319,9 +320,20 @@ class FakeServer:
         with self._cond:
             return self._pullable.get(_norm(name))
 
-    def set_llamacpp(self, n_ctx: int = 4096, supports_tools: bool = True, alias: str = "model") -> None:
+    def set_llamacpp(
+        self, n_ctx: int = 4096, supports_tools: bool = True, alias: str = "model", vision: bool = False
+    ) -> None:
         """Answer `/props` and `/tokenize` as a llama.cpp server with this context size and template."""
-        self.llamacpp = LlamaCppFacts(n_ctx, supports_tools, alias)
+        self.llamacpp = LlamaCppFacts(n_ctx, supports_tools, alias, vision)
+
+    def sees_images(self, name: str) -> bool:
+        """Whether a chat with images for ``name`` is taken: llama.cpp with a projector, a registered model with
+        the ``vision`` capability, any model of a server that registered none."""
+        if self.llamacpp is not None:
+            return self.llamacpp.vision
+        with self._cond:
+            model = self._models.get(_norm(name)) if self._models else None
+        return model is None or "vision" in model.capabilities
 
     def set_lmstudio(self, model: str, loaded_context_length: int) -> None:
         """Answer `/api/v0/models/<model>` as LM Studio does, with this loaded context length."""

@@ -26,6 +26,7 @@ async def props(server: FakeServer, req: RecordedRequest, conn: Connection) -> b
         "total_slots": 1,
         "model_alias": facts.alias,
         "chat_template_caps": {"supports_tools": facts.supports_tools, "supports_tool_calls": facts.supports_tools},
+        "modalities": {"vision": facts.vision, "audio": False},
         "build_info": "b0-fake",
     }
     await conn.send_json(200, body, keep_alive=req.keep_alive)

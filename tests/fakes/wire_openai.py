@@ -166,8 +166,22 @@ async def chat(server: FakeServer, req: RecordedRequest, conn: Connection) -> bo
         }
         await conn.send_json(400, {"error": err}, keep_alive=req.keep_alive)
         return req.keep_alive
+    if _has_images(body["messages"]) and not server.sees_images(req.model or ""):  # llama.cpp's words
+        err = {"code": 400, "message": "image input is not supported - hint: if this is unexpected, you may need to "
+               "provide the mmproj", "type": "invalid_request_error"}  # fmt: skip
+        await conn.send_json(400, {"error": err}, keep_alive=req.keep_alive)
+        return req.keep_alive
     reply = server.next_reply(req)
     return await play(conn, OpenAIEncoder(reply), body.get("stream") is True, req.keep_alive)
+
+
+def _has_images(messages: list[Any]) -> bool:
+    return any(
+        isinstance(part, dict) and part.get("type") == "image_url"
+        for message in messages
+        if isinstance(message, dict) and isinstance(message.get("content"), list)
+        for part in message["content"]
+    )
 
 
 async def models(server: FakeServer, req: RecordedRequest, conn: Connection) -> bool:
