@@ -5,8 +5,11 @@ Before each request the hook picks, in this order and within the room the window
 1. files attached to a prompt (``@path``, or named in it: ``<attached_file>`` blocks);
 2. files the run touched (``write``/``edit``/``read`` calls), newest first, then files its commands named
    (``python3 test_calc.py``, ``cat data.csv``);
-3. the files of the repository index's note for the first prompt;
-4. workspace files that mention a name the prompt uses (``compute_total``, ``parse_header``, ``TIMEOUT``).
+3. the workspace modules the Python files so far import (``from shop.pricing import ...``: shop/pricing.py),
+   and the ones those import, each only if it fits whole: the code a failing test runs, which the prompt does
+   not name (the 1.5B, shown only test_pricing.py, rewrote the test: the bug was in shop/discount.py);
+4. the files of the repository index's note for the first prompt;
+5. workspace files that mention a name the prompt uses (``compute_total``, ``parse_header``, ``TIMEOUT``).
 
 Each is read afresh (so the model edits what is on disk now) and, shown whole, counts as read. A file the room
 cannot hold is shown as the lines that mention the prompt's names, with a few lines around them (enough for a
@@ -41,6 +44,7 @@ DEFAULT_ROOM = 8000  # tokens for the files when the window is unknown
 ANSWER_SHARE = 4  # a quarter of the window stays free for the answer (whole files are long answers)
 MIN_ANSWER = 512
 EXCERPT_CONTEXT = 3  # lines shown around a line that mentions a prompt's name in a file too long to show
+IMPORT_DEPTH = 2  # a test imports the module, which imports the one with the bug
 
 _ATTACHED = re.compile(r'<attached_file path="([^"]+)"')
 _NOTE_FILE = re.compile(r"^### (\S+?):\d+-\d+", re.MULTILINE)
@@ -134,6 +138,7 @@ class FilesInPlayHooks(AgentHooks):
                     if call.name == "shell" and isinstance(command, str):
                         commands.extend(_command_files(command))
         candidates.extend((path, False) for path in commands)
+        first = len(candidates)  # the files the request and the run name; the imports of those come next
         for text in prompts:
             if "<repository_context>" in text:
                 candidates.extend((path, False) for path in _NOTE_FILE.findall(text))
@@ -145,7 +150,9 @@ class FilesInPlayHooks(AgentHooks):
             candidates.extend((path, False) for path in self._mentions[key])
         chosen: list[FileInPlay] = []
         seen: set[Path] = set()
-        for shown, attached in candidates:
+        for index, (shown, attached) in enumerate(candidates):
+            if index == first:
+                room = self._imports(agent, chosen, seen, room)
             if len(chosen) >= MAX_FILES:
                 break
             file = self._read(agent, shown, attached, seen, names, room)
@@ -156,6 +163,8 @@ class FilesInPlayHooks(AgentHooks):
             if file is not None:
                 chosen.append(file)
                 room -= _tokens(file)
+        if first == len(candidates):
+            room = self._imports(agent, chosen, seen, room)
         for shown in new_files(prompts[-1:], agent):  # "Create hello.py ...": a block without a path is that file
             if len(chosen) < MAX_FILES and room > 32:
                 chosen.append(FileInPlay(shown, "", note=NEW_FILE))
@@ -198,6 +207,39 @@ class FilesInPlayHooks(AgentHooks):
             note = f"{lines} lines, too long to show; look into it with a command (grep -n, sed -n)"
         return FileInPlay(rel, None, note=note) if estimate_text_tokens(note) + 16 <= room else None
 
+    def _imports(self, agent: Agent, chosen: list[FileInPlay], seen: set[Path], room: int) -> int:
+        """Append the workspace modules the chosen Python files import, two levels deep, each shown whole or not
+        at all (an excerpt of code nobody named helps nobody); the room left."""
+        level = list(chosen)
+        for _ in range(IMPORT_DEPTH):
+            found: list[FileInPlay] = []
+            for file in level:
+                if file.text is None or not file.path.endswith(".py"):
+                    continue
+                for shown in imported_files(file.path, file.text, self.cwd):
+                    if len(chosen) >= MAX_FILES:
+                        return room
+                    try:
+                        path = agent.ctx.workspace.resolve(shown)
+                    except Exception:
+                        continue
+                    if path in seen or not path.is_file():
+                        continue
+                    try:
+                        size = path.stat().st_size
+                    except OSError:
+                        continue
+                    if size // 4 + 16 > room:
+                        continue  # not whole: skip it, and leave it unseen for a later, roomier request
+                    imported = self._read(agent, shown, False, seen, [], room)
+                    if imported is None or imported.text is None:
+                        continue
+                    chosen.append(imported)
+                    found.append(imported)
+                    room -= _tokens(imported)
+            level = found
+        return room
+
     def _mentioning(self, names: list[str]) -> list[str]:
         """Workspace text files that use one of ``names``, those using the most first."""
         found: list[tuple[int, str]] = []
@@ -218,6 +260,46 @@ class FilesInPlayHooks(AgentHooks):
                 found.append((hits, walked.rel))
         found.sort(key=lambda item: -item[0])
         return [rel for _, rel in found[:MAX_FILES]]
+
+
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w, \t]+)", re.M)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)", re.M)
+
+
+def imported_files(path: str, text: str, root: Path) -> list[str]:
+    """The workspace files a Python file's imports name, as workspace-relative paths that exist.
+
+    ``import a.b`` and ``from a.b import c`` are ``a/b.py`` (or ``a/b/__init__.py``); ``from a import b`` is also
+    ``a/b.py`` when b is a module. They are looked for beside the importing file (how ``python3 dir/x.py`` finds
+    them), then at the workspace root; ``from .x import y`` is relative to the file's package."""
+    here = Path(path).parent
+    modules: list[tuple[int, list[str]]] = []  # (leading dots, dotted parts)
+    for match in _FROM.finditer(text):
+        dots = len(match.group(1)) - len(match.group(1).lstrip("."))
+        parts = [part for part in match.group(1).lstrip(".").split(".") if part]
+        if parts:
+            modules.append((dots, parts))
+        for name in re.split(r"[\s,]+", match.group(2)):
+            if name and name != "as" and name.isidentifier():
+                modules.append((dots, [*parts, name]))  # a module only if such a file exists
+    for match in _IMPORT.finditer(text):
+        modules.extend((0, name.split(".")) for name in re.split(r"[ \t]*,[ \t]*", match.group(1)))
+    out: list[str] = []
+    for dots, parts in modules:
+        if dots:
+            base = here
+            for _ in range(dots - 1):
+                base = base.parent
+            bases = [base]
+        else:
+            bases = list(dict.fromkeys([here, Path()]))
+        for rel in (b.joinpath(*parts).with_suffix(".py") for b in bases):
+            shown = rel.as_posix()
+            if shown != path and (root / rel).is_file():
+                if shown not in out:
+                    out.append(shown)
+                break
+    return out
 
 
 def new_files(prompts: list[str], agent: Agent) -> list[str]:

@@ -499,3 +499,54 @@ async def test_a_value_stated_in_a_sentence_goes_into_the_question_for_the_missi
         assert (workspace / "count.txt").read_text() == "17\n"
     finally:
         await rt.aclose()
+
+
+async def test_the_modules_an_attached_test_imports_are_shown_two_levels_deep(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    # The eval's hidden_bug: the user adds the failing test; the bug is two imports away, in a module no one names.
+    (workspace / "shop").mkdir()
+    (workspace / "shop/__init__.py").write_text("", encoding="utf-8")
+    discount = "def percent_off(price, percent):\n    return price - price * percent / 10\n"
+    (workspace / "shop/discount.py").write_text(discount, encoding="utf-8")
+    (workspace / "shop/pricing.py").write_text(
+        "from shop.discount import percent_off\n\n\ndef sale_price(price):\n    return percent_off(price, 20)\n",
+        encoding="utf-8",
+    )
+    (workspace / "shop/unused.py").write_text("def unrelated():\n    return 1\n", encoding="utf-8")
+    (workspace / "test_pricing.py").write_text(
+        "import json\nfrom shop.pricing import sale_price\n\nassert sale_price(100) == 80\n", encoding="utf-8"
+    )
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    # The 1.5B's first reply when it saw only the test: a description, no block.
+    fake_server.script(Text("The bug in the shop package is that the sale_price function does not apply the discount."))
+    fake_server.script(Text(f"shop/discount.py\n```python\n{discount.replace('/ 10', '/ 100')}```\n"))
+    fake_server.script(Text("Fixed."))
+    try:
+        await run(rt, "python3 test_pricing.py fails. Find the bug in the shop package and fix it. @test_pricing.py")
+        first = user_text(fake_server.chat_requests[0].json)
+        assert "shop/pricing.py\n```\nfrom shop.discount import percent_off" in first
+        assert f"shop/discount.py\n```\n{discount}```" in first
+        assert "unused.py" not in first and "json" not in first.split("test_pricing.py\n```", 1)[0]
+        assert (workspace / "shop/discount.py").read_text() == discount.replace("/ 10", "/ 100")
+    finally:
+        await rt.aclose()
+
+
+async def test_an_imported_module_the_room_cannot_hold_whole_is_left_out(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    (workspace / "big.py").write_text("".join(f"VALUE_{i} = '{'x' * 60}'\n" for i in range(400)), encoding="utf-8")
+    (workspace / "small.py").write_text("def two():\n    return 2\n", encoding="utf-8")
+    (workspace / "main.py").write_text("import big\nfrom small import two\n\nprint(two())\n", encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.script(Text("It prints 2."))
+    try:
+        await run(rt, "What does main.py print? @main.py")
+        request = fake_server.chat_requests[0].json
+        text = user_text(request)
+        assert "small.py\n```\ndef two():" in text
+        assert "big.py" not in text  # not whole, so not at all: nobody named it
+        assert sum(len(str(m["content"])) for m in request["messages"]) // 4 + request["max_tokens"] <= 4096
+    finally:
+        await rt.aclose()
