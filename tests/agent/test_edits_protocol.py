@@ -550,3 +550,26 @@ async def test_an_imported_module_the_room_cannot_hold_whole_is_left_out(
         assert sum(len(str(m["content"])) for m in request["messages"]) // 4 + request["max_tokens"] <= 4096
     finally:
         await rt.aclose()
+
+
+async def test_a_file_the_reply_touched_first_is_written_by_its_block(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    (workspace / "utils.py").write_text("def parse_duration(text):\n    return int(text[:-1])\n", encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    # The 1.5B's steps (eval move_function): create the module with touch, then its content as a block.
+    fake_server.script(
+        Text(
+            "1. Create the `timeparse.py` file:\n```bash\ntouch timeparse.py\n```\n\n"
+            "2. Add the following content to it:\n\ntimeparse.py\n```python\ndef parse_duration(text):\n"
+            "    return int(text[:-1])\n```\n"
+        )
+    )
+    fake_server.script(Text("Done."))
+    try:
+        events = await run(rt, "Move the function parse_duration from utils.py into a new module timeparse.py.")
+        finished = [e for e in events if isinstance(e, ToolCallFinished)]
+        assert [(e.call.name, e.result.is_error) for e in finished] == [("shell", False), ("write", False)]
+        assert (workspace / "timeparse.py").read_text() == "def parse_duration(text):\n    return int(text[:-1])\n"
+    finally:
+        await rt.aclose()

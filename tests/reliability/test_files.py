@@ -86,6 +86,15 @@ async def test_f02_an_existing_file_never_read_is_not_overwritten_but_a_new_file
     assert (ws / "new.md").read_text() == "fresh\n"
 
 
+async def test_f02_an_empty_file_never_read_may_be_written_nothing_in_it_is_lost(ws: Path, ctx) -> None:
+    (ws / "timeparse.py").write_text("")  # the 1.5B's ``touch timeparse.py`` before its block for the file
+    await call(write, ctx, path="timeparse.py", content="def f():\n    return 1\n")
+    assert (ws / "timeparse.py").read_text() == "def f():\n    return 1\n"
+    (ws / "one.txt").write_text("\n")  # one byte is content
+    with pytest.raises(ToolError, match="you have not read it"):
+        await call(write, ctx, path="one.txt", content="oops\n")
+
+
 # ---------------------------------------------------------------------------------------------------- F03, F09
 def _headless(server: FakeServer, *args: str, cwd: Path, **faults):
     """A crash point or a file size limit needs a process of its own; a plain run is called in this one."""

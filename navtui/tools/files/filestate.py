@@ -109,15 +109,28 @@ class FileStateTracker:
     def ensure_fresh(self, path: Path, shown: str, *, require_seen: bool = False) -> None:
         """Raise a ``ToolError`` telling the model to re-read a file that changed since it last saw it.
 
-        With ``require_seen``, an existing file the agent never read or wrote is refused too (a blind overwrite).
+        With ``require_seen``, an existing file the agent never read or wrote is refused too (a blind overwrite),
+        unless it is empty: nothing in it can be lost (the 1.5B ran ``touch timeparse.py``, then its write of the
+        file was refused with "read it first", which it never did).
         """
         if self.changed_since_seen(path):
             raise ToolError(
                 f"{shown} changed on disk since you last read or wrote it (an editor, formatter or command "
                 "changed it). Re-read it first with read, then make your change against the current content."
             )
-        if require_seen and path.exists() and path not in self._seen:
+        if require_seen and path not in self._seen and _has_content(path):
             raise ToolError(
                 f"{shown} already exists and you have not read it in this session. "
                 "Read it first, or use edit to change part of it."
             )
+
+
+def _has_content(path: Path) -> bool:
+    """Whether something is at ``path`` that a write would lose: a file with at least one byte (or not a file)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return not stat.S_ISREG(st.st_mode) or st.st_size > 0
