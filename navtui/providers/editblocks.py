@@ -247,6 +247,7 @@ class BlockReader:
         self._held: list[str] = []  # complete lines outside a block that may still turn out to name a path
         self._fence: str | None = None  # the open fence's marker while inside a fenced block
         self._info = ""
+        self._indent = ""  # the open fence's indentation (a fence in a list item: "2. Add this:\n   ```python")
         self._before: list[str] = []  # the held lines before the open block
         self._body: list[str] = []
         self._raw_markers = False  # inside a search/replace block written without a fence
@@ -322,6 +323,7 @@ class BlockReader:
         fence = _FENCE.match(line)
         if fence is not None:
             self._fence = fence.group("fence")
+            self._indent = fence.group("indent")
             self._info = fence.group("info").strip()
             self._before, self._held = self._held, []
             self._body = []
@@ -373,7 +375,7 @@ class BlockReader:
         raw_with_path = before + raw
         lang = lang_of(self._info) if fenced else ""
         path_from_info = path_in_info(self._info) if fenced else None
-        body = list(self._body)
+        body = _outdented(self._body, self._indent) if fenced else list(self._body)
         text = "\n".join(body)
         prose_path = None
         for line in reversed(self._before):
@@ -500,6 +502,15 @@ class BlockReader:
             return path if best >= 0.5 or not shown[path].strip() else None
         long_enough = shown[path].count("\n") >= 5  # two- and three-line files look alike: no guessing among them
         return path if long_enough and best >= 0.7 and best - runner_up >= 0.2 else None
+
+
+def _outdented(body: list[str], indent: str) -> list[str]:
+    """The lines of a fence indented like a list item's, with that indentation taken off every line, as Markdown
+    reads them; as they are unless every line with text has it (the 1.5B's "2. Add the following content:" then a
+    three-space fence, each line indented three more: written as it came, the module did not even import)."""
+    if not indent or not all(line.startswith(indent) for line in body if line.strip()):
+        return list(body)
+    return [line[len(indent) :] if line.strip() else line.lstrip(" \t") for line in body]
 
 
 def _likeness(new: str, old: str) -> float:

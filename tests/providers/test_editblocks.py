@@ -319,3 +319,30 @@ def test_a_block_without_a_path_that_keeps_every_line_of_a_file_is_its_new_versi
     files: dict[str, str | None] = {"a.txt": "x = 1\n", "b.txt": "y = 2\n"}
     (block,) = edits(parse_reply("```\ny = 2\nz = 3\n```\n", files))
     assert isinstance(block, WholeFile) and block.path == "b.txt"
+
+
+def _shapes(segments: list[Segment]) -> list[tuple[str, str]]:
+    return [
+        (s.path, s.content) if isinstance(s, WholeFile) else ("$", getattr(s, "command", "")) for s in edits(segments)
+    ]
+
+
+def test_real_fences_indented_as_list_items_lose_that_indentation() -> None:
+    # The 1.5B's numbered steps (eval move_function): each fence and each of its lines three spaces in.
+    reply = (
+        "2. Open the `timeparse.py` file and add the following content:\n"
+        "   ```python\n"
+        "   def parse_duration(text):\n"
+        "       units = {'s': 1, 'm': 60}\n"
+        "\n"
+        "       return int(text[:-1]) * units[text[-1]]\n"
+        "   ```\n\n"
+        "3. Run it:\n   ```bash\n   python3 main.py\n   ```\n"
+    )
+    new = "def parse_duration(text):\n    units = {'s': 1, 'm': 60}\n\n    return int(text[:-1]) * units[text[-1]]\n"
+    assert _shapes(parse_reply(reply, {"timeparse.py": ""})) == [("timeparse.py", new), ("$", "python3 main.py")]
+
+
+def test_an_indented_fence_whose_lines_are_not_all_indented_keeps_them_as_written() -> None:
+    reply = "1. The fix:\n\n   calc.py\n   ```python\ndef add(a, b):\n    return a + b\n   ```\n"
+    assert _shapes(parse_reply(reply, FILES)) == [("calc.py", FIXED)]
