@@ -20,9 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import socket
-import sys
 import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
@@ -262,29 +260,6 @@ def free_port(preferred: int | None) -> int:
     raise SignInFailed("no loopback port to receive the sign-in on")
 
 
-def open_browser(url: str, *, console_ok: bool) -> bool:
-    """Open ``url`` in the user's browser; False when none can be opened here (SSH, no display).
-
-    A browser that runs in the terminal (w3m, lynx) is used only where navtui does not own the terminal
-    (``console_ok``: the ``navtui mcp login`` command), never under the app's screen.
-    """
-    import webbrowser
-
-    graphical = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) or sys.platform in (
-        "darwin",
-        "win32",
-    )
-    if not graphical and not os.environ.get("BROWSER"):
-        return False
-    try:
-        browser = webbrowser.get()
-        if type(browser) is webbrowser.GenericBrowser and not console_ok:
-            return False
-        return bool(browser.open(url))
-    except (webbrowser.Error, OSError):
-        return False
-
-
 @dataclass
 class SignIn:
     """What an interactive sign-in needs from its caller: a way to show the URL and messages, and whether a
@@ -376,6 +351,8 @@ class _OAuthWhenAsked(httpx2.Auth):
             raise NeedsSignIn(self.resolved.name)
         name = self.resolved.name
         self.sign_in.show(f"Sign in to the MCP server '{name}': open {url}")
+        from navtui.mcp.browser import open_browser
+
         opened = await asyncio.to_thread(open_browser, url, console_ok=self.sign_in.console_browser)
         if not opened:
             port = self.callback.port
