@@ -30,6 +30,7 @@ class RemoteTool:
     name: str
     description: str
     input_schema: dict[str, Any]
+    problem: str | None = None  # why a provider would refuse its schema (``schemas.schema_problem``): not offered
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,15 @@ async def list_again(client: Client, kind: ListKind) -> list[Any]:
 
 
 async def list_tools(client: Client, refresh: bool = False) -> list[RemoteTool]:
+    from navtui.mcp.schemas import schema_problem
+
     tools: list[RemoteTool] = []
     cursor: str | None = None
     for _ in range(MAX_PAGES):
         page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
-        tools.extend(RemoteTool(t.name, t.description or "", dict(t.input_schema or {})) for t in page.tools)
+        for t in page.tools:
+            schema = dict(t.input_schema or {"type": "object"})
+            tools.append(RemoteTool(t.name, t.description or "", schema, schema_problem(schema)))
         cursor = page.next_cursor
         if not cursor:
             break

@@ -85,6 +85,7 @@ def manager_for(
 
 def import_sdk() -> None:
     """The SDK takes ~0.5 s to import: done in a thread before the first server starts."""
+    import jsonschema.validators  # noqa: F401  (checks the servers' tool schemas: 0.26 s)
     import mcp.client.stdio  # noqa: F401
     import mcp.client.streamable_http  # noqa: F401
 
@@ -118,6 +119,7 @@ class McpManager:
         self._fitted: frozenset[str] | None = None  # the tool names the last window check saw
         self.request_wait = REQUEST_WAIT
         self._said_stuck: set[str] = set()
+        self._said_invalid: set[tuple[str, str, str]] = set()
         for spec in config.servers:
             base_dir = self.root if spec.source == "project" else cwd
             connection = ServerConnection(
@@ -316,6 +318,7 @@ class McpManager:
             self.registry.remove(name)
         if connection.state != "ready":
             return
+        self._say_invalid(connection)
         exposed: list[str] = []
         for remote in self.offered(connection):
             tool = McpTool(connection, remote)
@@ -327,6 +330,19 @@ class McpManager:
             self.registry.add(tool)
             exposed.append(tool.name)
         self._exposed[connection.name] = exposed
+
+    def _say_invalid(self, connection: ServerConnection) -> None:
+        """Name each tool left out for its schema, once (a provider would refuse every request that offered it)."""
+        for remote in connection.tools:
+            said = (connection.name, remote.name, remote.problem or "")
+            if remote.problem is None or said in self._said_invalid:
+                continue
+            self._said_invalid.add(said)
+            self._notice(
+                f"MCP tool '{remote.name}' of '{connection.name}' is not offered to the model: its input schema is "
+                f"invalid ({remote.problem}), and a provider refuses every request that carries it",
+                "warning",
+            )
 
     def why_unavailable(self, tool: str) -> str | None:
         """What a call to ``mcp__<server>__<tool>`` hears when the tool is not offered because its server is not
@@ -409,7 +425,8 @@ class McpManager:
         return [
             remote
             for remote in connection.tools
-            if (allow is None or any(fnmatch.fnmatchcase(remote.name, glob) for glob in allow))
+            if remote.problem is None
+            and (allow is None or any(fnmatch.fnmatchcase(remote.name, glob) for glob in allow))
             and not any(fnmatch.fnmatchcase(remote.name, glob) for glob in deny)
         ]
 

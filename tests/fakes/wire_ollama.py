@@ -138,7 +138,7 @@ async def chat(server: FakeServer, req: RecordedRequest, conn: Connection) -> bo
         await conn.send_json(400, {"error": "model is required"}, keep_alive=req.keep_alive)
         return req.keep_alive
     model = server.model_for(name)
-    problem = _capability_problem(name, body, model, explicit=server.has_models)
+    problem = _tools_problem(body.get("tools")) or _capability_problem(name, body, model, explicit=server.has_models)
     if problem:
         await conn.send_json(400, {"error": problem}, keep_alive=req.keep_alive)
         return req.keep_alive
@@ -174,6 +174,25 @@ def _memory_problem(body: dict[str, Any], model: FakeModel | None) -> str | None
         return None
     needed, available = 4 + num_ctx / 8192, 4 + model.fits_num_ctx / 8192
     return f"model requires more system memory ({needed:.1f} GiB) than is available ({available:.1f} GiB)"
+
+
+def _tools_problem(tools: Any) -> str | None:
+    """What Ollama's request decoding says of a tool whose parameters do not fit its Go types
+    (``api.ToolFunctionParameters``: ``properties`` a map of properties, ``required`` a list of strings)."""
+    field = (
+        "json: cannot unmarshal {} into Go struct field ToolFunctionParameters.tools.function.parameters.{} of type {}"
+    )
+    kinds = {list: "array", str: "string", dict: "object", bool: "bool", int: "number", float: "number"}
+    for tool in tools if isinstance(tools, list) else []:
+        parameters = (tool.get("function") or {}).get("parameters") if isinstance(tool, dict) else None
+        if not isinstance(parameters, dict):
+            continue
+        properties, required = parameters.get("properties"), parameters.get("required")
+        if properties is not None and not isinstance(properties, dict):
+            return field.format(kinds.get(type(properties), "value"), "properties", "map[string]api.ToolProperty")
+        if required is not None and not (isinstance(required, list) and all(isinstance(r, str) for r in required)):
+            return field.format(kinds.get(type(required), "value"), "required", "[]string")
+    return None
 
 
 def _capability_problem(name: str, body: dict[str, Any], model: FakeModel | None, explicit: bool) -> str | None:

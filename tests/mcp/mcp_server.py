@@ -8,7 +8,8 @@ traces the tests wait for: ``pid`` (written at start), ``slow-started`` and ``ca
 protocol (initialize, sessions over HTTP); ``MCP_TEST_PORT`` picks the HTTP port; ``MCP_TEST_LOST_SESSION_400``
 answers an unknown session with the reference servers' 400; ``MCP_TEST_MENTION`` (a path) adds the prompt
 ``brief``, whose text @-mentions that file and a resource of the server; ``MCP_TEST_HOSTILE`` adds ``odd``, a
-prompt with that description.
+prompt with that description; ``MCP_TEST_BAD_SCHEMAS`` lists, beside the tools, tools whose input schemas no
+provider takes (``broken_*``); ``MCP_TEST_HUGE_PROMPT`` (characters,messages) adds ``huge``, a prompt that large.
 """
 
 from __future__ import annotations
@@ -218,6 +219,33 @@ def count_tool_lists() -> None:
     low.add_request_handler("tools/list", entry.params_type, counted)
 
 
+BAD_SCHEMAS = {
+    "broken_properties": {"type": "object", "properties": ["text"]},  # a list where an object is due
+    "broken_required": {"type": "object", "properties": {"text": {"type": "string"}}, "required": "text"},
+    "broken_type": {"type": "object", "properties": {"text": {"type": "strin g"}}},
+}
+
+
+def list_bad_schemas() -> None:
+    """``tools/list`` answers with the tools of ``BAD_SCHEMAS`` too (the SDK's server API checks what it builds)."""
+    from mcp.types import Tool
+
+    low = server._lowlevel_server
+    entry = low.get_request_handler("tools/list")
+    assert entry is not None
+
+    async def with_bad(ctx: object, params: object) -> object:
+        result = await entry.handler(ctx, params)
+        bad = [
+            Tool.model_construct(name=name, description="A broken tool.", input_schema=s)
+            for name, s in BAD_SCHEMAS.items()
+        ]
+        result.tools = [*result.tools, *bad]  # type: ignore[attr-defined]
+        return result
+
+    low.add_request_handler("tools/list", entry.params_type, with_bad)
+
+
 def answer_lost_sessions_with_400(app):  # type: ignore[no-untyped-def]
     """What the TypeScript reference servers answer for a session they do not know: 400, not 404."""
     body = b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}'
@@ -297,6 +325,8 @@ if __name__ == "__main__":
     sys.stderr.write("test server ready\n")
     sys.stderr.flush()
     count_tool_lists()
+    if os.environ.get("MCP_TEST_BAD_SCHEMAS"):
+        list_bad_schemas()
     if os.environ.get("MCP_TEST_LEGACY"):
         speak_legacy()
     if "--http" in sys.argv:

@@ -110,3 +110,29 @@ def test_killing_navtui_with_sigkill_leaves_no_server_process(fake_server, works
     finally:
         navtui.kill()
         navtui.wait(10)
+
+
+def test_a_tool_whose_schema_a_provider_refuses_is_left_out_and_named(
+    fake_server, workspace: Path, traces: Path
+) -> None:
+    """One tool with a broken input schema (``properties`` a list, ``required`` a string, an unknown type) made
+    Ollama refuse every request of the session; now it is left out with a warning and the rest works."""
+    entry = stdio_entry(traces)
+    entry["env"] = {**entry["env"], "MCP_TEST_BAD_SCHEMAS": "1"}
+    write_servers(user_settings_path().parent / "mcp.json", {"test": entry})
+    settings(tools={"allow": ["mcp__test__*"]})
+    fake_server.script(ToolCall("mcp__test__echo", {"text": "ab"}))
+    fake_server.script(Text("The server said ab."))
+    result = headless(fake_server, "--print", "use the echo tool", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The server said ab.\n"
+    offered = set(tool_names(fake_server.chat_requests[0]))
+    assert "mcp__test__echo" in offered and not {name for name in offered if "broken" in name}
+    for name, why in (
+        ("broken_properties", "['text'] is not of type 'object' at $.properties"),
+        ("broken_required", "'text' is not of type 'array' at $.required"),
+        ("broken_type", "at $.properties.text.type"),
+    ):
+        assert f"MCP tool '{name}' of 'test' is not offered to the model: its input schema is invalid" in result.stderr
+        assert why in result.stderr
+    assert result.stderr.count("broken_required") == 1  # said once
