@@ -22,7 +22,7 @@ from navtui.mcp.config import McpConfig, ServerSpec
 from navtui.mcp.connection import ServerConnection
 from navtui.mcp.lifecycle import ConnectionOptions, ServerState
 from navtui.mcp.paths import project_root, user_config_path
-from navtui.mcp.prompts import PromptCommand, prompt_text
+from navtui.mcp.prompts import PROMPT_LIMIT, PromptCommand, prompt_text
 from navtui.mcp.resources import READ_TOOL, ReadMcpResourceTool
 from navtui.mcp.search import SEARCH_TOOL, McpToolSearch
 from navtui.mcp.tool import McpTool
@@ -404,7 +404,14 @@ class McpManager:
         """The prompt's text from its server, with ``text`` as its arguments (raises with the usage)."""
         arguments = command.arguments(text)
         result = await self.require(command.server).get_prompt(command.prompt.name, arguments)
-        return prompt_text(result)
+        prompt = prompt_text(result)
+        if prompt.cut:
+            self._notice(
+                f"The prompt /{command.name} from '{command.server}' is {prompt.size:,} characters in "
+                f"{prompt.messages:,} messages: only the first {PROMPT_LIMIT:,} characters are sent",
+                "warning",
+            )
+        return prompt.text
 
     def resource_names(self) -> list[tuple[str, str]]:
         """``server:uri`` and a description of each resource a running server lists (for completion)."""

@@ -77,13 +77,31 @@ class PromptCommand:
         return values
 
 
-def prompt_text(result: Any) -> str:
+# Characters of a server's prompt sent as the user's message, as for a resource (``resources.ATTACH_LIMIT``): a
+# hostile server can answer with hundreds of megabytes, or a million messages.
+PROMPT_LIMIT = 100_000
+
+
+@dataclass(frozen=True)
+class PromptText:
+    """A prompt's text as it is sent, and how large the server's whole answer was (``cut`` when it was larger)."""
+
+    text: str
+    size: int  # characters of the whole prompt
+    messages: int
+    cut: bool
+
+
+def prompt_text(result: Any, limit: int = PROMPT_LIMIT) -> PromptText:
     """A ``prompts/get`` result as one prompt: each message's text, an embedded resource's text in a block;
-    the server's assistant turns (examples of an answer) are marked as such."""
+    the server's assistant turns (examples of an answer) are marked as such. Past ``limit`` characters the rest is
+    only counted, and the text ends saying where it was cut."""
     from mcp.types import EmbeddedResource, TextContent, TextResourceContents
 
     parts: list[str] = []
+    kept = size = count = 0
     for message in result.messages:
+        count += 1
         content = message.content
         if isinstance(content, TextContent):
             text = content.text
@@ -91,5 +109,13 @@ def prompt_text(result: Any) -> str:
             text = f'<mcp_resource uri="{content.resource.uri}">\n{content.resource.text}\n</mcp_resource>'
         else:
             text = f"[{getattr(content, 'type', 'content')} not shown]"
-        parts.append(f"(assistant) {text}" if message.role == "assistant" else text)
-    return "\n\n".join(parts)
+        text = f"(assistant) {text}" if message.role == "assistant" else text
+        size += len(text) + (2 if count > 1 else 0)
+        if kept <= limit:
+            parts.append(text)
+            kept += len(text) + 2
+    whole = "\n\n".join(parts)
+    if size <= limit:
+        return PromptText(whole, size, count, cut=False)
+    marker = f"\n\n[... the prompt was cut at {limit:,} characters of {size:,} ({count:,} messages) ...]"
+    return PromptText(whole[:limit] + marker, size, count, cut=True)

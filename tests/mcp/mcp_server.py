@@ -25,7 +25,7 @@ from typing import Annotated
 
 from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.prompts.base import Prompt
+from mcp.server.mcpserver.prompts.base import Prompt, UserMessage
 from mcp.server.mcpserver.resources import FunctionResource
 from mcp.types import ImageContent, ListRootsResult, ResourceLink, TextContent
 from pydantic import BaseModel
@@ -161,6 +161,16 @@ if os.environ.get("MCP_TEST_MENTION"):
     server.add_prompt(Prompt.from_function(brief, name="brief"))
 if os.environ.get("MCP_TEST_HOSTILE"):  # a prompt whose description holds what the variable says (escapes, markup)
     server.add_prompt(Prompt.from_function(brief, name="odd", description=os.environ["MCP_TEST_HOSTILE"]))
+
+
+def huge() -> list[UserMessage]:
+    """A prompt of MCP_TEST_HUGE_PROMPT's size: characters in all, over that many messages."""
+    size, count = (int(n) for n in os.environ["MCP_TEST_HUGE_PROMPT"].split(","))
+    return [UserMessage(f"{n:07d}" + "x" * (size // count - 7)) for n in range(count)]
+
+
+if os.environ.get("MCP_TEST_HUGE_PROMPT"):
+    server.add_prompt(Prompt.from_function(huge, name="huge"))
 
 
 def ask_roots() -> ListRoots:

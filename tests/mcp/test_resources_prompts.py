@@ -144,3 +144,28 @@ async def test_changed_lists_are_followed_without_a_restart(
         assert running.connection.restarts_left == 1
     finally:
         await running.manager.aclose()
+
+
+async def test_a_huge_prompt_is_cut_like_a_resource_with_a_notice(workspace: Path, traces: Path) -> None:
+    """A server's prompt of 1,000,000 characters in 20,000 messages was sent whole as the user's message (a
+    hostile one can send 200 MB); now the first 100,000 characters go, and a notice says what was cut."""
+    from navtui.mcp.prompts import PROMPT_LIMIT
+
+    write_servers(
+        user_config_path(),
+        {"test": stdio_entry(traces, env={"MCP_TEST_DIR": str(traces), "MCP_TEST_HUGE_PROMPT": "1000000,20000"})},
+    )
+    running = Running(workspace, "test")
+    try:
+        await running.manager.start()
+        (huge,) = [command for command in running.manager.prompt_commands() if command.prompt.name == "huge"]
+        text = await running.manager.expand_prompt(huge, "")
+        marker = "\n\n[... the prompt was cut at 100,000 characters of 1,039,998 (20,000 messages) ...]"
+        assert text.endswith(marker) and len(text) == PROMPT_LIMIT + len(marker)
+        assert text.startswith("0000000xxx") and "\n\n0000001xxx" in text and "0019999" not in text
+        assert running.notices == [
+            "The prompt /mcp__test__huge from 'test' is 1,039,998 characters in 20,000 messages: only the first "
+            "100,000 characters are sent"
+        ]
+    finally:
+        await running.manager.aclose()
