@@ -18,12 +18,15 @@ def undo_main(argv: list[str] | None = None, *, cwd: Path | None = None) -> int:
     parser.add_argument("-y", "--yes", action="store_true", help="do not ask (files changed by hand are kept)")
     parser.add_argument("--overwrite", action="store_true", help="also put back files changed by hand since")
     parser.add_argument("--diff", action="store_true", help="show what the turn changed, as a diff")
+    parser.add_argument(
+        "--cwd", metavar="DIR", type=Path, help="the directory whose files to put back (default: the current one)"
+    )
     args = parser.parse_args(argv)
     from navtui.checkpoints.present import file_lines, plan_diff
     from navtui.checkpoints.service import NOTHING_TO_UNDO, Checkpointer
     from navtui.session.manager import SessionManager
 
-    here = (cwd or Path.cwd()).resolve()
+    here = (args.cwd if args.cwd is not None else cwd or Path.cwd()).resolve()
     try:
         if args.session:
             session = SessionManager.open(SessionManager.resolve(here, args.session))
@@ -33,7 +36,17 @@ def undo_main(argv: list[str] | None = None, *, cwd: Path | None = None) -> int:
                 _say("navtui undo: no session in this directory (`navtui sessions` lists them)", err=True)
                 return 1
             session = found
-        root = Path(session.header.cwd) if session.header.cwd else here
+        recorded = Path(session.header.cwd).resolve() if session.header.cwd else here
+        if recorded != here:
+            # The session file names its directory, and a session file is untrusted (a repository can ship one,
+            # --session takes any file): files are put back only in the directory the user runs this in, or names.
+            _say(
+                f"navtui undo: session {session.session_id[:8]} was recorded in {recorded}, not here ({here}): "
+                f"nothing changed; run navtui undo in that directory, or name it with --cwd {recorded}",
+                err=True,
+            )
+            return 2
+        root = here
         checkpointer = Checkpointer(root)
         proposal = checkpointer.propose_undo(session.get_branch())
         for notice in checkpointer.take_notices():

@@ -92,7 +92,39 @@ def test_undo_after_kill_9_mid_turn_still_restores(fake_server, workspace: Path,
 
 
 def test_a_pi_session_has_nothing_to_undo(workspace: Path, capsys) -> None:
-    pi_file = workspace.parent / "pi.jsonl"
-    shutil.copyfile(FIXTURES / "pi-v3.jsonl", pi_file)
+    pi_file = workspace.parent / "pi.jsonl"  # as pi wrote it, in this directory
+    pi_file.write_text(
+        (FIXTURES / "pi-v3.jsonl").read_text().replace('"/home/dev/pi-project"', json.dumps(str(workspace)))
+    )
     assert undo_main(["--session", str(pi_file)], cwd=workspace) == 1
     assert "Nothing to undo: no turn of this session changed files here" in capsys.readouterr().out
+
+
+def test_undo_puts_files_back_only_where_it_runs_or_is_told(
+    fake_server, workspace: Path, tmp_path: Path, capsys
+) -> None:
+    """A session file names its directory, and a session file is untrusted (a repository can ship one, `--session`
+    takes any file): `navtui undo --session FILE --yes` run in another folder put files back in the one it named."""
+    (workspace / "calc.py").write_text("kept\n")
+    fake_server.script(ToolCall("shell", {"command": "echo changed > calc.py && touch new.py"}))
+    fake_server.script(Text("done"))
+    run = subprocess.run(
+        navtui_args(fake_server, "--print", "work"), capture_output=True, text=True, cwd=workspace, timeout=60
+    )
+    assert run.returncode == 0, run.stderr
+    session = SessionManager.continue_recent(workspace)
+    assert session is not None and session.path.exists()
+    shipped = tmp_path / "repo" / "notes.jsonl"  # the same file, as a cloned repository would carry it
+    shipped.parent.mkdir()
+    shutil.copyfile(session.path, shipped)
+
+    assert undo_main(["--session", str(shipped), "--yes"], cwd=shipped.parent) == 2
+    err = capsys.readouterr().err
+    assert f"was recorded in {workspace.resolve()}, not here ({shipped.parent.resolve()}): nothing changed" in err
+    assert f"name it with --cwd {workspace.resolve()}" in err
+    assert (workspace / "calc.py").read_text() == "changed\n" and (workspace / "new.py").exists()
+    assert undo_main(["--session", session.session_id[:8], "--yes"], cwd=shipped.parent) == 2  # by id: the same
+
+    named = ["--session", str(shipped), "--yes", "--cwd", str(workspace)]
+    assert undo_main(named, cwd=shipped.parent) == 0  # the user named the directory
+    assert (workspace / "calc.py").read_text() == "kept\n" and not (workspace / "new.py").exists()
