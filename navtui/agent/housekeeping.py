@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from navtui.core.wording import counted
+
 if TYPE_CHECKING:
     from navtui.config.settings import Settings
 
@@ -40,4 +42,4 @@ def recover_interrupted_writes() -> list[str]:
     if not removed:
         return []
     shown = ", ".join(str(path) for path in removed[:3]) + (f" and {len(removed) - 3} more" if len(removed) > 3 else "")
-    return [f"Removed {len(removed)} temporary file(s) left by an interrupted write: {shown}"]
+    return [f"Removed {counted(len(removed), 'temporary file')} left by an interrupted write: {shown}"]

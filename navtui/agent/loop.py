@@ -54,6 +54,7 @@ from navtui.core.messages import (
     Usage,
     UserMessage,
 )
+from navtui.core.wording import counted
 from navtui.providers.base import PARSE_ERROR_KEY, AnyMessage, ChatRequest, Provider
 from navtui.tools.approval import ApprovalPolicy, Approver, DenyingApprover, denial_message
 from navtui.tools.authorize import authorize
@@ -216,7 +217,7 @@ class Agent:
                 if turn >= self.max_turns:
                     stop_reason = "length"
                     yield AgentError(
-                        message=f"Stopped after {self.max_turns} turns (max_turns) with the task unfinished.",
+                        message=f"Stopped after {counted(self.max_turns, 'turn')} (max_turns) with the task unfinished.",
                         hint="send another prompt to go on, or raise max_turns in settings",
                     )
                     break

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from navtui.agent.hooks import AgentHooks, Nudge
 from navtui.core.messages import ask_to_write
 from navtui.core.walk import is_binary, walk_files
+from navtui.core.wording import counted
 
 if TYPE_CHECKING:
     from navtui.agent.loop import Agent
@@ -99,7 +100,7 @@ class RenameCheck(AgentHooks):
         self._asked = True
         return Nudge(
             message=rename_message(rename, left),
-            notice=f"{rename.old} is still used in {len(left)} file(s); asking the model once to finish the rename.",
+            notice=f"{rename.old} is still used in {counted(len(left), 'file')}; asking the model once to finish the rename.",
         )
 
 

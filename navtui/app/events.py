@@ -135,7 +135,11 @@ class EventRouter:
                 self.finish_streams()
                 transcript.add(DividerItem(f"context compacted · {before} → {after} tokens", detail=summary))
             case ContextPruned(results=results, tokens_saved=saved):
-                transcript.add(NoticeItem(f"Dropped the output of {results} old tool calls (~{saved} tokens)."))
+                from navtui.core.wording import counted
+
+                transcript.add(
+                    NoticeItem(f"Dropped the output of {counted(results, 'old tool call')} (~{saved} tokens).")
+                )
             case AdvisorNote(note=note, severity=severity):
                 self.finish_streams()
                 transcript.add(AdvisorItem(note, severity))

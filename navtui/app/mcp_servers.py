@@ -42,13 +42,14 @@ def _on_event(screen: Any, text: str | None, level: str) -> None:
 async def ask(screen: Any, manager: McpManager, spec: ServerSpec) -> None:
     """The approval modal for one of the repository's servers, and what the answer does."""
     from navtui.app.screens.mcp_approval import McpApprovalScreen
+    from navtui.core.wording import counted
 
     answer = await screen.app.push_screen_wait(McpApprovalScreen(spec))
     if answer in ("always", "once"):
         await manager.approve(spec.name, remember=answer == "always")
         connection = manager.connections[spec.name]
         if connection.state == "ready":
-            screen.notice(f"MCP server '{spec.name}' started: {len(manager.offered(connection))} tools.")
+            screen.notice(f"MCP server '{spec.name}' started: {counted(len(manager.offered(connection)), 'tool')}.")
     elif answer == "deny":
         manager.deny(spec.name, remember=True)
         screen.notice(f"MCP server '{spec.name}' denied for this repository. /mcp approve {spec.name} asks again.")

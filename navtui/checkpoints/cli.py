@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from navtui.core.errors import NavtuiError
+from navtui.core.wording import counted
 
 
 def undo_main(argv: list[str] | None = None, *, cwd: Path | None = None) -> int:
@@ -79,7 +80,7 @@ def undo_main(argv: list[str] | None = None, *, cwd: Path | None = None) -> int:
     except NavtuiError as exc:
         _say(f"navtui undo: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""), err=True)
         return 1
-    _say(f"Put back {len(result.restored)} file(s).")
+    _say(f"Put back {counted(len(result.restored), 'file')}.")
     if result.kept:
         _say(f"Kept as you changed them: {', '.join(result.kept)} (--overwrite puts them back too).")
     for path, why in result.failed:

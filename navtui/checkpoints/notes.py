@@ -8,13 +8,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from navtui.core.wording import counted
+
 NOTE_TYPE = "navtui-files-restored"  # a custom message for the model, not displayed as such
 
 
 def put_back_text(restored: Sequence[str]) -> str:
     """ "Put back 2 files: a.py, b.py." (the first six named)."""
     shown = ", ".join(restored[:6]) + (f" and {len(restored) - 6} more" if len(restored) > 6 else "")
-    return f"Put back {len(restored)} file{'' if len(restored) == 1 else 's'}: {shown}."
+    return f"Put back {counted(len(restored), 'file')}: {shown}."
 
 
 def note_details(restored: Sequence[str]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from navtui.config.paths import find_repo_root, navtui_home
 from navtui.config.repo_files import RefusedFile, read_regular
+from navtui.core.wording import counted
 
 CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 MAX_CONTEXT_FILE_BYTES = 64 * 1024
@@ -46,7 +47,7 @@ class ContextFile:
         if self.hidden:
             spelled = f'; the tag characters spell "{self.hidden_message[:200]}"' if self.hidden_message else ""
             found.append(
-                f"{self.path} contains {self.hidden} invisible character(s) (tag, bidi or zero-width) that can hide "
+                f"{self.path} contains {counted(self.hidden, 'invisible character')} (tag, bidi or zero-width) that can hide "
                 f"instructions: the model sees them as <U+...> codes{spelled}"
             )
         return found

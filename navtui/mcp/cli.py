@@ -13,6 +13,7 @@ from typing import TextIO
 from pydantic import ValidationError
 
 from navtui.core.errors import ConfigError, NavtuiError
+from navtui.core.wording import counted
 from navtui.mcp.config import (
     ServerConfig,
     add_user_server,
@@ -240,9 +241,9 @@ async def _login(cwd: Path, name: str, trust: bool, out: TextIO, err: TextIO) ->
             return 1
         count = len(manager.offered(connection))
         if not manager.signed_in(name):
-            print(f"'{name}' did not ask for a sign-in; it is connected ({count} tools).", file=out)
+            print(f"'{name}' did not ask for a sign-in; it is connected ({counted(count, 'tool')}).", file=out)
             return 0
-        print(f"Signed in to '{name}' ({count} tools). The tokens are kept in {token_path(name)}.", file=out)
+        print(f"Signed in to '{name}' ({counted(count, 'tool')}). The tokens are kept in {token_path(name)}.", file=out)
         return 0
     finally:
         await manager.aclose()

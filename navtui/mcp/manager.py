@@ -297,7 +297,7 @@ class McpManager:
             return None
         names = ", ".join(f"'{spec.name}'" for spec in skipped)
         return (
-            f"MCP server(s) {names} from {skipped[0].path} not started: a repository's servers run only after "
+            f"MCP server{'s' * (len(skipped) != 1)} {names} from {skipped[0].path} not started: a repository's servers run only after "
             f"you approve them. Approve them once in navtui (interactive), run with --mcp-trust, "
             f"or define them in {user_config_path()}."
         )

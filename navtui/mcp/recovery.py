@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 
+from navtui.core.wording import counted
 from navtui.mcp.lifecycle import ServerLifecycle
 
 # What an HTTP server answers when it no longer knows the client's session (it restarted, or expired it): the
@@ -42,7 +43,7 @@ class RecoveringConnection(ServerLifecycle):
             self.notify(self, f"MCP server '{self.name}' stopped ({reason}); restarting it once.{note}", "warning")
             await self.start()
             if self.state == "ready":
-                self.notify(self, f"MCP server '{self.name}' restarted ({len(self.tools)} tools).", "info")
+                self.notify(self, f"MCP server '{self.name}' restarted ({counted(len(self.tools), 'tool')}).", "info")
         finally:
             self._recovering = False
 

@@ -106,7 +106,7 @@ async def test_search_replace_goes_through_edit_with_its_tolerance_and_a_miss_is
         await run(rt, "In config.py, change TIMEOUT from 30 to 45.")
         assert (workspace / "config.py").read_text() == config.replace("TIMEOUT = 30", "TIMEOUT = 45")
         second, third = (r.json for r in fake_server.chat_requests[1:])
-        assert "Edited config.py: 1 replacement(s), +1 -1 lines." in user_text(second)
+        assert "Edited config.py: 1 replacement, +1 -1 lines." in user_text(second)
         failed = user_text(third)
         assert "config.py: not changed. the SEARCH text was not found in config.py." in failed
         assert "old_text" not in failed and "Send a corrected block" in failed

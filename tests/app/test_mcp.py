@@ -309,7 +309,7 @@ async def test_slash_mcp_login_signs_in_with_the_url_shown(make_app, traces: Pat
             async with httpx.AsyncClient(follow_redirects=True) as browser:
                 assert (await browser.get(url)).status_code == 200
             await wait_for(pilot, lambda: ready(app, "web"))
-            await wait_for(pilot, lambda: "Signed in to 'web': 1 tools." in notices(app))
+            await wait_for(pilot, lambda: "Signed in to 'web': 1 tool." in notices(app))
             assert "mcp__web__secret" in main_screen(app).runtime.tools
             assert status.data.mcp is None
     finally:

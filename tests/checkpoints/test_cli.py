@@ -52,6 +52,7 @@ def test_json_events_carry_each_turns_checkpoint_and_undo_puts_the_files_back(
     out = capsys.readouterr().out
     assert "    changed   calc.py\n    created   new.py\n" in out
     assert "-    return a + b\n+    return 0\n" in out
+    assert "Put back 2 files.\n" in out
     assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
     assert not (workspace / "new.py").exists()
     assert undo_main(["--yes"], cwd=workspace) == 1
@@ -85,7 +86,8 @@ def test_undo_after_kill_9_mid_turn_still_restores(fake_server, workspace: Path,
     assert not any(path.exists() for path in left)
 
     assert undo_main(["--yes"], cwd=workspace) == 0  # the cut-off turn: back to the first turn's checkpoint
-    assert "changed   calc.py" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "changed   calc.py" in out and "Put back 1 file.\n" in out  # (it said "1 file(s)")
     assert (workspace / "calc.py").read_text() == "original\n" and (workspace / "notes.md").exists()
     assert undo_main(["--yes"], cwd=workspace) == 0  # then the first turn
     assert not (workspace / "notes.md").exists()

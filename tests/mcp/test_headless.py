@@ -73,7 +73,7 @@ def test_a_repository_s_servers_are_skipped_headless_unless_trusted(fake_server,
     fake_server.script(Text("ok"))
     skipped = headless(fake_server, "--print", "hi", cwd=workspace)
     assert skipped.returncode == 0, skipped.stderr
-    assert "[warning] MCP server(s) 'repo' from" in skipped.stderr and "--mcp-trust" in skipped.stderr
+    assert "[warning] MCP server 'repo' from" in skipped.stderr and "--mcp-trust" in skipped.stderr
     assert not any(name.startswith("mcp__") for name in tool_names(fake_server.chat_requests[0]))
     assert not (traces / "pid").exists()
     fake_server.script(Text("ok"))

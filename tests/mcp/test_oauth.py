@@ -171,7 +171,7 @@ def test_mcp_login_opens_the_browser_and_mcp_logout_forgets(workspace: Path, oau
     assert login.returncode == 0, login.stderr
     assert "Sign in to the MCP server 'web': open http://127.0.0.1:" in login.stdout
     assert "No browser could be opened" not in login.stdout  # BROWSER opened it
-    assert "Signed in to 'web' (1 tools)" in login.stdout
+    assert "Signed in to 'web' (1 tool)" in login.stdout
     assert (oauth_server.traces / "browser").read_text().startswith("200 ")
     assert token_path("web").exists()
 

@@ -67,7 +67,7 @@ async def test_history_goes_back_as_blocks_and_results_as_what_happened(fake_ser
     history = [
         UserMessage(content='Fix it.\n\n<attached_file path="calc.py">\nstale\n</attached_file>\n'),
         AssistantMessage(content=[TextBlock(text="Fixing."), write, shell, edit]),
-        ToolResultMessage.of(write, "Replaced calc.py: 1 lines (6 B), +1 -2 lines.\n--- diff ..."),
+        ToolResultMessage.of(write, "Replaced calc.py: 1 line (6 B), +1 -2 lines.\n--- diff ..."),
         ToolResultMessage.of(shell, "Traceback...\n[exit code 1 · 0.1 s]", is_error=True),
         ToolResultMessage.of(edit, "old_text not found in calc.py.", is_error=True),
     ]
@@ -82,7 +82,7 @@ async def test_history_goes_back_as_blocks_and_results_as_what_happened(fake_ser
     )
     results = messages[3]["content"]
     assert results.startswith("Files:\n\ncalc.py\n```\ndef add")
-    assert "Replaced calc.py: 1 lines (6 B), +1 -2 lines.\n\n$ python3 calc.py\nTraceback...\n[exit code 1" in results
+    assert "Replaced calc.py: 1 line (6 B), +1 -2 lines.\n\n$ python3 calc.py\nTraceback...\n[exit code 1" in results
     assert "calc.py: not changed. the SEARCH text not found in calc.py. Send a corrected block" in results
     assert "--- diff" not in results  # the file itself is shown: no diff needed
     assert text_of(events) == "It works now." and calls(events) == []
@@ -152,7 +152,7 @@ async def test_a_file_copied_out_unchanged_is_said_before_any_work_and_ends_the_
     history = [
         UserMessage(content="Copy it."),
         AssistantMessage(content=[done]),
-        ToolResultMessage.of(done, "Created answer.txt: 1 lines (2 B)."),
+        ToolResultMessage.of(done, "Created answer.txt: 1 line (2 B)."),
     ]
     fake_server.script(Text(reply + "Done."))
     events = await collect(provider(fake_server), ask(*history, files=(readme,)))

@@ -122,7 +122,7 @@ def test_f03_an_edit_killed_mid_write_leaves_the_old_or_new_file_and_the_temp_is
     again = _headless(fake_server, "--print", "hello", cwd=workspace)
     assert again.returncode == 0, again.stderr
     if debris:
-        assert f"Removed 1 temporary file(s) left by an interrupted write: {debris[0]}" in again.stderr
+        assert f"Removed 1 temporary file left by an interrupted write: {debris[0]}" in again.stderr
     assert sorted(p.name for p in workspace.iterdir()) == ["big.txt"]
 
 

@@ -234,7 +234,7 @@ def test_s06_a_crash_at_each_step_of_writing_a_session_file_leaves_nothing_half_
     assert len(debris) == 1
     again = _headless(fake_server, "--print", "three", "-r", str(written[0] if written else path), cwd=workspace)
     assert again.returncode == 0, again.stderr
-    assert "Removed 1 temporary file(s) left by an interrupted write" in again.stderr
+    assert "Removed 1 temporary file left by an interrupted write" in again.stderr
     assert list(tmp_path.glob(".*.tmp")) == [] and path.read_bytes() == original
     [continued] = [p for p in tmp_path.glob("*.jsonl") if p != path]
     assert _texts(continued)[:2] == ["one", "two"] and _texts(continued)[-2:] == ["three", "ok"]

@@ -12,6 +12,7 @@ USAGE = "/mcp [list] · /mcp reconnect NAME · /mcp approve NAME · /mcp login N
 
 
 async def mcp_command(ctx: CommandContext, args: str) -> None:
+    from navtui.core.wording import counted
     from navtui.mcp.config import user_config_path
 
     manager = ctx.runtime.mcp
@@ -62,12 +63,13 @@ async def mcp_command(ctx: CommandContext, args: str) -> None:
         ctx.error(exc.message, exc.hint)
         return
     if connection.state == "ready":
-        ctx.notice(f"MCP server '{name}' reconnected: {len(manager.offered(connection))} tools.")
+        ctx.notice(f"MCP server '{name}' reconnected: {counted(len(manager.offered(connection)), 'tool')}.")
     ctx.refresh_status()
 
 
 async def _login(ctx: CommandContext, name: str) -> None:
     """The browser sign-in: the URL is shown (a browser opens where one can); Esc gives up waiting."""
+    from navtui.core.wording import counted
     from navtui.mcp.oauth import SignIn
 
     manager = ctx.runtime.mcp
@@ -90,9 +92,9 @@ async def _login(ctx: CommandContext, name: str) -> None:
     if connection.state == "ready":
         count = len(manager.offered(connection))
         if manager.signed_in(name):
-            ctx.notice(f"Signed in to '{name}': {count} tools.")
+            ctx.notice(f"Signed in to '{name}': {counted(count, 'tool')}.")
         else:
-            ctx.notice(f"'{name}' did not ask for a sign-in; it is connected: {count} tools.")
+            ctx.notice(f"'{name}' did not ask for a sign-in; it is connected: {counted(count, 'tool')}.")
 
 
 async def mcp_arguments(ctx: CommandContext) -> list[str]:

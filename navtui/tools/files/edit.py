@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from navtui.core.errors import ToolError
 from navtui.core.fs import atomic_write_bytes, write_error_text
+from navtui.core.wording import counted
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.files.diff import clip_diff, diff_stats, unified_diff
 from navtui.tools.files.textfile import TextContent, decode_for_edit, encode_text, require_regular
@@ -140,7 +141,7 @@ class EditTool(Tool[EditArgs]):
         ctx.file_state.record(plan.path, data)
         added, removed = diff_stats(plan.diff)
         replacements = sum(a.count for a in plan.applied)
-        lines = [f"Edited {plan.shown}: {replacements} replacement(s), +{added} -{removed} lines."]
+        lines = [f"Edited {plan.shown}: {counted(replacements, 'replacement')}, +{added} -{removed} lines."]
         for number, applied in enumerate(plan.applied, start=1):
             if applied.fuzzy:
                 which = f"edit {number}" if len(plan.applied) > 1 else "old_text"

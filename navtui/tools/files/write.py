@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from navtui.core.errors import ToolError
 from navtui.core.fs import atomic_write_bytes, write_error_text
 from navtui.core.text import REPLACEMENT, NotEncodable, encode_file_text
+from navtui.core.wording import counted
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.files.diff import clip_diff, diff_stats, unified_diff
 from navtui.tools.files.textfile import UTF8_BOM, decode_for_edit, require_regular
@@ -65,7 +66,7 @@ class WriteTool(Tool[WriteArgs]):
     tier = "write"
 
     def summary(self, args: WriteArgs) -> str:
-        return f"{args.path} ({len(args.content.splitlines())} lines)"
+        return f"{args.path} ({counted(len(args.content.splitlines()), 'line')})"
 
     def changes(self, args: WriteArgs, ctx: ToolContext) -> list[str]:
         return [args.path]
@@ -139,9 +140,11 @@ class WriteTool(Tool[WriteArgs]):
         added, removed = diff_stats(diff)
         line_count = len(after.splitlines())
         if exists:
-            text = f"Replaced {shown}: {line_count} lines ({human_size(len(data))}), +{added} -{removed} lines."
+            text = (
+                f"Replaced {shown}: {counted(line_count, 'line')} ({human_size(len(data))}), +{added} -{removed} lines."
+            )
         else:
-            text = f"Created {shown}: {line_count} lines ({human_size(len(data))})."
+            text = f"Created {shown}: {counted(line_count, 'line')} ({human_size(len(data))})."
         placeholder = _placeholder_line(after) if exists else None
         if placeholder:
             text += (
