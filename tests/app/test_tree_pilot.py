@@ -264,7 +264,7 @@ async def test_an_empty_session_has_no_tree_to_open(fake_server: Any, workspace:
     async with app.run_test(size=SIZE) as pilot:
         await send(app, pilot, "/tree")
         assert isinstance(app.screen, MainScreen)
-        assert any("empty" in getattr(entry, "text", "") for entry in app.screen.transcript.items)
+        assert any("Nothing to go back to yet" in getattr(entry, "text", "") for entry in app.screen.transcript.items)
 
 
 async def test_esc_cancels_a_slow_summary_and_nothing_moves(fake_server: Any, workspace: Path) -> None:
@@ -284,3 +284,24 @@ async def test_esc_cancels_a_slow_summary_and_nothing_moves(fake_server: Any, wo
         assert session.leaf_id == leaf and len(session.entries) == count
         assert prompt_text(app) == ""
         assert any("cancelled" in getattr(entry, "text", "") for entry in app.screen.transcript.items)
+
+
+@pytest.mark.parametrize(
+    ("action", "said"),
+    [
+        ("tree", "Nothing to go back to yet: this session has no messages (Esc Esc opens its tree once it has)."),
+        ("branch", "Nothing to branch from yet: this session has no messages (Esc Esc picks one once it has)."),
+    ],
+)
+async def test_esc_esc_in_an_empty_session_says_there_is_nothing_to_go_back_to(
+    fake_server: Any, workspace: Path, action: str, said: str
+) -> None:
+    # Esc Esc opens the tree to go back to an earlier point; in a new session it said "nothing to navigate the
+    # tree yet", and /branch "nothing to branch yet": neither said what the keys are for nor when they will work.
+    app = make_app(fake_server, workspace, double_escape_action=action)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.runtime is not None, "the runtime")
+        await pilot.press("escape", "escape")
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await wait_for(pilot, lambda: any(getattr(e, "text", "") == said for e in screen.transcript.items), said)

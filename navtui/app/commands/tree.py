@@ -24,6 +24,13 @@ if TYPE_CHECKING:
 # (docs/speed.md, memory).
 
 
+# What each flow says in a session with nothing in it yet: what it is for, and when it will work.
+_EMPTY = {
+    "navigate the tree": "Nothing to go back to yet: this session has no messages (Esc Esc opens its tree once it has).",
+    "branch": "Nothing to branch from yet: this session has no messages (Esc Esc picks one once it has).",
+}
+
+
 def _ready(ctx: CommandContext, what: str) -> SessionManager | None:
     """The session, when it can be changed now; else None, after telling the user why not."""
     runtime = ctx.runtime
@@ -35,7 +42,7 @@ def _ready(ctx: CommandContext, what: str) -> SessionManager | None:
         ctx.notice(f"The agent is working; press Esc to stop it before you {what}.", level="warning")
         return None
     if not session.entries:
-        ctx.notice(f"This session is empty: nothing to {what} yet.")
+        ctx.notice(_EMPTY[what])
         return None
     return session
 
