@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from navtui.app.screens.help import HelpScreen
 from navtui.app.screens.main import MainScreen
 from navtui.app.screens.models import ModelsScreen
@@ -88,6 +90,19 @@ async def test_help_at_80_columns_puts_each_help_under_its_command(make_app) -> 
         assert "/help f1" in rows and "list commands and keys" in rows, rows
         assert any(row.startswith("show or set when tools ask first: ask, write, yolo") for row in rows), rows
         assert max(len(row) for row in rendered_text(app.screen.query_one("#help-commands")).splitlines()) <= 80
+
+
+@pytest.mark.parametrize(("size", "width"), [((80, 24), 78), ((60, 20), 58), ((140, 40), 100)])
+async def test_help_takes_the_width_of_a_narrow_terminal(make_app, size: tuple[int, int], width: int) -> None:
+    # At 80 columns the help box was 72 wide (90 %), four columns of the screen left empty on each side while its
+    # texts wrapped; it now leaves one column each side, as the prompt's box does, and stops at 100 columns.
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen.is_mounted)
+        await pilot.pause()
+        box = app.screen.query_one("#help").region
+        assert (box.width, box.x) == (width, (size[0] - width) // 2), (size, box)
 
 
 async def test_f1_opens_help_and_its_keys_list_f1_and_ctrl_q(make_app) -> None:
