@@ -80,11 +80,15 @@ class EventRouter:
         self._answered: AssistantView | None = None  # the answer finished last, until its turn's record comes
         self._thinking: ThinkingView | None = None
         self._cards: dict[str, ToolCard] = {}
+        self._users_calls: set[str] = set()  # the user's own !cmd / $code runs: no part of the turn's answer
         self._loading: Widget | None = None  # the "loading the model" notice, until the model is in memory
 
-    def cards_of(self, call_id: str) -> ToolCard:
-        """The card of a call that started and has not finished."""
-        return self._cards[call_id]
+    def start_users_call(self, call: ToolCall) -> ToolCard:
+        """The card of a ``!cmd`` / ``$code`` the user runs. Its start and end leave an answer streaming meanwhile
+        open (a message sent while the command runs starts a turn): ending it there cut the answer in two."""
+        self._users_calls.add(call.id)
+        card = self._cards[call.id] = self._add_card(call)
+        return card
 
     def handle(self, event: AgentEvent) -> None:
         transcript = self.transcript
@@ -101,7 +105,10 @@ class EventRouter:
                 if card is not None:
                     card.append_output(text)
             case ToolCallFinished(call=call, result=result):
-                self.finish_streams()
+                if call.id in self._users_calls:
+                    self._users_calls.discard(call.id)
+                else:
+                    self.finish_streams()
                 card = self._cards.pop(call.id, None)
                 if card is None:  # skipped or aborted before it started: still show that it did not run
                     card = self._add_card(call)

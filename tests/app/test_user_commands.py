@@ -6,13 +6,15 @@ import contextlib
 import json
 import os
 import signal
+import threading
 from asyncio import CancelledError
 from pathlib import Path
 from typing import Any
 
 from navtui.agent.user_commands import parse_user_command, prompt_mode
-from navtui.widgets.items import ToolItem
+from navtui.widgets.items import AssistantItem, ToolItem
 from navtui.widgets.prompt import PromptEditor
+from navtui.widgets.transcript import AssistantView
 from tests.app.conftest import main_screen, settle, transcript, wait_for
 from tests.fakes import Text
 
@@ -160,3 +162,32 @@ async def test_a_commands_output_shows_in_its_card_while_it_runs(make_app: Any, 
         await pilot.press("escape")
         await wait_for(pilot, lambda: cards(app)[0].status != "pending")
         assert "first line\nsecond line" in cards(app)[0].result
+
+
+async def test_a_command_ending_while_an_answer_streams_leaves_the_answer_whole(
+    make_app: Any, fake_server: Any, workspace: Path
+) -> None:
+    # A "!cmd" still running when a message was sent: its end closed the answer streaming meanwhile, and the rest of
+    # the answer began a second block (a paragraph or a code block cut in two). Its card is above the answer.
+    gate = threading.Event()
+    fake_server.script(Text("The answer begins here "), Text("and ends here.", until=gate))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        screen.submit("!touch started; while [ ! -e go ]; do sleep 0.02; done; echo finished")
+        await wait_for(pilot, (workspace / "started").exists)
+        screen.submit("explain")
+        await wait_for(pilot, lambda: any("begins" in view.text for view in transcript(app).query(AssistantView)))
+        (workspace / "go").touch()
+        await wait_for(pilot, lambda: cards(app)[0].status == "success")
+        gate.set()
+        await wait_for(pilot, lambda: not screen.turns.running)
+        await settle(app, pilot)
+        assert [item.text for item in answers(app)] == ["The answer begins here and ends here."]
+        kinds = [type(item).__name__ for item in transcript(app).items]
+        assert kinds.index("ToolItem") < kinds.index("AssistantItem")
+
+
+def answers(app: Any) -> list[AssistantItem]:
+    return [item for item in transcript(app).items if isinstance(item, AssistantItem)]

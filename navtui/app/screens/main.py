@@ -586,7 +586,7 @@ class MainScreen(TurnScreen):
     async def run_user_command(self, text: str) -> None:
         """``!cmd`` / ``$code``: run it here, show it as a card, and let the model see it with the next prompt."""
         from navtui.agent.user_commands import context_message, parse_user_command, run_user_command
-        from navtui.core.events import ToolCallFinished, ToolCallStarted, ToolOutput
+        from navtui.core.events import ToolCallFinished, ToolOutput
         from navtui.core.messages import ToolCall, ToolResultMessage
 
         command = parse_user_command(text)
@@ -596,8 +596,7 @@ class MainScreen(TurnScreen):
         argument = "command" if command.kind == "bash" else "code"
         call = ToolCall(id=f"user-{time.monotonic_ns()}", name=command.kind, arguments={argument: command.code})
         router = self.turns.router
-        router.handle(ToolCallStarted(call=call))
-        router.cards_of(call.id).add_class(f"-{command.kind}-mode")
+        router.start_users_call(call).add_class(f"-{command.kind}-mode")
         # Esc and ctrl+c stop it as they stop a turn (cancelling kills it; what it printed so far is kept)
         self.set_activity(True, "running the command", cancel=get_current_worker().cancel)
         try:
