@@ -200,12 +200,20 @@ class TurnRunner:
             screen.refresh_status()
             if self._ran_long() and not self.interrupted:
                 screen.announce(f"the turn finished after {time.monotonic() - self._started_at:.0f} s")
-            if self.queued and self.interrupted:
-                self._return_queue_to_prompt()
-            elif self.queued:
-                next_text = self.queued.pop(0)
-                self.show_queue()
-                screen.call_later(screen.submit, next_text)
+            self.send_queued(interrupted=self.interrupted)
+
+    def send_queued(self, *, interrupted: bool = False) -> None:
+        """Nothing runs now (a turn ended, or a queued ``!cmd`` that ran after it): the next queued message goes,
+        or after an interruption they all come back to the prompt. A ``!cmd`` taken off the queue calls this again
+        when it ends: the messages queued after it waited for a turn's end that never came."""
+        if not self.queued or self.running:
+            return
+        if interrupted:
+            self._return_queue_to_prompt()
+            return
+        next_text = self.queued.pop(0)
+        self.show_queue()
+        self.screen.call_later(self.screen.submit, next_text)
 
     @property
     def long_running(self) -> bool:

@@ -189,5 +189,30 @@ async def test_a_command_ending_while_an_answer_streams_leaves_the_answer_whole(
         assert kinds.index("ToolItem") < kinds.index("AssistantItem")
 
 
+async def test_a_message_queued_after_a_command_is_sent_when_the_command_ends(
+    make_app: Any, fake_server: Any, workspace: Path
+) -> None:
+    # A turn running, "!cmd" then a message queued: the command ran after the turn, and the message stayed in the
+    # queue ("sent after this turn") with nothing running, until the user sent something else.
+    gate = threading.Event()
+    fake_server.script(Text("first", until=gate))
+    fake_server.script(Text("second"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        screen.submit("go on")
+        await wait_for(pilot, lambda: screen.turns.running)
+        screen.submit("!echo from the shell")
+        screen.submit("and then this")
+        assert screen.queued == ["!echo from the shell", "and then this"]
+        gate.set()
+        await wait_for(pilot, lambda: len(fake_server.chat_requests) == 2 and not screen.turns.running)
+        await settle(app, pilot)
+        assert screen.queued == [] and [item.text for item in answers(app)] == ["first", "second"]
+        sent = [m["content"] for m in fake_server.chat_requests[-1].json["messages"] if m["role"] == "user"]
+        assert sent[-2].startswith("Ran `echo from the shell`") and sent[-1] == "and then this"
+
+
 def answers(app: Any) -> list[AssistantItem]:
     return [item for item in transcript(app).items if isinstance(item, AssistantItem)]

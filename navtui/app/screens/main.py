@@ -621,6 +621,7 @@ class MainScreen(TurnScreen):
         result = ToolResultMessage.of(call, message["output"] or "(no output)", is_error=bool(failed))
         router.handle(ToolCallFinished(call=call, result=result))
         self.refresh_status()  # the command may have changed files: git's counts in the status line
+        self.turns.send_queued(interrupted=bool(message["cancelled"]))
 
     def _describe_item(self, item: ToolItem) -> str:
         from navtui.core.messages import ToolCall
