@@ -8,11 +8,12 @@ A reply is prose with fenced blocks. A block is one of:
 - anything else is a code sample and stays text.
 
 Small models write the shapes loosely, and every shape seen is read: the path on the line before the fence (bare,
-``**bold**``, in backticks, after ``###`` or ``File:``, ending in a colon, at the end of a short sentence), in the
-info string (```` ```python hello.py ````, ```` ```hello.py ````, ```` ```python:hello.py ````), or as the first line
-inside (``# hello.py``, ``// app.js``); a wrong or missing info string; markers with 5 to 9 characters and another
-word (``<<<<<<< ORIGINAL``, ``>>>>>>> UPDATED``); no path at all when one file is in play (or the block is plainly
-one of the files in play). The reader works line by line as text streams, so prose goes out at once and a block is
+``**bold**``, in backticks, after ``###`` or ``File:``, ending in a colon, at the end of a short sentence, the one
+file a long sentence ending in a colon names), in the info string (```` ```python hello.py ````, ```` ```hello.py
+````, ```` ```python:hello.py ````), or as the first line inside (``# hello.py``, ``// app.js``); a wrong or missing
+info string; a fence indented as a list item's; markers with 5 to 9 characters and another word (``<<<<<<<
+ORIGINAL``, ``>>>>>>> UPDATED``); no path at all when one file is in play (or the block is plainly one of the files
+in play). The reader works line by line as text streams, so prose goes out at once and a block is
 held only until its fence closes.
 """
 
@@ -133,6 +134,18 @@ def path_in_line(line: str, *, strict: bool) -> str | None:
     return None
 
 
+def sentence_path(line: str) -> str | None:
+    """The one file a long sentence before a block names, when it ends with a colon and names no other (the 1.5B:
+    "To add a test to `test_lists.py` that ..., you can modify the `test_lists.py` file as follows:"); too long
+    for :func:`path_in_line`, it went out as prose while it streamed."""
+    text = line.strip().rstrip("*_ `")
+    if len(text) <= MAX_PATH_LINE or not text.endswith(":"):
+        return None
+    words = text.rstrip(":").replace("`", " ").replace("*", " ").split()
+    found = {path for path in (clean_path(word.rstrip(",.;")) for word in words) if path is not None}
+    return found.pop() if len(found) == 1 else None
+
+
 def path_in_info(info: str) -> str | None:
     """A path written in the fence's info string: ```` ```hello.py ````, ```` ```python hello.py ````, ``python:a.py``."""
     text = info.strip()
@@ -251,6 +264,9 @@ class BlockReader:
         self._before: list[str] = []  # the held lines before the open block
         self._body: list[str] = []
         self._raw_markers = False  # inside a search/replace block written without a fence
+        self._shown = ""  # the start of the current line, streamed out as prose before the line ended
+        self._last_prose = ""  # the last whole line that went out as prose (too long to hold as a path line)
+        self._sentence = ""  # that line, when only blank lines came between it and the open block's fence
         self.blocks = 0  # blocks that became edits or commands
 
     # ------------------------------------------------------------------ streaming
@@ -265,6 +281,7 @@ class BlockReader:
             out.extend(self._release())
             out.append(Prose(self._partial))
             self._partial_shown = True
+            self._shown += self._partial
             self._partial = ""
         return _merged(out)
 
@@ -303,6 +320,7 @@ class BlockReader:
         if self._partial_shown:
             # The start of this line already went out as prose: the rest is prose too.
             self._partial_shown = False
+            self._last_prose, self._shown = self._shown + line, ""
             return [Prose(line + ("" if last else "\n"))]
         if self._fence is not None:
             if line.strip() == self._fence or (
@@ -322,6 +340,8 @@ class BlockReader:
             return []
         fence = _FENCE.match(line)
         if fence is not None:
+            self._sentence = "" if any(held.strip() for held in self._held) else self._last_prose
+            self._last_prose = ""
             self._fence = fence.group("fence")
             self._indent = fence.group("indent")
             self._info = fence.group("info").strip()
@@ -336,6 +356,7 @@ class BlockReader:
             self._body = [line]
             return []
         if line.strip() and path_in_line(line, strict=False) is None and not _COMMENT_PATH.match(line):
+            self._last_prose = line
             return [*self._release(), Prose(line + ("" if last else "\n"))]
         self._held.append(line + ("" if last else "\n"))
         if len(self._held) > 2:
@@ -382,6 +403,8 @@ class BlockReader:
             if line.strip():
                 prose_path = path_in_line(line, strict=lang in _SHELL_LANGS)
                 break
+        if prose_path is None and not any(line.strip() for line in self._before):
+            prose_path = sentence_path(self._sentence)  # "..., you can modify the `test_lists.py` file as follows:"
         path = path_from_info or prose_path
         loose = path_from_info is None and not any(
             line.strip() and path_in_line(line, strict=True) for line in self._before[-2:]
@@ -424,7 +447,7 @@ class BlockReader:
             if len(content.splitlines()) < 0.6 * len(known.splitlines()):
                 return [Prose(raw_with_path + "\n")]  # no path and much shorter than the file: a quote from it
         original = self.files.get(path)
-        if loose and original and (_snippet_of(content, original) or _instruction(self._before)):
+        if loose and original and (_snippet_of(content, original) or _instruction([self._sentence, *self._before])):
             return [Prose(raw_with_path + "\n")]  # a quote from the file (an explanation), not a new version of it
         elided = is_elided(content, original) if original else None
         if elided is None and original and _fragment_of(content, original):

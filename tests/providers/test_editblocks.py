@@ -14,6 +14,7 @@ from navtui.providers.editblocks import (
     Unchanged,
     WholeFile,
     parse_reply,
+    sentence_path,
 )
 
 CALC = "def add(a, b):\n    return a - b\n"
@@ -346,3 +347,39 @@ def test_real_fences_indented_as_list_items_lose_that_indentation() -> None:
 def test_an_indented_fence_whose_lines_are_not_all_indented_keeps_them_as_written() -> None:
     reply = "1. The fix:\n\n   calc.py\n   ```python\ndef add(a, b):\n    return a + b\n   ```\n"
     assert _shapes(parse_reply(reply, FILES)) == [("calc.py", FIXED)]
+
+
+LISTS = "def chunk(items, size):\n    return [items[i:i + size] for i in range(0, len(items) - size + 1, size)]\n"
+TEST_LISTS = "from lists import chunk\n\nassert chunk([1, 2, 3, 4], 2) == [[1, 2], [3, 4]]\nprint('ok')\n"
+# The 1.5B's reply in the eval (test_and_fix): a long sentence naming the test file, then a block that mixes the
+# test with a copy of chunk. Guessed by likeness, it went to lists.py, which then imported itself.
+MIXED = (
+    "from lists import chunk\n\n" + LISTS + "\nassert chunk([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]\nprint('ok')\n"
+)
+
+
+def _streamed(reply: str, files: dict[str, str | None]) -> list[Segment]:
+    reader = BlockReader(files)
+    out: list[Segment] = []
+    for start in range(0, len(reply), 3):  # as a server streams it: a few characters at a time
+        out.extend(reader.feed(reply[start : start + 3]))
+    return edits([*out, *reader.finish()])
+
+
+def test_real_a_long_sentence_naming_one_file_before_a_block_is_read_as_its_path() -> None:
+    files: dict[str, str | None] = {"lists.py": LISTS, "test_lists.py": TEST_LISTS}
+    long = "To add a test to `test_lists.py` that `chunk([1, 2, 3, 4, 5], 2)` gives `[[1, 2], [3, 4], [5]]`, "
+    told = long + "you can modify the `test_lists.py` file as follows:\n```python\n" + MIXED + "```\nThen run it.\n"
+    # An instruction ("modify ... as follows") before a block, as on a short line: the block is a quote, not a
+    # file, and lists.py is left alone.
+    for segments in (edits(parse_reply(told, files)), _streamed(told, files)):
+        assert segments == []
+    stated = (
+        long + "here is the new content of `test_lists.py`, with the old assert kept:\n\n```python\n" + MIXED + "```\n"
+    )
+    for segments in (edits(parse_reply(stated, files)), _streamed(stated, files)):
+        assert [(s.path, s.content) for s in segments if isinstance(s, WholeFile)] == [("test_lists.py", MIXED)]
+    both = (
+        long + "here is the new content of `test_lists.py`, which imports chunk from lists.py:\n```\n" + MIXED + "```\n"
+    )
+    assert sentence_path(both.splitlines()[0]) is None  # two files named: no path from the sentence
