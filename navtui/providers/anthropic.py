@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import warnings
 from collections.abc import AsyncGenerator
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,6 +24,7 @@ from navtui.core.messages import StopReason, ToolCall, Usage
 from navtui.core.text import for_wire
 from navtui.providers.anthropic_convert import build_params
 from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice
+from navtui.providers.errorbody import error_status, readable
 from navtui.providers.pricing import with_cost
 from navtui.providers.retry import RetryPolicy, is_quota_error, retryable_status
 from navtui.providers.streaming import RetryableError, next_within, retry_after_seconds, with_retries
@@ -192,6 +195,7 @@ class AnthropicProvider(Provider):
             raise _status_error(exc, self.model) from None
         except anthropic.APIConnectionError as exc:
             raise _connection_error(self.base_url, exc) from None
+        await _check_is_stream(stream, self.model)
         state = _StreamState()
         try:
             events = stream.__aiter__()
@@ -313,10 +317,14 @@ def _status_error(exc: Any, model: str) -> ProviderError:
     body = getattr(exc, "body", None)
     error = body.get("error", body) if isinstance(body, dict) else {}
     error_type = error.get("type") if isinstance(error, dict) else None
-    message = (error.get("message") if isinstance(error, dict) else None) or getattr(exc, "message", str(exc))
-    message = str(message).strip()[:500]  # an HTML error page or megabytes of junk are not a message
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
+    message = (error.get("message") if isinstance(error, dict) else None) or (
+        readable(body, headers.get("content-type") if headers is not None else None)  # a proxy's page: its title
+        if isinstance(body, str)
+        else getattr(exc, "message", str(exc))
+    )
+    message = str(message).strip()[:500]  # megabytes of junk are not a message
     lowered = f"{message} {str(body)[:2000]}".lower()
     if is_quota_error(lowered):
         return ProviderError(
@@ -346,6 +354,31 @@ def _status_error(exc: Any, model: str) -> ProviderError:
     if status == 200:
         return ProviderError(f"Anthropic reported an error mid-response: {message}", kind="stream", status=status)
     return ProviderError(f"Anthropic returned HTTP {status}: {message}", status=status)
+
+
+async def _check_is_stream(stream: Any, model: str) -> None:
+    """A 200 that is no event stream (a gateway's JSON error object, a proxy's page) is what it says, not a stream
+    that ended early to be asked again."""
+    response = getattr(stream, "response", None)
+    if response is None or "text/event-stream" in (content_type := response.headers.get("content-type", "")):
+        return
+    try:
+        text = (await response.aread()).decode("utf-8", "replace")
+    finally:
+        with contextlib.suppress(Exception):
+            await stream.close()
+    try:
+        body = json.loads(text)
+    except ValueError:
+        body = None
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        status = error_status(error) or 500
+        said = SimpleNamespace(status_code=status, body=body, response=response, message=str(error))
+        failure = _status_error(said, model)
+        failure.message = failure.message.replace(f"HTTP {status}", "HTTP 200 with an error", 1)
+        raise failure
+    raise ProviderError(f"Anthropic answered with no event stream: {readable(text, content_type)}", kind="stream")
 
 
 def _refusal(explanation: str | None) -> ProviderError:

@@ -43,6 +43,7 @@ from navtui.providers.base import (
     PullProgress,
     request_fields,
 )
+from navtui.providers.errorbody import is_html, readable
 from navtui.providers.ollama_convert import to_ollama_messages, to_ollama_tools
 from navtui.providers.ollama_info import ModelFacts, clear_model_cache, connection_error, fetch_facts, pull_hint
 from navtui.providers.ollama_models import all_models, loaded_models, pull, same_model
@@ -359,6 +360,11 @@ class OllamaProvider(Provider):
             ) from None
         if response.status_code >= 400:
             raise self._status_error(response, body["options"].get("num_ctx"))
+        if is_html("", response.headers.get("content-type")):  # a proxy's page with a 200: no stream at all
+            await response.aread()
+            words = readable(response.text, response.headers.get("content-type"))
+            raise ProviderError(f"{self.base_url} answered /api/chat with a page, not Ollama's stream: {words}",
+                                kind="stream")  # fmt: skip
         return response
 
     def _status_error(self, response: httpx.Response, num_ctx: int | None = None) -> ProviderError:
@@ -367,8 +373,8 @@ class OllamaProvider(Provider):
             body = response.json()
         except ValueError:
             body = None
-        error = body.get("error") if isinstance(body, dict) else None
-        message = str(error or response.text.strip()[:500] or f"HTTP {status}")
+        error = _error_text(body.get("error")) if isinstance(body, dict) else None
+        message = error or readable(response.text, response.headers.get("content-type")) or f"HTTP {status}"
         if status in (401, 403):
             return ProviderError(
                 f"Ollama at {self.base_url} refused the request (HTTP {status}: {message})",
@@ -437,7 +443,14 @@ def _parse_line(line: str) -> dict[str, Any] | None:
     if not isinstance(chunk, dict):
         raise ProviderError(f"Ollama sent an unexpected line: {line[:200]!r}", kind="stream")
     if chunk.get("error"):
-        error = str(chunk["error"])
+        error = _error_text(chunk["error"])
         kind = "model_output" if is_model_output_error(error) else "stream"
         raise ProviderError(f"Ollama reported an error mid-response: {error}", kind=kind, retryable=True)
     return chunk
+
+
+def _error_text(error: Any) -> str:
+    """Ollama's error is a string; a proxy in front of it may send the OpenAI-style object instead."""
+    if isinstance(error, dict):
+        return str(error.get("message") or error)
+    return str(error) if error else ""

@@ -21,6 +21,7 @@ from navtui.core.events import ErrorEvent, ProviderEvent, StopEvent, ToolCallEve
 from navtui.core.messages import ToolCall
 from navtui.core.text import for_wire
 from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice, ProviderStream, request_fields
+from navtui.providers.errorbody import error_status, readable
 from navtui.providers.openai_convert import has_images, normalise_base_url, to_openai_messages, to_openai_tools
 from navtui.providers.openai_stream import ChunkAccumulator
 from navtui.providers.pricing import with_cost
@@ -262,7 +263,7 @@ class OpenAIProvider(Provider):
                     yield self._images_notice(refusal[0])
                 if "text/event-stream" not in response.headers.get("content-type", ""):
                     await response.aread()
-                    chunks = [_whole_response(response)]
+                    chunks = [_whole_response(response, self.model, self.base_url or "")]
                     events: AsyncIterator[dict[str, Any]] = _iterate(chunks)
                 else:
                     events = await stack.enter_async_context(contextlib.aclosing(self._chunks(response, accumulator)))
@@ -435,16 +436,21 @@ async def _iterate(items: list[dict[str, Any]]) -> AsyncGenerator[dict[str, Any]
         yield item
 
 
-def _whole_response(response: httpx.Response) -> dict[str, Any]:
-    """A non-streaming JSON answer, reshaped into one chunk (some servers ignore ``stream``)."""
+def _whole_response(response: httpx.Response, model: str, base_url: str) -> dict[str, Any]:
+    """A non-streaming JSON answer, reshaped into one chunk (some servers ignore ``stream``).
+
+    An error object in place of the answer (a gateway's HTTP 200) is that error, judged by what its type or code
+    stands for: a model that does not exist is not a broken stream to ask again."""
     try:
         data = response.json()
     except ValueError:
-        raise ProviderError(
-            f"The server sent a response that is not JSON: {response.text[:200]!r}", kind="stream"
-        ) from None
+        words = readable(response.text, response.headers.get("content-type"))
+        raise ProviderError(f"{base_url} sent a response that is not JSON: {words}", kind="stream") from None
     if not isinstance(data, dict):
         raise ProviderError("The server sent an unexpected JSON response", kind="stream")
+    if data.get("error") and not data.get("choices"):
+        status = error_status(data["error"]) or 500
+        raise _error_for(status, data, response.headers, model, base_url, said="HTTP 200 with an error")
     for choice in data.get("choices") or []:
         if isinstance(choice, dict) and "message" in choice and "delta" not in choice:
             message = dict(choice["message"] or {})
@@ -478,11 +484,19 @@ def _may_not_list(exc: ProviderError) -> bool:
 
 
 def _status_error(response: httpx.Response, model: str, base_url: str, *, tools: bool = False) -> ProviderError:
-    status = response.status_code
     try:
-        body = response.json()
+        body: Any = response.json()
     except ValueError:
-        body = response.text
+        body = readable(response.text, response.headers.get("content-type"))  # a proxy's page: its title
+    return _error_for(response.status_code, body, response.headers, model, base_url, tools=tools)
+
+
+def _error_for(
+    status: int, body: Any, headers: Any, model: str, base_url: str, *, tools: bool = False, said: str | None = None
+) -> ProviderError:
+    """The error for an answer with this ``status`` and (decoded) ``body``; ``said``: how the server said it, when
+    not as that status (an error object in a 200)."""
+    said = said or f"HTTP {status}"
     error = body.get("error", body) if isinstance(body, dict) else body
     message = str(error.get("message", error) if isinstance(error, dict) else error).strip()[:500] or f"HTTP {status}"
     code = str(error.get("code") or error.get("type") or "") if isinstance(error, dict) else ""
@@ -490,10 +504,10 @@ def _status_error(response: httpx.Response, model: str, base_url: str, *, tools:
     if status in (401, 403):
         variable = "NAVTUI_API_KEY" if os.environ.get("NAVTUI_API_KEY") else "OPENAI_API_KEY"
         if api_key_from_env():  # a key was sent: saying "set it" would send the user looking in the wrong place
-            return ProviderError(f"{base_url} refused the API key in {variable} (HTTP {status}): {message}",
+            return ProviderError(f"{base_url} refused the API key in {variable} ({said}): {message}",
                                  kind="auth", status=status,
                                  hint=f"check {variable} (expired, revoked, or for another server than -b)")  # fmt: skip
-        return ProviderError(f"{base_url} refused the credentials (HTTP {status}): {message}", kind="auth",
+        return ProviderError(f"{base_url} refused the credentials ({said}): {message}", kind="auth",
                              status=status, hint="set OPENAI_API_KEY or NAVTUI_API_KEY")  # fmt: skip
     if status == 404:
         return ProviderError(f"{base_url}: model '{model}' or the endpoint was not found: {message}", kind="not_found",
@@ -506,9 +520,9 @@ def _status_error(response: httpx.Response, model: str, base_url: str, *, tools:
     if status == 400 and tools and "tool" in lowered and ("support" in lowered or "jinja" in lowered):
         return ProviderError(message, kind="unsupported", status=400, hint="set providers.tool_protocol to text")
     if is_model_output_error(message):
-        return ProviderError(f"The model wrote a tool call {base_url} could not parse (HTTP {status}: {message})",
+        return ProviderError(f"The model wrote a tool call {base_url} could not parse ({said}: {message})",
                              kind="model_output", status=status, retryable=True)  # fmt: skip
     if retryable_status(status):
-        return RetryableError(f"{base_url} answered HTTP {status}: {message}", status=status,
-                              retry_after=retry_after_seconds(response.headers))  # fmt: skip
-    return ProviderError(f"{base_url} answered HTTP {status}: {message}", status=status)
+        return RetryableError(f"{base_url} answered {said}: {message}", status=status,
+                              retry_after=retry_after_seconds(headers))  # fmt: skip
+    return ProviderError(f"{base_url} answered {said}: {message}", status=status)

@@ -37,7 +37,8 @@ def error_event(exc: ProviderError) -> ErrorEvent:
 
 
 def retry_after_seconds(headers: Any) -> float | None:
-    """``retry-after-ms`` or ``retry-after`` (seconds) from response headers, if present and numeric."""
+    """``retry-after-ms`` or ``retry-after`` from response headers: seconds, or an HTTP date (RFC 9110) taken as
+    the time left until it (none, for a date already past)."""
     if headers is None:
         return None
     for key, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
@@ -47,8 +48,21 @@ def retry_after_seconds(headers: Any) -> float | None:
         try:
             return max(0.0, float(value) * scale)
         except ValueError:
-            continue
+            pass
+        if key == "retry-after":
+            return _seconds_until(value)
     return None
+
+
+def _seconds_until(date: str) -> float | None:
+    import time
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(date).timestamp()
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when - time.time())
 
 
 async def next_within(iterator: AsyncIterator[T], seconds: float, on_timeout: Callable[[], ProviderError]) -> T:

@@ -283,7 +283,7 @@ async def test_non_streaming_json_answer_is_accepted(fake_server: FakeServer) ->
     from navtui.providers.toolargs import call_ids
 
     accumulator = ChunkAccumulator(call_ids())
-    deltas = accumulator.feed(_whole_response(response))
+    deltas = accumulator.feed(_whole_response(response, provider.model, provider.base_url or ""))
     assert [d.text for d in deltas] == ["whole"]
     assert [(c.id, c.arguments) for c in accumulator.tool_calls()] == [("c1", {"path": "w"})]
     await provider.aclose()
