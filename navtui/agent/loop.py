@@ -194,12 +194,17 @@ class Agent:
         return self.temperature
 
     # ------------------------------------------------------------------ the loop
-    async def run(self, prompt: str | UserMessage | None) -> AsyncGenerator[AgentEvent, None]:
-        """Run until the model stops. ``None`` continues from the current history (after a resume)."""
+    async def run(self, prompt: str | UserMessage | None, *, aborted: bool = False) -> AsyncGenerator[AgentEvent, None]:
+        """Run until the model stops. ``None`` continues from the current history (after a resume).
+
+        ``aborted``: Esc came while the run was being prepared (the runtime's start): it ends at its first turn."""
         if self._running:
             raise NavtuiError("The agent is already running", hint="wait for the turn to finish or press Esc")
         self._running = True
-        self._abort.clear()
+        if aborted:
+            self._abort.set()
+        else:
+            self._abort.clear()
         turn = 0
         stop_reason: StopReason = "stop"
         final_text = ""

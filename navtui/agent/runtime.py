@@ -65,6 +65,8 @@ class Runtime:
         self.warnings = warnings
         self.approver: Approver = approver or DenyingApprover()
         self.pending_notices: list[AgentEvent] = []  # said at the start of the next run (window facts)
+        self._preparing = False  # a run is getting ready (window, MCP servers, attachments) before the agent's
+        self._aborted_early = False  # Esc came then
         self.held_models: list[HeldModel] = []  # a repository's models on another endpoint, not answered yet
         self.repository: Path | None = None
         self.handover_count = 0
@@ -248,13 +250,17 @@ class Runtime:
     async def run(self, prompt: str | None) -> AsyncGenerator[AgentEvent, None]:
         """Run the agent on ``prompt`` (``None`` continues): made ready with the files it attaches or names
         (``agent/prepare.py``), checkpointed after each turn, watched by the advisor."""
-        async for notice in self._before_run():
-            yield notice
-        prepared = PreparedPrompt(self, prompt)
-        async for notice in prepared.steps():
-            yield notice
+        self._preparing, self._aborted_early = True, False
+        try:
+            async for notice in self._before_run():
+                yield notice
+            prepared = PreparedPrompt(self, prompt)
+            async for notice in prepared.steps():
+                yield notice
+        finally:
+            self._preparing = False
         checkpoints, session = self.checkpoints, self.session
-        async for event in self.agent.run(prepared.text):
+        async for event in self.agent.run(prepared.text, aborted=self._aborted_early):
             if checkpoints is not None and session is not None and isinstance(event, TurnFinished):
                 event, notices = await checkpoints.after_turn(session, event)
                 for notice in notices:
@@ -298,6 +304,8 @@ class Runtime:
             agent.system_prompt = build_system_prompt(self.cwd, agent.tools.specs(), compact=agent.compact)
 
     def abort(self) -> None:
+        if self._preparing:  # the agent's run has not begun: it would start afresh and forget this Esc
+            self._aborted_early = True
         self.agent.abort()
 
     def compact(self, instructions: str | None = None) -> AsyncGenerator[AgentEvent, None]:

@@ -413,6 +413,11 @@ class FakeServer:
         with self._cond:
             return self._cond.wait_for(lambda: len(self._requests) >= count, timeout)
 
+    def wait_for_chat_requests(self, count: int, timeout: float = 2.0) -> bool:
+        """Block until at least `count` chat requests arrived (the model list, `/api/show` ... not counted)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: len(self.chat_requests) >= count, timeout)
+
     def reset(self) -> None:
         """Forget scripted replies, recorded requests, disconnects and errors (registered models stay)."""
         with self._cond:
