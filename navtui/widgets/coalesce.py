@@ -13,6 +13,7 @@ from typing import Any
 from textual.message_pump import MessagePump
 
 from navtui.widgets.pacing import pacer_of
+from navtui.widgets.timers import one_shot
 
 
 class Coalescer:
@@ -44,7 +45,7 @@ class Coalescer:
 
     def _arm(self, delay: float) -> None:
         # Textual timers cannot take 0 (their skip logic divides by the interval).
-        self._timer = self._owner.set_timer(max(0.001, delay), self._fire, name="coalesce")
+        self._timer = one_shot(self._owner, max(0.001, delay), self._fire, name="coalesce")
 
     def _fire(self, paced: bool = True) -> None:
         self._timer = None

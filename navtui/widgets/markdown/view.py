@@ -27,6 +27,7 @@ from navtui.widgets.coalesce import Coalescer
 from navtui.widgets.markdown.document import MarkdownDocument
 from navtui.widgets.markdown.render import MarkdownPalette, palette_for
 from navtui.widgets.pacing import RETRY, pacer_of
+from navtui.widgets.timers import one_shot
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -113,7 +114,7 @@ class MarkdownView(Widget):
         if self._document.settled or not (self._width and self.is_mounted):
             return
         if self._key_first():
-            self._catch_up_timer = self.set_timer(RETRY, self._catch_up, name="markdown-catch-up")
+            self._catch_up_timer = one_shot(self, RETRY, self._catch_up, name="markdown-catch-up")
             return
         before = self._document.height
         self._show(self._render_document(self._width), before)
@@ -138,7 +139,7 @@ class MarkdownView(Widget):
             # The feed (a parse of the open block's lines) took half the budget, or a key came meanwhile: the
             # render is a step of its own, a moment later (``_catch_up``), and the key's echo may go between.
             if self._catch_up_timer is None:
-                self._catch_up_timer = self.set_timer(0.001, self._catch_up, name="markdown-catch-up")
+                self._catch_up_timer = one_shot(self, 0.001, self._catch_up, name="markdown-catch-up")
             return
         self._show(self._render_document(self._width, began=began), before)
 
@@ -192,7 +193,7 @@ class MarkdownView(Widget):
             document.changed_lines = False
             self._strips.clear()
         if document.behind and self._catch_up_timer is None and self.is_mounted:
-            self._catch_up_timer = self.set_timer(0.001, self._catch_up, name="markdown-catch-up")
+            self._catch_up_timer = one_shot(self, 0.001, self._catch_up, name="markdown-catch-up")
         return first
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
