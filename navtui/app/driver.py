@@ -49,6 +49,17 @@ class FrameWriter:
         # halfway (EAGAIN) would lose part of a frame.
         with contextlib.suppress(OSError, ValueError):
             os.set_blocking(file.fileno(), True)
+        # Frames go to the descriptor, every byte: a write cut short (a signal while the terminal's buffer is full,
+        # or between the kernel's 2,048-byte chunks of a tty write) is followed by the rest. The text file drops
+        # that rest when its binary layer is unbuffered (PYTHONUNBUFFERED=1, ``python -u``: Textual's stderr then
+        # writes once and ignores the count): a frame lost its tail, and an escape sequence cut in two left its
+        # last letter on the screen (the stray ``h`` of tests/app/test_local_echo.py at load 5-8).
+        self._fd: int | None = None
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            file.flush()  # what start-up wrote through the file goes first
+            self._fd = file.fileno()
+        self._encoding = getattr(file, "encoding", None) or "utf-8"
+        self._errors = getattr(file, "errors", None) or "strict"
         self._lock = threading.Lock()
         self._frame: list[str] = []
         self._in_frame = False
@@ -112,9 +123,14 @@ class FrameWriter:
         if self.gone:
             return
         try:
-            if text:
-                self._file.write(text)
-            self._file.flush()
+            if self._fd is None:
+                if text:
+                    self._file.write(text)
+                self._file.flush()
+                return
+            data = memoryview(text.encode(self._encoding, self._errors))
+            while data:
+                data = data[os.write(self._fd, data) :]
         except OSError:
             self.gone = True  # the app ends on the hangup that follows; a traceback would go nowhere
 

@@ -5,9 +5,13 @@ key's echo on a loaded machine (docs/speed.md, "Eighth wave")."""
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import select
+import signal
 import sys
+import threading
+import tty
 from pathlib import Path
 
 from textual._ansi_sequences import SYNC_END, SYNC_START
@@ -76,6 +80,42 @@ def test_a_terminal_gone_takes_no_more_writes_and_raises_nothing() -> None:
     assert writer.gone
     with contextlib.suppress(OSError):
         file.close()  # its buffer still holds what could not be written
+
+
+def test_a_frame_whose_write_a_signal_cuts_short_arrives_whole() -> None:
+    # Textual writes to stderr, whose binary layer is unbuffered under PYTHONUNBUFFERED=1 or ``python -u``: its
+    # text file writes once and ignores a short count. A signal while the terminal's buffer is full (or between
+    # the kernel's 2,048-byte chunks of a tty write) cuts the write short, and the frame lost its tail: on a
+    # loaded machine an escape sequence cut in two left its last letter on screen (tests/app/test_local_echo.py).
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    file = io.TextIOWrapper(io.FileIO(slave, "w"), encoding="utf-8", write_through=True)  # as such a stderr is
+    writer = FrameWriter(file)
+    body = "".join(f"\x1b[{n % 30 + 1};1H╭─ line {n} ─╮" for n in range(8000))
+    got = bytearray()
+
+    def read() -> None:  # a terminal slower than the writer: its buffer fills and the write waits
+        with contextlib.suppress(OSError):
+            while not got.endswith(SYNC_END.encode()) and (data := os.read(master, 512)):
+                got.extend(data)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: None)
+    signal.setitimer(signal.ITIMER_REAL, 0.0005, 0.0005)  # signals all along the write (a resize, a child's end)
+    try:
+        for part in (SYNC_START, body, SYNC_END):
+            writer.write(part)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0, 0)
+        signal.signal(signal.SIGALRM, previous)
+    reader.join(10)
+    os.close(master)  # (a reader still waiting for the frame's end ends)
+    reader.join(10)
+    file.close()
+    frame = f"{SYNC_START}{body}{SYNC_END}".encode()
+    assert len(got) == len(frame) and got == frame, (len(got), len(frame))
+    assert not writer.gone
 
 
 def test_on_a_real_terminal_each_echo_arrives_in_one_piece(fake_server, workspace: Path) -> None:
