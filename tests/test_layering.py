@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -11,15 +12,21 @@ ROOT = Path(__file__).resolve().parents[1] / "navtui"
 HEADLESS_PACKAGES = ("agent", "providers", "tools", "session", "index", "config", "core", "mcp", "checkpoints")
 
 
-def _imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for all the tests here (each walks most of navtui)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _imported_modules(path: Path) -> frozenset[str]:
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
-    return names
+    return frozenset(names)
 
 
 def test_headless_packages_never_import_textual() -> None:
@@ -129,7 +136,7 @@ def _run_time_imports(path: Path, known: set[str]) -> set[str]:
             found.update(f"{node.module}.{alias.name}" for alias in node.names)  # a submodule by name
         visit(node)
 
-    visit(ast.parse(path.read_text(encoding="utf-8")))
+    visit(_tree(path))
     return found & known
 
 
@@ -178,7 +185,7 @@ def test_no_module_of_navtui_imports_itself_back_at_run_time() -> None:
 def _type_only_too(path: Path, known: set[str]) -> set[str]:
     """The navtui modules ``path`` imports, those under ``TYPE_CHECKING`` included."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
