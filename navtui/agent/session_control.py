@@ -43,15 +43,23 @@ class SessionControl:
         if session is None:
             return cls(SessionManager.create(cwd)), warnings
         warnings.extend(session.warnings)
-        if session.read_only_reason:
-            # Never write into a file we cannot read properly: continue its history in a new file.
-            branched = session.create_branched_session(session.leaf_id)
-            warnings.append(
-                f"{session.path.name} cannot be appended to ({session.read_only_reason}); "
-                f"continuing in a new session file {branched.path.name}."
-            )
-            return cls(branched), warnings
+        session, moved = cls.writable(session)
+        if moved is not None:
+            warnings.append(moved)
         return cls(session), warnings
+
+    @staticmethod
+    def writable(session: SessionManager) -> tuple[SessionManager, str | None]:
+        """``session``, or when it cannot be appended to its history continued in a new file (never write into a
+        file that cannot be read properly), and what to tell the user then. At the start (``-c``, ``-r``) and on
+        /resume: there, the read-only session refused the next message."""
+        if not session.read_only_reason:
+            return session, None
+        branched = session.create_branched_session(session.leaf_id)
+        return branched, (
+            f"{session.path.name} cannot be appended to ({session.read_only_reason}); "
+            f"continuing in a new session file {branched.path.name}."
+        )
 
     def context(self) -> SessionContext | None:
         """The model's context at the current leaf (``None`` without a session file)."""

@@ -141,3 +141,42 @@ async def test_a_resumed_session_packs_its_lines_after_the_first_frame(make_app,
         sent = fake_server.chat_requests[-1].body.decode()
         assert all(f"question {turn}" in sent and f"answer number {turn}" in sent for turn in range(40))
         assert transcript(app).items[-1].text == "the answer after the resume"
+
+
+async def test_resuming_a_damaged_session_in_the_app_continues_it_in_a_new_file(
+    make_app, fake_server, workspace: Path
+) -> None:
+    # `navtui -c` on a session whose first line is damaged continues its history in a new file; /resume of the same
+    # file switched to it read-only, and the next message was refused ("The session ... is read-only") and lost.
+    fake_server.script(Text("one is one"))
+    fake_server.script(Text("two is two"))
+    app = make_app(ephemeral=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        screen.submit("what is one?")
+        await settle(app, pilot)
+        damaged = app.runtime.session.path
+        screen.submit("/new")
+        await settle(app, pilot)
+        lines = damaged.read_text().splitlines(keepends=True)
+        damaged.write_text("{broken" + lines[0][1:] + "".join(lines[1:]))
+        before = damaged.read_bytes()
+        screen.submit(f"/resume {damaged}")
+        await settle(app, pilot)
+        current = app.runtime.session.path
+        assert current != damaged and current.parent == damaged.parent
+        said = [getattr(item, "text", "") for item in transcript(app).items]
+        assert (
+            f"{damaged.name} cannot be appended to (its first line is not a readable session header); "
+            f"continuing in a new session file {current.name}." in said
+        )
+        screen.submit("and two?")
+        await settle(app, pilot)
+        assert [item.text for item in transcript(app).items if isinstance(item, AssistantItem)] == [
+            "one is one",
+            "two is two",
+        ]
+        sent = [m["content"] for m in fake_server.chat_requests[-1].json["messages"] if m["role"] == "user"]
+        assert sent == ["what is one?", "and two?"]
+    assert damaged.read_bytes() == before
+    assert "and two?" in current.read_text() and "what is one?" in current.read_text()

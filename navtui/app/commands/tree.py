@@ -232,19 +232,25 @@ def pick_session(ctx: CommandContext, query: str = "") -> None:
 
 
 async def open_session(ctx: CommandContext, path: Path) -> None:
+    from navtui.agent.session_control import SessionControl
+
     runtime = ctx.runtime
     current = runtime.session
     if current is not None and _same_file(current.path, path):
         ctx.notice("That is the session you are in.")
         return
     try:
-        session = await asyncio.to_thread(SessionManager.open, path)  # a large file parses off the UI loop
+        opened = await asyncio.to_thread(SessionManager.open, path)  # a large file parses off the UI loop
+        session, moved = await asyncio.to_thread(SessionControl.writable, opened)
         runtime.switch_session(session)
     except NavtuiError as exc:
         ctx.error(exc.message, exc.hint)
         return
+    except OSError as exc:  # the copy of a read-only session could not be written
+        ctx.error(f"Could not continue {path.name} in a new file: {exc.strerror or exc}", "free some space, then retry")
+        return
     ctx.reload_transcript()
-    for warning in session.warnings:
+    for warning in [*opened.warnings, *([moved] if moved else [])]:
         ctx.notice(warning, level="warning")
     ctx.notice(f"Resumed “{session.title or path.name}”.")
     model_notice = await runtime.adopt_session_model()  # the model and thinking level the session used
