@@ -32,8 +32,13 @@ if TYPE_CHECKING:
     from navtui.tools.sandbox.guard import Baseline, GuardChange
     from navtui.tools.sandbox.policy import SandboxPolicy
 
-JobStatus = Literal["running", "exited", "killed", "timed_out"]
+JobStatus = Literal["running", "exited", "killed", "timed_out", "output_limit"]
 GRACE_SECONDS = 2.0
+# A command's output file may grow to this; past it the command is stopped at once. The model sees 32 KB of it
+# anyway, and the file is in navtui's home: `yes`, or `cat /dev/zero`, wrote ~2 GB a second there until the
+# timeout (600 s) or a full disk.
+MAX_OUTPUT_BYTES = 1 << 30
+WATCH_SLICE = 0.25  # how often the watcher looks at the output's size
 
 
 def _shell() -> str:
@@ -50,6 +55,7 @@ class Job:
     marker: str
     process: subprocess.Popen[bytes]
     sandbox: SandboxPolicy | None = None  # the policy it ran under (None: unconfined)
+    max_output: int = MAX_OUTPUT_BYTES
     started_at: float = field(default_factory=time.time)
     status: JobStatus = "running"
     exit_code: int | None = None
@@ -129,13 +135,7 @@ class Job:
         procs.terminate([self.pid], self.marker, grace=GRACE_SECONDS, keep=[self.pid])
 
     def _watch(self) -> None:
-        try:
-            code = self.process.wait(timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            with self._lock:
-                self._kill_reason = self._kill_reason or "timed_out"
-            self._terminate()
-            code = self.process.wait()
+        code = self._wait_within_limits()
         # The command is over; whatever it started in the background goes with it (no orphans).
         leftovers = procs.terminate([self.pid], self.marker, grace=GRACE_SECONDS, keep=[self.pid])
         leftovers = max(leftovers, self._reported_leftovers())
@@ -152,6 +152,35 @@ class Job:
         for callback in callbacks:
             with contextlib.suppress(Exception):
                 callback()
+
+    def _wait_within_limits(self) -> int:
+        """The command's exit status, once it exits or is stopped for its timeout or its output's size."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                return self.process.wait(timeout=max(0.0, min(WATCH_SLICE, left)))
+            except subprocess.TimeoutExpired:
+                pass
+            if left <= WATCH_SLICE:
+                reason: JobStatus = "timed_out"
+            elif self._output_size() > self.max_output:
+                reason = "output_limit"
+            else:
+                continue
+            with self._lock:
+                self._kill_reason = self._kill_reason or reason
+            if reason == "output_limit":  # no grace: a command that ignores SIGTERM writes on meanwhile
+                procs.terminate([self.pid], self.marker, grace=0.0, keep=[self.pid])
+            else:
+                self._terminate()
+            return self.process.wait()
+
+    def _output_size(self) -> int:
+        try:
+            return self.output_path.stat().st_size
+        except OSError:
+            return 0
 
     def _reported_leftovers(self) -> int:
         """What the launcher counted in its PID namespace (those were stopped there, out of navtui's sight)."""
@@ -177,6 +206,8 @@ class Job:
             state = f"timed out after {elapsed} and was stopped"
         elif self.status == "killed":
             state = f"killed after {elapsed}"
+        elif self.status == "output_limit":
+            state = f"stopped after {elapsed}: its output passed {self.max_output >> 20} MB"
         else:
             state = f"{exit_text(self.exit_code)} after {elapsed}"
         return f"{self.id} {state}: {self.command[:120]}"
@@ -197,10 +228,11 @@ def exit_text(code: int | None) -> str:
 class JobRegistry:
     """The jobs of one session; ``kill_all`` (or interpreter exit, SIGTERM, SIGHUP) stops every one."""
 
-    def __init__(self, *, grace: float = GRACE_SECONDS) -> None:
+    def __init__(self, *, grace: float = GRACE_SECONDS, max_output: int = MAX_OUTPUT_BYTES) -> None:
         self.token = lifetime.new_token()
         self.jobs: dict[str, Job] = {}
         self.grace = grace
+        self.max_output = max_output
         self._ids = itertools.count(1)
         self._scratch: Path | None = None
         self._baseline: Baseline | None = None
@@ -271,7 +303,15 @@ class JobRegistry:
             os.close(fd)
             os.close(report_w)
         job = Job(
-            job_id, command, cwd, output_path, timeout, marker, process, sandbox if sandbox and sandbox.active else None
+            job_id,
+            command,
+            cwd,
+            output_path,
+            timeout,
+            marker,
+            process,
+            sandbox if sandbox and sandbox.active else None,
+            self.max_output,
         )
         job._baseline = baseline
         job._report = report_r

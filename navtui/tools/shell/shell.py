@@ -67,6 +67,11 @@ def _job_footer(job: Job, polling: bool = True) -> str:
         line = f"[timed out after {job.timeout:g} s: the command and everything it started were stopped]"
     elif job.status == "killed":
         line = f"[killed after {job.duration:.1f} s]"
+    elif job.status == "output_limit":
+        line = (
+            f"[stopped after {job.duration:.1f} s: its output passed {job.max_output >> 20} MB. Send a long output to a "
+            "file and read parts of it, or cut it with head, tail or grep]"
+        )
     else:
         line = f"[{exit_text(job.exit_code)} · {job.duration:.1f} s]"
     if job.guard_changes:

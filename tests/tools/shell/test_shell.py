@@ -38,6 +38,10 @@ def tree_gone(job) -> bool:
     return procs.find_processes([job.pid], job.marker) == []
 
 
+def size_of(path: str) -> int:
+    return os.stat(path).st_size
+
+
 async def pid_from(path: Path) -> int:
     for _ in range(200):
         if (pid := _pid_in(path)) is not None:
@@ -132,6 +136,22 @@ async def test_kill_stops_a_job_and_its_children(ws: Path, ctx) -> None:
     result = await call(status, ctx, job="j1", action="kill")
     assert result.details["status"] == "killed" and "killed after" in result.text
     assert tree_gone(ctx.jobs.get("j1"))
+
+
+async def test_a_flood_of_output_is_stopped_at_the_limit(ctx) -> None:
+    """The output file lies in navtui's home and had no limit: `yes` wrote ~2 GB a second there until the timeout.
+    Past ``max_output`` the command is stopped at once (it ignores SIGTERM here), and the model is told why."""
+    ctx.jobs.max_output = 8 << 20
+    flood = "trap '' TERM; for i in $(seq 200); do head -c 1000000 /dev/zero | tr '\\0' x; sleep 0.01; done"
+    result = await call(shell, ctx, command=flood, timeout=120)
+    job = ctx.jobs.get("j1")
+    assert job is not None and result.details["status"] == "output_limit", result.text[-300:]
+    assert result.text.endswith(
+        "s: its output passed 8 MB. Send a long output to a file and read parts of it, or cut it with head, tail or "
+        "grep]"
+    )
+    assert 8 << 20 < size_of(result.details["output_path"]) < 100 << 20  # not the 200 MB it would write
+    assert tree_gone(job) and "stopped after" in job.describe()
 
 
 async def test_unknown_job_lists_the_known_ones(ctx) -> None:
