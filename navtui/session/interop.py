@@ -101,7 +101,7 @@ def is_title_slot(head: bytes) -> bool:
         return False
     try:
         return parse_title_slot(json.loads(head)) is not None
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 

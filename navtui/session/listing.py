@@ -234,7 +234,7 @@ def _line_at(data: bytes, position: int) -> bytes:
 def _decode(line: bytes) -> dict[str, Any] | None:
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

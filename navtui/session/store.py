@@ -118,7 +118,7 @@ def scan_jsonl(data: bytes, result: JsonlLines) -> Iterator[JsonlRecord]:
                 continue
         try:
             value = loads(part)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a line nested deeper than Python's stack
             bad.append(index)
             continue
         if type(value) is dict:

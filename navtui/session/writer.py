@@ -38,7 +38,7 @@ def decode(line: bytes | None) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

@@ -131,6 +131,25 @@ def test_unreadable_lines_are_not_counted_as_entries(project: Path, root: Path) 
     assert row.entry_count == 2
 
 
+@pytest.mark.parametrize("deep", [b"[" * 100_000 + b"]" * 100_000, b'{"a":' * 100_000 + b"1" + b"}" * 100_000])
+def test_a_line_nested_too_deep_is_a_damaged_line_not_a_crash(project: Path, root: Path, deep: bytes) -> None:
+    """A line nested 100,000 deep (a hostile or broken session file) raised RecursionError out of ``-c``, ``-r``
+    and the session picker; it is a line that does not decode, like any damaged one."""
+    manager = _session(project, root, "latest")
+    header, rest = manager.path.read_bytes().split(b"\n", 1)
+    entry = b'{"type":"custom","id":"deep","parentId":null,"customType":"x","data":' + deep + b"}"
+    manager.path.write_bytes(header + b"\n" + entry + b"\n" + rest + entry + b"\n")
+    [row] = list_sessions(project, root=root)  # the listing does not parse lines: it counts object-shaped ones
+    assert row.path == manager.path
+    recent = SessionManager.continue_recent(project, root=root)
+    assert recent is not None and recent.path == manager.path
+    assert [m.text for m in recent.build_context().messages] == ["latest", "ok"]
+    manager.path.write_bytes(deep + b"\n" + rest)  # as the header
+    recent = SessionManager.continue_recent(project, root=root)
+    assert recent is not None and recent.read_only_reason == "its first line is not a readable session header"
+    assert [m.text for m in recent.build_context().messages] == ["latest", "ok"]
+
+
 def test_a_session_copied_from_another_machine_is_found_in_its_folder(project: Path, root: Path) -> None:
     manager = _session(project, root, "made elsewhere")
     lines = manager.path.read_text().splitlines()
