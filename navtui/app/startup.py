@@ -40,7 +40,7 @@ class FirstFrameSettings:
 def _read(path: Path) -> dict[str, Any]:
     try:  # a regular file only: a named pipe in its place must not keep the first frame waiting
         data = json.loads(read_regular(path, MAX_JSON_BYTES, inside=None)[0].decode("utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: `[[[[...` nested deeper than the stack
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -236,6 +236,8 @@ def read_json_object(path: Path) -> dict[str, Any]:
             f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
             hint="fix the file or delete it to use the defaults",
         ) from exc
+    except RecursionError:  # a repository's `[[[[...` 100,000 deep: a traceback at every start
+        raise ConfigError(f"{path}: nested too deeply to be settings", hint="fix the file or delete it") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object at the top level")
     return data

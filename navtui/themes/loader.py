@@ -43,6 +43,8 @@ def load_theme_file(path: Path, source: ThemeSource = "file") -> NavTheme:
             str(path),
             [f"(file): not valid JSON at line {error.lineno}, column {error.colno}: {error.msg} — fix the syntax"],
         ) from None
+    except RecursionError:  # a repository's `[[[[...` 100,000 deep
+        raise ThemeError.invalid(str(path), ["(file): nested too deeply to be a theme"]) from None
     return build_theme(raw, label=str(path), source=source, path=path)
 
 
@@ -88,7 +90,7 @@ def declared_name(path: Path) -> str:
     """The theme name a file means to define (its ``name`` field if readable, else its stem)."""
     try:
         name = json.loads(read_regular(path, MAX_THEME_BYTES + 1, inside=None)[0].decode("utf-8")).get("name")
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError, RecursionError):
         name = None
     return name if isinstance(name, str) and name else path.stem
 
