@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -96,19 +97,40 @@ class ContextBudget:
         return int(self.ratio * self.raw_estimate(agent, messages)) + _files(agent)
 
     def raw_estimate(self, agent: Measured, messages: Any) -> int:
-        """bytes/4 of the system prompt, the tool specs (when they are sent) and ``messages``, uncalibrated."""
-        offered = getattr(getattr(agent, "provider", None), "offers_tools", True)
+        """bytes/4 of the system prompt, the tool specs (when they are sent) and ``messages``, uncalibrated.
+
+        A provider that shows the files in play (the edits protocol) leaves the ``<attached_file>`` copies out of
+        its requests (the file is there afresh, whole or as the lines that matter), so they do not count: a
+        370-line @path file, counted, left no room for even those lines and started a compaction after the first
+        reply, which ran the 1.5B's run out of time (the eval's big_repo)."""
+        provider = getattr(agent, "provider", None)
+        offered = getattr(provider, "offers_tools", True)
         tools = json.dumps([t.model_dump() for t in agent.tools.specs()]) if offered else ""
+        copies = attached_tokens(messages) if getattr(provider, "wants_files", False) is True else 0
         return (
             estimate_text_tokens(agent.request_system_prompt())
             + estimate_text_tokens(tools)
             + messages_tokens(messages)
+            - copies
         )
 
     def fraction(self, agent: Measured) -> float | None:
         if not self.window:
             return None
         return self.estimate(agent) / self.window
+
+
+_ATTACHED_BLOCK = re.compile(r'\n*<attached_file path="[^"]+"[^>]*>\n.*?</attached_file>\n?', re.DOTALL)
+
+
+def attached_tokens(messages: Any) -> int:
+    """The estimated tokens of the ``<attached_file>`` copies in the user's messages."""
+    total = 0
+    for message in messages:
+        content = getattr(message, "content", None)
+        if getattr(message, "role", None) == "user" and isinstance(content, str) and "<attached_file" in content:
+            total += sum(estimate_text_tokens(block.group(0)) for block in _ATTACHED_BLOCK.finditer(content))
+    return total
 
 
 def _files(agent: Any) -> int:

@@ -112,7 +112,7 @@ class FilesInPlayHooks(AgentHooks):
     # ------------------------------------------------------------------ choosing
     def _room(self, agent: Agent) -> int:
         window = agent.budget.window
-        rest = max(0, agent.budget.estimate(agent) - agent.files_tokens)
+        rest = max(0, agent.budget.estimate(agent) - agent.files_tokens)  # without the attachments' copies
         if not window:
             return DEFAULT_ROOM
         answer = max(MIN_ANSWER, window // ANSWER_SHARE)

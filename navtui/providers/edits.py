@@ -190,7 +190,9 @@ def to_edit_messages(messages: Sequence[AnyMessage], files: Sequence[FileInPlay]
     """History as plain chat: blocks for calls, results as user text; the files shown before the newest user text."""
     out: list[AnyMessage] = []
     calls: dict[str, ToolCall] = {}
-    shown = {file.path for file in files if file.text is not None or file.hide}  # their attachments are left out
+    # Their attachments are left out: a file shown whole is there afresh; one too long for the room is shown as
+    # the lines that matter, and its whole copy is what did not fit (files_in_play.py counted the room without it).
+    shown = {file.path for file in files}
     pending: list[str] = []  # results of one reply, sent as one user message
     failed = False  # one of them is an error
     wrote = True  # the latest reply had a file block: no reminder of how to write one

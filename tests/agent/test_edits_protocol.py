@@ -573,3 +573,37 @@ async def test_a_file_the_reply_touched_first_is_written_by_its_block(
         assert (workspace / "timeparse.py").read_text() == "def parse_duration(text):\n    return int(text[:-1])\n"
     finally:
         await rt.aclose()
+
+
+async def test_an_attached_file_too_long_for_the_window_goes_as_the_lines_that_matter_not_as_its_copy(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    # The eval's big_repo: a 370-line module (10 KB, 3,300 tokens), added with @. Its whole copy stayed in the prompt and left no
+    # room for the files in play: the 1.5B copied the attachment's first lines back instead of fixing late_fee.
+    fake_server.set_llamacpp(n_ctx=4096)  # the fake counts a token per 3 characters, as dense code runs
+    rules = [f"def fee_{i:03d}(amount):\n    return amount * {i % 7 + 1} / 100\n\n\n" for i in range(250)]
+    rules.insert(125, "def late_fee(amount, days):\n    return amount * 0.05 * ((days + 6) // 7)\n\n\n")
+    (workspace / "billing.py").write_text("".join(rules), encoding="utf-8")
+    settings = {"providers": {"tool_protocol": "edits"}}
+    (navtui_home / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    options = LaunchOptions(
+        cwd=workspace, provider="openai", base_url=fake_server.url + "/v1", model=MODEL, approval="yolo"
+    )
+    rt = Runtime.create(options)
+    fake_server.script(
+        Text(
+            "billing.py\n```python\n<<<<<<< SEARCH\n    return amount * 0.05 * ((days + 6) // 7)\n=======\n"
+            "    return amount * 0.02 * ((days + 6) // 7)\n>>>>>>> REPLACE\n```\n"
+        )
+    )
+    fake_server.script(Text("Fixed."))
+    try:
+        await run(rt, "late_fee in billing.py charges 5 % per week, not 2 %. Fix late_fee. @billing.py")
+        request = fake_server.chat_requests[0].json
+        text = user_text(request)
+        assert "<attached_file" not in text and "fee_000" not in text
+        assert "too long to show whole" in text and "return amount * 0.05 * ((days + 6) // 7)" in text
+        assert sum(len(str(m["content"])) for m in request["messages"]) // 3 <= 4096 - 1024  # room for the answer
+        assert "return amount * 0.02 * ((days + 6) // 7)" in (workspace / "billing.py").read_text()
+    finally:
+        await rt.aclose()
