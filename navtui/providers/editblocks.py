@@ -9,8 +9,8 @@ A reply is prose with fenced blocks. A block is one of:
 
 Small models write the shapes loosely, and every shape seen is read: the path on the line before the fence (bare,
 ``**bold**``, in backticks, after ``###`` or ``File:``, ending in a colon, at the end of a short sentence, the one
-file a long sentence ending in a colon names), in the info string (```` ```python hello.py ````, ```` ```hello.py
-````, ```` ```python:hello.py ````), or as the first line inside (``# hello.py``, ``// app.js``); a wrong or missing
+file in play a long sentence ending in a colon names), in the info string (```` ```python hello.py ````,
+```` ```hello.py ````, ```` ```python:hello.py ````), or as the first line inside (``# hello.py``, ``// app.js``); a wrong or missing
 info string; a fence indented as a list item's; markers with 5 to 9 characters and another word (``<<<<<<<
 ORIGINAL``, ``>>>>>>> UPDATED``); no path at all when one file is in play (or the block is plainly one of the files
 in play). The reader works line by line as text streams, so prose goes out at once and a block is
@@ -137,7 +137,8 @@ def path_in_line(line: str, *, strict: bool) -> str | None:
 def sentence_path(line: str) -> str | None:
     """The one file a long sentence before a block names, when it ends with a colon and names no other (the 1.5B:
     "To add a test to `test_lists.py` that ..., you can modify the `test_lists.py` file as follows:"); too long
-    for :func:`path_in_line`, it went out as prose while it streamed."""
+    for :func:`path_in_line`, it went out as prose while it streamed. The reader takes it only for a file in play:
+    "... the way pytest collects conftest.py files, which looks like this:" then an error quoted is no file."""
     text = line.strip().rstrip("*_ `")
     if len(text) <= MAX_PATH_LINE or not text.endswith(":"):
         return None
@@ -404,7 +405,9 @@ class BlockReader:
                 prose_path = path_in_line(line, strict=lang in _SHELL_LANGS)
                 break
         if prose_path is None and not any(line.strip() for line in self._before):
-            prose_path = sentence_path(self._sentence)  # "..., you can modify the `test_lists.py` file as follows:"
+            named = sentence_path(self._sentence)  # "..., you can modify the `test_lists.py` file as follows:"
+            if named is not None and self._known(named) in self.files:
+                prose_path = named  # only a file in play: a sentence that names another explains, quoting output
         path = path_from_info or prose_path
         loose = path_from_info is None and not any(
             line.strip() and path_in_line(line, strict=True) for line in self._before[-2:]
