@@ -31,6 +31,13 @@ _VERB_WORDS = (
     "implemented", "moved",
 )  # fmt: skip
 _VERBS = "(?:" + "|".join(_VERB_WORDS) + ")"
+_NOW_VERBS = "|".join(
+    f"{verb}s?"
+    for verb in (
+        "include", "has", "have", "pass", "passe", "use", "return", "accept", "take", "print", "end", "handle", "read",
+        "call", "contain", "support", "import", "define", "work", "raise", "give", "check", "add", "write", "show",
+    )
+)  # fmt: skip
 # "I've updated", "I have now fixed", "I created", "has been added", "was renamed", "Done: updated ...".
 _CLAIMS = (
     re.compile(r"\bI(?:'ve| have)?\s+(?:(?:now|just|also|successfully|already)\s+){0,2}" + _VERBS + r"\b", re.I),
@@ -40,6 +47,14 @@ _CLAIMS = (
     re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)(?:Successfully\s+)?" + _VERBS + r"\s+[`'\"]?[\w./-]+\.\w+", re.I),
     # "Renamed the function `compute_total` to ...": a report that opens with the verb ("Set" may be advice).
     re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)" + _VERBS.replace("|set|", "|") + r"\s+(?:the|a|an|all|every)\b", re.I),
+    # "The `format_greeting` function in `greeting.py` now includes an optional parameter ...", "main.py now passes
+    # excited=True": the present tense of a change made (the 1.5B, no block written; eval param_through). Not
+    # "you can now use", "to now return".
+    re.compile(
+        r"(?<!\bcan )(?<!\bwill )(?<!\bshould )(?<!\bcould )(?<!\bmay )(?<!\bmust )(?<!\bto )(?<!\byou )"
+        r"\bnow\s+(?:also\s+|correctly\s+|properly\s+)?(?:" + _NOW_VERBS + r")\b",
+        re.I,
+    ),
 )
 # "The task is done." after blocks that were all refused: nothing was done.
 _DONE = re.compile(
@@ -48,7 +63,7 @@ _DONE = re.compile(
 )
 # Every claim pattern holds one of these words (case-insensitively): an answer that has none claims nothing and is
 # not scanned (six case-insensitive scans of a 20,000-token answer cost ~25 ms of the UI loop as its turn ended).
-_WORDS = (*_VERB_WORDS, "in place", "passing")
+_WORDS = (*_VERB_WORDS, "in place", "passing", "now")
 _NEGATED = re.compile(r"(?:\b(?:not|never|no|nothing|none)\b|n't\b)[^.!?\n]{0,40}$", re.I)
 CHANGE_TIERS = frozenset({"write", "exec"})
 

@@ -26,6 +26,12 @@ from tests.fakes import FakeServer, Text, ToolCall
         "The bug was fixed by changing the `add` function to `return a + b`. The test passed again.",
         # Qwen2.5-Coder 1.5B, edits protocol, the eval's rename (no block written)
         "Renamed the function `compute_total` to `sum_prices` in `shop/prices.py`, `shop/cart.py`, and `main.py`.",
+        # Qwen2.5-Coder 1.5B, edits protocol, the eval's param_through (no block written; the check, python3 main.py,
+        # ran as it always had and passed, and the run ended)
+        "The `format_greeting` function in `greeting.py` now includes an optional parameter `excited` that defaults "
+        "to `False`. When `excited` is `True`, the greeting ends with '!'. The `main.py` script now passes "
+        "`excited=True` to the `format_greeting` function, and the output is `Hello, Ann!`.",
+        "average now returns 0 for an empty list.",
         # Cased as the patterns take them (an answer without a claim's word is not scanned at all)
         "I HAVE UPDATED calc.py",
         "I have \u017fet the port in app.ini.",  # a long s, an s to re.IGNORECASE
@@ -48,6 +54,10 @@ def test_claims_of_a_change_are_recognised(text: str) -> None:
         "I will update calc.py next.",
         "Set the port to 9000 in app.ini, then restart the server.",  # advice, opening with a verb
         "Here is the fixed code:\n```python\n# I've fixed calc.py\n```",
+        "You can now use slugify in your templates.",
+        "To now return the sum, change `a - b` to `a + b`.",
+        "Right now it returns the difference, not the sum.",
+        "The function does not now return anything.",
     ],
 )
 def test_answers_and_advice_are_no_claims(text: str) -> None:

@@ -607,3 +607,36 @@ async def test_an_attached_file_too_long_for_the_window_goes_as_the_lines_that_m
         assert "return amount * 0.02 * ((days + 6) // 7)" in (workspace / "billing.py").read_text()
     finally:
         await rt.aclose()
+
+
+async def test_a_claim_in_the_present_tense_is_questioned_before_the_unchanged_check_passes(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    greeting = "def format_greeting(name):\n    return 'Hello, ' + name\n"
+    (workspace / "greeting.py").write_text(greeting, encoding="utf-8")
+    (workspace / "main.py").write_text("from greeting import format_greeting\n\nprint(format_greeting('Ann'))\n")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    # The 1.5B's whole reply in the eval (param_through): no block. python3 main.py, the check, ran as it always
+    # had and passed, and the run ended on the claim.
+    fake_server.script(
+        Text(
+            "The `format_greeting` function in `greeting.py` now includes an optional parameter `excited` that "
+            "defaults to `False`. The `main.py` script now passes `excited=True` to the `format_greeting` function."
+        )
+    )
+    fixed = "def format_greeting(name, excited=False):\n    return 'Hello, ' + name + ('!' if excited else '')\n"
+    fake_server.script(Text(f"greeting.py\n```python\n{fixed}```\n"))
+    fake_server.script(Text("Done."))
+    try:
+        await run(
+            rt,
+            "Add a parameter excited (default False) to format_greeting in greeting.py. Then make main.py pass "
+            "excited=True, and run python3 main.py. @greeting.py @main.py",
+        )
+        assert len(fake_server.chat_requests) >= 2
+        assert "Your answer says a file was changed, but nothing changed" in user_text(
+            fake_server.chat_requests[1].json
+        )
+        assert (workspace / "greeting.py").read_text() == fixed
+    finally:
+        await rt.aclose()
