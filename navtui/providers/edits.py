@@ -16,6 +16,7 @@ path as any call (approval, sandbox, cards, diffs, checkpoints, ``--json``):
 from __future__ import annotations
 
 import contextlib
+import posixpath
 import re
 import shlex
 from collections.abc import Sequence
@@ -286,7 +287,7 @@ def _without_shown_attachments(text: str, shown: set[str]) -> str:
     """``<attached_file>`` blocks of files shown afresh in the files section are left out (no stale copy)."""
 
     def keep(match: re.Match[str]) -> str:
-        return "" if match.group(1) in shown else match.group(0)
+        return "" if posixpath.normpath(match.group(1)) in shown else match.group(0)  # "@./calc.py" is calc.py
 
     return re.sub(r'\n*<attached_file path="([^"]+)"[^>]*>\n.*?</attached_file>\n?', keep, text, flags=re.DOTALL)
 

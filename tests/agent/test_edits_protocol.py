@@ -640,3 +640,29 @@ async def test_a_claim_in_the_present_tense_is_questioned_before_the_unchanged_c
         assert (workspace / "greeting.py").read_text() == fixed
     finally:
         await rt.aclose()
+
+
+async def test_an_attached_file_written_with_a_leading_dot_slash_is_left_out_when_it_is_in_play(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    # "@./billing.py" is billing.py, in play as the files section spells it: its copy is left out as the budget
+    # assumes (agent/budget.py), not sent whole and uncounted, 3,300 tokens past a 4,096-token window.
+    fake_server.set_llamacpp(n_ctx=4096)
+    rules = [f"def fee_{i:03d}(amount):\n    return amount * {i % 7 + 1} / 100\n\n\n" for i in range(250)]
+    (workspace / "billing.py").write_text("".join(rules), encoding="utf-8")
+    settings = {"providers": {"tool_protocol": "edits"}}
+    (navtui_home / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    options = LaunchOptions(
+        cwd=workspace, provider="openai", base_url=fake_server.url + "/v1", model=MODEL, approval="yolo"
+    )
+    rt = Runtime.create(options)
+    fake_server.script(Text("It lists fees."))
+    try:
+        await run(rt, "What does fee_042 in this file do? @./billing.py")
+        request = fake_server.chat_requests[0].json
+        text = user_text(request)
+        assert "<attached_file" not in text and "fee_000" not in text
+        assert "too long to show whole" in text and "def fee_042(amount):" in text
+        assert sum(len(str(m["content"])) for m in request["messages"]) // 3 <= 4096 - 1024  # room for the answer
+    finally:
+        await rt.aclose()
