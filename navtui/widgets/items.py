@@ -123,6 +123,27 @@ class PullItem(TranscriptItem):
     message: str = ""  # how it ended, in words
 
 
+def item_text(item: TranscriptItem) -> str:
+    """What /find reads of an item: the words its widget shows, collapsed parts included (a tool card's command
+    and output, a thought, a divider's notes)."""
+    match item:
+        case UserItem(text=text) | AssistantItem(text=text) | ThinkingItem(text=text) | NoticeItem(text=text):
+            return text
+        case ToolItem():
+            return "\n".join(
+                (item.name, item.title or "", *map(str, item.arguments.values()), *item.output, item.result)
+            )
+        case ErrorItem(message=message, hint=hint):
+            return f"{message}\n{hint or ''}"
+        case DividerItem(label=label, detail=detail):
+            return f"{label}\n{detail or ''}"
+        case AdvisorItem(note=note):
+            return note
+        case ContextItem(text=text, files=files):
+            return "\n".join((text, *files))
+    return ""
+
+
 Maker = Callable[[], list[TranscriptItem]]
 
 

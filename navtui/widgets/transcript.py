@@ -46,6 +46,7 @@ from navtui.widgets.items import (
     TranscriptItems,
     UserItem,
     WelcomeItem,
+    item_text,
 )
 from navtui.widgets.markdown.view import MarkdownView
 from navtui.widgets.pull_card import PullCard
@@ -144,6 +145,7 @@ class Transcript(VerticalScroll):
         self._loading = False
         self.spinner_index: int | None = None
         self.describe: Callable[[ToolItem], str] | None = None
+        self.last_found: tuple[str, int] | None = None  # /find's words and the index of the entry shown
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -234,6 +236,7 @@ class Transcript(VerticalScroll):
                 child.remove()
         self.items = []
         self.first = 0
+        self.last_found = None
         self._update_marker()
         self.anchor()
 
@@ -350,6 +353,33 @@ class Transcript(VerticalScroll):
         grown = self.virtual_size.height - height_before
         if grown > 0:
             self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True, release_anchor=False)
+
+    # ------------------------------------------------------------------ search (/find)
+    def find(self, words: str, before: int | None = None) -> int | None:
+        """The index of the newest item before ``before`` (default: the end) whose text holds ``words``, in any
+        case; None when none does. (The older items of a resumed session are made as it reads them.)"""
+        wanted = words.casefold()
+        end = len(self.items) if before is None else min(before, len(self.items))
+        for index in range(end - 1, -1, -1):
+            if wanted in item_text(self.items[index]).casefold():
+                return index
+        return None
+
+    async def reveal(self, index: int, words: str) -> None:
+        """Show item ``index``, mounting the older items down to it, with the line that holds ``words`` (as near as
+        the text's place in it tells) on screen; the transcript stops following until PgDn or the next message."""
+        if index < self.first:
+            self.workers.cancel_group(self, "transcript-load")
+            self._loading = True
+            await self._load_earlier(self.first - index)
+        widget = self._mounted_items()[index - self.first]
+        self.call_after_refresh(self._scroll_to_found, widget, item_text(self.items[index]), words)
+
+    def _scroll_to_found(self, widget: Widget, text: str, words: str) -> None:
+        place = text.casefold().find(words.casefold())
+        into = int(widget.size.height * place / len(text)) if place > 0 and text else 0
+        self._hint.display = False
+        self.scroll_to(y=max(0, widget.virtual_region.y + into - 2), animate=False, immediate=True)
 
     # ------------------------------------------------------------------ memory
     def trim_offscreen(self) -> int:

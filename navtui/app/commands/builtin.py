@@ -273,6 +273,36 @@ async def copy_command(ctx: CommandContext, args: str) -> None:
     ctx.notice(f"Copied the last answer ({len(text)} characters) {via}.{fallback}")
 
 
+async def find_command(ctx: CommandContext, args: str) -> None:
+    """/find WORDS: scroll to the newest entry of the transcript that holds them; /find alone: the one before."""
+    from navtui.widgets.items import item_text
+
+    view = ctx.transcript
+    last = view.last_found
+    if last is not None and (not args or args == last[0]):
+        words, before = last[0], last[1]  # again: the entry before the one shown
+    elif args:
+        words, before = args, None
+    else:
+        ctx.notice("Usage: /find WORDS — show the newest entry that holds them; /find again for an earlier one.")
+        return
+    index = view.find(words, before)
+    if index is None:
+        if before is None:
+            ctx.notice(f"Nothing in this session holds “{words}”.")
+        else:
+            found = sum(1 for item in view.items if words.casefold() in item_text(item).casefold())
+            ctx.notice(f"No earlier entry holds “{words}” ({found} found).")
+        view.last_found = None
+        return
+    view.last_found = (words, index)
+    await view.reveal(index, words)
+    ctx.app.notify(
+        f"“{words}”: entry {index + 1:,} of {len(view.items):,}. /find for an earlier one, PgDn to go back down.",
+        markup=False,
+    )
+
+
 async def export_command(ctx: CommandContext, args: str) -> None:
     """/export [path]: the session as HTML (or Markdown for a .md name), by default in ~/.navtui/exports/."""
     from navtui.session.export import export_format, export_html, export_markdown, export_target
@@ -326,6 +356,9 @@ def register(registry: CommandRegistry) -> None:
     )(sandbox_command)
     registry.command("name", "name this session", args="NAME")(name_command)
     registry.command("copy", "copy the last answer to the clipboard")(copy_command)
+    registry.command(
+        "find", "scroll back to the newest entry holding the words; again: an earlier one", args="[words]"
+    )(find_command)
     registry.command("export", "write the session to HTML (or .md) in ~/.navtui/exports/, or to PATH", args="[path]")(
         export_command
     )
