@@ -373,3 +373,18 @@ async def test_ctrl_r_searches_the_prompt_history(make_app) -> None:
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HistorySearchScreen))
         assert prompt(app).text == "fix the parser"  # Esc leaves the prompt as it was
+
+
+async def test_the_list_keeps_one_row_per_candidate_in_a_narrow_terminal(make_app) -> None:
+    # At 60 columns a command's help wrapped onto a second row, under the names' column ("status | dump [raw]" under
+    # "/advisor"): the list showed half as many commands and read as if the second rows were commands. Each help
+    # is now cut with an ellipsis, as Claude Code's list does.
+    app = make_app()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.press("/")
+        await settle(app, pilot)
+        listed = menu(app)
+        rows = [listed.render_line(y).text.rstrip() for y in range(listed.size.height)]
+        assert len(rows) == min(10, len(shown(app))), rows
+        assert [row.split()[0] for row in rows] == shown(app)[: len(rows)], rows
+        assert rows[0].startswith("/advisor") and rows[0].endswith("…"), rows
