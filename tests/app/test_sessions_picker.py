@@ -178,3 +178,23 @@ async def test_resume_with_a_word_that_is_a_file_or_a_short_id_prefix_still_filt
         assert app.runtime.session is None or app.runtime.session.path.name != "notes"
         main_screen(app).submit("/resume add01")  # an id's prefix: that session
         await wait_for(pilot, lambda: "add0123456789abc" in str(getattr(app.runtime.session, "path", "")))
+
+
+async def test_a_filter_lists_the_sessions_it_names_first(workspace: Path) -> None:
+    # 40 sessions "task N: ...": typing "task 7" listed the newest sessions whose id held a 7 before "task 7: ..."
+    # (every word was looked up in the ids and models too, and the list kept its newest-first order).
+    for number in range(40):
+        writer = SessionWriter(workspace, f"{number:02d}77aaaabbbbcccc")
+        writer.user(None, f"task {number}: look into the parser")
+        path = writer.write(name=f"2025-03-04T09-00-{number:02d}-000Z_{number:02d}77aaaabbbbcccc.jsonl")
+        os.utime(path, (NOW.timestamp() - 1000 + number,) * 2)  # the higher the number, the newer
+    app = HostApp(SessionPickerScreen(workspace, now=NOW))
+    async with app.run_test(size=(100, 20)) as pilot:
+        await loaded(app, pilot)
+        assert names(app)[0] == "task 39: look into the parser"
+        await pilot.press(*"task 7")
+        shown = names(app)
+        assert shown[0] == "task 7: look into the parser", shown[:5]
+        assert len(shown) == 40  # the others still listed (each id holds a 7), after it
+        await pilot.press("enter")
+    assert app.results[0].name.startswith("2025-03-04T09-00-07")

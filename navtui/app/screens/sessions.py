@@ -7,6 +7,7 @@ files must not freeze the screen.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -112,7 +113,8 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         if keep is None and self.shown and table.row_count:
             keep = self.shown[min(table.cursor_row, len(self.shown) - 1)].path
         tokens = self.query_text.lower().split()
-        self.shown = [s for s in self.sessions if all(token in _search_text(s) for token in tokens)]
+        shown = [s for s in self.sessions if all(token in _search_text(s) for token in tokens)]
+        self.shown = sorted(shown, key=lambda s: _rank(s, tokens)) if tokens else shown  # newest first in a rank
         now = self._now or datetime.now(UTC)
         current = self.current.path.resolve() if self.current is not None else None
         rows: list[list[Text]] = []
@@ -215,7 +217,7 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         else:
             self.query_text += event.character
             self._update_search()
-            self._fill()
+            self._fill_best()
         event.stop()
         event.prevent_default()
 
@@ -223,7 +225,13 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         if self.query_text:
             self.query_text = self.query_text[:-1]
             self._update_search()
-            self._fill()
+            self._fill_best()
+
+    def _fill_best(self) -> None:
+        """The filter changed: the list again, the best match (listed first) highlighted."""
+        self._fill()
+        if self.shown:
+            self.table.move_cursor(row=0, animate=False)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -329,6 +337,19 @@ def _prune_checkpoints(workspace: Path) -> None:
 
 def _search_text(summary: SessionSummary) -> str:
     return " ".join([summary.name, summary.id, summary.model or "", summary.cwd, *summary.labels]).lower()
+
+
+def _rank(summary: SessionSummary, tokens: list[str]) -> int:
+    """Where a session that holds every word of a filter goes: its name (or a label) with the words as typed,
+    whole (0), or as typed (1), or each of them (2), before one that holds them only in its id, model or folder
+    (3): "task 7" lists "task 7: ..." first, not the newest session whose id holds a 7."""
+    name = " ".join([summary.name, *summary.labels]).lower()
+    phrase = " ".join(tokens)
+    if re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", name):
+        return 0
+    if phrase in name:
+        return 1
+    return 2 if all(token in name for token in tokens) else 3
 
 
 def _home_relative(path: str) -> str:
