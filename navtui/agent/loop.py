@@ -45,6 +45,7 @@ from navtui.core.events import (
     join_deltas,
 )
 from navtui.core.messages import (
+    MAX_NESTING,
     AssistantMessage,
     StopReason,
     TextBlock,
@@ -53,6 +54,7 @@ from navtui.core.messages import (
     ToolResultMessage,
     Usage,
     UserMessage,
+    nests_deeper,
 )
 from navtui.core.wording import counted
 from navtui.providers.base import PARSE_ERROR_KEY, AnyMessage, ChatRequest, Provider
@@ -450,7 +452,7 @@ class Agent:
             return [event] if event.text else []
         streamed.settle()
         if isinstance(event, ToolCallEvent):
-            blocks.append(self._with_unique_id(event.call))
+            blocks.append(self._with_unique_id(_savable(event.call)))
             return []
         if isinstance(event, UsageEvent):
             assistant.usage = event.usage if assistant.usage is None else assistant.usage + event.usage
@@ -623,3 +625,14 @@ class Agent:
         for text in taken:
             self.add_message(UserMessage(content=text))
         return taken
+
+
+def _savable(call: ToolCall) -> ToolCall:
+    """The call, or a malformed one when its arguments nest too deep to save or send again (the model is told)."""
+    if not nests_deeper(call.arguments):
+        return call
+    why = (
+        f"The arguments of your {call.name} call nest deeper than {MAX_NESTING} levels, which no tool takes: "
+        "call it again with its arguments as the tool's schema gives them"
+    )
+    return call.model_copy(update={"arguments": {PARSE_ERROR_KEY: why}})

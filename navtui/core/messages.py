@@ -19,8 +19,29 @@ StopReason = Literal["stop", "length", "tool_use", "error", "aborted"]
 _STOP_ALIASES = {"toolUse": "tool_use", "end_turn": "stop", "max_tokens": "length", "tool_calls": "tool_use"}
 
 
+# How deep a value inside a message may nest. pydantic writes 255 levels at most ("Maximum serialization depth
+# exceeded"), json reads about 1,000: tool-call arguments nested 300 deep decoded, then could not be saved.
+MAX_NESTING = 100
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def nests_deeper(value: Any, limit: int = MAX_NESTING) -> bool:
+    """Whether decoded JSON (dicts, lists, scalars) nests more than ``limit`` containers deep; looked at level by
+    level, never by recursion, so any depth is safe to ask about."""
+    level = [value]
+    for _ in range(limit):
+        level = [
+            child
+            for item in level
+            if isinstance(item, dict | list)
+            for child in (item.values() if isinstance(item, dict) else item)
+        ]
+        if not level:
+            return False
+    return any(isinstance(item, dict | list) for item in level)
 
 
 class _Model(BaseModel):

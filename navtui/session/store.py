@@ -26,6 +26,9 @@ from navtui.core.fs import atomic_write_bytes, fsync_dir, make_temp
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 _TAIL_CHUNK = 64 * 1024
+# A line nested deeper is damaged: a message's own values nest 100 levels at most (core/messages.py MAX_NESTING),
+# with some 20 for the entry around them; pydantic writes 255 at most.
+MAX_LINE_NESTING = 120
 
 
 class FileVanished(NavtuiError):
@@ -121,10 +124,21 @@ def scan_jsonl(data: bytes, result: JsonlLines) -> Iterator[JsonlRecord]:
         except (ValueError, RecursionError):  # RecursionError: a line nested deeper than Python's stack
             bad.append(index)
             continue
-        if type(value) is dict:
+        if type(value) is dict and not _too_deep(part, value):
             yield index, part, value
         else:
             bad.append(index)
+
+
+def _too_deep(line: bytes, value: dict[str, Any]) -> bool:
+    """A line nested deeper than navtui writes one: its message could not be measured, sent or copied (pydantic
+    writes 255 levels; json read it). Only a line with that many brackets is looked into."""
+    limit = MAX_LINE_NESTING
+    if len(line) <= 2 * limit or line.count(b"[") + line.count(b"{") <= limit:
+        return False
+    from navtui.core.messages import nests_deeper  # lazy: pydantic, for the rare line with that many brackets
+
+    return nests_deeper(value, limit)
 
 
 def read_jsonl(path: Path) -> JsonlLines:

@@ -110,3 +110,24 @@ def test_p16_running_out_of_max_turns_exits_1(fake_server: FakeServer, workspace
     run = _headless(fake_server, "--print", "read forever", cwd=workspace)
     assert run.returncode == 1 and "Stopped after 2 turns (max_turns)" in run.stderr, run.stderr
     assert len(fake_server.chat_requests) == 2
+
+
+@pytest.mark.parametrize("openai", [False, True], ids=["ollama", "llama.cpp"])
+def test_a_call_whose_arguments_nest_hundreds_deep_is_answered_as_malformed_and_the_session_goes_on(
+    fake_server: FakeServer, workspace: Path, openai: bool
+) -> None:
+    # Arguments nested 300 deep decode (json reads ~1,000 levels) but cannot be saved (pydantic writes 255):
+    # recording the answer raised ValueError out of the run, a traceback in --print (the app's turn died alike).
+    nested: list[object] = []
+    for _ in range(300):
+        nested = [nested]
+    fake_server.script(ToolCall("read", {"path": nested}))
+    fake_server.script(Text("I read nothing."))
+    run = _headless(fake_server, "--print", "read it", cwd=workspace, openai=openai)
+    assert run.returncode == 0 and run.stdout.strip() == "I read nothing.", run.stderr
+    [result] = _results(fake_server)
+    assert "nest deeper than" in result
+    fake_server.script(Text("Going on."))
+    again = _headless(fake_server, "--print", "-c", "go on", cwd=workspace, openai=openai)
+    assert again.returncode == 0 and again.stdout.strip() == "Going on.", again.stderr
+    assert "unreadable" not in again.stderr and _results(fake_server) == [result]  # the history came back whole

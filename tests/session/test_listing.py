@@ -177,3 +177,20 @@ def test_an_omp_title_slot_file_is_listed_with_its_title(project: Path, root: Pa
     [row] = list_sessions(project, root=root)
     assert (row.name, row.named, row.entry_count) == ("Explaining main.py", True, 11)
     assert row.id == "01a20876-b7eb-7104-9531-e1a9e5b2c44e" and row.model == "claude-sonnet-4-5"
+
+
+def test_a_message_nested_deeper_than_navtui_can_write_is_a_damaged_line(project: Path, root: Path) -> None:
+    """Nested 300 deep, a line decodes (json reads ~1,000 levels) but its message cannot be measured, sent or
+    copied (pydantic writes 255): -c raised ValueError out of build_context. It is a damaged line."""
+    manager = _session(project, root, "latest")
+    lines = manager.path.read_text(encoding="utf-8").splitlines()
+    last = json.loads(lines[-1])
+    call = {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "HERE"}}
+    message = {**last["message"], "content": [call], "stopReason": "toolUse"}
+    deep = json.dumps({**last, "id": "deep0001", "parentId": last["id"], "message": message})
+    deep = deep.replace('"HERE"', "[" * 300 + "]" * 300)
+    manager.path.write_text("\n".join([*lines, deep]) + "\n", encoding="utf-8")
+    recent = SessionManager.continue_recent(project, root=root)
+    assert recent is not None and recent.path == manager.path
+    assert [m.text for m in recent.build_context().messages] == ["latest", "ok"]
+    assert any("skipped 1 unreadable line" in warning for warning in recent.warnings)
