@@ -17,9 +17,9 @@ rebuilt, and the advisor told.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from navtui.agent.advisor_control import AdvisorControl
 from navtui.agent.loop import Agent
@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from navtui.session.entries import Entry
     from navtui.session.manager import SessionManager
 
+T = TypeVar("T")
+
 
 class Runtime:
     def __init__(
@@ -67,6 +69,7 @@ class Runtime:
         self.pending_notices: list[AgentEvent] = []  # said at the start of the next run (window facts)
         self._preparing = False  # a run is getting ready (window, MCP servers, attachments) before the agent's
         self._aborted_early = False  # Esc came then
+        self._esc_early: asyncio.Event | None = None  # set by that Esc: a wait of the preparation ends at it
         self.held_models: list[HeldModel] = []  # a repository's models on another endpoint, not answered yet
         self.repository: Path | None = None
         self.handover_count = 0
@@ -250,7 +253,7 @@ class Runtime:
     async def run(self, prompt: str | None) -> AsyncGenerator[AgentEvent, None]:
         """Run the agent on ``prompt`` (``None`` continues): made ready with the files it attaches or names
         (``agent/prepare.py``), checkpointed after each turn, watched by the advisor."""
-        self._preparing, self._aborted_early = True, False
+        self._preparing, self._aborted_early, self._esc_early = True, False, asyncio.Event()
         try:
             async for notice in self._before_run():
                 yield notice
@@ -291,7 +294,10 @@ class Runtime:
             return
         agent = self.agent
         # The compact prompt for small windows offers only the core tools: MCP schemas cost nothing there.
-        for text, level in await self.mcp.before_request(None if agent.compact else agent.budget.window):
+        said = await self._unless_esc(self.mcp.before_request(None if agent.compact else agent.budget.window))
+        if said is None:  # Esc while the servers were given their moment: the run ends, they go on starting
+            return
+        for text, level in said:
             yield Notice(text=text, level=level)
         if agent.compact and self.mcp.tool_tokens() and not self._mcp_compact_said:
             self._mcp_compact_said = True
@@ -303,9 +309,28 @@ class Runtime:
         if not agent.messages:  # nothing cached yet: the prompt may list the servers' tools too
             agent.system_prompt = build_system_prompt(self.cwd, agent.tools.specs(), compact=agent.compact)
 
+    async def _unless_esc(self, work: Coroutine[Any, Any, T]) -> T | None:
+        """``work``'s result, or None when Esc comes first while the run is prepared (``work`` is cancelled): the
+        first request gives starting MCP servers up to mcp's request wait (10 s), which Esc does not sit out."""
+        esc = self._esc_early
+        task = asyncio.ensure_future(work)
+        if esc is None:
+            return await task
+        stop = asyncio.ensure_future(esc.wait())
+        try:
+            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+            if not task.done():
+                task.cancel()
+                await asyncio.wait({task})  # its own cancellation, never raised here
+        return None if task.cancelled() else task.result()
+
     def abort(self) -> None:
         if self._preparing:  # the agent's run has not begun: it would start afresh and forget this Esc
             self._aborted_early = True
+            if self._esc_early is not None:
+                self._esc_early.set()
         self.agent.abort()
 
     def compact(self, instructions: str | None = None) -> AsyncGenerator[AgentEvent, None]:

@@ -147,3 +147,27 @@ async def test_esc_with_a_tool_call_half_sent_runs_nothing(
     answer = h.saved()[-1]
     assert isinstance(answer, AssistantMessage) and answer.tool_calls == [] and answer.text == "Writing it."
     await assert_resumable(h, fake_server)
+
+
+async def test_esc_while_the_mcp_servers_start_ends_the_run_at_once(
+    fake_server: FakeServer, workspace, navtui_home, tmp_path, monkeypatch
+) -> None:
+    """Esc while the first request waits for an MCP server still starting (npx downloading a package): the run
+    ends then, not once the wait (mcp's request wait, 10 s) is over; nothing is sent, the server keeps starting."""
+    from navtui.mcp import manager as manager_module
+    from navtui.mcp.config import user_config_path
+    from tests.mcp.conftest import stdio_entry, write_servers
+
+    monkeypatch.setattr(manager_module, "REQUEST_WAIT", 3600.0)  # without Esc honoured, the wait would not end
+    entry = stdio_entry(tmp_path)
+    entry["env"] = {**entry["env"], "MCP_TEST_SLOW_START": "120"}
+    write_servers(user_config_path(), {"slow": entry})
+    h = Harness("openai", fake_server, workspace, navtui_home, {})
+    try:
+        # The unknown window is said just before the run waits for the servers.
+        events = await run_until(h, "go", lambda e: isinstance(e, Notice) and "is unknown" in e.text)
+        assert isinstance(events[-1], RunFinished) and events[-1].stop_reason == "aborted"
+        assert fake_server.chat_requests == []
+        assert h.runtime.mcp is not None and h.runtime.mcp.connections["slow"].state == "starting"
+    finally:
+        await h.runtime.aclose()
