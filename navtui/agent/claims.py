@@ -47,14 +47,15 @@ _CLAIMS = (
     re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)(?:Successfully\s+)?" + _VERBS + r"\s+[`'\"]?[\w./-]+\.\w+", re.I),
     # "Renamed the function `compute_total` to ...": a report that opens with the verb ("Set" may be advice).
     re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)" + _VERBS.replace("|set|", "|") + r"\s+(?:the|a|an|all|every)\b", re.I),
-    # "The `format_greeting` function in `greeting.py` now includes an optional parameter ...", "main.py now passes
-    # excited=True": the present tense of a change made (the 1.5B, no block written; eval param_through). Not
-    # "you can now use", "to now return".
-    re.compile(
-        r"(?<!\bcan )(?<!\bwill )(?<!\bshould )(?<!\bcould )(?<!\bmay )(?<!\bmust )(?<!\bto )(?<!\byou )"
-        r"\bnow\s+(?:also\s+|correctly\s+|properly\s+)?(?:" + _NOW_VERBS + r")\b",
-        re.I,
-    ),
+)
+# "The `format_greeting` function in `greeting.py` now includes an optional parameter ...", "main.py now passes
+# excited=True": the present tense of a change made (the 1.5B, no block written; eval param_through). Not "you can
+# now use", "to now return". A claim only under the edits protocol: a model with tools says "add now returns a + b"
+# of code it read, answering a question about a change the user made.
+_NOW_CLAIM = re.compile(
+    r"(?<!\bcan )(?<!\bwill )(?<!\bshould )(?<!\bcould )(?<!\bmay )(?<!\bmust )(?<!\bto )(?<!\byou )"
+    r"\bnow\s+(?:also\s+|correctly\s+|properly\s+)?(?:" + _NOW_VERBS + r")\b",
+    re.I,
 )
 # "The task is done." after blocks that were all refused: nothing was done.
 _DONE = re.compile(
@@ -63,19 +64,21 @@ _DONE = re.compile(
 )
 # Every claim pattern holds one of these words (case-insensitively): an answer that has none claims nothing and is
 # not scanned (six case-insensitive scans of a 20,000-token answer cost ~25 ms of the UI loop as its turn ended).
-_WORDS = (*_VERB_WORDS, "in place", "passing", "now")
+_WORDS = (*_VERB_WORDS, "in place", "passing")
 _NEGATED = re.compile(r"(?:\b(?:not|never|no|nothing|none)\b|n't\b)[^.!?\n]{0,40}$", re.I)
 CHANGE_TIERS = frozenset({"write", "exec"})
 
 
-def claims_change(text: str) -> bool:
-    """True when ``text`` (code blocks left out) reports a change to files as done."""
+def claims_change(text: str, *, present_tense: bool = True) -> bool:
+    """True when ``text`` (code blocks left out) reports a change to files as done; with ``present_tense``, also
+    when it tells one as the code's state ("greeting.py now includes ...")."""
     prose = _CODE.sub(" ", text.replace("\u2019", "'"))
     # casefold, and the dotless i that re.IGNORECASE takes for an i: every match of a pattern holds a word folded so
     folded = prose.casefold().replace("\u0131", "i")
-    if not any(word in folded for word in _WORDS):
+    words = (*_WORDS, "now") if present_tense else _WORDS
+    if not any(word in folded for word in words):
         return False
-    for pattern in _CLAIMS:
+    for pattern in (*_CLAIMS, _NOW_CLAIM) if present_tense else _CLAIMS:
         for match in pattern.finditer(prose):
             before = prose[max(0, match.start() - 60) : match.end()]
             if not _NEGATED.search(before[: len(before) - len(match.group(0).split()[-1])]):
@@ -95,7 +98,10 @@ class ClaimCheck(AgentHooks):
         changes = [item for item in since if isinstance(item, ToolResultMessage) and _changes(agent, item.tool_name)]
         if any(not item.is_error for item in changes):
             return None
-        if not claims_change(message.text) and not (changes and _DONE.search(message.text)):
+        present_tense = getattr(agent.provider, "offers_tools", True) is False  # the edits protocol
+        if not claims_change(message.text, present_tense=present_tense) and not (
+            changes and _DONE.search(message.text)
+        ):
             return None  # no claim; or "done" said where nothing was even tried (an answer to a question)
         return Nudge(
             message=CLAIM_MESSAGE,

@@ -116,3 +116,17 @@ async def test_done_without_any_change_tried_is_an_answer(fake_server: FakeServe
     fake_server.script(Text("It is done: the function returns the sum, so there is nothing to fix."))
     notices, _answer = await _run(fake_server, workspace, "does add in calc.py work?")
     assert not any("claims a change" in n for n in notices) and len(fake_server.chat_requests) == 1
+
+
+async def test_the_present_tense_of_code_that_works_is_no_claim_for_a_model_with_tools(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    # "add now returns a + b" answers a question about code the user changed: the present tense is taken for a
+    # claim only under the edits protocol (the 1.5B that wrote no block, eval param_through). A model with tools
+    # (Claude, a 7B) was told "nothing changed anything" and asked to make a change nobody wanted.
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    fake_server.script(ToolCall("read", {"path": "calc.py"}))
+    fake_server.script(Text("Yes: add now returns a + b, so your fix works."))
+    notices, answer = await _run(fake_server, workspace, "I fixed add in calc.py. Does it work now?")
+    assert not any("claims a change" in n for n in notices), notices
+    assert len(fake_server.chat_requests) == 2 and answer == "Yes: add now returns a + b, so your fix works."
