@@ -450,7 +450,7 @@ class BlockReader:
             if len(content.splitlines()) < 0.6 * len(known.splitlines()):
                 return [Prose(raw_with_path + "\n")]  # no path and much shorter than the file: a quote from it
         original = self.files.get(path)
-        if loose and original and (_snippet_of(content, original) or _instruction([self._sentence, *self._before])):
+        if loose and original and (_snippet_of(content, original) or _instruction(self._before)):
             return [Prose(raw_with_path + "\n")]  # a quote from the file (an explanation), not a new version of it
         elided = is_elided(content, original) if original else None
         if elided is None and original and _fragment_of(content, original):

@@ -370,14 +370,7 @@ def test_real_a_long_sentence_naming_one_file_before_a_block_is_read_as_its_path
     files: dict[str, str | None] = {"lists.py": LISTS, "test_lists.py": TEST_LISTS}
     long = "To add a test to `test_lists.py` that `chunk([1, 2, 3, 4, 5], 2)` gives `[[1, 2], [3, 4], [5]]`, "
     told = long + "you can modify the `test_lists.py` file as follows:\n```python\n" + MIXED + "```\nThen run it.\n"
-    # An instruction ("modify ... as follows") before a block, as on a short line: the block is a quote, not a
-    # file, and lists.py is left alone.
     for segments in (edits(parse_reply(told, files)), _streamed(told, files)):
-        assert segments == []
-    stated = (
-        long + "here is the new content of `test_lists.py`, with the old assert kept:\n\n```python\n" + MIXED + "```\n"
-    )
-    for segments in (edits(parse_reply(stated, files)), _streamed(stated, files)):
         assert [(s.path, s.content) for s in segments if isinstance(s, WholeFile)] == [("test_lists.py", MIXED)]
     both = (
         long + "here is the new content of `test_lists.py`, which imports chunk from lists.py:\n```\n" + MIXED + "```\n"
@@ -385,23 +378,21 @@ def test_real_a_long_sentence_naming_one_file_before_a_block_is_read_as_its_path
     assert sentence_path(both.splitlines()[0]) is None  # two files named: no path from the sentence
 
 
-def test_a_long_sentence_naming_a_file_not_in_play_makes_no_file_of_the_block_after_it() -> None:
-    # An explanation that names a file, then the output it speaks of: the block is a quote, not conftest.py's
-    # new content (a short "conftest.py:" line above a block is a path; a sentence is only for the files in play).
-    files: dict[str, str | None] = {"lists.py": LISTS}
+CLIENT = (
+    "import json\n\nRETRIES = 5\n\n\ndef main():\n    config = json.load(open('config.json'))\n    print(RETRIES)\n"
+)
+
+
+def test_real_a_long_instruction_before_a_whole_list_item_file_writes_it() -> None:
+    # The 1.5B in the eval (config_code): a numbered step, a long sentence naming two files and "modify", then the
+    # whole of client.py in a fence three spaces in. Read as a quote, nothing was written and the run ended.
+    new = CLIENT.replace("print(RETRIES)", "print(config['retries'])")
     reply = (
-        "The error you are seeing most likely comes from the way pytest collects conftest.py files, which looks "
-        "like this:\n\n```\nE   ImportError: cannot import name 'chunk'\n```\n"
+        "2. **Update `client.py`**:\n"
+        "   Open the `client.py` file and modify the `main` function to read the `retries` value from the "
+        "`config.json` file instead of using the constant `RETRIES`. Here's the updated code:\n"
+        "   ```python\n" + "".join(f"   {line}" if line.strip() else line for line in new.splitlines(True)) + "   ```\n"
     )
-    for segments in (parse_reply(reply, files), _streamed(reply, files)):
-        assert edits(segments) == []
-    assert "ImportError" in "".join(s.text for s in parse_reply(reply, files) if isinstance(s, Prose))
-    # A new file the prompt asked for is in play (with no content yet): a sentence naming it still names the block.
-    asked: dict[str, str | None] = {"lists.py": LISTS, "flatten.py": None}
-    stated = (
-        "Here is the complete implementation of the helper that flattens nested lists, to be saved as flatten.py:"
-        "\n\n```python\ndef flatten(xs):\n    return [y for x in xs for y in x]\n```\n"
-    )
-    assert [(s.path, s.content) for s in edits(parse_reply(stated, asked)) if isinstance(s, WholeFile)] == [
-        ("flatten.py", "def flatten(xs):\n    return [y for x in xs for y in x]\n")
-    ]
+    files: dict[str, str | None] = {"client.py": CLIENT, "config.json": '{"retries": 3}\n'}
+    for segments in (edits(parse_reply(reply, files)), _streamed(reply, files)):
+        assert [(s.path, s.content) for s in segments if isinstance(s, WholeFile)] == [("client.py", new)]
