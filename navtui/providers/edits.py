@@ -79,6 +79,10 @@ NAME_THE_FILE = "Your reply changed no file: describing a change does not make i
 # debug.log in a bash block.": the note's words, not the block. The block itself, ready to copy:
 DELETED_NOTHING = "Your reply deleted nothing"
 DELETE_IT = DELETED_NOTHING + ": saying a file is deleted does not delete it. Send this block now:\n\n{block}"
+# Seen (eval big_repo): "To fix the late_fee function in services/billing.py, change the line `return ... '0.05' *
+# weeks` to `return ... '0.02' * weeks`.": the fix, exactly, in words. Told how to write a whole file (one it was
+# shown only in part), the 1.5B copied out the test instead. The block it described, ready to send:
+DESCRIBED = "Your reply changed no file: describing a change does not make it. Send the change you describe as this block:\n\n{block}"
 ALREADY_SO = "already has exactly this content"  # a whole file sent that equals the file on disk
 RESULTS_END = "If the task is done, say so in one sentence with no block; otherwise send the blocks that finish it."
 
@@ -268,12 +272,44 @@ def _reminder(wrote: bool, said: str, files: Sequence[FileInPlay]) -> str:
         for file in files
         if file.text is not None and (at := _mention(said, file.path)) >= 0
     )
+    block = described_block(said, files)
+    if block is not None:
+        return DESCRIBED.format(block=block)
     if named:
         return NAME_THE_FILE.format(ask=ask_to_write(named[0][2]))
     deleted = [file.path for file in files if file.hide]  # files the request deletes
     if deleted:
         return DELETE_IT.format(block="```bash\nrm " + " ".join(shlex.quote(path) for path in deleted) + "\n```")
     return NO_FILE_CHANGED
+
+
+_DESCRIBED = re.compile(
+    r"\b(?:change|replace|update|modify|edit)\s+(?:the\s+)?(?:line\s+|code\s+|expression\s+)?`([^`\n]+)`"
+    r"\s+(?:to|with|into|by)\s+`([^`\n]+)`",
+    re.IGNORECASE,
+)
+_PAIR = re.compile(r"`([^`\n]+)`\s+(?:to|with|into|by)\s+`([^`\n]+)`")
+_NUMBERED = re.compile(r"^\d+: ")  # an excerpt's line number (files_in_play.py)
+
+
+def described_block(said: str, files: Sequence[FileInPlay]) -> str | None:
+    """The SEARCH/REPLACE block for the one change a reply describes in words ("change the line `A` to `B`"), when
+    `A` is on exactly one line of exactly one file in play (whole, or in its excerpt); else None."""
+    found = {(old.strip(), new.strip()) for old, new in _DESCRIBED.findall(said) if old.strip() != new.strip()}
+    if len(found) != 1 or len(set(_PAIR.findall(said))) > 1:
+        return None  # no change said, or more than one ("replace `a` with `b` and `x` with `y`")
+    old, new = found.pop()
+    hits: list[tuple[str, str]] = []
+    for file in files:
+        source = file.text if file.text is not None else (file.note if not file.hide else "")
+        for line in source.splitlines():
+            line = line if file.text is not None else _NUMBERED.sub("", line)
+            if old in line:
+                hits.append((file.path, line))
+    if len(hits) != 1:
+        return None
+    path, line = hits[0]
+    return f"{path}\n```\n<<<<<<< SEARCH\n{line}\n=======\n{line.replace(old, new, 1)}\n>>>>>>> REPLACE\n```"
 
 
 def _mention(text: str, path: str) -> int:

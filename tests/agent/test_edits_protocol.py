@@ -666,3 +666,44 @@ async def test_an_attached_file_written_with_a_leading_dot_slash_is_left_out_whe
         assert sum(len(str(m["content"])) for m in request["messages"]) // 3 <= 4096 - 1024  # room for the answer
     finally:
         await rt.aclose()
+
+
+async def test_a_one_line_change_described_in_words_is_offered_back_as_its_block(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    # The eval's big_repo after the attachment fix: the 1.5B saw late_fee's lines and described the fix exactly,
+    # in words. Told how to write a whole file (this one it saw only in part), it copied out the check instead.
+    fake_server.set_llamacpp(n_ctx=4096)
+    rules = [f"def fee_{i:03d}(amount):\n    return amount * {i % 7 + 1} / 100\n\n\n" for i in range(250)]
+    rules.insert(125, "def late_fee(amount, days):\n    return amount * 0.05 * ((days + 6) // 7)\n\n\n")
+    (workspace / "billing.py").write_text("".join(rules), encoding="utf-8")
+    (workspace / "check_billing.py").write_text("from billing import late_fee\n\nassert late_fee(100, 1) == 2\n")
+    settings = {"providers": {"tool_protocol": "edits"}}
+    (navtui_home / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    options = LaunchOptions(
+        cwd=workspace, provider="openai", base_url=fake_server.url + "/v1", model=MODEL, approval="yolo"
+    )
+    rt = Runtime.create(options)
+    fake_server.script(
+        Text(
+            "To fix the late_fee function in billing.py, change the line `return amount * 0.05 * ((days + 6) // 7)` "
+            "to `return amount * 0.02 * ((days + 6) // 7)`. After making this change, run `python3 check_billing.py`."
+        )
+    )
+    block = (
+        "billing.py\n```\n<<<<<<< SEARCH\n    return amount * 0.05 * ((days + 6) // 7)\n=======\n"
+        "    return amount * 0.02 * ((days + 6) // 7)\n>>>>>>> REPLACE\n```"
+    )
+    fake_server.script(Text(block + "\n"))
+    fake_server.script(Text("Fixed."))
+    try:
+        await run(
+            rt,
+            "late_fee in billing.py charges 5 % a week, not 2 %. Fix it, then run python3 check_billing.py. @billing.py",
+        )
+        asked = user_text(fake_server.chat_requests[1].json)
+        assert "I ran the check `python3 check_billing.py` and it fails" in asked
+        assert f"Send the change you describe as this block:\n\n{block}" in asked
+        assert "return amount * 0.02 * ((days + 6) // 7)" in (workspace / "billing.py").read_text()
+    finally:
+        await rt.aclose()

@@ -251,3 +251,18 @@ async def test_the_file_named_is_the_new_one_the_request_asks_for(fake_server: F
             "of the file."
         )
     )
+
+
+def test_a_described_change_is_a_block_only_when_its_line_is_one_line_of_one_file() -> None:
+    from navtui.providers.base import FileInPlay
+    from navtui.providers.edits import described_block
+
+    calc = FileInPlay("calc.py", "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n")
+    said = "The bug is in add: change `return a - b` to `return a + b`."
+    assert described_block(said, [calc]) is None  # two lines hold it: which one is meant is not known
+    one = FileInPlay("calc.py", "def add(a, b):\n    return a - b\n")
+    assert described_block(said, [one]) == (
+        "calc.py\n```\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n```"
+    )
+    assert described_block("Replace `a - b` with `a + b` and `x` with `y`.", [one]) is None  # two changes
+    assert described_block("It returns `a - b`; it should be `a + b`.", [one]) is None  # no change said
