@@ -396,3 +396,25 @@ def test_real_a_long_instruction_before_a_whole_list_item_file_writes_it() -> No
     files: dict[str, str | None] = {"client.py": CLIENT, "config.json": '{"retries": 3}\n'}
     for segments in (edits(parse_reply(reply, files)), _streamed(reply, files)):
         assert [(s.path, s.content) for s in segments if isinstance(s, WholeFile)] == [("client.py", new)]
+
+
+def test_a_long_sentence_naming_a_file_not_in_play_makes_no_file_of_the_block_after_it() -> None:
+    # An explanation that names a file, then the output it speaks of: the block is a quote, not conftest.py's
+    # new content (a short "conftest.py:" line above a block is a path; a sentence is only for the files in play).
+    files: dict[str, str | None] = {"lists.py": LISTS}
+    reply = (
+        "The error you are seeing most likely comes from the way pytest collects conftest.py files, which looks "
+        "like this:\n\n```\nE   ImportError: cannot import name 'chunk'\n```\n"
+    )
+    for segments in (parse_reply(reply, files), _streamed(reply, files)):
+        assert edits(segments) == []
+    assert "ImportError" in "".join(s.text for s in parse_reply(reply, files) if isinstance(s, Prose))
+    # A new file the prompt asked for is in play (with no content yet): a sentence naming it still names the block.
+    asked: dict[str, str | None] = {"lists.py": LISTS, "flatten.py": None}
+    stated = (
+        "Here is the complete implementation of the helper that flattens nested lists, to be saved as flatten.py:"
+        "\n\n```python\ndef flatten(xs):\n    return [y for x in xs for y in x]\n```\n"
+    )
+    assert [(s.path, s.content) for s in edits(parse_reply(stated, asked)) if isinstance(s, WholeFile)] == [
+        ("flatten.py", "def flatten(xs):\n    return [y for x in xs for y in x]\n")
+    ]
