@@ -58,8 +58,11 @@ _FAILING_RUN = re.compile(
 )
 # "..., then run python3 main.py": the user wants the run to work; a crash (an import left behind by a rename) is
 # what the check loop is for. Only a script given by path, never "run it".
+# With its arguments: flags, paths and numbers ("then run python3 cli.py --verbose 2 3"; run as python3 cli.py, the
+# 1.5B's right answer failed the check on argparse's "the following arguments are required", until the time ran out).
 _THEN_RUN = re.compile(
-    r"\b(?:then|and(?:\s+then)?|after\s+that,?)\s+run\s+`?((?:python3?|node|bash|sh)\s+[\w./-]+\.(?:py|js|sh))`?(?=$|[\s.,;:!?)])",
+    r"\b(?:then|and(?:\s+then)?|after\s+that,?)\s+run\s+`?((?:python3?|node|bash|sh)\s+[\w./-]+\.(?:py|js|sh)"
+    rf"(?:{_ARG}|\s+-?\d+(?:\.\d+)?(?![\w.]\w))*)`?(?=$|[\s.,;:!?)])",
     re.IGNORECASE,
 )
 _TEST_FILE = re.compile(r"^(?:test_[\w-]+|[\w-]+_test)\.py$")

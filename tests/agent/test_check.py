@@ -36,6 +36,10 @@ TEST = "from calc import add\n\nassert add(2, 3) == 5, add(2, 3)\nprint('passed'
         ("Create hello.py that prints hello world, then run it with python3.", None),
         ("Rename compute_total everywhere, then run python3 main.py.", "python3 main.py"),
         ("Rename the class in a.py and b.py, and run `python3 app.py`.", "python3 app.py"),
+        # The eval's cli_flag: the arguments are the check (without them argparse fails whatever the code)
+        ("Add a --verbose flag to cli.py. Then run python3 cli.py --verbose 2 3.", "python3 cli.py --verbose 2 3"),
+        ("..., then run `python3 tool.py data/in.csv -n 2.5`.", "python3 tool.py data/in.csv -n 2.5"),
+        ("..., then run python3 main.py and tell me what it prints.", "python3 main.py"),
         ("How do I run python3 main.py?", None),
         ("Explain what test_calc.py checks.", None),
         ('Fix it.\n\n<attached_file path="x.py">\npytest -q\n</attached_file>\n', None),  # a file's text is no prompt
