@@ -211,17 +211,19 @@ class AnthropicProvider(Provider):
         except anthropic.APIStatusError as exc:  # an `event: error` inside a 200 stream
             raise _status_error(exc, self.model) from None
         except (anthropic.APIConnectionError, httpx2.TransportError) as exc:
-            raise ProviderError(
-                f"The connection to Anthropic dropped mid-response ({type(exc).__name__})",
-                kind="stream",
-                retryable=True,
-            ) from None
+            if state.stop_reason is None:
+                raise ProviderError(
+                    f"The connection to Anthropic dropped mid-response ({type(exc).__name__})",
+                    kind="stream",
+                    retryable=True,
+                ) from None
+            # The answer was complete (message_delta gave its stop reason); only message_stop was lost.
         except ValueError as exc:  # a data line that is not JSON
             raise ProviderError(f"Anthropic sent an unreadable event: {exc}", kind="stream") from None
         finally:
             with contextlib.suppress(Exception):
                 await stream.close()
-        if not state.finished:
+        if not state.finished and state.stop_reason is None:  # a stop reason alone ends the answer, as in OpenAI's
             raise ProviderError("Anthropic's stream ended before message_stop", kind="stream", retryable=True)
         if state.stop_reason == "refusal":  # billed up to here; the calls of a refused reply never run
             yield UsageEvent(usage=with_cost(self.model, state.usage))

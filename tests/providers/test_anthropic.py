@@ -289,3 +289,29 @@ def test_adaptive_thinking_for_models_that_want_it() -> None:
 
     params = build_params(ask(think=True), "claude-opus-4-6", ProviderSettings())
     assert params["thinking"] == {"type": "adaptive"}
+
+
+async def test_a_stream_cut_after_its_stop_reason_is_a_complete_answer(fake_server: FakeServer) -> None:
+    """message_delta carried the stop reason; only message_stop was lost (a proxy closing early): the answer and
+    its call stand, not asked again (a second run of the whole prompt), as OpenAI's finish_reason without [DONE]."""
+    import json
+
+    from tests.fakes.script import RawResponse
+
+    def event(kind: str, **data: object) -> bytes:
+        return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
+
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": MODEL, "content": [],
+               "stop_reason": None, "usage": {"input_tokens": 12, "output_tokens": 1}}  # fmt: skip
+    use = {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}}
+    parts = (
+        event("message_start", message=message),
+        event("content_block_start", index=0, content_block=use),
+        event("content_block_delta", index=0, delta={"type": "input_json_delta", "partial_json": '{"path": "a.py"}'}),
+        event("content_block_stop", index=0),
+        event("message_delta", delta={"stop_reason": "tool_use"}, usage={"output_tokens": 9}),
+    )
+    fake_server.script(RawResponse(status=200, content_type="text/event-stream", parts=parts))
+    events = await collect(make(fake_server), ask())
+    assert kinds(events) == ["tool_call", "usage", "stop"] and events[-1] == StopEvent(reason="tool_use")
+    assert len(fake_server.chat_requests) == 1
