@@ -22,7 +22,14 @@ from navtui.core.messages import ToolCall
 from navtui.core.text import for_wire
 from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice, ProviderStream, request_fields
 from navtui.providers.errorbody import error_status, readable
-from navtui.providers.openai_convert import has_images, normalise_base_url, to_openai_messages, to_openai_tools
+from navtui.providers.openai_convert import (
+    NINE_CHAR_ID_ERRORS,
+    has_images,
+    normalise_base_url,
+    to_openai_messages,
+    to_openai_tools,
+    with_nine_char_ids,
+)
 from navtui.providers.openai_stream import ChunkAccumulator
 from navtui.providers.pricing import with_cost
 from navtui.providers.retry import (
@@ -71,6 +78,9 @@ class OpenAIProvider(Provider):
         self._info: ModelInfo | None = None
         self._reached = False  # the server answered once: a refused connection after that is a restart
         self._images_refused: str | None = None  # why images are left out of requests (told to the model)
+        # Mistral's templates (llama.cpp --jinja, vLLM's Mistral tokenizer) take only 9-character ids: navtui's own
+        # (call_0), another provider's (toolu_..., a resumed session) are sent in that form from the first refusal.
+        self._nine_char_ids = False
         self._official = (urlsplit(self.base_url or "").hostname or "").endswith("openai.com")
 
     def _http(self) -> httpx.AsyncClient:
@@ -219,9 +229,10 @@ class OpenAIProvider(Provider):
                     yield event
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
+        messages = to_openai_messages(request.system, request.messages, images_refused=self._images_refused)
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": to_openai_messages(request.system, request.messages, images_refused=self._images_refused),
+            "messages": with_nine_char_ids(messages) if self._nine_char_ids else messages,
             "stream": True,
         }
         if self.base_url not in _NO_STREAM_OPTIONS:
@@ -383,6 +394,10 @@ class OpenAIProvider(Provider):
                         body = {k: v for k, v in body.items() if k != "stream_options"}
                         continue
                     error = _status_error(response, self.model, self.base_url or "", tools="tools" in body)
+                    if not self._nine_char_ids and any(words in error.message for words in NINE_CHAR_ID_ERRORS):
+                        self._nine_char_ids = True  # the template refused the ids: the same request in its form
+                        body = {**body, "messages": with_nine_char_ids(body["messages"])}
+                        continue
                     if images is not None and refusal is not None and refuses_images(response.status_code, error):
                         self._images_refused = "the server does not take images for this model"
                         words = error.message.split(f"HTTP {response.status_code}: ", 1)[-1][:200]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -126,3 +127,30 @@ def _arguments_text(arguments: dict[str, Any]) -> str:
         raw = arguments.get(RAW_CALL_KEY)
         return raw if isinstance(raw, str) else "{}"  # what the model wrote, so its fix has context
     return json.dumps(arguments, ensure_ascii=False)
+
+
+_ALPHANUMERIC = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_NINE_ALNUM = re.compile(r"[A-Za-z0-9]{9}")
+# The words of the Mistral templates (llama.cpp --jinja) and of vLLM's Mistral tokenizer for any other id.
+NINE_CHAR_ID_ERRORS = ("alphanumeric strings with length 9", "with a length of 9")
+
+
+def nine_char_id(call_id: str) -> str:
+    """A tool-call id as Mistral's templates demand it (9 letters or digits), the same for the same id."""
+    if _NINE_ALNUM.fullmatch(call_id):
+        return call_id
+    number = int.from_bytes(hashlib.sha256(call_id.encode()).digest()[:8], "big")
+    return "".join(_ALPHANUMERIC[(number // 62**i) % 62] for i in range(9))
+
+
+def with_nine_char_ids(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` (the OpenAI shape) with every tool-call id in Mistral's form, calls and results alike."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.get("tool_calls"):
+            calls = [{**call, "id": nine_char_id(str(call.get("id") or ""))} for call in message["tool_calls"]]
+            message = {**message, "tool_calls": calls}
+        elif message.get("role") == "tool":
+            message = {**message, "tool_call_id": nine_char_id(str(message.get("tool_call_id") or ""))}
+        out.append(message)
+    return out

@@ -128,6 +128,9 @@ class FakeServer:
         # Set: `GET /` answers "Ollama is running", as Ollama's root always does; off by default so that the
         # OpenAI-compatible and Anthropic tests meet a server that is not Ollama behind its `/v1` API.
         self.ollama_root = False
+        # Set: `/v1/chat/completions` applies a Mistral template's rule (Mistral Small, Devstral under llama.cpp
+        # --jinja): a tool-call id that is not 9 letters or digits fails the template, a 500 naming the rule.
+        self.mistral_ids = False
 
     # lifecycle -------------------------------------------------------------------------------------------------
 

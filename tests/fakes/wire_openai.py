@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -171,8 +172,22 @@ async def chat(server: FakeServer, req: RecordedRequest, conn: Connection) -> bo
                "provide the mmproj", "type": "invalid_request_error"}  # fmt: skip
         await conn.send_json(400, {"error": err}, keep_alive=req.keep_alive)
         return req.keep_alive
+    if server.mistral_ids and not all(re.fullmatch(r"[A-Za-z0-9]{9}", i) for i in _call_ids(body["messages"])):
+        err = {"code": 500, "message": "Tool call IDs should be alphanumeric strings with length 9!",
+               "type": "server_error"}  # fmt: skip
+        await conn.send_json(500, {"error": err}, keep_alive=req.keep_alive)
+        return req.keep_alive
     reply = server.next_reply(req)
     return await play(conn, OpenAIEncoder(reply), body.get("stream") is True, req.keep_alive)
+
+
+def _call_ids(messages: list[Any]) -> list[str]:
+    ids: list[str] = []
+    for message in messages:
+        if isinstance(message, dict):
+            ids += [str(c.get("id")) for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+            ids += [str(message["tool_call_id"])] if message.get("role") == "tool" else []
+    return ids
 
 
 def _has_images(messages: list[Any]) -> bool:
