@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -30,16 +29,11 @@ from navtui.providers.openai_convert import (
     to_openai_tools,
     with_nine_char_ids,
 )
+from navtui.providers.openai_errors import api_key_from_env, error_for, may_not_list, refuses_images, status_error
 from navtui.providers.openai_stream import ChunkAccumulator
 from navtui.providers.pricing import with_cost
-from navtui.providers.retry import (
-    RetryPolicy,
-    is_context_overflow,
-    is_model_output_error,
-    is_quota_error,
-    retryable_status,
-)
-from navtui.providers.streaming import RetryableError, next_within, retry_after_seconds, with_retries
+from navtui.providers.retry import RetryPolicy
+from navtui.providers.streaming import next_within, with_retries
 from navtui.providers.textproto import ToolCallScanner
 from navtui.providers.textprovider import TextProtocolProvider
 from navtui.providers.toolargs import call_ids
@@ -49,10 +43,6 @@ if TYPE_CHECKING:
 
 LOADING_POLL = 2.0  # seconds between tries while the server answers 503 "Loading model"
 _NO_STREAM_OPTIONS: set[str] = set()  # endpoints that rejected stream_options (remembered for the process)
-
-
-def api_key_from_env() -> str | None:
-    return os.environ.get("NAVTUI_API_KEY") or os.environ.get("OPENAI_API_KEY") or None
 
 
 class OpenAIProvider(Provider):
@@ -116,7 +106,7 @@ class OpenAIProvider(Provider):
             raise ProviderError(f"Cannot list models at {self.base_url} ({type(exc).__name__})") from None
         self._reached = True
         if response.status_code >= 400:
-            raise _status_error(response, self.model, self.base_url or "")
+            raise status_error(response, self.model, self.base_url or "")
         data = (
             response.json().get("data")
             if response.headers.get("content-type", "").startswith("application/json")
@@ -145,7 +135,7 @@ class OpenAIProvider(Provider):
             except ProviderError as exc:
                 # No server, or not for this key: now, not at the prompt. A key that may chat but not list (an
                 # OpenAI key restricted to the model capabilities) goes on, as the window's other sources may.
-                if exc.kind == "connection" or (exc.kind == "auth" and not _may_not_list(exc)):
+                if exc.kind == "connection" or (exc.kind == "auth" and not may_not_list(exc)):
                     raise
             except ValueError:  # a model list that is not JSON: the other sources may still answer
                 pass
@@ -393,7 +383,7 @@ class OpenAIProvider(Provider):
                         _NO_STREAM_OPTIONS.add(self.base_url or "")  # an older server: ask again without it
                         body = {k: v for k, v in body.items() if k != "stream_options"}
                         continue
-                    error = _status_error(response, self.model, self.base_url or "", tools="tools" in body)
+                    error = status_error(response, self.model, self.base_url or "", tools="tools" in body)
                     if not self._nine_char_ids and any(words in error.message for words in NINE_CHAR_ID_ERRORS):
                         self._nine_char_ids = True  # the template refused the ids: the same request in its form
                         body = {**body, "messages": with_nine_char_ids(body["messages"])}
@@ -465,7 +455,7 @@ def _whole_response(response: httpx.Response, model: str, base_url: str) -> dict
         raise ProviderError("The server sent an unexpected JSON response", kind="stream")
     if data.get("error") and not data.get("choices"):
         status = error_status(data["error"]) or 500
-        raise _error_for(status, data, response.headers, model, base_url, said="HTTP 200 with an error")
+        raise error_for(status, data, response.headers, model, base_url, said="HTTP 200 with an error")
     for choice in data.get("choices") or []:
         if isinstance(choice, dict) and "message" in choice and "delta" not in choice:
             message = dict(choice["message"] or {})
@@ -473,71 +463,3 @@ def _whole_response(response: httpx.Response, model: str, base_url: str) -> dict
             message["tool_calls"] = [{**c, "index": i} for i, c in enumerate(calls) if isinstance(c, dict)]
             choice["delta"] = message
     return data
-
-
-_IMAGE_REFUSALS = (
-    "not supported",  # llama.cpp: "image input is not supported - hint: ... provide the mmproj"
-    "not a multimodal",  # vLLM
-    "does not support",  # LM Studio: "Model does not support images"
-    "only supported by certain models",  # OpenAI: "image_url is only supported by certain models"
-    "missing data required for image",  # Ollama's /v1 with a model without vision
-    "at most 0 image",  # vLLM's limit per prompt
-)
-
-
-def refuses_images(status: int, error: ProviderError) -> bool:
-    """Whether the server answered a request that carried images that it does not take images (for this model)."""
-    lowered = error.message.lower()
-    return status in (400, 422, 500) and "image" in lowered and any(words in lowered for words in _IMAGE_REFUSALS)
-
-
-def _may_not_list(exc: ProviderError) -> bool:
-    """A refusal of the model list that says nothing of the key being wrong: a 403, or OpenAI's 401 for a restricted
-    key without the Models read scope ("insufficient permissions ... Missing scopes: api.model.read")."""
-    lowered = exc.message.lower()
-    return exc.status == 403 or "missing scope" in lowered or "insufficient permission" in lowered
-
-
-def _status_error(response: httpx.Response, model: str, base_url: str, *, tools: bool = False) -> ProviderError:
-    try:
-        body: Any = response.json()
-    except ValueError:
-        body = readable(response.text, response.headers.get("content-type"))  # a proxy's page: its title
-    return _error_for(response.status_code, body, response.headers, model, base_url, tools=tools)
-
-
-def _error_for(
-    status: int, body: Any, headers: Any, model: str, base_url: str, *, tools: bool = False, said: str | None = None
-) -> ProviderError:
-    """The error for an answer with this ``status`` and (decoded) ``body``; ``said``: how the server said it, when
-    not as that status (an error object in a 200)."""
-    said = said or f"HTTP {status}"
-    error = body.get("error", body) if isinstance(body, dict) else body
-    message = str(error.get("message", error) if isinstance(error, dict) else error).strip()[:500] or f"HTTP {status}"
-    code = str(error.get("code") or error.get("type") or "") if isinstance(error, dict) else ""
-    lowered = f"{message} {code}".lower()
-    if status in (401, 403):
-        variable = "NAVTUI_API_KEY" if os.environ.get("NAVTUI_API_KEY") else "OPENAI_API_KEY"
-        if api_key_from_env():  # a key was sent: saying "set it" would send the user looking in the wrong place
-            return ProviderError(f"{base_url} refused the API key in {variable} ({said}): {message}",
-                                 kind="auth", status=status,
-                                 hint=f"check {variable} (expired, revoked, or for another server than -b)")  # fmt: skip
-        return ProviderError(f"{base_url} refused the credentials ({said}): {message}", kind="auth",
-                             status=status, hint="set OPENAI_API_KEY or NAVTUI_API_KEY")  # fmt: skip
-    if status == 404:
-        return ProviderError(f"{base_url}: model '{model}' or the endpoint was not found: {message}", kind="not_found",
-                             status=404, hint="check the model name and that -b points at the API root (…/v1)")  # fmt: skip
-    if is_quota_error(lowered) or ("quota" in lowered and status == 429):
-        return ProviderError(f"Quota exhausted at {base_url}: {message}", kind="quota", status=status,
-                             hint="check the account's billing and limits")  # fmt: skip
-    if is_context_overflow(lowered):
-        return ProviderError(f"The conversation is too long for {model}: {message}", kind="overflow", status=status)
-    if status == 400 and tools and "tool" in lowered and ("support" in lowered or "jinja" in lowered):
-        return ProviderError(message, kind="unsupported", status=400, hint="set providers.tool_protocol to text")
-    if is_model_output_error(message):
-        return ProviderError(f"The model wrote a tool call {base_url} could not parse ({said}: {message})",
-                             kind="model_output", status=status, retryable=True)  # fmt: skip
-    if retryable_status(status):
-        return RetryableError(f"{base_url} answered {said}: {message}", status=status,
-                              retry_after=retry_after_seconds(headers))  # fmt: skip
-    return ProviderError(f"{base_url} answered {said}: {message}", status=status)
