@@ -4,6 +4,7 @@ in history (signed and redacted thinking, its tool-call ids, images) goes to the
 from __future__ import annotations
 
 import json
+from itertools import permutations
 from pathlib import Path
 from typing import Any
 
@@ -116,3 +117,36 @@ async def test_the_advisor_on_another_provider_reviews_the_primarys_turn(
         assert fake_server.invalid_requests() == []  # each reached by its own wire format
     finally:
         await runtime.aclose()
+
+
+@pytest.mark.parametrize(("source", "to"), list(permutations(MODELS, 2)))
+async def test_a_session_resumed_on_another_provider_goes_on(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path, endpoints: None, source: str, to: str
+) -> None:
+    """The session file, not memory: what one provider's run recorded (thinking, its ids, a tool's output) is read
+    back and sent to another as a valid history."""
+    from tests.fakes import Thinking
+    from tests.fakes import ToolCall as CallStep
+
+    (workspace / "demo.py").write_text("def add(a, b):\n    return a - b\n")
+    first = Runtime.create(LaunchOptions(cwd=workspace, model=MODELS[source], provider=source, approval="yolo"))
+    try:
+        fake_server.script(Thinking("Look first.", signature="EqQBCkYIARgC"), Text("Reading."),
+                           CallStep("read", {"path": "demo.py"}))  # fmt: skip
+        fake_server.script(Text("It subtracts."))
+        events = [event async for event in first.run("what does demo.py do?")]
+        assert isinstance(events[-1], RunFinished) and events[-1].text == "It subtracts."
+    finally:
+        await first.aclose()
+    resumed = Runtime.create(
+        LaunchOptions(cwd=workspace, model=MODELS[to], provider=to, approval="yolo", continue_session=True)
+    )
+    try:
+        fake_server.script(Text("Fixed it."))
+        events = [event async for event in resumed.run("now fix it")]
+        assert isinstance(events[-1], RunFinished) and events[-1].text == "Fixed it.", events[-3:]
+        assert fake_server.invalid_requests() == []
+        sent = json.dumps(fake_server.chat_requests[-1].json)
+        assert "It subtracts." in sent and "return a - b" in sent and "EqQBCkYIARgC" not in sent
+    finally:
+        await resumed.aclose()
