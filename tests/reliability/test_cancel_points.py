@@ -45,14 +45,15 @@ async def network_tasks(h: Harness) -> list[str]:
     return await h.runtime.network.call(look())
 
 
-async def assert_resumable(h: Harness, server: FakeServer) -> None:
-    """The conversation goes on after the abort: the next request is valid history and is answered."""
+async def assert_resumable(h: Harness, server: FakeServer, last: str = "aborted") -> None:
+    """The conversation goes on after the abort: the next request is valid history and is answered. ``last``: how
+    the answer before it ended."""
     server.script(Text("still here"))
     events = [event async for event in h.runtime.run("and now?")]
     assert isinstance(events[-1], RunFinished) and events[-1].text == "still here"
     assert server.invalid_requests() == []
     saved = h.saved()
-    assert saved[-1].text == "still here" and saved[-2].stop_reason == "aborted"
+    assert saved[-1].text == "still here" and saved[-2].stop_reason == last
 
 
 async def test_esc_while_connecting_closes_the_connection(harness, fake_server: FakeServer) -> None:
@@ -103,6 +104,21 @@ async def test_esc_in_a_retrys_wait_sends_nothing_more(harness, fake_server: Fak
     assert len(waits) == 1 and len(fake_server.chat_requests) == 1  # no second try after Esc
     assert await network_tasks(h) == []
     await assert_resumable(h, fake_server)
+
+
+async def test_esc_in_the_wait_before_asking_again_after_a_broken_answer(harness, fake_server: FakeServer) -> None:
+    """The answer broke off after some text: the agent waits, then asks again; Esc in that wait ends the run."""
+    fake_server.script(Text("Half an "), HttpError(503, "Overloaded", error_type="overloaded_error"))
+    h = harness()
+
+    async def long_wait(seconds: float) -> None:
+        await asyncio.sleep(3600)
+
+    h.runtime.provider.retry.sleep = long_wait
+    events = await run_until(h, "go", lambda e: isinstance(e, Notice) and "asking again" in e.text)
+    assert isinstance(events[-1], RunFinished) and events[-1].stop_reason == "aborted"
+    assert len(fake_server.chat_requests) == 1 and await network_tasks(h) == []
+    await assert_resumable(h, fake_server, last="error")  # the broken answer, kept; nothing was asked after it
 
 
 def half_a_call(provider: str) -> tuple[Any, ...]:
