@@ -58,7 +58,7 @@ def test_a_long_turn_and_a_waiting_approval_are_announced(fake_server, workspace
         term.write(b"write a file\r")
         assert term.wait(lambda lines: any("Allow write" in line for line in lines), 30), "\n".join(term.display())
         assert term.wait(
-            lambda _: b"\x1b]9;navtui: approval waits \xc2\xb7 write: a.txt (1 lines)\x07" in received(), 30
+            lambda _: b"\x1b]9;navtui: approval waits \xc2\xb7 write: a.txt (1 line)\x07" in received(), 30
         ), re.findall(rb"\x1b\]9;[^\x07]*", received())
     finally:
         term.close()
