@@ -10,6 +10,7 @@ can be silent for minutes, and the user decides whether to wait or press Esc.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -97,6 +98,9 @@ class TurnRunner:
         self.queued: list[str] = []
         self.running = False
         self.interrupted = False
+        # Done as the running turn ends: a ``!cmd`` that ended meanwhile goes into the history then, never between
+        # a model's tool call and its result (a request every provider refuses).
+        self.after_turn: list[Callable[[], None]] = []
         self._router: EventRouter | None = None
         self._spinner_timer: Any = None
         self._spinner_index = 0
@@ -196,6 +200,9 @@ class TurnRunner:
             self._track_wait(None)
             router.finish_streams()
             self.running = False
+            deferred, self.after_turn = self.after_turn, []
+            for done in deferred:
+                done()
             self.set_working(False)
             screen.refresh_status()
             if self._ran_long() and not self.interrupted:

@@ -16,7 +16,7 @@ from navtui.widgets.items import AssistantItem, ToolItem
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.transcript import AssistantView
 from tests.app.conftest import main_screen, settle, transcript, wait_for
-from tests.fakes import Text
+from tests.fakes import Text, ToolCall
 
 SIZE = (100, 30)
 
@@ -212,6 +212,35 @@ async def test_a_message_queued_after_a_command_is_sent_when_the_command_ends(
         assert screen.queued == [] and [item.text for item in answers(app)] == ["first", "second"]
         sent = [m["content"] for m in fake_server.chat_requests[-1].json["messages"] if m["role"] == "user"]
         assert sent[-2].startswith("Ran `echo from the shell`") and sent[-1] == "and then this"
+
+
+async def test_a_command_ending_while_a_tool_runs_waits_for_its_result_in_the_history(
+    make_app: Any, fake_server: Any, workspace: Path
+) -> None:
+    # A "!cmd" still running when a message was sent, ending while the turn's own tool call runs: what it printed
+    # went into the history between the model's call and its result, a request every provider refuses ("tool
+    # result answers no open call"), and the session file kept it there for -c.
+    fake_server.script(ToolCall("shell", {"command": "while [ ! -e tool-go ]; do sleep 0.02; done; echo tool-done"}))
+    fake_server.script(Text("All done."))
+    app = make_app(ephemeral=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        screen.submit("!touch started; while [ ! -e go ]; do sleep 0.02; done; echo finished")
+        await wait_for(pilot, (workspace / "started").exists)
+        screen.submit("run the tool")
+        await wait_for(pilot, lambda: any(card.name == "shell" for card in cards(app)))
+        (workspace / "go").touch()
+        await wait_for(pilot, lambda: cards(app)[0].status == "success")
+        (workspace / "tool-go").touch()
+        await wait_for(pilot, lambda: len(fake_server.chat_requests) == 2 and not screen.turns.running)
+        assert fake_server.invalid_requests() == []
+        roles = [m["role"] for m in fake_server.chat_requests[-1].json["messages"] if m["role"] != "system"]
+        assert roles[-3:] == ["assistant", "tool", "user"] or roles[-2:] == ["assistant", "tool"], roles
+        session = screen.runtime.session
+        assert session is not None
+        replayed = [m.role for m in session.build_context().messages]
+        assert replayed[replayed.index("assistant") + 1] == "toolResult", replayed
 
 
 def answers(app: Any) -> list[AssistantItem]:

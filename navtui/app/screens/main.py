@@ -610,11 +610,18 @@ class MainScreen(TurnScreen):
                 self._activity, self._cancel_activity = False, None
             elif on_screen:
                 self.set_activity(False)
-        if runtime.session is not None:
-            runtime.session.append_execution(message)
-        model_sees = context_message(message)
-        if model_sees is not None:
-            runtime.agent.messages.append(model_sees)
+
+        def record() -> None:
+            if runtime.session is not None:
+                runtime.session.append_execution(message)
+            model_sees = context_message(message)
+            if model_sees is not None:
+                runtime.agent.messages.append(model_sees)
+
+        if self.turns.running:  # a turn began meanwhile: its tool calls and results stay together
+            self.turns.after_turn.append(record)
+        else:
+            record()
         if not on_screen:
             return  # (the run is kept in the session all the same)
         failed = message["cancelled"] or message["exitCode"] not in (0, None)
