@@ -198,3 +198,16 @@ async def test_a_filter_lists_the_sessions_it_names_first(workspace: Path) -> No
         assert len(shown) == 40  # the others still listed (each id holds a 7), after it
         await pilot.press("enter")
     assert app.results[0].name.startswith("2025-03-04T09-00-07")
+
+
+async def test_the_open_session_is_marked(workspace: Path, tmp_path: Path) -> None:
+    paths = make_sessions(workspace, tmp_path / "other")
+    current = SessionManager.open(paths["verbose"])
+    app = HostApp(SessionPickerScreen(workspace, current=current, now=NOW))
+    async with app.run_test(size=(100, 20)) as pilot:
+        await loaded(app, pilot)
+        table = app.screen.query_one(DataTable)
+        marks = [str(table.get_row_at(row)[0])[:2] for row in range(table.row_count)]
+        assert marks == ["  ", "● "]
+        await pilot.press(*"verb")
+        assert [str(table.get_row_at(row)[0])[:2] for row in range(table.row_count)] == ["● "]
