@@ -245,3 +245,26 @@ async def test_a_command_ending_while_a_tool_runs_waits_for_its_result_in_the_hi
 
 def answers(app: Any) -> list[AssistantItem]:
     return [item for item in transcript(app).items if isinstance(item, AssistantItem)]
+
+
+async def test_esc_on_a_queued_command_brings_the_rest_of_the_queue_back(
+    make_app: Any, fake_server: Any, workspace: Path
+) -> None:
+    # As Esc on a turn does: the user is changing course, what was queued after the command is not sent.
+    gate = threading.Event()
+    fake_server.script(Text("first", until=gate))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = main_screen(app)
+        screen.submit("go on")
+        await wait_for(pilot, lambda: screen.turns.running)
+        screen.submit("!touch started; sleep 60")
+        screen.submit("and then this")
+        gate.set()
+        await wait_for(pilot, (workspace / "started").exists)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: cards(app)[0].status != "pending")
+        await settle(app, pilot)
+        assert screen.queued == [] and screen.query_one(PromptEditor).text == "and then this"
+        assert len(fake_server.chat_requests) == 1
