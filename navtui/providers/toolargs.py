@@ -35,6 +35,13 @@ def loads_lenient(text: str, *, complete: bool = False) -> Any:
     ``complete`` says the text is known to be whole (a closed ``</tool_call>``), so missing closing braces
     are a typo to repair rather than a sign the output was cut off.
     """
+    try:
+        return _loads_lenient(text, complete)
+    except RecursionError:  # a small model stuck repeating "[" (or a hostile server): it ended the whole run
+        raise ArgumentsError("the JSON is nested too deeply to be arguments") from None
+
+
+def _loads_lenient(text: str, complete: bool) -> Any:
     text = strip_fence(text).strip()
     if not text:
         raise ArgumentsError("empty text where a JSON object was expected")

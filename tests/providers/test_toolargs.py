@@ -67,3 +67,28 @@ def test_call_ids_count_per_factory() -> None:
 def test_repair_keeps_a_written_files_bytes(raw: str, content: str) -> None:
     """json-repair strips a string's trailing whitespace: a file written through a repaired call keeps its end."""
     assert decode_arguments(raw) == {"path": "a.py", "content": content}
+
+
+@pytest.mark.parametrize("closed", [True, False], ids=["closed", "cut-off"])
+def test_arguments_nested_too_deep_are_an_error_for_the_model_not_a_crash(closed: bool) -> None:
+    """A small model stuck repeating '[' (or a hostile server) wrote arguments nested deeper than Python's stack:
+    RecursionError ended the whole run (`navtui: RecursionError: ...`, exit 1, over an OpenAI-compatible server)."""
+    raw = '{"path": ' + "[" * 100_000 + ("]" * 100_000 + "}" if closed else "")
+    decoded = decode_arguments(raw)
+    assert (
+        decoded[PARSE_ERROR_KEY] == "The arguments are not valid JSON: the JSON is nested too deeply to be arguments."
+    )
+    assert decoded[RAW_CALL_KEY].startswith('{"path": [[[')
+
+
+def test_a_deep_tool_call_over_an_openai_server_leaves_the_run_going(fake_server, workspace) -> None:
+    from tests.fakes import Text, ToolCall
+    from tests.test_cli import navtui
+
+    fake_server.script(ToolCall("read", {}, raw_arguments='{"path": ' + "[" * 100_000 + "]" * 100_000 + "}"))
+    fake_server.script(Text("after"))
+    args = ("-p", "openai", "-b", fake_server.url + "/v1", "-m", "m", "--print", "go")
+    result = navtui(*args, cwd=workspace)
+    assert result.returncode == 0 and result.stdout == "after\n", result.stderr[-300:]
+    told = fake_server.chat_requests[1].json["messages"][-1]["content"]
+    assert "nested too deeply to be arguments" in told
