@@ -83,15 +83,34 @@ def skipped_dir(path: Path) -> bool:
     return path.name in SKIPPED_DIRS or (path / "pyvenv.cfg").exists()
 
 
+@dataclass(frozen=True)
+class _Rules:
+    """One directory's ignore rules, linked to the next directory above it that has some (``None``: the top)."""
+
+    directory: str
+    specs: list[GitIgnoreSpec]
+    above: _Rules | None
+
+
 class RepoRules:
-    """Answers "is this path out of view?" for paths under ``start``'s repository (or ``start`` outside one)."""
+    """Answers "is this path out of view?" for paths under ``start``'s repository (or ``start`` outside one).
+
+    A path is matched against the rules of each folder above it, up to the top. Only the folders that have rules
+    are visited, through a chain kept per folder (``_chain``), and the path relative to each is a slice of the
+    path's text: comparing every ancestor with ``Path.relative_to`` cost O(depth²) per entry, so a repository's
+    folder 500 deep (``d/d/d/...``) held the walk (the find tool, ``@`` completion, the index) for 40 s, 1,500
+    deep for about half an hour.
+    """
 
     def __init__(self, start: Path, *, respect_ignore_files: bool = True) -> None:
         start = start.resolve()
         self.top = find_repo_root(start) or start
         self.respect_ignore_files = respect_ignore_files
         self._specs: dict[Path, list[GitIgnoreSpec]] = {}
-        self._dirs: dict[Path, bool] = {}
+        self._chains: dict[str, _Rules | None] = {}
+        self._dirs: dict[str, bool] = {}
+        self._top = str(self.top)
+        self._below_top = self._top.rstrip(os.sep) + os.sep
 
     def _dir_specs(self, directory: Path) -> list[GitIgnoreSpec]:
         cached = self._specs.get(directory)
@@ -116,26 +135,49 @@ class RepoRules:
             return True
         if not self.respect_ignore_files:
             return False
-        directory = path.parent
-        while directory == self.top or directory.is_relative_to(self.top):
-            rel = path.relative_to(directory).as_posix() + ("/" if is_dir else "")
-            for spec in reversed(self._dir_specs(directory)):
+        text = str(path)
+        rules = self._chain(os.path.dirname(text))
+        while rules is not None:
+            rel = text[len(rules.directory) :].lstrip(os.sep).replace(os.sep, "/") + ("/" if is_dir else "")
+            for spec in reversed(rules.specs):
                 result = spec.check_file(rel)
                 if result.include is not None:
                     return bool(result.include)
-            if directory == self.top:
-                break
-            directory = directory.parent
+            rules = rules.above
         return False
+
+    def _chain(self, directory: str) -> _Rules | None:
+        """The rules of ``directory`` and of the folders above it up to the top, nearest first (folders without
+        rules left out); None when none has any, or ``directory`` is not under the top."""
+        if directory in self._chains:
+            return self._chains[directory]
+        pending: list[str] = []
+        current = directory
+        while current not in self._chains:
+            if current != self._top and not current.startswith(self._below_top):
+                self._chains[current] = None  # outside the repository: no rules apply
+                break
+            pending.append(current)
+            parent = os.path.dirname(current)
+            if current == self._top or parent == current:
+                self._chains[parent] = None  # the top's rules are the last
+                break
+            current = parent
+        known = self._chains[current] if current not in pending else None
+        for folder in reversed(pending):
+            specs = self._dir_specs(Path(folder))
+            known = _Rules(folder, specs, known) if specs else known
+            self._chains[folder] = known
+        return self._chains[directory]
 
     def hidden(self, root: Path, rel: str) -> bool:
         """``root / rel`` or a directory between ``root`` and it is out of view (``root`` itself never is)."""
-        path = root
+        path = str(root)
         for part in rel.split("/")[:-1]:
-            path = path / part
+            path = os.path.join(path, part)
             decided = self._dirs.get(path)
             if decided is None:
-                decided = self._dirs[path] = self.ignored(path, True)
+                decided = self._dirs[path] = self.ignored(Path(path), True)
             if decided:
                 return True
         return self.ignored(root / rel, False)

@@ -100,3 +100,29 @@ def test_a_named_pipe_as_an_ignore_file_holds_no_walk(tmp_path: Path) -> None:
         except OSError:
             pass
     assert not held and found == [["src/app.py"]]
+
+
+def test_a_folder_thousands_deep_holds_no_walk(tmp_path: Path) -> None:
+    """Each entry was matched against every folder above it with ``Path.relative_to`` (O(depth²) per entry): a
+    repository's folder 500 deep held the walk (find, ``@`` completion, the index) for 40 s, 1,400 deep for about
+    half an hour. The rules of each folder above still apply, nearest first."""
+    import threading
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("*.log\n")
+    middle = tmp_path.joinpath(*["d"] * 700)
+    middle.mkdir(parents=True)
+    (middle / ".gitignore").write_text("!keep.log\n")
+    bottom = middle.joinpath(*["d"] * 700)
+    bottom.mkdir(parents=True)
+    for name in ("leaf.txt", "leaf.log", "keep.log"):
+        (bottom / name).write_text(name)
+    found: list[list[str]] = []
+    worker = threading.Thread(target=lambda: found.append([f.rel for f in walk_files(tmp_path)]), daemon=True)
+    worker.start()
+    worker.join(120)  # a hang guard, never reached by a passing run
+    assert not worker.is_alive(), "the walk is still going"
+    deep = "d/" * 1400
+    assert found == [[".gitignore", "d/" * 700 + ".gitignore", deep + "keep.log", deep + "leaf.txt"]]
+    rules = RepoRules(tmp_path)
+    assert rules.hidden(tmp_path, deep + "leaf.log") and not rules.hidden(tmp_path, deep + "keep.log")
