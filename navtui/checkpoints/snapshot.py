@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_FILES = 50_000
+# Folders deeper than this are not kept (nor anything in them): the walk recurses once per level, and a
+# repository's `d/d/d/...` 1,100 deep raised RecursionError at every snapshot. No real project comes near it.
+MAX_DEPTH = 256
 # Kernel timestamps move in ticks of a few ms: a file written again within the same tick keeps its mtime.
 # Files this young at the walk are hashed again next time ("racy git").
 RACY_NS = 50_000_000
@@ -199,6 +202,8 @@ class Snapshotter:
                 continue  # gone since the listing
             mode = stat.S_IMODE(st.st_mode)
             if stat.S_ISDIR(st.st_mode):
+                if child_rel.count("/") >= MAX_DEPTH:
+                    continue  # MAX_DEPTH levels kept: this one would be one more
                 try:
                     sub = self._walk(child_rel + "/", child, specs, dirty, above, result)
                 except PermissionError:

@@ -11,6 +11,7 @@ import pytest
 from navtui.checkpoints.restore import diff_trees
 from navtui.checkpoints.snapshot import Snapshotter, TooManyFiles
 from navtui.checkpoints.store import ObjectStore, checkpoints_dir, workspace_id
+from tests.core.test_walk import remove_bottom_up
 
 
 def changed_paths(snapshotter: Snapshotter, a: str, b: str) -> list[str]:
@@ -176,3 +177,29 @@ def test_a_named_pipe_as_an_ignore_file_holds_no_snapshot(project: Path) -> None
     snapshots.close()
     snapshots.store.close()
     assert not held and len(taken) == 1
+
+
+@pytest.mark.parametrize("watch", [True, False], ids=["inotify", "stat-walk"])
+def test_a_folder_a_thousand_deep_leaves_checkpoints_on(project: Path, watch: bool) -> None:
+    """The walk recursed once per level: a repository's folder 1,100 deep raised RecursionError at every snapshot
+    (`navtui --print` exited 1 with the traceback before the model was asked). Folders below MAX_DEPTH are not kept."""
+    levels = [project]
+    for _ in range(1100):  # one level at a time: Path.mkdir(parents=True) recurses as deep
+        levels.append(levels[-1] / "d")
+        levels[-1].mkdir()
+    deep = levels[-1]
+    (deep / "leaf.txt").write_text("leaf\n")
+    try:
+        snapshots = Snapshotter(project, ObjectStore.for_workspace(project), watch=watch)
+        first = snapshots.snapshot().tree
+        (project / "calc.py").write_text("changed\n")
+        (levels[10] / "near.txt").write_text("near\n")
+        (deep / "leaf.txt").write_text("changed leaf\n")
+        second = snapshots.snapshot().tree
+        assert changed_paths(snapshots, first, second) == ["calc.py", "d/" * 10 + "near.txt"]
+        kept = max(path.count("/") for path, _, _ in diff_trees(snapshots.store, None, second) if path[:2] == "d/")
+        from navtui.checkpoints.snapshot import MAX_DEPTH
+
+        assert kept == MAX_DEPTH - 1  # the folders down to MAX_DEPTH levels, none below
+    finally:
+        remove_bottom_up(levels[1:])

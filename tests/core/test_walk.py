@@ -110,19 +110,31 @@ def test_a_folder_thousands_deep_holds_no_walk(tmp_path: Path) -> None:
 
     (tmp_path / ".git").mkdir()
     (tmp_path / ".gitignore").write_text("*.log\n")
-    middle = tmp_path.joinpath(*["d"] * 700)
-    middle.mkdir(parents=True)
-    (middle / ".gitignore").write_text("!keep.log\n")
-    bottom = middle.joinpath(*["d"] * 700)
-    bottom.mkdir(parents=True)
+    levels = [tmp_path]
+    for _ in range(1400):  # one level at a time: Path.mkdir(parents=True) recurses as deep
+        levels.append(levels[-1] / "d")
+        levels[-1].mkdir()
+    (levels[700] / ".gitignore").write_text("!keep.log\n")
     for name in ("leaf.txt", "leaf.log", "keep.log"):
-        (bottom / name).write_text(name)
-    found: list[list[str]] = []
-    worker = threading.Thread(target=lambda: found.append([f.rel for f in walk_files(tmp_path)]), daemon=True)
-    worker.start()
-    worker.join(120)  # a hang guard, never reached by a passing run
-    assert not worker.is_alive(), "the walk is still going"
-    deep = "d/" * 1400
-    assert found == [[".gitignore", "d/" * 700 + ".gitignore", deep + "keep.log", deep + "leaf.txt"]]
-    rules = RepoRules(tmp_path)
-    assert rules.hidden(tmp_path, deep + "leaf.log") and not rules.hidden(tmp_path, deep + "keep.log")
+        (levels[-1] / name).write_text(name)
+    try:
+        found: list[list[str]] = []
+        worker = threading.Thread(target=lambda: found.append([f.rel for f in walk_files(tmp_path)]), daemon=True)
+        worker.start()
+        worker.join(120)  # a hang guard, never reached by a passing run
+        assert not worker.is_alive(), "the walk is still going"
+        deep = "d/" * 1400
+        assert found == [[".gitignore", "d/" * 700 + ".gitignore", deep + "keep.log", deep + "leaf.txt"]]
+        rules = RepoRules(tmp_path)
+        assert rules.hidden(tmp_path, deep + "leaf.log") and not rules.hidden(tmp_path, deep + "keep.log")
+    finally:
+        remove_bottom_up(levels[1:])
+
+
+def remove_bottom_up(levels: list[Path]) -> None:
+    """Remove a chain of folders from the deepest: pytest's clean-up (shutil.rmtree) recurses once per level."""
+    for level in reversed(levels):
+        for child in level.iterdir():
+            if not child.is_dir():
+                child.unlink()
+        level.rmdir()
