@@ -404,13 +404,22 @@ class BlockReader:
             if line.strip():
                 prose_path = path_in_line(line, strict=lang in _SHELL_LANGS)
                 break
-        if prose_path is None and not any(line.strip() for line in self._before):
-            named = sentence_path(self._sentence)  # "..., you can modify the `test_lists.py` file as follows:"
+        # The line before the block when it streamed out as prose (a sentence is released as it streams; held, it
+        # would be in ``_before``): read as it would be whole, so streaming and a whole reply agree. Streamed, the
+        # 1.5B's "2. Open the `timeparse.py` file ... add the following content:" lost its path, the block was
+        # guessed as a quote and the next one, main.py's import lines, became timeparse.py (eval move_function).
+        sentence = "" if any(line.strip() for line in self._before) else self._sentence.strip()
+        short = bool(sentence) and len(sentence) <= MAX_PATH_LINE
+        before = [sentence] if short else self._before
+        if prose_path is None and short:
+            prose_path = path_in_line(sentence, strict=lang in _SHELL_LANGS)
+        elif prose_path is None and sentence:
+            named = sentence_path(sentence)  # "..., you can modify the `test_lists.py` file as follows:"
             if named is not None and self._known(named) in self.files:
                 prose_path = named  # only a file in play: a sentence that names another explains, quoting output
         path = path_from_info or prose_path
         loose = path_from_info is None and not any(
-            line.strip() and path_in_line(line, strict=True) for line in self._before[-2:]
+            line.strip() and path_in_line(line, strict=True) for line in before[-2:]
         )  # the path came from a sentence ("Here is calc.py:"), not from a line of its own
         if path is None and body and fenced:
             comment = _COMMENT_PATH.match(body[0])
@@ -450,7 +459,7 @@ class BlockReader:
             if len(content.splitlines()) < 0.6 * len(known.splitlines()):
                 return [Prose(raw_with_path + "\n")]  # no path and much shorter than the file: a quote from it
         original = self.files.get(path)
-        if loose and original and (_snippet_of(content, original) or _instruction(self._before)):
+        if loose and original and (_snippet_of(content, original) or _instruction(before)):
             return [Prose(raw_with_path + "\n")]  # a quote from the file (an explanation), not a new version of it
         elided = is_elided(content, original) if original else None
         if elided is None and original and _fragment_of(content, original):

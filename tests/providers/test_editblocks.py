@@ -418,3 +418,21 @@ def test_a_long_sentence_naming_a_file_not_in_play_makes_no_file_of_the_block_af
     assert [(s.path, s.content) for s in edits(parse_reply(stated, asked)) if isinstance(s, WholeFile)] == [
         ("flatten.py", "def flatten(xs):\n    return [y for x in xs for y in x]\n")
     ]
+
+
+def test_real_a_streamed_reply_reads_a_short_path_sentence_as_a_whole_one_does() -> None:
+    # The 1.5B's numbered steps (eval move_function), streamed: the sentence went out as prose before its colon
+    # came, the block lost its path and was taken for a quote, and main.py's import lines became timeparse.py.
+    reply = (
+        "1. Create the `timeparse.py` file:\n   ```bash\n   touch timeparse.py\n   ```\n\n"
+        "2. Open the `timeparse.py` file in a text editor and add the following content:\n"
+        "   ```python\n   def parse_duration(text):\n       return int(text[:-1])\n   ```\n"
+    )
+    files: dict[str, str | None] = {"utils.py": "def slug(s):\n    return s\n", "timeparse.py": ""}
+    expected = [("$", "touch timeparse.py"), ("timeparse.py", "def parse_duration(text):\n    return int(text[:-1])\n")]
+    assert _shapes(parse_reply(reply, files)) == expected
+    reader = BlockReader(files)
+    streamed: list[Segment] = []
+    for start in range(0, len(reply), 4):
+        streamed.extend(reader.feed(reply[start : start + 4]))
+    assert _shapes([*streamed, *reader.finish()]) == expected
