@@ -410,7 +410,7 @@ class BlockReader:
         # guessed as a quote and the next one, main.py's import lines, became timeparse.py (eval move_function).
         sentence = "" if any(line.strip() for line in self._before) else self._sentence.strip()
         short = bool(sentence) and len(sentence) <= MAX_PATH_LINE
-        before = [sentence] if short else self._before
+        lead = [sentence] if short else self._before  # the lines before the block, as a whole reply holds them
         if prose_path is None and short:
             prose_path = path_in_line(sentence, strict=lang in _SHELL_LANGS)
         elif prose_path is None and sentence:
@@ -419,7 +419,7 @@ class BlockReader:
                 prose_path = named  # only a file in play: a sentence that names another explains, quoting output
         path = path_from_info or prose_path
         loose = path_from_info is None and not any(
-            line.strip() and path_in_line(line, strict=True) for line in before[-2:]
+            line.strip() and path_in_line(line, strict=True) for line in lead[-2:]
         )  # the path came from a sentence ("Here is calc.py:"), not from a line of its own
         if path is None and body and fenced:
             comment = _COMMENT_PATH.match(body[0])
@@ -459,7 +459,7 @@ class BlockReader:
             if len(content.splitlines()) < 0.6 * len(known.splitlines()):
                 return [Prose(raw_with_path + "\n")]  # no path and much shorter than the file: a quote from it
         original = self.files.get(path)
-        if loose and original and (_snippet_of(content, original) or _instruction(before)):
+        if loose and original and (_snippet_of(content, original) or _instruction(lead)):
             return [Prose(raw_with_path + "\n")]  # a quote from the file (an explanation), not a new version of it
         elided = is_elided(content, original) if original else None
         if elided is None and original and _fragment_of(content, original):
