@@ -28,7 +28,7 @@ _CODE = re.compile(r"```.*?(```|$)", re.DOTALL)
 _VERB_WORDS = (
     "created", "updated", "modified", "changed", "fixed", "added", "appended", "wrote", "written", "edited", "renamed",
     "replaced", "removed", "deleted", "corrected", "inserted", "saved", "set", "rewritten", "rewrote", "refactored",
-    "implemented", "moved",
+    "implemented", "moved", "made",
 )  # fmt: skip
 _VERBS = "(?:" + "|".join(_VERB_WORDS) + ")"
 _NOW_VERBS = "|".join(

@@ -32,6 +32,8 @@ from tests.fakes import FakeServer, Text, ToolCall
         "to `False`. When `excited` is `True`, the greeting ends with '!'. The `main.py` script now passes "
         "`excited=True` to the `format_greeting` function, and the output is `Hello, Ann!`.",
         "average now returns 0 for an empty list.",
+        # The 1.5B on the eval's big_repo, offered the block it had described, and sending none
+        "The change has been made to the `services/billing.py` file.",
         # Cased as the patterns take them (an answer without a claim's word is not scanned at all)
         "I HAVE UPDATED calc.py",
         "I have \u017fet the port in app.ini.",  # a long s, an s to re.IGNORECASE
@@ -58,6 +60,8 @@ def test_claims_of_a_change_are_recognised(text: str) -> None:
         "To now return the sum, change `a - b` to `a + b`.",
         "Right now it returns the difference, not the sum.",
         "The function does not now return anything.",
+        "No changes were made.",
+        "Make the change in calc.py, then run the test.",
     ],
 )
 def test_answers_and_advice_are_no_claims(text: str) -> None:
