@@ -66,7 +66,7 @@ async def test_textual_drops_a_one_shot_timer_the_loop_comes_late_to() -> None:
             textual_timer = app.set_timer(0.001, lambda: fired.append("set_timer"))
             ours = one_shot(app, 0.001, lambda: fired.append("one_shot"), name="test")
             await pilot.pause(0.1)
-        assert len(stalls) == 2
+        assert len(stalls) >= 2  # both came late (and any timer Textual started meanwhile)
         assert textual_timer._skip and not ours._skip
         assert fired == ["one_shot"]
 
