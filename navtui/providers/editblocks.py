@@ -48,6 +48,7 @@ _ELISION = re.compile(
     re.IGNORECASE,
 )
 MAX_PATH_LINE = 100  # a longer line before a fence is prose, not a file name
+LONG_FILE_LINES = 150  # a file this long is better changed by search/replace than written out again
 
 
 @dataclass
@@ -469,6 +470,23 @@ class BlockReader:
             why = (
                 f"the block for {path} leaves part of the file out ({elided!r}), so writing it would delete that "
                 "code. Send the whole file, or change only the lines that differ with a SEARCH/REPLACE block."
+            )
+            return [BadBlock(why, raw_with_path, path, kind="write")]
+        if path in self.files and original is None:
+            # In play but not shown whole (the lines that matter of a long file): the 1.5B sent the four lines it
+            # was shown, TIMEOUT changed, as config.py; written, they replaced its 300 lines (the eval's edit_big).
+            why = (
+                f"{path} was shown to you only in part, so a block of the whole file would delete the lines you "
+                "have not seen. Change only the lines that differ with a SEARCH/REPLACE block."
+            )
+            return [BadBlock(why, raw_with_path, path, kind="write")]
+        if original and len(original.splitlines()) >= LONG_FILE_LINES and _snippet_of(content, original):
+            # Shown a 300-line config.py whole, the 1.5B sent its first lines with TIMEOUT changed as the whole
+            # file under its path: written, it deleted 296 lines (the eval's edit_big).
+            lines, kept = len(original.splitlines()), len(content.splitlines())
+            why = (
+                f"the block for {path} has {kept} lines where the file has {lines}, so writing it would delete the "
+                "rest. Change only the lines that differ with a SEARCH/REPLACE block."
             )
             return [BadBlock(why, raw_with_path, path, kind="write")]
         if original is not None and original == content:

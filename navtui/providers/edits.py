@@ -36,6 +36,7 @@ from navtui.core.messages import (
 )
 from navtui.providers.base import PARSE_ERROR_KEY, RAW_CALL_KEY, AnyMessage, ChatRequest, FileInPlay, ProviderStream
 from navtui.providers.editblocks import (
+    LONG_FILE_LINES,
     BadBlock,
     BlockReader,
     Command,
@@ -48,8 +49,6 @@ from navtui.providers.editblocks import (
 from navtui.providers.textprovider import assistant_as_text
 from navtui.providers.toolargs import error_arguments
 from navtui.providers.wrapped import WrappedProvider
-
-LONG_FILE_LINES = 150  # a file this long is better changed by search/replace than written out again
 
 # The instructions quote no placeholder: told never to write "rest unchanged", the 1.5B answered "delete
 # debug.log" with a debug.log holding exactly that line.

@@ -306,6 +306,31 @@ def test_a_piece_of_a_file_under_its_path_is_refused_not_written() -> None:
     assert isinstance(block, BadBlock) and block.kind == "write" and "leaves part of the file out" in block.why
 
 
+def test_a_few_lines_under_the_path_of_a_long_file_are_refused_not_written_over_it() -> None:
+    # The eval's edit_big: shown a 300-line config.py whole, the 1.5B sent its first four lines with TIMEOUT
+    # changed under the file's path; written, it deleted 296 lines of the user's file.
+    options = "".join(f"OPTION_{i:03d} = {i * 7 % 101}  # option {i}\n" for i in range(296))
+    config = '"""Settings for the demo service."""\n\nTIMEOUT = 30\n\n' + options
+    reply = (
+        'config.py\n```python\n"""Settings for the demo service."""\nTIMEOUT = 45\nOPTION_000 = 0  # option 0\n```\n'
+    )
+    (block,) = edits(parse_reply(reply, {"config.py": config}))
+    assert isinstance(block, BadBlock) and block.kind == "write" and block.path == "config.py"
+    assert "has 3 lines where the file has 300" in block.why and "SEARCH/REPLACE" in block.why
+    # A short file written out shorter is still a new version of it (the protocol's own form), and a long file
+    # sent whole with one line changed is written.
+    (short,) = edits(parse_reply("calc.py\n```python\ndef add(a, b):\n```\n", {"calc.py": CALC + CALC}))
+    assert isinstance(short, WholeFile)
+    whole = config.replace("TIMEOUT = 30", "TIMEOUT = 45")
+    (written,) = edits(parse_reply("config.py\n```python\n" + whole + "```\n", {"config.py": config}))
+    assert isinstance(written, WholeFile) and written.content == whole
+    # Shown only as the lines that matter (not whole), the same four lines are refused too.
+    (part,) = edits(
+        parse_reply(reply.replace("TIMEOUT = 45\n", "TIMEOUT = 45\nOPTION_001 = 7  # option 1)\n"), {"config.py": None})
+    )
+    assert isinstance(part, BadBlock) and part.kind == "write" and "shown to you only in part" in part.why
+
+
 def test_a_whole_file_of_a_placeholder_is_refused() -> None:
     # The 1.5B's answer to "Delete the file debug.log": the log written over with one placeholder line.
     log = "old log line\n" * 20
@@ -409,8 +434,9 @@ def test_a_long_sentence_naming_a_file_not_in_play_makes_no_file_of_the_block_af
     for segments in (parse_reply(reply, files), _streamed(reply, files)):
         assert edits(segments) == []
     assert "ImportError" in "".join(s.text for s in parse_reply(reply, files) if isinstance(s, Prose))
-    # A new file the prompt asked for is in play (with no content yet): a sentence naming it still names the block.
-    asked: dict[str, str | None] = {"lists.py": LISTS, "flatten.py": None}
+    # A new file the prompt asked for is in play with no content yet ("", as files_in_play sends it): a sentence
+    # naming it still names the block.
+    asked: dict[str, str | None] = {"lists.py": LISTS, "flatten.py": ""}
     stated = (
         "Here is the complete implementation of the helper that flattens nested lists, to be saved as flatten.py:"
         "\n\n```python\ndef flatten(xs):\n    return [y for x in xs for y in x]\n```\n"
