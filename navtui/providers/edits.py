@@ -454,7 +454,7 @@ class EditsProvider(WrappedProvider):
                     args = {"path": path, "edits": [{"old_text": old, "new_text": new} for old, new in pairs]}
                 name = "edit"
                 if any(not old.strip() for old, _ in pairs):
-                    name, args = _empty_search(path, pairs, segment.raw, shown.get(path))
+                    name, args = _empty_search(path, pairs, segment.raw, shown.get(path, ""))
             case Command(command=command):
                 name, args = "shell", {"command": command}
             case Unchanged(path=path, raw=raw):
@@ -578,11 +578,14 @@ def _has_acted(messages: Sequence[AnyMessage]) -> bool:
 
 
 def _empty_search(path: str, pairs: list[tuple[str, str]], raw: str, current: str | None) -> tuple[str, dict[str, Any]]:
-    """An empty SEARCH: the whole text of a new (or empty) file; for a file with content, a mistake to explain."""
-    if len(pairs) == 1 and not (current or "").strip():
+    """An empty SEARCH: the whole text of a new (or empty) file; for a file with content, a mistake to explain.
+
+    ``current`` is None for a file in play shown only in part: it has content the model has not seen. Taken as
+    empty, a 300-line config.py attached with @ and shown as its TIMEOUT lines was written over with three."""
+    if len(pairs) == 1 and current is not None and not current.strip():
         return "write", {"path": path, "content": pairs[0][1]}
+    whole = "." if current is None else ", or send the whole file."  # shown in part: a whole file is refused
     return "edit", error_arguments(
-        f"Block not applied: a SEARCH section for {path} is empty. Copy the lines to change into it exactly, "
-        "or send the whole file.",
+        f"Block not applied: a SEARCH section for {path} is empty. Copy the lines to change into it exactly{whole}",
         raw,
     )

@@ -707,3 +707,30 @@ async def test_a_one_line_change_described_in_words_is_offered_back_as_its_block
         assert "return amount * 0.02 * ((days + 6) // 7)" in (workspace / "billing.py").read_text()
     finally:
         await rt.aclose()
+
+
+async def test_an_empty_search_block_for_an_attached_file_shown_in_part_does_not_write_over_it(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    # The eval's edit_big by another door: a 300-line config.py attached with @ and shown as the lines that mention
+    # TIMEOUT. The whole-file block is refused (5e8ede0), but a SEARCH/REPLACE block with an empty SEARCH, the
+    # aider form of "the whole new file", was taken for a new file's text and written over the user's 300 lines
+    # (the attachment had marked the file as read whole).
+    options_lines = "".join(f"OPTION_{i:03d} = {i * 7 % 101}  # option {i}\n" for i in range(296))
+    config = '"""Settings for the demo service."""\n\nTIMEOUT = 30\n\n' + options_lines
+    (workspace / "config.py").write_text(config, encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.set_llamacpp(n_ctx=2048)
+    fake_server.script(
+        Text('config.py\n```python\n<<<<<<< SEARCH\n=======\n"""Settings."""\n\nTIMEOUT = 45\n>>>>>>> REPLACE\n```\n')
+    )
+    fake_server.script(Text("The file config.py was not changed."))
+    try:
+        await run(rt, "Set TIMEOUT to 45 in config.py. @config.py")
+        first = user_text(fake_server.chat_requests[0].json)
+        assert "too long to show whole" in first and "OPTION_200" not in first  # shown in part, as in the eval
+        assert (workspace / "config.py").read_text(encoding="utf-8") == config
+        told = user_text(fake_server.chat_requests[1].json)
+        assert "SEARCH section for config.py is empty" in told
+    finally:
+        await rt.aclose()
