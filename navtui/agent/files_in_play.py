@@ -205,7 +205,12 @@ class FilesInPlayHooks(AgentHooks):
             )
         else:
             note = f"{lines} lines, too long to show; look into it with a command (grep -n, sed -n)"
-        return FileInPlay(rel, None, note=note) if estimate_text_tokens(note) + 16 <= room else None
+        if estimate_text_tokens(note) + 16 > room:
+            return None
+        # Its attachment's whole copy is left out of the request now (providers/edits.py): what the model sees of
+        # it is this part, so write refuses to replace it whatever path spelling a block reaches it by.
+        agent.ctx.file_state.mark_partial(path)
+        return FileInPlay(rel, None, note=note)
 
     def _imports(self, agent: Agent, chosen: list[FileInPlay], seen: set[Path], room: int) -> int:
         """Append the workspace modules the chosen Python files import, two levels deep, each shown whole or not

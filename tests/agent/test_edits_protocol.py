@@ -734,3 +734,29 @@ async def test_an_empty_search_block_for_an_attached_file_shown_in_part_does_not
         assert "SEARCH section for config.py is empty" in told
     finally:
         await rt.aclose()
+
+
+async def test_a_file_shown_in_part_is_not_replaced_by_a_whole_file_block_under_another_spelling_of_its_path(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    # The block reader refuses a whole file for a file in play shown in part when the block names it as the files
+    # section does; "a/./config.py" (two config.py in play, so the bare name does not tell) reached write as
+    # another path, and write took the attachment for a read of the whole file: 300 lines became 2.
+    options_lines = "".join(f"OPTION_{i:03d} = {i * 7 % 101}  # option {i}\n" for i in range(296))
+    config = '"""Settings for the demo service."""\n\nTIMEOUT = 30\n\n' + options_lines
+    (workspace / "a").mkdir()
+    (workspace / "b").mkdir()
+    (workspace / "a" / "config.py").write_text(config, encoding="utf-8")
+    (workspace / "b" / "config.py").write_text("TIMEOUT = 5\n", encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.set_llamacpp(n_ctx=2048)
+    fake_server.script(Text('a/./config.py\n```python\n"""Settings."""\nTIMEOUT = 45\n```\n'))
+    fake_server.script(Text("The file was not changed."))
+    try:
+        await run(rt, "Set TIMEOUT to 45 in a/config.py (b/config.py stays). @a/config.py @b/config.py")
+        first = user_text(fake_server.chat_requests[0].json)
+        assert "too long to show whole" in first and "OPTION_200" not in first  # shown in part
+        assert (workspace / "a" / "config.py").read_text(encoding="utf-8") == config
+        assert "seen only part of" in user_text(fake_server.chat_requests[1].json)
+    finally:
+        await rt.aclose()
