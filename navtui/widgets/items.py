@@ -123,10 +123,16 @@ class PullItem(TranscriptItem):
     message: str = ""  # how it ended, in words
 
 
+# /find's own notices ("Nothing in this session holds “x”") hold the words searched for: /find never reads them.
+FIND_TAG = "find"
+
+
 def item_text(item: TranscriptItem) -> str:
     """What /find reads of an item: the words its widget shows, collapsed parts included (a tool card's command
-    and output, a thought, a divider's notes)."""
+    and output, a thought, a divider's notes); nothing of /find's own notices."""
     match item:
+        case NoticeItem(tag=tag) if tag == FIND_TAG:
+            return ""
         case UserItem(text=text) | AssistantItem(text=text) | ThinkingItem(text=text) | NoticeItem(text=text):
             return text
         case ToolItem():

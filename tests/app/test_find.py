@@ -58,3 +58,24 @@ async def test_find_scrolls_to_each_earlier_entry_that_holds_the_words(make_app:
         await find(app, pilot, "/find no such words")
         notices = [item.text for item in view.items if isinstance(item, NoticeItem)]
         assert notices[-1] == "Nothing in this session holds “no such words”."
+
+
+async def test_find_does_not_find_its_own_notices(make_app: Any) -> None:
+    # "Nothing in this session holds “x”" is an entry of the transcript that holds x: /find x again went to it
+    # ("entry 6 of 6"), and after "No earlier entry holds “flux”", /find flux went to that notice, not the answer.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        view = transcript(app)
+        view.load(long_session())
+        await settle(app, pilot)
+        await find(app, pilot, "/find no such words")
+        await find(app, pilot, "/find no such words")
+        assert view.last_found is None and view.find("no such words") is None
+        await find(app, pilot, "/find flux CAPACITOR")
+        await find(app, pilot, "/find")
+        await find(app, pilot, "/find")  # "No earlier entry holds ..." (the count is of the session's entries)
+        notices = [item.text for item in view.items if isinstance(item, NoticeItem)]
+        assert notices[-1] == "No earlier entry holds “flux CAPACITOR” (2 found)."
+        await find(app, pilot, "/find flux CAPACITOR")
+        assert view.last_found == ("flux CAPACITOR", 301)
+        await wait_for(pilot, lambda: shown(app, 301))

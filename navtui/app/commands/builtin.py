@@ -275,7 +275,7 @@ async def copy_command(ctx: CommandContext, args: str) -> None:
 
 async def find_command(ctx: CommandContext, args: str) -> None:
     """/find WORDS: scroll to the newest entry of the transcript that holds them; /find alone: the one before."""
-    from navtui.widgets.items import item_text
+    from navtui.widgets.items import FIND_TAG, item_text
 
     view = ctx.transcript
     last = view.last_found
@@ -284,15 +284,17 @@ async def find_command(ctx: CommandContext, args: str) -> None:
     elif args:
         words, before = args, None
     else:
-        ctx.notice("Usage: /find WORDS — show the newest entry that holds them; /find again for an earlier one.")
+        ctx.notice(
+            "Usage: /find WORDS — show the newest entry that holds them; /find again for an earlier one.", tag=FIND_TAG
+        )
         return
     index = view.find(words, before)
     if index is None:
         if before is None:
-            ctx.notice(f"Nothing in this session holds “{words}”.")
+            ctx.notice(f"Nothing in this session holds “{words}”.", tag=FIND_TAG)
         else:
             found = sum(1 for item in view.items if words.casefold() in item_text(item).casefold())
-            ctx.notice(f"No earlier entry holds “{words}” ({found} found).")
+            ctx.notice(f"No earlier entry holds “{words}” ({found} found).", tag=FIND_TAG)
         view.last_found = None
         return
     view.last_found = (words, index)
