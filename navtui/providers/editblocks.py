@@ -459,6 +459,10 @@ class BlockReader:
             known = self.files.get(path) or ""
             if len(content.splitlines()) < 0.6 * len(known.splitlines()):
                 return [Prose(raw_with_path + "\n")]  # no path and much shorter than the file: a quote from it
+        if loose and _program_output(content):
+            # "When I run main.py I get:" then its traceback: the sentence names the file the output is of, and
+            # main.py (2 lines, shorter than the traceback, so no quote of it) was written over with the output.
+            return [Prose(raw_with_path + "\n")]
         original = self.files.get(path)
         if loose and original and (_snippet_of(content, original) or _instruction(lead)):
             return [Prose(raw_with_path + "\n")]  # a quote from the file (an explanation), not a new version of it
@@ -590,6 +594,21 @@ def _fragment_of(content: str, original: str) -> bool:
     first = next((line for line in content.splitlines() if line.strip()), "")
     start = next((line for line in original.splitlines() if line.strip()), "")
     return first[:1].isspace() and not start[:1].isspace() and _snippet_of(content, original)
+
+
+_OUTPUT_START = re.compile(
+    r"Traceback \(most recent call last\):"  # Python's traceback
+    r"|File \"[^\"]+\", line \d+"  # the frames of one, cut from its header
+    r"|\$ \S"  # a shell prompt and the command run
+    r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception)(?::\s|$)"  # "IndexError: list index out of range"
+    r"|=+ (?:test session starts|FAILURES|ERRORS|short test summary info) =+$"  # pytest's report
+)
+
+
+def _program_output(content: str) -> bool:
+    """The block is what a program printed (a traceback, a shell session, a test report), not a file's text."""
+    first = next((line.strip() for line in content.splitlines() if line.strip()), "")
+    return _OUTPUT_START.match(first) is not None
 
 
 def _instruction(before: list[str]) -> bool:

@@ -1,0 +1,49 @@
+"""A program's output quoted under a sentence that names a file is text, never that file's new content."""
+
+from __future__ import annotations
+
+import pytest
+
+from navtui.providers.editblocks import BlockReader, Prose, Segment, WholeFile, parse_reply
+
+MAIN = "import sys\n\nprint(sys.argv[1])\n"
+TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "/work/main.py", line 3, in <module>\n'
+    "    print(sys.argv[1])\n"
+    "IndexError: list index out of range\n"
+)
+
+
+def _streamed(reply: str, files: dict[str, str | None]) -> list[Segment]:
+    reader = BlockReader(files)
+    out: list[Segment] = []
+    for start in range(0, len(reply), 3):  # as a server streams it: a few characters at a time
+        out.extend(reader.feed(reply[start : start + 3]))
+    return [*out, *reader.finish()]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "When I run main.py I get:\n\n```\n" + TRACEBACK + "```\n",
+        "Running it fails. The output of main.py looks like this:\n\n```text\n"
+        + TRACEBACK
+        + "```\n\nPass an argument.",
+        "Running `python3 main.py` gives:\n\n```\n$ python3 main.py\n" + TRACEBACK + "```\n",
+        "The error from main.py:\n\n```\nIndexError: list index out of range\n```\n",
+    ],
+)
+def test_a_traceback_quoted_after_a_sentence_naming_the_file_is_not_written_over_it(reply: str) -> None:
+    # A 2-line main.py was written over with the traceback the model quoted to explain the failure: the sentence
+    # before the block ("When I run main.py I get:") named main.py, and the block was longer than a quote of it.
+    for files in ({"main.py": MAIN}, {"other.py": "x = 1\n"}):
+        for segments in (parse_reply(reply, files), _streamed(reply, files)):
+            assert not [s for s in segments if not isinstance(s, Prose)]
+            assert "IndexError: list index out of range" in "".join(s.text for s in segments if isinstance(s, Prose))
+
+
+def test_a_file_named_on_its_own_line_is_written_even_when_it_holds_a_traceback() -> None:
+    # The path on a line of its own is the protocol's form: the model means that file (a log it was asked for).
+    (block,) = parse_reply("error.log\n```\n" + TRACEBACK + "```\n", {"error.log": ""})
+    assert isinstance(block, WholeFile) and block.path == "error.log" and block.content == TRACEBACK
