@@ -26,7 +26,7 @@ from navtui.providers.anthropic_convert import build_params
 from navtui.providers.base import ChatRequest, ModelInfo, Provider, ProviderNotice
 from navtui.providers.errorbody import error_status, readable
 from navtui.providers.pricing import with_cost
-from navtui.providers.retry import RetryPolicy, is_quota_error, retryable_status
+from navtui.providers.retry import NOT_TRANSIENT, RetryPolicy, is_quota_error, retryable_status
 from navtui.providers.streaming import RetryableError, next_within, retry_after_seconds, with_retries
 from navtui.providers.toolargs import decode_arguments
 
@@ -346,7 +346,7 @@ def _status_error(exc: Any, model: str) -> ProviderError:
                              hint="check the model name, or choose another model")  # fmt: skip
     if status == 413 or "prompt is too long" in lowered or "exceed context limit" in lowered:
         return ProviderError(f"The conversation is too long for {model}: {message}", kind="overflow", status=status)
-    if retryable_status(status) or error_type in _RETRY_TYPES:
+    if retryable_status(status) or (error_type in _RETRY_TYPES and status not in NOT_TRANSIENT):
         label = "overloaded" if status == 529 or error_type == "overloaded_error" else f"HTTP {status}"
         return RetryableError(
             f"Anthropic is {label}: {message}" if label == "overloaded" else f"Anthropic {label}: {message}",

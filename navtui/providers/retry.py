@@ -1,7 +1,7 @@
 """One retry policy for every provider: what is worth another try, how many, and how long to wait.
 
-- Overload and rate limits (408, 409, 429, any 5xx including 529, ``overloaded_error``) and connections that
-  drop or end early: up to ``max_retries`` more tries, exponential backoff with jitter, or the server's
+- Overload and rate limits (408, 409, 425, 429, the 5xx of a server or gateway that failed for now, including
+  529, ``overloaded_error``) and connections that drop or end early: up to ``max_retries`` more tries, exponential backoff with jitter, or the server's
   ``retry-after`` when it gives one (a wait longer than ``longest_wait`` is an error that says so instead).
 - A server that never answers (the first byte or the next one does not come within the timeout): one more try.
   A local model reading a long prompt on a CPU can be slow and still alive; the timeout is generous
@@ -9,7 +9,8 @@
 - A model whose tool call the server could not parse (Ollama and llama.cpp answer HTTP 500 "error parsing
   tool call"): one more try, then the error goes back to the model as a malformed call it can fix.
 - Never: spend limits and exhausted quotas, bad keys, unknown models, a context that overflows (compaction
-  handles that), any other 4xx.
+  handles that), any other 4xx, and the 5xx that say the server will never do it (``NOT_TRANSIENT``: 501 Not
+  Implemented, a gateway's 511 asking for a sign-in...).
 
 Before any output reached the user the provider retries by itself (``with_retries``). A response that broke
 off after some text is kept as it is (marked as failed, never sent back to the model) and the agent asks again,
@@ -36,9 +37,17 @@ QUOTA_WORDS = (
 MODEL_OUTPUT_ERRORS = ("error parsing tool call", "failed to parse tool call", "failed to parse input")
 
 
+# Server-side statuses that do not pass: asking again gets the same answer (a proxy's 501 for a method or path
+# it does not implement, a version it does not speak, a loop, a captive portal's sign-in, a certificate).
+NOT_TRANSIENT = frozenset({501, 505, 506, 508, 510, 511, 526})
+
+
 def retryable_status(status: int | None) -> bool:
-    """Statuses worth another try: timeouts, conflicts, rate limits, every server-side failure."""
-    return status is not None and (status in (408, 409, 429) or status >= 500)
+    """Statuses worth another try: timeouts, conflicts, "too early", rate limits, and server-side failures
+    that pass (500, 502-504, Cloudflare's 52x, 529...), not those in ``NOT_TRANSIENT``."""
+    if status is None:
+        return False
+    return status in (408, 409, 425, 429) or (status >= 500 and status not in NOT_TRANSIENT)
 
 
 def is_quota_error(text: str) -> bool:

@@ -209,6 +209,28 @@ async def test_p05_endless_overload_stops_at_the_limit_and_the_session_stays_usa
     assert events[-1].text == "finally" and h.replayed()[-1] == "user: go"
 
 
+@pytest.mark.parametrize("status", [501, 505, 511])
+async def test_p05_a_status_that_does_not_pass_is_not_retried(harness, fake_server, status: int) -> None:
+    """A proxy's 501 Not Implemented (or 505, a captive portal's 511) answers the same however often it is asked:
+    it was retried three times, with backoff, before the user heard of it."""
+    fake_server.script(HttpError(status, "Not Implemented", error_type="api_error", retry_headers=False))
+    fake_server.script(Text("never asked"))
+    h = harness()
+    events = await h.run("go")
+    assert len(fake_server.chat_requests) == 1 and h.clock.sleeps == []
+    [error] = _errors(events)
+    assert str(status) in error.message and not any("retrying" in n for n in _notices(events))
+
+
+async def test_p05_too_early_is_asked_again(harness, fake_server) -> None:
+    """425 Too Early (RFC 8470: the request may be repeated) was taken for a permanent 4xx."""
+    fake_server.script(HttpError(425, "Too Early", retry_headers=False))
+    fake_server.script(Text("later"))
+    h = harness()
+    events = await h.run("go")
+    assert events[-1].text == "later" and len(fake_server.chat_requests) == 2 and len(h.clock.sleeps) == 1
+
+
 QUOTA = {
     "anthropic": HttpError(429, "This request would exceed your spend limit.", error_type="rate_limit_error"),
     "openai": HttpError(
