@@ -45,7 +45,14 @@ from navtui.providers.base import (
 )
 from navtui.providers.errorbody import is_html, readable
 from navtui.providers.ollama_convert import to_ollama_messages, to_ollama_tools
-from navtui.providers.ollama_info import ModelFacts, clear_model_cache, connection_error, fetch_facts, pull_hint
+from navtui.providers.ollama_info import (
+    ModelFacts,
+    clear_model_cache,
+    connection_error,
+    fetch_facts,
+    openai_path_error,
+    pull_hint,
+)
 from navtui.providers.ollama_models import all_models, loaded_models, pull, same_model
 from navtui.providers.retry import RetryPolicy, is_model_output_error, retryable_status
 from navtui.providers.streaming import (
@@ -130,7 +137,8 @@ class OllamaProvider(Provider):
         except httpx.HTTPError as exc:
             raise connection_error(self.base_url or "", exc) from None
         if response.status_code >= 400:
-            raise ProviderError(
+            wrong_path = openai_path_error(self.base_url or "") if response.status_code == 404 else None
+            raise wrong_path or ProviderError(
                 f"Ollama returned HTTP {response.status_code} for /api/tags", status=response.status_code
             )
         models = response.json().get("models") or []
@@ -383,7 +391,7 @@ class OllamaProvider(Provider):
                 hint="set OLLAMA_API_KEY for a server that needs a key",
             )
         if status == 404:
-            return ProviderError(
+            return openai_path_error(self.base_url or "") or ProviderError(
                 f"Model '{self.model}' is not available on Ollama at {self.base_url} ({message})",
                 kind="not_found",
                 status=404,

@@ -45,6 +45,22 @@ def connection_error(url: str, exc: Exception) -> ProviderError:
     )
 
 
+def openai_path_error(base_url: str) -> ProviderError | None:
+    """``-p ollama -b http://host:11434/v1``: the OpenAI-compatible path given to the native provider, whose
+    ``/api/...`` is at the server's root. Said as that (Ollama's 404 read as a model not pulled sent users to
+    ``ollama pull`` a model they had); None for any other URL."""
+    root = base_url.rstrip("/")
+    head, _, last = root.rpartition("/")
+    if "://" not in head or not (last[:1] == "v" and last[1:].isdigit()):
+        return None
+    return ProviderError(
+        f"{base_url} is Ollama's OpenAI-compatible path ({last}), but -p ollama speaks Ollama's own API, which is "
+        "at the server's root",
+        status=404,
+        hint=f"drop /{last}: -b {head}, or keep the URL with -p openai",
+    )
+
+
 async def fetch_facts(http: httpx.AsyncClient, base_url: str, model: str, settings: ProviderSettings) -> ModelFacts:
     """The model's facts, from the cache or ``/api/show``. Raises ProviderError (not running, not pulled)."""
     import httpx
@@ -63,7 +79,7 @@ async def fetch_facts(http: httpx.AsyncClient, base_url: str, model: str, settin
     except httpx.HTTPError as exc:
         raise connection_error(base_url, exc) from None
     if response.status_code == 404:
-        raise ProviderError(
+        raise openai_path_error(base_url) or ProviderError(
             f"Model '{model}' is not available on Ollama at {base_url}",
             kind="not_found",
             status=404,

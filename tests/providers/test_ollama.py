@@ -7,6 +7,7 @@ import json
 import pytest
 
 from navtui.config.settings import ProviderSettings
+from navtui.core.errors import ProviderError
 from navtui.core.events import ErrorEvent, StopEvent, ThinkingDelta, ToolCallEvent
 from navtui.core.messages import ToolResultMessage, UserMessage
 from navtui.providers.base import ChatRequest, ProviderNotice, parse_error
@@ -275,6 +276,22 @@ async def test_a_model_removed_before_the_chat_names_the_pull_that_works_in_navt
     (event,) = await collect(make(fake_server), ask())
     assert isinstance(event, ErrorEvent) and event.kind == "not_found"
     assert event.hint == f"/models pull {MODEL} downloads it" and f"'{MODEL}' not found" in event.message
+
+
+async def test_the_openai_path_given_to_the_native_provider_says_so_and_the_fix(fake_server: FakeServer) -> None:
+    """``-p ollama -b http://host:11434/v1``: Ollama's 404 for /v1/api/show read as a model not pulled, with
+    ``/models pull`` for a model that was there."""
+    fake_server.set_model(MODEL)
+    provider = OllamaProvider(MODEL, fake_server.url + "/v1/")
+    for failed in (provider.model_info(), provider.list_models()):
+        with pytest.raises(ProviderError) as caught:
+            await failed
+        assert "OpenAI-compatible path (v1)" in caught.value.message and "-p ollama" in caught.value.message
+        assert caught.value.hint == f"drop /v1: -b {fake_server.url}, or keep the URL with -p openai"
+    (event,) = await collect(provider, ask())
+    assert isinstance(event, ErrorEvent) and "pull" not in (event.hint or "") and "-p openai" in (event.hint or "")
+    assert fake_server.chat_requests == []
+    await provider.aclose()
 
 
 async def test_list_models_and_model_info(fake_server: FakeServer) -> None:
