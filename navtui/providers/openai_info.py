@@ -8,7 +8,9 @@ Each server family says it in its own place, so navtui asks them in turn and kee
   (a template that ignores tools makes native tools silently useless); llama.cpp also has ``/tokenize``;
 - LM Studio ``/api/v0/models/<model>``: ``loaded_context_length``, else ``max_context_length``;
 - Ollama's OpenAI endpoint (its root says "Ollama is running"): ``/api/ps`` ``context_length`` for a model in
-  memory, else the Modelfile's ``num_ctx``, else Ollama's smallest default, 4096, said as assumed;
+  memory, else the Modelfile's ``num_ctx``, else the model is loaded (an empty chat, as the first request would
+  load it, with the context ``/v1`` gets) and ``/api/ps`` asked again; only when that fails, Ollama's smallest
+  default, 4096, said as assumed and never cached;
 - OpenAI's own models, which no endpoint describes: their published windows (``KNOWN_WINDOWS``).
 
 The answer is cached per endpoint and model for the process. Anthropic-compatible servers that do not list
@@ -55,6 +57,7 @@ KNOWN_WINDOWS = {
     "gpt-oss": 131_072,
 }
 OLLAMA_DEFAULT_WINDOW = 4096  # Ollama's default below 24 GiB of VRAM (more with OLLAMA_CONTEXT_LENGTH)
+LOAD_TIMEOUT = 120.0  # loading a model from a slow disk onto a CPU takes a while; the first request would wait too
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)", re.MULTILINE)
 
 
@@ -175,12 +178,17 @@ async def _ollama_window(http: httpx.AsyncClient, root: str, model: str) -> tupl
     def same(name: object) -> bool:
         return isinstance(name, str) and (name == model or name == f"{model}:latest")
 
-    ps = await _get_json(http, f"{root}/api/ps")
-    for entry in (ps or {}).get("models") or []:
-        if isinstance(entry, dict) and (same(entry.get("name")) or same(entry.get("model"))):
-            value = entry.get("context_length")
-            if isinstance(value, int) and value > 0:
-                return value, "Ollama /api/ps"
+    async def in_memory() -> int | None:
+        ps = await _get_json(http, f"{root}/api/ps")
+        for entry in (ps or {}).get("models") or []:
+            if isinstance(entry, dict) and (same(entry.get("name")) or same(entry.get("model"))):
+                value = entry.get("context_length")
+                if isinstance(value, int) and value > 0:
+                    return value
+        return None
+
+    if (running := await in_memory()) is not None:
+        return running, "Ollama /api/ps"
     try:
         async with asyncio.timeout(PROBE_TIMEOUT):
             response = await http.post(f"{root}/api/show", json={"model": model})
@@ -189,7 +197,18 @@ async def _ollama_window(http: httpx.AsyncClient, root: str, model: str) -> tupl
         show = {}
     parameters = show.get("parameters") if isinstance(show, dict) else None
     found = _NUM_CTX.search(parameters) if isinstance(parameters, str) else None
-    return (int(found.group(1)), "the Modelfile's num_ctx") if found else (None, None)
+    if found:
+        return int(found.group(1)), "the Modelfile's num_ctx"
+    # Only Ollama knows its default (OLLAMA_CONTEXT_LENGTH, or 4096 to 256k by the GPU's memory): load the model as
+    # /v1 will run it (no options), then it says. An assumed 4096 made every session prune and compact early.
+    try:
+        async with asyncio.timeout(LOAD_TIMEOUT):
+            loaded = await http.post(f"{root}/api/chat", json={"model": model, "messages": [], "stream": False})
+    except (httpx.HTTPError, TimeoutError):
+        return None, None
+    if loaded.status_code == 200 and (running := await in_memory()) is not None:
+        return running, "Ollama /api/ps, after loading the model"
+    return None, None
 
 
 async def discover(

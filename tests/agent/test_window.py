@@ -189,9 +189,10 @@ async def test_a_request_that_cannot_fit_is_not_sent(fake_server: FakeServer, tm
 async def test_a_window_assumed_for_ollamas_openai_endpoint_is_said_with_the_way_out(
     fake_server: FakeServer, workspace: Path
 ) -> None:
-    """Ollama's /v1 runs a cold model with its default context: navtui keeps inside 4096 and says why."""
+    """Ollama's /v1 runs a cold model with its default context, and loading it to ask failed: navtui keeps inside
+    4096 and says why."""
     fake_server.ollama_root = True
-    fake_server.set_model(MODEL, loaded=False)
+    fake_server.set_model(MODEL, loaded=False, fits_num_ctx=2048)
     events = await run(runtime_for(fake_server, workspace), "say hello")
     notices = [e.text for e in events if isinstance(e, Notice)]
     assert any("assuming 4096" in n and "-p ollama" in n for n in notices)

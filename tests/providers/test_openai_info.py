@@ -173,9 +173,24 @@ async def test_ollamas_openai_endpoint_takes_the_modelfiles_num_ctx(fake_server:
     assert (info.context_window, info.extra["window_source"]) == (12288, "the Modelfile's num_ctx")
 
 
+async def test_ollamas_openai_endpoint_loads_the_model_to_learn_the_window_it_runs(fake_server: FakeServer) -> None:
+    """Neither /api/ps (not in memory) nor the Modelfile say: Ollama's default (OLLAMA_CONTEXT_LENGTH, or by the
+    GPU's memory) was assumed to be 4096, and every session pruned and compacted at 4096. Loaded as /v1 will
+    run it (no options), /api/ps says."""
+    fake_server.ollama_root = True
+    fake_server.set_model("coder:7b", context_length=65536, loaded=False)  # what /api/ps says once it is loaded
+    info = await OpenAIProvider("coder:7b", fake_server.url + "/v1").model_info()
+    assert (info.context_window, info.extra["window_source"]) == (65536, "Ollama /api/ps, after loading the model")
+    assert "window_note" not in info.extra
+    [load] = [r for r in fake_server.requests if r.path == "/api/chat"]
+    assert load.json == {"model": "coder:7b", "messages": [], "stream": False}  # no num_ctx: the /v1 default
+    again = await OpenAIProvider("coder:7b", fake_server.url + "/v1").model_info()
+    assert again.context_window == 65536 and len([r for r in fake_server.requests if r.path == "/api/chat"]) == 1
+
+
 async def test_ollamas_openai_endpoint_otherwise_assumes_its_default_and_says_so(fake_server: FakeServer) -> None:
     fake_server.ollama_root = True
-    fake_server.set_model("coder:7b", loaded=False)
+    fake_server.set_model("coder:7b", loaded=False, fits_num_ctx=2048)  # the load is refused: nothing says
     info = await OpenAIProvider("coder:7b", fake_server.url + "/v1").model_info()
     assert info.context_window == 4096
     assert "-p ollama" in info.extra["window_note"] and "providers.context_window" in info.extra["window_note"]
