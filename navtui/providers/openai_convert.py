@@ -49,7 +49,7 @@ def to_openai_messages(
             out.append({"role": "user", "content": pending})
             pending = []
         if isinstance(message, UserMessage):
-            out.append({"role": "user", "content": _user_content(message, images_refused)})
+            _add_user(out, _user_content(message, images_refused))
         elif isinstance(message, AssistantMessage):
             entry = _assistant(message)
             if entry is not None:
@@ -69,6 +69,22 @@ def to_openai_messages(
     if pending:
         out.append({"role": "user", "content": pending})
     return out
+
+
+def _add_user(out: list[dict[str, Any]], content: str | list[dict[str, Any]]) -> None:
+    """A user message, merged into a user message right before it (the tool results' images, then the user's
+    next words): templates that want roles to alternate (Mistral's, Gemma's) refuse two in a row."""
+    last = out[-1] if out else None
+    if last is None or last.get("role") != "user":
+        out.append({"role": "user", "content": content})
+        return
+    before, after = last["content"], content
+    if isinstance(before, str) and isinstance(after, str):
+        last["content"] = f"{before}\n\n{after}"
+        return
+    parts = [{"type": "text", "text": before}] if isinstance(before, str) else list(before)
+    parts += [{"type": "text", "text": after}] if isinstance(after, str) else after
+    last["content"] = parts
 
 
 def has_images(messages: Sequence[AnyMessage]) -> bool:

@@ -131,6 +131,9 @@ class FakeServer:
         # Set: `/v1/chat/completions` applies a Mistral template's rule (Mistral Small, Devstral under llama.cpp
         # --jinja): a tool-call id that is not 9 letters or digits fails the template, a 500 naming the rule.
         self.mistral_ids = False
+        # Set: `/v1/chat/completions` refuses two user messages in a row, as templates that want the roles to
+        # alternate do (Mistral's, Gemma's under llama.cpp --jinja): a 500 with the template's words.
+        self.alternating_roles = False
 
     # lifecycle -------------------------------------------------------------------------------------------------
 

@@ -177,6 +177,12 @@ async def chat(server: FakeServer, req: RecordedRequest, conn: Connection) -> bo
                "type": "server_error"}  # fmt: skip
         await conn.send_json(500, {"error": err}, keep_alive=req.keep_alive)
         return req.keep_alive
+    roles = [m.get("role") for m in body["messages"] if isinstance(m, dict)]
+    if server.alternating_roles and any(a == b == "user" for a, b in zip(roles, roles[1:], strict=False)):
+        err = {"code": 500, "message": "After the optional system message, conversation roles must alternate "
+               "user/assistant/user/assistant/...", "type": "server_error"}  # fmt: skip
+        await conn.send_json(500, {"error": err}, keep_alive=req.keep_alive)
+        return req.keep_alive
     reply = server.next_reply(req)
     return await play(conn, OpenAIEncoder(reply), body.get("stream") is True, req.keep_alive)
 

@@ -45,6 +45,26 @@ def test_refused_images_are_left_out_and_the_model_is_told_why() -> None:
     assert messages[0]["content"] == "see\n[an image, not sent to you: the server does not take images]\n"
 
 
+async def test_the_users_next_words_join_the_tool_images_message_not_a_second_user_message(
+    fake_server: FakeServer,
+) -> None:
+    """The images of tool results go in a user message after the tool messages; a user's words after them (Esc,
+    then a prompt) made two user messages in a row, which templates that want roles to alternate refuse."""
+    fake_server.set_model(MODEL, capabilities=("completion", "tools", "vision"))
+    fake_server.alternating_roles = True
+    fake_server.script(Text("It shows a login form."))
+    history = [*screenshot_turn(), UserMessage(content=[TextBlock(text="and this one?"), ImageBlock(data=PNG)])]
+    events = await collect(OpenAIProvider(MODEL, fake_server.url + "/v1"), ChatRequest("Base.", history, TOOLS))
+    assert events[-1] == StopEvent(reason="stop")
+    (sent,) = fake_server.chat_requests
+    assert [m["role"] for m in sent.json["messages"]] == ["system", "user", "assistant", "tool", "tool", "user"]
+    parts = sent.json["messages"][-1]["content"]
+    assert [p["type"] for p in parts] == ["text", "text", "image_url", "text", "image_url"]
+    assert parts[3] == {"type": "text", "text": "and this one?"}
+    plain = to_openai_messages("", [*screenshot_turn()[:1], UserMessage(content="more")])
+    assert plain == [{"role": "user", "content": "what does the page show?\n\nmore"}]
+
+
 async def test_a_vision_model_gets_the_screenshot(fake_server: FakeServer) -> None:
     fake_server.set_model(MODEL, capabilities=("completion", "tools", "vision"))
     fake_server.script(Text("A login form."))
