@@ -24,6 +24,7 @@ from navtui.providers.errorbody import error_status, readable
 from navtui.providers.openai_convert import (
     NINE_CHAR_ID_ERRORS,
     has_images,
+    is_mistral,
     normalise_base_url,
     to_openai_messages,
     to_openai_tools,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 
 LOADING_POLL = 2.0  # seconds between tries while the server answers 503 "Loading model"
 _NO_STREAM_OPTIONS: set[str] = set()  # endpoints that rejected stream_options (remembered for the process)
+_NINE_CHAR_IDS: set[tuple[str, str]] = set()  # (endpoint, model) whose template refused other ids, for the process
 
 
 class OpenAIProvider(Provider):
@@ -68,10 +70,11 @@ class OpenAIProvider(Provider):
         self._info: ModelInfo | None = None
         self._reached = False  # the server answered once: a refused connection after that is a restart
         self._images_refused: str | None = None  # why images are left out of requests (told to the model)
-        # Mistral's templates (llama.cpp --jinja, vLLM's Mistral tokenizer) take only 9-character ids: navtui's own
-        # (call_0), another provider's (toolu_..., a resumed session) are sent in that form from the first refusal.
-        self._nine_char_ids = False
         self._official = (urlsplit(self.base_url or "").hostname or "").endswith("openai.com")
+        # Mistral's templates (llama.cpp --jinja, vLLM's Mistral tokenizer, Mistral's API) take only 9-character
+        # ids: navtui's own (call_0) and another provider's (toolu_..., a resumed session) are sent in that form
+        # from the first request to a model named as Mistral's, else from the first refusal (then remembered).
+        self._nine_char_ids = is_mistral(model) or (self.base_url or "", model) in _NINE_CHAR_IDS
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -386,6 +389,7 @@ class OpenAIProvider(Provider):
                     error = status_error(response, self.model, self.base_url or "", tools="tools" in body)
                     if not self._nine_char_ids and any(words in error.message for words in NINE_CHAR_ID_ERRORS):
                         self._nine_char_ids = True  # the template refused the ids: the same request in its form
+                        _NINE_CHAR_IDS.add((self.base_url or "", self.model))
                         body = {**body, "messages": with_nine_char_ids(body["messages"])}
                         continue
                     if images is not None and refusal is not None and refuses_images(response.status_code, error):

@@ -151,6 +151,15 @@ _NINE_ALNUM = re.compile(r"[A-Za-z0-9]{9}")
 NINE_CHAR_ID_ERRORS = ("alphanumeric strings with length 9", "with a length of 9")
 
 
+_MISTRAL_NAMES = re.compile(r"mistral|mixtral|devstral|magistral|codestral|ministral|pixtral", re.IGNORECASE)
+
+
+def is_mistral(model: str) -> bool:
+    """A model named as one of Mistral's (``devstral-small-2507``, ``mistralai/Mistral-Small-3.2-24B``, a GGUF's
+    file name): its template takes 9-character tool-call ids only."""
+    return _MISTRAL_NAMES.search(model) is not None
+
+
 def nine_char_id(call_id: str) -> str:
     """A tool-call id as Mistral's templates demand it (9 letters or digits), the same for the same id."""
     if _NINE_ALNUM.fullmatch(call_id):

@@ -14,6 +14,7 @@ from tests.fakes.server import FakeServer
 from tests.providers.support import TOOLS, collect
 
 MODEL = "devstral-small-2507"
+ALIAS = "coder"  # llama-server -a coder: a name that does not say whose model it is
 
 
 def resumed_from_claude() -> list[UserMessage | AssistantMessage | ToolResultMessage]:
@@ -40,7 +41,8 @@ async def test_ids_a_mistral_template_refuses_are_sent_again_in_its_form(fake_se
     fake_server.mistral_ids = True
     fake_server.script(Text("Both are fine."))
     fake_server.script(Text("Still fine."))
-    provider = OpenAIProvider(MODEL, fake_server.url + "/v1")
+    fake_server.script(Text("Fine again."))
+    provider = OpenAIProvider(ALIAS, fake_server.url + "/v1")
     request = ChatRequest(system="Base.", messages=resumed_from_claude(), tools=TOOLS)
     events = await collect(provider, request)
     assert events[-1] == StopEvent(reason="stop") and not any(isinstance(e, ProviderNotice) for e in events)
@@ -50,3 +52,17 @@ async def test_ids_a_mistral_template_refuses_are_sent_again_in_its_form(fake_se
     assert fake_server.invalid_requests() == []  # each result still answers its call
     await collect(provider, request)
     assert len(fake_server.chat_requests) == 3  # remembered: no refused request first
+    await collect(OpenAIProvider(ALIAS, fake_server.url + "/v1"), request)  # /model back to it, the advisor...
+    assert len(fake_server.chat_requests) == 4  # remembered for the endpoint and model, not the provider object
+
+
+async def test_a_model_named_as_mistrals_gets_its_ids_from_the_first_request(fake_server: FakeServer) -> None:
+    """Devstral by its name: the first request after a tool call was refused and sent again, every session."""
+    fake_server.mistral_ids = True
+    for name in (MODEL, "mistralai/Mistral-Small-3.2-24B-Instruct-2506", "Magistral-Small-2509-Q4_K_M.gguf"):
+        fake_server.script(Text("Fine."))
+        events = await collect(
+            OpenAIProvider(name, fake_server.url + "/v1"), ChatRequest("Base.", resumed_from_claude())
+        )
+        assert events[-1] == StopEvent(reason="stop"), events
+    assert len(fake_server.chat_requests) == 3 and fake_server.invalid_requests() == []
