@@ -67,6 +67,8 @@ class Harness:
             if isinstance(content, list):
                 content = " ".join(str(b.get("text") or b.get("content") or b.get("type")) for b in content)
             role = message["role"]
+            if role == "user" and isinstance(content, str):  # OpenAI-compatible: user turns merged, a blank line
+                content = content.replace("\n\n", " ")  # between them (templates want the roles to alternate)
             if shown and shown[-1][0] == role and role == "user":
                 shown[-1] = (role, f"{shown[-1][1]} {content}")
             elif role != "system":
