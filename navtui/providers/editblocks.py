@@ -459,9 +459,10 @@ class BlockReader:
             known = self.files.get(path) or ""
             if len(content.splitlines()) < 0.6 * len(known.splitlines()):
                 return [Prose(raw_with_path + "\n")]  # no path and much shorter than the file: a quote from it
-        if loose and _program_output(content):
-            # "When I run main.py I get:" then its traceback: the sentence names the file the output is of, and
-            # main.py (2 lines, shorter than the traceback, so no quote of it) was written over with the output.
+        if loose and (_program_output(content) or _imports_itself(path, content)):
+            # "When I run main.py I get:" then its traceback, "Example usage of calc.py:" then code that imports
+            # calc: the sentence names the file the block is about, and main.py (2 lines, shorter than the block,
+            # so no quote of it) was written over with the output, calc.py with a module that imports itself.
             return [Prose(raw_with_path + "\n")]
         original = self.files.get(path)
         if loose and original and (_snippet_of(content, original) or _instruction(lead)):
@@ -609,6 +610,20 @@ def _program_output(content: str) -> bool:
     """The block is what a program printed (a traceback, a shell session, a test report), not a file's text."""
     first = next((line.strip() for line in content.splitlines() if line.strip()), "")
     return _OUTPUT_START.match(first) is not None
+
+
+def _imports_itself(path: str, content: str) -> bool:
+    """The block imports the module at ``path`` (``from calc import add`` for calc.py, ``require('./calc')`` for
+    calc.js): an example of its use, since no module imports itself."""
+    name = PurePosixPath(path)
+    stem = re.escape(name.stem)
+    if name.suffix == ".py":
+        pattern = rf"^\s*(?:from\s+(?:[\w.]*\.)?{stem}\s+import\b|import\s+(?:[\w.]*\.)?{stem}\b)"
+    elif name.suffix in (".js", ".mjs", ".cjs", ".ts", ".jsx", ".tsx"):
+        pattern = rf"""(?:require\(\s*|\bfrom\s+)['"]\./(?:[\w./-]*/)?{stem}(?:\.\w+)?['"]"""
+    else:
+        return False
+    return re.search(pattern, content, re.MULTILINE) is not None
 
 
 def _instruction(before: list[str]) -> bool:

@@ -47,3 +47,33 @@ def test_a_file_named_on_its_own_line_is_written_even_when_it_holds_a_traceback(
     # The path on a line of its own is the protocol's form: the model means that file (a log it was asked for).
     (block,) = parse_reply("error.log\n```\n" + TRACEBACK + "```\n", {"error.log": ""})
     assert isinstance(block, WholeFile) and block.path == "error.log" and block.content == TRACEBACK
+
+
+CALC = "def add(a, b):\n    return a - b\n"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Example usage of calc.py:\n\n```python\nfrom calc import add\n\nprint(add(2, 3))\n```\n",
+        "You can use calc.py like this:\n\n```python\nimport calc\nprint(calc.add(2, 3))\n```\n",
+        "To try `lib/calc.py`, run:\n\n```python\nfrom lib.calc import add\nassert add(1, 1) == 2\n```\n",
+        "Use calc.js like this:\n\n```js\nconst { add } = require('./calc');\nconsole.log(add(2, 3));\n```\n",
+    ],
+)
+def test_a_usage_example_of_a_module_is_not_written_over_it(reply: str) -> None:
+    # "Example usage of calc.py:" then code that imports calc: written as calc.py, the module imported itself and
+    # its code was gone (a 2-line file: the example was no quote of it by length).
+    files: dict[str, str | None] = {"calc.py": CALC, "lib/calc.py": CALC, "calc.js": "exports.add = (a, b) => a - b;\n"}
+    for segments in (parse_reply(reply, files), _streamed(reply, files)):
+        assert not [s for s in segments if not isinstance(s, Prose)]
+
+
+def test_a_new_version_under_a_sentence_naming_the_file_is_still_written() -> None:
+    fixed = "from decimal import Decimal\n\n\ndef add(a, b):\n    return a + b\n"
+    (block,) = [
+        s
+        for s in parse_reply("Here is the fixed calc.py:\n\n```python\n" + fixed + "```\n", {"calc.py": CALC})
+        if not isinstance(s, Prose)
+    ]
+    assert isinstance(block, WholeFile) and block.path == "calc.py" and block.content == fixed
