@@ -620,7 +620,7 @@ def _imports_itself(path: str, content: str) -> bool:
     if name.suffix == ".py":
         pattern = rf"^\s*(?:from\s+(?:[\w.]*\.)?{stem}\s+import\b|import\s+(?:[\w.]*\.)?{stem}\b)"
     elif name.suffix in (".js", ".mjs", ".cjs", ".ts", ".jsx", ".tsx"):
-        pattern = rf"""(?:require\(\s*|\bfrom\s+)['"]\./(?:[\w./-]*/)?{stem}(?:\.\w+)?['"]"""
+        pattern = rf"""(?:require\(\s*|\bfrom\s+|^\s*import\s+)['"]\./(?:[\w./-]*/)?{stem}(?:\.[cm]?[jt]sx?)?['"]"""  # not './App.css
     else:
         return False
     return re.search(pattern, content, re.MULTILINE) is not None

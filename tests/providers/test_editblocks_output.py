@@ -59,6 +59,7 @@ CALC = "def add(a, b):\n    return a - b\n"
         "You can use calc.py like this:\n\n```python\nimport calc\nprint(calc.add(2, 3))\n```\n",
         "To try `lib/calc.py`, run:\n\n```python\nfrom lib.calc import add\nassert add(1, 1) == 2\n```\n",
         "Use calc.js like this:\n\n```js\nconst { add } = require('./calc');\nconsole.log(add(2, 3));\n```\n",
+        "To load calc.js in the page:\n\n```js\nimport './calc.js';\nwindow.add(2, 3);\n```\n",
     ],
 )
 def test_a_usage_example_of_a_module_is_not_written_over_it(reply: str) -> None:
@@ -77,3 +78,13 @@ def test_a_new_version_under_a_sentence_naming_the_file_is_still_written() -> No
         if not isinstance(s, Prose)
     ]
     assert isinstance(block, WholeFile) and block.path == "calc.py" and block.content == fixed
+
+
+def test_a_script_that_imports_its_own_stylesheet_is_still_its_new_version() -> None:
+    # App.js imports './App.css' (styles from it): another file of the same name, not itself.
+    app = "import styles from './App.css';\n\nexport default function App() {\n  return <h1>Hi</h1>;\n}\n"
+    reply = "Here is the updated App.js:\n\n```jsx\n" + app + "```\n"
+    (block,) = [
+        s for s in parse_reply(reply, {"App.js": "export default function App() {}\n"}) if not isinstance(s, Prose)
+    ]
+    assert isinstance(block, WholeFile) and block.path == "App.js" and block.content == app
