@@ -20,6 +20,7 @@ held only until its fence closes.
 from __future__ import annotations
 
 import difflib
+import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -384,9 +385,14 @@ class BlockReader:
         return self._known(found) if found else None
 
     def _known(self, path: str) -> str:
-        """A path as the files in play spell it: ``path/to/calc.py`` for ``calc.py`` when only that one matches."""
+        """A path as the files in play spell it: ``path/to/calc.py`` for ``calc.py`` when only that one matches, and
+        ``a/config.py`` for ``a/./config.py`` or ``b/../a/config.py`` (another spelling skipped every check the
+        reader makes of a file in play: shown in part, much shorter than a long file, the elisions)."""
         if path in self.files:
             return path
+        normal = posixpath.normpath(path)
+        if normal in self.files:
+            return normal
         name = PurePosixPath(path).name
         matches = [known for known in self.files if PurePosixPath(known).name == name]
         return matches[0] if len(matches) == 1 else path
