@@ -333,10 +333,19 @@ def new_files(prompts: list[str], agent: Agent) -> list[str]:
 _DELETE = re.compile(r"\b(?:delete|remove|rm)\s+(?:the\s+)?(?:file\s+)?`?([\w./-]+\.\w+)", re.IGNORECASE)
 
 
+# "Do not delete config.py, ...": the words before the verb, in its sentence, that turn it into "keep".
+_KEEP = re.compile(r"(?:\bnot|n't|\bnever|\bwithout|\bno need to|\binstead of)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
+
+
 def _deletes(prompt: str, path: str) -> bool:
-    """Whether the prompt asks to delete the file (``Delete the file debug.log``), by its path or its name."""
+    """Whether the prompt asks to delete the file (``Delete the file debug.log``), by its path or its name; not
+    when it says not to ("Do not delete config.py, just fix it": the file was hidden and rm asked for)."""
     words = prompt.split("<attached_file", 1)[0]
-    return any(found in (path, path.rsplit("/", 1)[-1]) for found in _DELETE.findall(words))
+    for match in _DELETE.finditer(words):
+        before = re.split(r"[.!?;\n]", words[max(0, match.start() - 60) : match.start()])[-1]
+        if match.group(1) in (path, path.rsplit("/", 1)[-1]) and not _KEEP.search(before):
+            return True
+    return False
 
 
 def _command_files(command: str) -> list[str]:

@@ -762,3 +762,33 @@ async def test_a_file_shown_in_part_is_not_replaced_by_a_whole_file_block_under_
         assert "shown to you only in part" in user_text(fake_server.chat_requests[1].json)
     finally:
         await rt.aclose()
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Do not delete config.py, just set TIMEOUT to 45 in it.",
+        "Set TIMEOUT to 45 in config.py. Don't remove config.py or rename it.",
+        "Set TIMEOUT to 45 in config.py without deleting config.py.",
+        "Never rm config.py: set TIMEOUT to 45 in it.",
+    ],
+)
+async def test_a_file_the_request_says_not_to_delete_is_shown_not_marked_for_rm(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path, prompt: str
+) -> None:
+    # "Do not delete config.py, ..." was read as a request to delete it: the file was kept from the model and shown
+    # with "the request deletes it: run rm config.py in a bash block", and a reply without the rm was told "Your
+    # reply deleted nothing ... Send this block now: rm config.py".
+    (workspace / "config.py").write_text("TIMEOUT = 30\nRETRIES = 3\n", encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.script(Text("config.py\n```python\nTIMEOUT = 45\nRETRIES = 3\n```\n"))
+    fake_server.script(Text("TIMEOUT is 45 now."))
+    try:
+        await run(rt, prompt)
+        first = user_text(fake_server.chat_requests[0].json)
+        assert "the request deletes it" not in first and "RETRIES = 3" in first
+        assert (workspace / "config.py").read_text(encoding="utf-8") == "TIMEOUT = 45\nRETRIES = 3\n"
+        told = "\n".join(user_text(r.json) for r in fake_server.chat_requests)
+        assert "run rm config.py in a bash block" not in told and "deleted nothing" not in told
+    finally:
+        await rt.aclose()
