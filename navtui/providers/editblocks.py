@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -49,6 +49,8 @@ _ELISION = re.compile(
     re.IGNORECASE,
 )
 MAX_PATH_LINE = 100  # a longer line before a fence is prose, not a file name
+PART_CONTEXT = 2  # unchanged lines kept around a change made from a file's shown part, so its SEARCH is unique
+_NUMBERED_LINE = re.compile(r"^(\d+): (.*)$")  # an excerpt's line (files_in_play.py): "151: TIMEOUT = 30"
 LONG_FILE_LINES = 150  # a file this long is better changed by search/replace than written out again
 
 
@@ -256,8 +258,15 @@ class BlockReader:
     that may be that file's new version is taken as it.
     """
 
-    def __init__(self, files: Mapping[str, str | None], *, asked: str | None = None) -> None:
+    def __init__(
+        self,
+        files: Mapping[str, str | None],
+        *,
+        asked: str | None = None,
+        parts: Mapping[str, Sequence[Sequence[str]]] | None = None,
+    ) -> None:
         self.files = dict(files)
+        self.parts = dict(parts or {})  # a file shown only in part: the runs of its lines that were shown
         self.asked = asked if asked in self.files and self.files[asked] is not None else None
         self._partial = ""  # an unfinished line
         self._held: list[str] = []  # complete lines outside a block that may still turn out to name a path
@@ -483,22 +492,27 @@ class BlockReader:
                 "code. Send the whole file, or change only the lines that differ with a SEARCH/REPLACE block."
             )
             return [BadBlock(why, raw_with_path, path, kind="write")]
-        if path in self.files and original is None:
-            # In play but not shown whole (the lines that matter of a long file): the 1.5B sent the four lines it
-            # was shown, TIMEOUT changed, as config.py; written, they replaced its 300 lines (the eval's edit_big).
-            why = (
-                f"{path} was shown to you only in part, so a block of the whole file would delete the lines you "
-                "have not seen. Change only the lines that differ with a SEARCH/REPLACE block."
-            )
-            return [BadBlock(why, raw_with_path, path, kind="write")]
-        if original and len(original.splitlines()) >= LONG_FILE_LINES and _snippet_of(content, original):
-            # Shown a 300-line config.py whole, the 1.5B sent its first lines with TIMEOUT changed as the whole
-            # file under its path: written, it deleted 296 lines (the eval's edit_big).
-            lines, kept = len(original.splitlines()), len(content.splitlines())
-            why = (
-                f"the block for {path} has {kept} lines where the file has {lines}, so writing it would delete the "
-                "rest. Change only the lines that differ with a SEARCH/REPLACE block."
-            )
+        whole = (original or "").splitlines()
+        in_part = path in self.files and original is None  # in play as the lines that matter of a long file
+        if in_part or len(whole) >= LONG_FILE_LINES and _snippet_of(content, original or ""):
+            # Shown four of config.py's 300 lines (or the first lines of a 300-line file shown whole), the 1.5B
+            # sent them back with TIMEOUT changed as the whole file: written, they replaced its 300 lines, and
+            # refused, it gave up (the eval's edit_big). The lines it changed are an edit of what it was shown.
+            shown_part = self.parts.get(path, ()) if in_part else [whole]
+            pairs = part_edit(content, shown_part)
+            if pairs:
+                return [SearchReplace(path, pairs, raw=raw_with_path)]
+            if pairs is not None:
+                self.blocks -= 1
+                return [Unchanged(path, raw=raw_with_path)]
+            if in_part:
+                why = f"{path} was shown to you only in part, so a block of the whole file would delete the lines"
+                why += " you have not seen."
+            else:
+                kept = len(content.splitlines())
+                why = f"the block for {path} has {kept} lines where the file has {len(whole)}, so writing it would"
+                why += " delete the rest."
+            why += " " + search_replace_howto(path, content, shown_part)
             return [BadBlock(why, raw_with_path, path, kind="write")]
         if original is not None and original == content:
             self.blocks -= 1  # the file already reads so: nothing to do
@@ -566,6 +580,110 @@ class BlockReader:
             return path if best >= 0.5 or not shown[path].strip() else None
         long_enough = shown[path].count("\n") >= 5  # two- and three-line files look alike: no guessing among them
         return path if long_enough and best >= 0.7 and best - runner_up >= 0.2 else None
+
+
+def shown_parts(note: str) -> list[list[str]]:
+    """The runs of consecutive lines an excerpt shows (``151: TIMEOUT = 30``; a gap starts a run), unnumbered."""
+    parts: list[list[str]] = []
+    previous = -1
+    for line in note.splitlines():
+        match = _NUMBERED_LINE.match(line)
+        if match is None:
+            previous = -1
+            continue
+        number = int(match.group(1))
+        if number != previous + 1 or not parts:
+            parts.append([])
+        parts[-1].append(match.group(2))
+        previous = number
+    return parts
+
+
+def part_edit(content: str, parts: Sequence[Sequence[str]]) -> list[tuple[str, str]] | None:
+    """The SEARCH/REPLACE pairs a block means that sends back some of the lines shown of a long file, changed.
+
+    ``parts`` are the runs of consecutive file lines that were shown. Lines of them the block does not send back
+    (before or after what it sends, or whole runs between) are kept: they were left out, not deleted; so are blank
+    lines, which a small model drops as often as it copies them. Each run a change falls in gives one pair, the
+    changed lines with a little unchanged context as they were shown. An empty list: the block changes nothing;
+    None: it does not follow the shown lines (no line in common, a change running from one shown run into the
+    next, more changed than kept)."""
+    sent = content.splitlines()
+    if sent and all(_NUMBERED_LINE.match(line) for line in sent if line.strip()):
+        sent = [_NUMBERED_LINE.sub(r"\2", line) for line in sent]  # the excerpt's numbers copied along
+    sent = [line for line in sent if line.strip() and line.strip() not in ("...", "…")]  # "...": an excerpt's gap
+    shown = [line for part in parts for line in part]
+    run = [number for number, part in enumerate(parts) for _ in part]  # the run of each shown line
+    at = [i for i, line in enumerate(shown) if line.strip()]  # where each non-blank shown line is
+    if not at or not sent:
+        return None
+    ops = difflib.SequenceMatcher(None, [shown[i] for i in at], sent, autojunk=False).get_opcodes()
+    if ops and ops[-1][0] == "replace" and ops[-1][2] - ops[-1][1] > ops[-1][4] - ops[-1][3]:
+        # The last lines sent differ, and fewer were sent than shown after the last line in common: they change
+        # the lines right after it, and the rest was not sent ("TIMEOUT = 45" where 30 was, then nothing more).
+        _, k1, k2, j1, j2 = ops.pop()
+        ops += [("replace", k1, k1 + j2 - j1, j1, j2), ("delete", k1 + j2 - j1, k2, j2, j2)]
+    if ops and ops[0][0] == "replace" and ops[0][2] - ops[0][1] > ops[0][4] - ops[0][3]:
+        _, k1, k2, j1, j2 = ops.pop(0)  # likewise before the first line in common
+        ops[:0] = [("delete", k1, k2 - (j2 - j1), j1, j1), ("replace", k2 - (j2 - j1), k2, j1, j2)]
+    kept = sum(k2 - k1 for tag, k1, k2, _, _ in ops if tag == "equal")
+    if not kept:
+        return None  # nothing in common: another text, not the shown lines changed
+
+    def whole_runs(k1: int, k2: int) -> bool:
+        return (k1 == 0 or run[at[k1 - 1]] != run[at[k1]]) and (k2 == len(at) or run[at[k2]] != run[at[k2 - 1]])
+
+    changes: dict[int, list[tuple[int, int, int, int]]] = {}  # run -> its changes (shown i1:i2, sent j1:j2)
+    changed = 0
+    for tag, k1, k2, j1, j2 in ops:
+        if tag == "equal" or tag == "delete" and (k1 == 0 or k2 == len(at) or whole_runs(k1, k2)):
+            continue  # not sent back: kept
+        if k1 < k2:
+            i1, i2 = at[k1], at[k2 - 1] + 1
+            if run[i1] != run[i2 - 1]:
+                return None
+        else:  # lines added: after the shown line before them
+            i1 = i2 = at[k1 - 1] + 1 if k1 else at[0]
+        changes.setdefault(run[i1 - 1] if k1 == k2 and k1 else run[i1], []).append((i1, i2, j1, j2))
+        changed += max(k2 - k1, j2 - j1)
+    if changed > kept:
+        return None
+    pairs: list[tuple[str, str]] = []
+    for number, found in sorted(changes.items()):
+        start = run.index(number)
+        end = start + len(parts[number])
+        lo = max(start, min(i1 for i1, _, _, _ in found) - PART_CONTEXT)
+        hi = min(end, max(i2 for _, i2, _, _ in found) + PART_CONTEXT)
+        new: list[str] = []
+        done = lo
+        for i1, i2, j1, j2 in found:
+            new.extend(shown[done:i1])
+            new.extend(sent[j1:j2])
+            done = i2
+        new.extend(shown[done:hi])
+        pairs.append((_joined(shown[lo:hi]), _joined(new)))
+    return pairs
+
+
+def search_replace_howto(path: str, content: str, parts: Sequence[Sequence[str]]) -> str:
+    """How to send the change as a SEARCH/REPLACE block, with a block made of the first line the refused block
+    changed and the shown line most like it, when there is one: something a small model can copy."""
+    how = (
+        "Change only the lines that differ with a SEARCH/REPLACE block: the path on its own line, then a fence "
+        "holding <<<<<<< SEARCH, the lines to change copied exactly as shown (without line numbers), =======, the "
+        "same lines changed, >>>>>>> REPLACE."
+    )
+    shown = [line for part in parts for line in part]
+    for line in content.splitlines():
+        line = _NUMBERED_LINE.sub(r"\2", line)
+        if not line.strip() or line in shown:
+            continue
+        close = difflib.get_close_matches(line, [s for s in shown if s.strip()], n=1, cutoff=0.6)
+        if close:
+            block = f"{path}\n```\n<<<<<<< SEARCH\n{close[0]}\n=======\n{line}\n>>>>>>> REPLACE\n```"
+            return f"{how} For the line you changed:\n\n{block}"
+        break
+    return how
 
 
 def _outdented(body: list[str], indent: str) -> list[str]:
@@ -655,7 +773,13 @@ def _merged(segments: list[Segment]) -> list[Segment]:
     return out
 
 
-def parse_reply(text: str, files: Mapping[str, str | None], *, cut_off: bool = False) -> list[Segment]:
+def parse_reply(
+    text: str,
+    files: Mapping[str, str | None],
+    *,
+    cut_off: bool = False,
+    parts: Mapping[str, Sequence[Sequence[str]]] | None = None,
+) -> list[Segment]:
     """Every segment of a whole reply (the streaming reader fed at once)."""
-    reader = BlockReader(files)
+    reader = BlockReader(files, parts=parts)
     return _merged([*reader.feed(text), *reader.finish(cut_off=cut_off)])

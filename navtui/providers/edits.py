@@ -45,6 +45,7 @@ from navtui.providers.editblocks import (
     Segment,
     Unchanged,
     WholeFile,
+    shown_parts,
 )
 from navtui.providers.textprovider import assistant_as_text
 from navtui.providers.toolargs import error_arguments
@@ -378,7 +379,8 @@ class EditsProvider(WrappedProvider):
         )
         shown = {file.path: file.text for file in request.files}
         asked = asked_path(inner_request.messages)
-        reader = BlockReader(shown, asked=asked)
+        parts = {file.path: shown_parts(file.note) for file in request.files if file.text is None and not file.hide}
+        reader = BlockReader(shown, asked=asked, parts=parts)
         echo: EchoFilter | None = None
         start = reply_start(request.messages, inner_request.messages) if self.inner.continues_reply else None
         if start is not None:

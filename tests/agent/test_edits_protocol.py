@@ -792,3 +792,37 @@ async def test_a_file_the_request_says_not_to_delete_is_shown_not_marked_for_rm(
         assert "run rm config.py in a bash block" not in told and "deleted nothing" not in told
     finally:
         await rt.aclose()
+
+
+async def test_a_long_attached_files_shown_lines_sent_back_changed_change_the_file(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    # The eval's edit_big since the attachment's copy is left out (840ef83): the 300-line config.py goes as the
+    # lines that mention TIMEOUT, and the 1.5B sent the first of them back, blank lines dropped and TIMEOUT
+    # changed, under the path. Written, that was the whole file (+2 -298 lines); refused, the model gave up.
+    fake_server.set_llamacpp(n_ctx=4096)  # the fake counts a token per 3 characters: the file does not fit whole
+    options = "".join(f"OPTION_{i:03d} = {i * 7 % 101}  # option {i}\n" for i in range(296))
+    config = '"""Settings for the demo service."""\n\nTIMEOUT = 30\n\n' + options
+    (workspace / "config.py").write_text(config, encoding="utf-8")
+    settings = {"providers": {"tool_protocol": "edits"}}
+    (navtui_home / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    options_ = LaunchOptions(
+        cwd=workspace, provider="openai", base_url=fake_server.url + "/v1", model=MODEL, approval="yolo"
+    )
+    rt = Runtime.create(options_)
+    fake_server.script(
+        Text(
+            'config.py\n```python\n"""Settings for the demo service."""\nTIMEOUT = 45\nOPTION_000 = 0  # option 0\n'
+            "OPTION_001 = 7  # option 1\n```\n"
+        )
+    )
+    fake_server.script(Text("TIMEOUT is 45 now."))
+    try:
+        events = await run(rt, "In config.py, change TIMEOUT from 30 to 45. Change nothing else. @config.py")
+        text = user_text(fake_server.chat_requests[0].json)
+        assert "too long to show whole" in text and "3: TIMEOUT = 30" in text and "OPTION_100" not in text
+        assert (workspace / "config.py").read_text() == config.replace("TIMEOUT = 30", "TIMEOUT = 45")
+        (done,) = [e for e in events if isinstance(e, ToolCallFinished)]
+        assert done.call.name == "edit" and not done.result.is_error
+    finally:
+        await rt.aclose()

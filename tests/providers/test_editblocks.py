@@ -14,7 +14,9 @@ from navtui.providers.editblocks import (
     Unchanged,
     WholeFile,
     parse_reply,
+    part_edit,
     sentence_path,
+    shown_parts,
 )
 
 CALC = "def add(a, b):\n    return a - b\n"
@@ -306,29 +308,79 @@ def test_a_piece_of_a_file_under_its_path_is_refused_not_written() -> None:
     assert isinstance(block, BadBlock) and block.kind == "write" and "leaves part of the file out" in block.why
 
 
-def test_a_few_lines_under_the_path_of_a_long_file_are_refused_not_written_over_it() -> None:
-    # The eval's edit_big: shown a 300-line config.py whole, the 1.5B sent its first four lines with TIMEOUT
-    # changed under the file's path; written, it deleted 296 lines of the user's file.
-    options = "".join(f"OPTION_{i:03d} = {i * 7 % 101}  # option {i}\n" for i in range(296))
-    config = '"""Settings for the demo service."""\n\nTIMEOUT = 30\n\n' + options
-    reply = (
-        'config.py\n```python\n"""Settings for the demo service."""\nTIMEOUT = 45\nOPTION_000 = 0  # option 0\n```\n'
-    )
-    (block,) = edits(parse_reply(reply, {"config.py": config}))
-    assert isinstance(block, BadBlock) and block.kind == "write" and block.path == "config.py"
-    assert "has 3 lines where the file has 300" in block.why and "SEARCH/REPLACE" in block.why
-    # A short file written out shorter is still a new version of it (the protocol's own form), and a long file
-    # sent whole with one line changed is written.
+OPTIONS = "".join(f"OPTION_{i:03d} = {i * 7 % 101}  # option {i}\n" for i in range(296))
+CONFIG = '"""Settings for the demo service."""\n\nTIMEOUT = 30\n\n' + OPTIONS  # the eval's edit_big
+# The 1.5B's block for it (eval edit_big, 2 of 2 runs): the first lines it was shown, blank lines dropped, TIMEOUT
+# changed, under the file's path. Written, it deleted 296 lines of the user's file; refused, the model gave up.
+FIRST_LINES = (
+    'config.py\n```python\n"""Settings for the demo service."""\nTIMEOUT = 45\nOPTION_000 = 0  # option 0\n'
+    "OPTION_001 = 7  # option 1\n```\n"
+)
+CHANGED = '"""Settings for the demo service."""\n\nTIMEOUT = 45\n\nOPTION_000 = 0  # option 0\n'
+
+
+def _excerpt(first: int, last: int) -> str:
+    """files_in_play.py's note for config.py shown as its lines ``first``..``last`` (1-based)."""
+    lines = CONFIG.splitlines()[first - 1 : last]
+    numbered = "\n".join(f"{first + i}: {line}" for i, line in enumerate(lines))
+    return f"300 lines, too long to show whole; the lines that mention TIMEOUT, with their line numbers:\n{numbered}"
+
+
+def test_a_few_lines_of_a_long_file_sent_back_changed_are_the_change_of_those_lines() -> None:
+    parts = {"config.py": shown_parts(_excerpt(1, 7))}
+    assert parts["config.py"][0][:3] == ['"""Settings for the demo service."""', "", "TIMEOUT = 30"]
+    # Shown only as the lines that matter, or whole: the block changes the lines it sends back, blank lines and
+    # the lines it left out kept, as a search/replace of what was shown.
+    for files, kwargs in (({"config.py": None}, {"parts": parts}), ({"config.py": CONFIG}, {})):
+        (block,) = edits(parse_reply(FIRST_LINES, files, **kwargs))  # type: ignore[arg-type]
+        assert isinstance(block, SearchReplace) and block.path == "config.py"
+        ((old, new),) = block.pairs
+        assert CONFIG.count(old) == 1 and CONFIG.replace(old, new) == CONFIG.replace("TIMEOUT = 30", "TIMEOUT = 45")
+        assert new == CHANGED
+    # The same lines unchanged: nothing to do. A short file written out shorter is still a new version of it
+    # (the protocol's own form), and a long file sent whole with one line changed is written.
+    same = FIRST_LINES.replace("TIMEOUT = 45", "TIMEOUT = 30")
+    assert isinstance(edits(parse_reply(same, {"config.py": None}, parts=parts))[0], Unchanged)
     (short,) = edits(parse_reply("calc.py\n```python\ndef add(a, b):\n```\n", {"calc.py": CALC + CALC}))
     assert isinstance(short, WholeFile)
-    whole = config.replace("TIMEOUT = 30", "TIMEOUT = 45")
-    (written,) = edits(parse_reply("config.py\n```python\n" + whole + "```\n", {"config.py": config}))
+    whole = CONFIG.replace("TIMEOUT = 30", "TIMEOUT = 45")
+    (written,) = edits(parse_reply("config.py\n```python\n" + whole + "```\n", {"config.py": CONFIG}))
     assert isinstance(written, WholeFile) and written.content == whole
-    # Shown only as the lines that matter (not whole), the same four lines are refused too.
-    (part,) = edits(
-        parse_reply(reply.replace("TIMEOUT = 45\n", "TIMEOUT = 45\nOPTION_001 = 7  # option 1)\n"), {"config.py": None})
-    )
-    assert isinstance(part, BadBlock) and part.kind == "write" and "shown to you only in part" in part.why
+
+
+def test_part_edit_keeps_what_was_not_sent_and_refuses_what_does_not_follow_the_shown_lines() -> None:
+    far = [f"LIMIT_{i} = {i}" for i in range(5)]
+    parts = [CONFIG.splitlines()[:7], far]  # two runs shown, a gap between them
+    # Only the second run sent back, with its numbers and a changed line: one pair within that run.
+    sent = "\n".join(f"{200 + i}: {line}" for i, line in enumerate(far)).replace("LIMIT_2 = 2", "LIMIT_2 = 9")
+    ((old, new),) = part_edit(sent, parts) or [("", "")]
+    assert old == "LIMIT_0 = 0\nLIMIT_1 = 1\nLIMIT_2 = 2\nLIMIT_3 = 3\nLIMIT_4 = 4\n"
+    assert new == old.replace("LIMIT_2 = 2", "LIMIT_2 = 9")
+    # Both runs, the "..." between them copied too, a line added after the first: each run its own pair.
+    both = "\n".join([*parts[0][:3], "RETRIES = 3", *parts[0][3:], "...", *far])
+    assert part_edit(both, parts) == [(_join(parts[0][1:5]), _join([*parts[0][1:3], "RETRIES = 3", *parts[0][3:5]]))]
+    # Nothing in common (a line of its own), more changed than kept, or a change across the gap: no edit.
+    assert part_edit("TIMEOUT = 45\n", parts) is None
+    assert part_edit("TIMEOUT = 45\nA = 1\nB = 2\nOPTION_000 = 0  # option 0\n", parts) is None
+    assert part_edit("\n".join([*parts[0][:6], "X = 1", *far[1:]]), parts) is None
+
+
+def test_a_whole_file_block_that_cannot_be_read_as_an_edit_is_refused_with_the_block_to_send() -> None:
+    # Shown config.py's first lines, the block holds only the changed line: it cannot say where it goes, so it is
+    # refused, and the reason holds the search/replace block made of it and the shown line it changes.
+    parts = {"config.py": shown_parts(_excerpt(1, 7))}
+    (block,) = edits(parse_reply("config.py\n```python\nTIMEOUT = 45\n```\n", {"config.py": None}, parts=parts))
+    assert isinstance(block, BadBlock) and block.kind == "write" and "shown to you only in part" in block.why
+    expected = "config.py\n```\n<<<<<<< SEARCH\nTIMEOUT = 30\n=======\nTIMEOUT = 45\n>>>>>>> REPLACE\n```"
+    assert block.why.endswith(expected)
+    # Shown whole, a long file's few lines that do not follow it are refused the same way.
+    (whole,) = edits(parse_reply("config.py\n```python\nTIMEOUT = 45\nDEBUG = 1\n```\n", {"config.py": CONFIG}))
+    assert isinstance(whole, BadBlock) and "has 2 lines where the file has 300" in whole.why
+    assert whole.why.endswith(expected)
+
+
+def _join(lines: list[str]) -> str:
+    return "".join(line + "\n" for line in lines)
 
 
 def test_a_whole_file_of_a_placeholder_is_refused() -> None:
