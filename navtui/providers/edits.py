@@ -92,7 +92,10 @@ def render_files(files: Sequence[FileInPlay]) -> str:
     parts: list[str] = []
     for file in files:
         if file.text is None or (not file.text and file.note):
-            parts.append(f"{file.path}\n({file.note or 'not shown'})")
+            # An excerpt's lines go after the note's first line, not inside its parentheses: the 1.5B copied the
+            # closing one as part of the last line shown ("OPTION_001 = 7  # option 1)", eval edit_big).
+            header, _, lines = (file.note or "not shown").partition("\n")
+            parts.append(f"{file.path}\n({header.rstrip(':')}):\n{lines}" if lines else f"{file.path}\n({header})")
             continue
         fence = _fence_for(file.text)
         body = file.text if file.text.endswith("\n") or not file.text else file.text + "\n"

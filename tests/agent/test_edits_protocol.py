@@ -821,6 +821,9 @@ async def test_a_long_attached_files_shown_lines_sent_back_changed_change_the_fi
         events = await run(rt, "In config.py, change TIMEOUT from 30 to 45. Change nothing else. @config.py")
         text = user_text(fake_server.chat_requests[0].json)
         assert "too long to show whole" in text and "3: TIMEOUT = 30" in text and "OPTION_100" not in text
+        # The excerpt's last line as it is in the file: the note's closing parenthesis once followed it, and the
+        # 1.5B copied "OPTION_001 = 7  # option 1)" into its block.
+        assert "\n6: OPTION_001 = 7  # option 1\n" in text
         assert (workspace / "config.py").read_text() == config.replace("TIMEOUT = 30", "TIMEOUT = 45")
         (done,) = [e for e in events if isinstance(e, ToolCallFinished)]
         assert done.call.name == "edit" and not done.result.is_error
