@@ -94,8 +94,8 @@ def render_files(files: Sequence[FileInPlay]) -> str:
         if file.text is None or (not file.text and file.note):
             # An excerpt's lines go after the note's first line, not inside its parentheses: the 1.5B copied the
             # closing one as part of the last line shown ("OPTION_001 = 7  # option 1)", eval edit_big).
-            header, _, lines = (file.note or "not shown").partition("\n")
-            parts.append(f"{file.path}\n({header.rstrip(':')}):\n{lines}" if lines else f"{file.path}\n({header})")
+            header, _, excerpt = (file.note or "not shown").partition("\n")
+            parts.append(f"{file.path}\n({header.rstrip(':')}):\n{excerpt}" if excerpt else f"{file.path}\n({header})")
             continue
         fence = _fence_for(file.text)
         body = file.text if file.text.endswith("\n") or not file.text else file.text + "\n"
