@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from navtui.providers.editblocks import BadBlock, Segment, WholeFile, parse_reply
+from navtui.providers.editblocks import BadBlock, SearchReplace, Segment, WholeFile, parse_reply
 
 CONFIG = '"""Settings."""\n\nTIMEOUT = 30\n\n' + "".join(f"OPTION_{i:03d} = {i}\n" for i in range(296))
 FILES: dict[str, str | None] = {
@@ -23,11 +23,15 @@ def edits(segments: list[Segment]) -> list[Segment]:
 def test_another_spelling_of_a_long_file_in_play_is_refused_as_the_path_itself_is(spelling: str) -> None:
     # Four lines sent back under a 300-line file's path are refused (5e8ede0); under "a/./config.py" they were a
     # new path's content, and reached write.
-    reply = '{}\n```python\n"""Settings."""\nTIMEOUT = 45\n```\n'
+    reply = "{}\n```python\nTIMEOUT = 45\nRETRIES = 3\n```\n"
     (canonical,) = edits(parse_reply(reply.format("a/config.py"), FILES))
     (spelled,) = edits(parse_reply(reply.format(spelling), FILES))
     assert isinstance(canonical, BadBlock) and isinstance(spelled, BadBlock)
     assert spelled.path == "a/config.py" and spelled.why == canonical.why
+    # The file's own first lines sent back changed are the edit of those lines (part_edit), under either spelling.
+    lines = '{}\n```python\n"""Settings."""\nTIMEOUT = 45\n```\n'
+    (edit,) = [s for s in parse_reply(lines.format(spelling), FILES) if isinstance(s, SearchReplace)]
+    assert edit.path == "a/config.py" and CONFIG.replace(*edit.pairs[0]).startswith('"""Settings."""\n\nTIMEOUT = 45\n')
 
 
 def test_another_spelling_of_a_file_shown_in_part_is_refused_as_the_path_itself_is() -> None:
