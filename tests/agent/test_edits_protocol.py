@@ -732,6 +732,9 @@ async def test_an_empty_search_block_for_an_attached_file_shown_in_part_does_not
         assert (workspace / "config.py").read_text(encoding="utf-8") == config
         told = user_text(fake_server.chat_requests[1].json)
         assert "SEARCH section for config.py is empty" in told
+        # Seen in part, though attached: write's own guard refuses to replace it by any path (022710e).
+        stamp = rt.ctx.file_state.seen((workspace / "config.py").resolve())
+        assert stamp is not None and not stamp.whole
     finally:
         await rt.aclose()
 
