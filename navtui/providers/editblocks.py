@@ -603,7 +603,7 @@ def part_edit(content: str, parts: Sequence[Sequence[str]]) -> list[tuple[str, s
     """The SEARCH/REPLACE pairs a block means that sends back some of the lines shown of a long file, changed.
 
     ``parts`` are the runs of consecutive file lines that were shown. Lines of them the block does not send back
-    (before or after what it sends, or whole runs between) are kept: they were left out, not deleted; so are blank
+    (before, between or after what it sends) are kept: they were left out, not deleted; so are blank
     lines, which a small model drops as often as it copies them. Each run a change falls in gives one pair, the
     changed lines with a little unchanged context as they were shown. An empty list: the block changes nothing;
     None: it does not follow the shown lines (no line in common, a change running from one shown run into the
@@ -635,8 +635,11 @@ def part_edit(content: str, parts: Sequence[Sequence[str]]) -> list[tuple[str, s
 
     changes: dict[int, list[tuple[int, int, int, int]]] = {}  # run -> its changes (shown i1:i2, sent j1:j2)
     changed = 0
+    omitted = False  # lines left out inside a run: kept too (a slip in copying deleted ten of config.py's lines)
     for tag, k1, k2, j1, j2 in ops:
-        if tag == "equal" or tag == "delete" and (k1 == 0 or k2 == len(at) or whole_runs(k1, k2)):
+        if tag == "delete":
+            omitted = omitted or not (k1 == 0 or k2 == len(at) or whole_runs(k1, k2))
+        if tag in ("equal", "delete"):
             continue  # not sent back: kept
         if k1 < k2:
             i1, i2 = at[k1], at[k2 - 1] + 1
@@ -646,8 +649,8 @@ def part_edit(content: str, parts: Sequence[Sequence[str]]) -> list[tuple[str, s
             i1 = i2 = at[k1 - 1] + 1 if k1 else at[0]
         changes.setdefault(run[i1 - 1] if k1 == k2 and k1 else run[i1], []).append((i1, i2, j1, j2))
         changed += max(k2 - k1, j2 - j1)
-    if changed > kept:
-        return None
+    if changed > kept or omitted and not changes:
+        return None  # (lines left out and nothing else: a deletion cannot be told from a slip)
     pairs: list[tuple[str, str]] = []
     for number, found in sorted(changes.items()):
         start = run.index(number)
