@@ -471,8 +471,10 @@ class EditsProvider(WrappedProvider):
                 if len(new) == 1:  # read_answer: README.md copied out where answer.txt was asked for
                     why += f" The request asks for a new file, {new[0]}: write the line {new[0]}, then its content in a fenced block."
                 name, args = "write", {**error_arguments(f"Block not applied: {why}", raw), "path": path}
-            case BadBlock(why=why, raw=raw, kind=kind):
+            case BadBlock(why=why, raw=raw, kind=kind, path=path):
                 name, args = kind, error_arguments(f"Block not applied: {why}", raw)
+                if path is not None:
+                    args["path"] = path  # the result says which file was not changed (": not changed." before)
             case _:
                 return None
         if name not in names:
@@ -517,8 +519,17 @@ def reply_start(messages: Sequence[AnyMessage], rendered: Sequence[AnyMessage]) 
     (a missing file, a file left unchanged, a rename's next file, a claimed change or deletion). Then a named
     file's reply starts with its path line and a fence, a deletion's with a ``bash`` fence; the model writes
     the rest. Seen before this: told "count.txt does not exist yet", the 1.5B answered with the message's own
-    words; offered the very block for answer.txt, it answered in a sentence.
+    words; offered the very block for answer.txt, it answered in a sentence. A message that offers a ready
+    SEARCH/REPLACE block starts the reply with that block's path line, fence and SEARCH marker, stuck or not.
     """
+    final = rendered[-1] if rendered else None
+    offered = (
+        _OFFERED.search(final.content) if isinstance(final, UserMessage) and isinstance(final.content, str) else None
+    )
+    if offered is not None:
+        # navtui's message holds the SEARCH/REPLACE block to send: offered it, the 1.5B answered "The task is
+        # done." (edit_big, the refused block's own line) or "The change has been made" (big_repo, fix 7).
+        return f"{offered.group(1)}\n```\n<<<<<<< SEARCH\n"
     last = messages[-1] if messages else None
     nudged = isinstance(last, UserMessage) and isinstance(last.content, str) and is_nudge(last.content)
     if not (nudged or _repeated(messages)):
@@ -530,6 +541,12 @@ def reply_start(messages: Sequence[AnyMessage], rendered: Sequence[AnyMessage]) 
     if isinstance(final, UserMessage) and isinstance(final.content, str) and DELETED_NOTHING in final.content:
         return "```bash\n"
     return None
+
+
+# The ready blocks navtui's messages offer (DESCRIBED, and editblocks.search_replace_howto's for a refused block).
+_OFFERED = re.compile(
+    r"(?:Send the change you describe as this block|For the line you changed):\n\n([^\n`]+)\n```\n<<<<<<< SEARCH\n"
+)
 
 
 def _repeated(messages: Sequence[AnyMessage]) -> bool:

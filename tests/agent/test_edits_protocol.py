@@ -832,3 +832,32 @@ async def test_a_long_attached_files_shown_lines_sent_back_changed_change_the_fi
         assert done.call.name == "edit" and not done.result.is_error
     finally:
         await rt.aclose()
+
+
+async def test_a_refused_blocks_ready_block_starts_the_next_reply(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    # Shown config.py's first lines, a block of the changed line alone cannot say where it goes: refused, with the
+    # block made of it. Offered that block, the real 1.5B answered "The task is done."; started with its path line,
+    # fence and SEARCH marker, it wrote the rest of the block.
+    fake_server.set_llamacpp(n_ctx=4096, alias=MODEL)
+    options = "".join(f"OPTION_{i:03d} = {i * 7 % 101}  # option {i}\n" for i in range(296))
+    config = '"""Settings for the demo service."""\n\nTIMEOUT = 30\n\n' + options
+    (workspace / "config.py").write_text(config, encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.script(Text("config.py\n```python\nTIMEOUT = 45\n```\n"))
+    fake_server.script(Text("TIMEOUT = 30\n=======\nTIMEOUT = 45\n>>>>>>> REPLACE\n```\n"))
+    fake_server.script(Text("The task is done."))
+    try:
+        await run(rt, "In config.py, change TIMEOUT from 30 to 45. Change nothing else. @config.py")
+        second = fake_server.chat_requests[1].json["messages"]
+        block = "config.py\n```\n<<<<<<< SEARCH\nTIMEOUT = 30\n=======\nTIMEOUT = 45\n>>>>>>> REPLACE\n```"
+        assert (
+            "config.py: not changed. Block not applied: config.py was shown to you only in part"
+            in second[-2]["content"]
+        )
+        assert f"For the line you changed:\n\n{block}" in second[-2]["content"]
+        assert second[-1] == {"role": "assistant", "content": "config.py\n```\n<<<<<<< SEARCH\n"}
+        assert (workspace / "config.py").read_text() == config.replace("TIMEOUT = 30", "TIMEOUT = 45")
+    finally:
+        await rt.aclose()
