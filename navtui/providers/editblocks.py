@@ -617,15 +617,30 @@ def part_edit(content: str, parts: Sequence[Sequence[str]]) -> list[tuple[str, s
     at = [i for i, line in enumerate(shown) if line.strip()]  # where each non-blank shown line is
     if not at or not sent:
         return None
-    ops = difflib.SequenceMatcher(None, [shown[i] for i in at], sent, autojunk=False).get_opcodes()
+    ops: list[tuple[str, int, int, int, int]] = list(
+        difflib.SequenceMatcher(None, [shown[i] for i in at], sent, autojunk=False).get_opcodes()
+    )
+
+    def alike(k: int, j1: int, j2: int) -> bool:
+        """The lines sent[j1:j2] are the shown lines from the k-th non-blank one, changed: each begins with the
+        same name ("TIMEOUT = 45" for "TIMEOUT = 30"); else they are new lines ("NEW_OPTION = 1")."""
+        return all(_lead(shown[at[k + n]]) == _lead(sent[j]) != "" for n, j in enumerate(range(j1, j2)))
+
     if ops and ops[-1][0] == "replace" and ops[-1][2] - ops[-1][1] > ops[-1][4] - ops[-1][3]:
         # The last lines sent differ, and fewer were sent than shown after the last line in common: they change
-        # the lines right after it, and the rest was not sent ("TIMEOUT = 45" where 30 was, then nothing more).
+        # the lines right after it, and the rest was not sent ("TIMEOUT = 45" where 30 was, then nothing more);
+        # or, unlike those lines, they are added after it (OPTION_005 was put out for a new setting).
         _, k1, k2, j1, j2 = ops.pop()
-        ops += [("replace", k1, k1 + j2 - j1, j1, j2), ("delete", k1 + j2 - j1, k2, j2, j2)]
+        if alike(k1, j1, j2):
+            ops += [("replace", k1, k1 + j2 - j1, j1, j2), ("delete", k1 + j2 - j1, k2, j2, j2)]
+        else:
+            ops += [("insert", k1, k1, j1, j2), ("delete", k1, k2, j2, j2)]
     if ops and ops[0][0] == "replace" and ops[0][2] - ops[0][1] > ops[0][4] - ops[0][3]:
         _, k1, k2, j1, j2 = ops.pop(0)  # likewise before the first line in common
-        ops[:0] = [("delete", k1, k2 - (j2 - j1), j1, j1), ("replace", k2 - (j2 - j1), k2, j1, j2)]
+        if alike(k2 - (j2 - j1), j1, j2):
+            ops[:0] = [("delete", k1, k2 - (j2 - j1), j1, j1), ("replace", k2 - (j2 - j1), k2, j1, j2)]
+        else:
+            ops[:0] = [("delete", k1, k2, j1, j1), ("insert_before", k2, k2, j1, j2)]
     kept = sum(k2 - k1 for tag, k1, k2, _, _ in ops if tag == "equal")
     if not kept:
         return None  # nothing in common: another text, not the shown lines changed
@@ -645,9 +660,12 @@ def part_edit(content: str, parts: Sequence[Sequence[str]]) -> list[tuple[str, s
             i1, i2 = at[k1], at[k2 - 1] + 1
             if run[i1] != run[i2 - 1]:
                 return None
+        elif tag == "insert_before":  # lines added before the first line in common: in its run, right before it
+            i1 = i2 = at[k1]
         else:  # lines added: after the shown line before them
             i1 = i2 = at[k1 - 1] + 1 if k1 else at[0]
-        changes.setdefault(run[i1 - 1] if k1 == k2 and k1 else run[i1], []).append((i1, i2, j1, j2))
+        after = k1 == k2 and k1 and tag != "insert_before"
+        changes.setdefault(run[i1 - 1] if after else run[i1], []).append((i1, i2, j1, j2))
         changed += max(k2 - k1, j2 - j1)
     if changed > kept or omitted and not changes:
         return None  # (lines left out and nothing else: a deletion cannot be told from a slip)
@@ -666,6 +684,12 @@ def part_edit(content: str, parts: Sequence[Sequence[str]]) -> list[tuple[str, s
         new.extend(shown[done:hi])
         pairs.append((_joined(shown[lo:hi]), _joined(new)))
     return pairs
+
+
+def _lead(line: str) -> str:
+    """A line's first word (a name, a keyword, a key): what a changed line keeps."""
+    found = re.match(r"\s*([\w.$@-]+)", line)
+    return found.group(1) if found else ""
 
 
 def search_replace_howto(path: str, content: str, parts: Sequence[Sequence[str]]) -> str:
