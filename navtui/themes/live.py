@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -84,9 +85,13 @@ class ThemeReloader:
         except OSError as exc:
             where = display_safe(str(exc.filename or self.registry.user_dir))
             why = display_safe(exc.strerror or str(exc))
+            fix = (
+                "Too many programs watch files (fs.inotify.max_user_instances); close some or raise the limit"
+                if exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOSPC)
+                else "Make it a folder you can read"
+            )
             self.app.notify(
-                f"Theme files are not watched for changes: {where}: {why}. Make it a folder you can read, "
-                "then restart navtui.",
+                f"Theme files are not watched for changes: {where}: {why}. {fix}, then restart navtui.",
                 title="Themes",
                 severity="warning",
                 markup=False,

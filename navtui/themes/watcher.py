@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 from collections.abc import AsyncGenerator
 from pathlib import Path
@@ -156,16 +157,22 @@ async def _watchfiles_changes(
     directories: list[Path], stop_event: asyncio.Event | None, debounce_ms: int, force_polling: bool | None
 ) -> AsyncGenerator[set[str], None]:
     from watchfiles import Change, awatch
+    from watchfiles._rust_notify import WatchfilesRustInternalError
 
     def theme_file(_change: Change, path: str) -> bool:
         return _is_theme_file(path)
 
-    async for changes in awatch(
-        *directories,
-        watch_filter=theme_file,
-        step=debounce_ms,
-        stop_event=stop_event,
-        recursive=False,
-        force_polling=force_polling,
-    ):
-        yield {path for _change, path in changes}
+    try:
+        async for changes in awatch(
+            *directories,
+            watch_filter=theme_file,
+            step=debounce_ms,
+            stop_event=stop_event,
+            recursive=False,
+            force_polling=force_polling,
+        ):
+            yield {path for _change, path in changes}
+    except WatchfilesRustInternalError as exc:
+        # Its notifier could not start: no descriptor or inotify instance left (fs.inotify.max_user_instances,
+        # 128 by default, shared by every program of the user). Said as the OS error it is; it ended the app.
+        raise OSError(errno.EMFILE, str(exc), str(directories[0]) if directories else None) from None

@@ -222,3 +222,54 @@ def test_on_linux_the_watch_starts_no_thread_and_loads_no_watchfiles(navtui_home
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["seen.json", "1", "False"]
+
+
+OUT_OF_DESCRIPTORS = """
+import asyncio, errno, os, resource
+import watchfiles
+from navtui.themes.loader import ThemeRegistry
+from navtui.themes.watcher import watch_themes
+
+registry = ThemeRegistry()
+registry.user_dir.mkdir(parents=True, exist_ok=True)
+
+async def main():  # the loop's own descriptors made first
+    stopped = asyncio.Event()
+    stopped.set()
+    async for _ in watchfiles.awatch(registry.user_dir, stop_event=stopped):  # its lazy imports done
+        pass
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+    held = []
+    try:
+        while True:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError:
+        pass
+    try:
+        async for _ in watch_themes(registry, force_polling=False):
+            break
+    except OSError as exc:
+        print(type(exc).__name__, errno.errorcode[exc.errno], exc.filename == str(registry.user_dir))
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
+def test_a_watch_the_system_cannot_start_is_an_os_error_the_app_says(navtui_home: Path) -> None:
+    """No descriptor or inotify instance left (fs.inotify.max_user_instances, 128, shared by every program of the
+    user: reached on a busy machine): inotify fell back to watchfiles, whose notifier raised its own
+    RuntimeError, which the app's worker did not expect: navtui ended with a traceback seconds after starting."""
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root), NAVTUI_HOME=str(navtui_home))
+    out = subprocess.run(
+        [sys.executable, "-c", OUT_OF_DESCRIPTORS],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["OSError", "EMFILE", "True"]
