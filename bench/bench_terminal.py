@@ -692,13 +692,24 @@ def run_resume(session_cwd: str, session: str, home: str, fresh: bool, root: Pat
             shows = any(tail in line for line in lines) if not fresh else any("attach a file" in line for line in lines)
             return shows and MODEL in lines[-1] and lines[-2].lstrip().startswith("╰")
 
+        loading: list[float] = []  # keys typed from the first frame until the session shows: their echoes
+        if not fresh:
+            term.wait(lambda lines: MODEL in lines[-1] and lines[-2].lstrip().startswith("╰"), timeout=60)
+            probe = Probe(term)
+            probe.run_until(lambda: any(tail in line for line in term.display()), time.monotonic() + 60)
+            probe.clear()
+            loading = probe.latencies
         when = term.wait(ready, timeout=60)
         if when is None:
             raise SystemExit("navtui resume: no complete frame in 60 s:\n" + "\n".join(term.display()[-10:]))
         probe = Probe(term)
         echo = probe.once()
         first = (when - term.started) * 1000
-        return {"first_frame_ms": first, "first_echo_ms": first + echo if echo is not None else None}
+        return {
+            "first_frame_ms": first,
+            "first_echo_ms": first + echo if echo is not None else None,
+            "loading_echo_max_ms": max(loading) if loading else None,
+        }
     finally:
         term.close()
 
@@ -924,11 +935,12 @@ def report_resume(resumes: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
         first = med([r["first_frame_ms"] for r in kinds["fresh"]])
         again = med([r["first_frame_ms"] for r in kinds["resumed"]])
         echo = med([r["first_echo_ms"] for r in kinds["resumed"]])
+        while_loading = med([r.get("loading_echo_max_ms") for r in kinds["resumed"]])
         if first and again:
             print(
-                f"\n{name} spawn -> complete frame: fresh start {fmt(first, ' ms')}, resuming a 5,000-entry session "
-                f"{fmt(again, ' ms')} ({again / first:.2f}x; a key echoed at {fmt(echo, ' ms')}; "
-                f"{len(kinds['fresh'])} runs each)"
+                f"\n{name} spawn -> complete frame: fresh start {fmt(first, ' ms')}, resuming the session "
+                f"{fmt(again, ' ms')} ({again / first:.2f}x; a key echoed at {fmt(echo, ' ms')}; the slowest echo "
+                f"of the keys typed while it loaded {fmt(while_loading, ' ms')}; {len(kinds['fresh'])} runs each)"
             )
 
 
@@ -972,6 +984,7 @@ def main() -> None:
     parser.add_argument("--vibe3", help="the `vibe` executable of Mistral Vibe 3.x")
     parser.add_argument("--idle-probes", type=int, default=15)
     parser.add_argument("--resume", action="store_true", help="add navtui resuming a 5,000-entry session")
+    parser.add_argument("--resume-entries", type=int, default=5000, help="the resumed session's entries")
     parser.add_argument("--json", help="write every run's figures to this file")
     parser.add_argument(
         "--dump-blank",
@@ -1025,7 +1038,7 @@ def main() -> None:
                         result["streams"][str(rate)] = run_once(app, rate, args.tokens, 0)
                 results[app.name].append(result)
         navtuis = [app for app in apps if app.name in ("navtui", "before")]
-        resumes = resume_runs(args.runs, navtuis) if args.resume else {}
+        resumes = resume_runs(args.runs, navtuis, args.resume_entries) if args.resume else {}
     finally:
         os.unlink(handle.name)
         os.unlink(floor.name)
@@ -1043,13 +1056,13 @@ def main() -> None:
     report_load([load])
 
 
-def resume_runs(runs: int, apps: list[App]) -> dict[str, dict[str, list[dict[str, Any]]]]:
-    """Fresh start and resume of a 5,000-entry session, interleaved, for each navtui checkout in ``apps``."""
+def resume_runs(runs: int, apps: list[App], entries: int = 5000) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Fresh start and resume of an ``entries``-entry session, interleaved, for each navtui checkout in ``apps``."""
     home = tempfile.mkdtemp(prefix="bench-resume-")
     cwd = Path(tempfile.mkdtemp(prefix="bench-resume-cwd-"))
     results: dict[str, dict[str, list[dict[str, Any]]]] = {app.name: {"fresh": [], "resumed": []} for app in apps}
     try:
-        session = write_resume_session(cwd, home, 5000)
+        session = write_resume_session(cwd, home, entries)
         for app in apps:  # warm-up
             run_resume(str(cwd), session, home, fresh=True, root=app.root)
         for run in range(runs):

@@ -38,6 +38,8 @@ from navtui.widgets.handlers import CachedHandlers
 from navtui.widgets.pacing import InputPacer, key_on_its_way
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rich.console import RenderableType
     from textual.driver import Driver
     from textual.screen import Screen
@@ -330,21 +332,31 @@ class NavtuiApp(CachedHandlers, App[int]):
         """Import and build the runtime in a thread (the screen stays live), then hand it to the screen."""
         from navtui.core.errors import NavtuiError
 
-        def build() -> tuple[Runtime | None, ThemeRegistry | None, NavtuiError | None]:
+        def build() -> tuple[Runtime | None, ThemeRegistry | None, NavtuiError | None, Sequence[Any] | None]:
             from navtui.agent.runtime import Runtime
 
             registry = self.themes.build() if self._themes_pending else None
             try:
                 runtime = Runtime.create(self.options, approver=self.approver)
+                # A resumed session's transcript items, made here: every entry of the path is read for them
+                # (2.3 s of a 20,000-entry session on a quiet machine), which froze the screen on the loop.
+                entries = runtime.path_entries()
+                if entries:
+                    from navtui.app.session_view import session_transcript
+
+                    items: Sequence[Any] | None = session_transcript(entries)
+                else:
+                    items = None
             except NavtuiError as exc:
-                return None, registry, exc
+                return None, registry, exc, None
             except Exception as exc:  # a bug must still leave a screen that says what happened
-                return None, registry, NavtuiError(f"{type(exc).__name__}: {exc}", hint="this is a bug in navtui")
+                error = NavtuiError(f"{type(exc).__name__}: {exc}", hint="this is a bug in navtui")
+                return None, registry, error, None
             COMMANDS.import_modules()  # imports only; registering happens on the loop
-            return runtime, registry, None
+            return runtime, registry, None, items
 
         screen = self.main_screen
-        runtime, registry, error = await asyncio.to_thread(build)
+        runtime, registry, error, items = await asyncio.to_thread(build)
         if registry is not None:
             self.themes.apply(registry)
         self._themes_ready()
@@ -355,7 +367,7 @@ class NavtuiApp(CachedHandlers, App[int]):
         COMMANDS.load()
         runtime.warnings.extend(self.themes.warnings)
         self.runtime = runtime
-        screen.runtime_ready(runtime)
+        screen.runtime_ready(runtime, items)
 
     @property
     def main_screen(self) -> MainScreen:

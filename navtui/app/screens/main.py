@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import contextvars
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,7 +41,7 @@ from navtui.app.local_echo import prompt_as_predicted
 from navtui.app.turns import TurnRunner, TurnScreen
 from navtui.config.launch import THINKING_LEVELS
 from navtui.widgets.completion_menu import CompletionMenu
-from navtui.widgets.items import ErrorItem, Level, NoticeItem, ProviderHelpItem, ToolItem, WelcomeItem
+from navtui.widgets.items import ErrorItem, Level, NoticeItem, ProviderHelpItem, ToolItem, TranscriptItem, WelcomeItem
 from navtui.widgets.pacing import pacer_of
 from navtui.widgets.prompt import PromptEditor
 from navtui.widgets.status_line import StatusData, StatusLine
@@ -400,13 +400,14 @@ class MainScreen(TurnScreen):
         )
         self.query_one(StatusLine).set_working(True, "starting")
 
-    def runtime_ready(self, runtime: UiRuntime) -> None:
-        """The runtime the app was started without is built: show the real start and send what was typed."""
+    def runtime_ready(self, runtime: UiRuntime, items: Sequence[TranscriptItem] | None = None) -> None:
+        """The runtime the app was started without is built: show the real start and send what was typed.
+        ``items``: a resumed session's transcript items, made in the thread that built the runtime."""
         self._runtime = runtime
         self._options, self._settings = runtime.options, runtime.settings
         self.query_one(StatusLine).set_working(False)
         self._transcript.clear()  # the provisional welcome; the real one (or the resumed session) follows
-        self._show_runtime()
+        self._show_runtime(items)
         gc_policy.settle()  # the runtime's objects are long-lived: out of every later collection
         gc_policy.give_back()  # what loading a session freed
         for text in self.turns.take_queue():
@@ -422,15 +423,15 @@ class MainScreen(TurnScreen):
         self.query_one(StatusLine).set_working(False)
         self.error(f"navtui could not start: {message}", hint or "fix the problem and start navtui again")
 
-    def _show_runtime(self) -> None:
+    def _show_runtime(self, made: Sequence[TranscriptItem] | None = None) -> None:
         runtime = self.runtime
         runtime.background_listener = self._on_idle_advice
         self._watch_jobs()
-        items = runtime.path_entries()
+        items = runtime.path_entries() if made is None else made
         if items:
             from navtui.app.session_view import session_transcript
 
-            self._transcript.load(session_transcript(items))
+            self._transcript.load(made if made is not None else session_transcript(runtime.path_entries()))
             self.call_after_refresh(self.pack_session_lines)  # after the resumed session's first frame
         else:
             provider = runtime.provider
