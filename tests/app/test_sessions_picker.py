@@ -211,3 +211,22 @@ async def test_the_open_session_is_marked(workspace: Path, tmp_path: Path) -> No
         assert marks == ["  ", "● "]
         await pilot.press(*"verb")
         assert [str(table.get_row_at(row)[0])[:2] for row in range(table.row_count)] == ["● "]
+
+
+async def test_typing_a_filter_keeps_the_rows_and_the_columns(workspace: Path, tmp_path: Path) -> None:
+    """Each key of the filter made every row again (names made safe and styled) and sized the columns for the rows
+    left: the Session column narrowed and the others moved under the user's eyes as they typed."""
+    make_sessions(workspace, tmp_path / "other")
+    app = HostApp(SessionPickerScreen(workspace, now=NOW))
+    async with app.run_test(size=(100, 20)) as pilot:
+        await loaded(app, pilot)
+        table = app.screen.query_one(DataTable)
+        widths = [column.get_render_width(table) for column in table.ordered_columns]
+        verbose = table.get_row_at(1)
+        await pilot.press(*"verb")
+        assert names(app) == ["Add a --verbose flag"]
+        assert [column.get_render_width(table) for column in table.ordered_columns] == widths
+        assert all(kept is made for kept, made in zip(table.get_row_at(0), verbose, strict=True))
+        await pilot.press("escape")  # the filter cleared: every row again, the same
+        assert names(app) == ["Fix the failing parser test", "Add a --verbose flag"]
+        assert table.get_row_at(1)[0] is verbose[0]

@@ -79,6 +79,10 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         self._deleting: SessionSummary | None = None
         self._renaming: SessionSummary | None = None
         self._filled_width = 0  # the table's width when the columns were sized
+        # Each session's row, made once a load (a name, labels and model made safe and styled): typing into the
+        # filter only chooses which rows the table holds, under columns sized for every row (they do not jump).
+        self._rows: dict[Path, list[Text]] = {}
+        self._columns: tuple[int, bool] | None = None  # (width, all directories) the columns were made for
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box", classes="picker-box"):
@@ -112,6 +116,8 @@ class SessionPickerScreen(ModalScreen[Path | None]):
     def _loaded(self, sessions: list[SessionSummary], marked: set[Path], keep: Path | None) -> None:
         self.sessions = sessions
         self._marked = marked
+        self._rows = {}
+        self._columns = None
         self._fill(keep)
 
     def _fill(self, keep: Path | None = None) -> None:
@@ -121,9 +127,35 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         tokens = self.query_text.lower().split()
         shown = [s for s in self.sessions if all(token in _search_text(s) for token in tokens)]
         self.shown = sorted(shown, key=lambda s: _rank(s, tokens)) if tokens else shown  # newest first in a rank
-        now = self._now or datetime.now(UTC)
-        rows: list[list[Text]] = []
+        if not self._rows:
+            self._rows = self._make_rows()
+        if self._columns != (table.size.width, self.all_dirs):
+            headers: list[Text] = [Text("Session"), Text("Modified"), Text("Entries", justify="right"), Text("Model")]
+            keys = ["name", "modified", "entries", "model"]
+            if self.all_dirs:
+                headers.append(Text("Directory"))
+                keys.append("cwd")
+            widths = self._widths(headers, list(self._rows.values()))
+            table.clear(columns=True)
+            for header, key, width in zip(headers, keys, widths, strict=True):
+                table.add_column(header, key=key, width=width)
+            self._columns = (table.size.width, self.all_dirs)
+        else:
+            table.clear()
         for summary in self.shown:
+            table.add_row(*self._rows[summary.path], key=str(summary.path))
+        self._filled_width = table.size.width
+        if keep is not None:
+            for position, summary in enumerate(self.shown):
+                if summary.path == keep:
+                    table.move_cursor(row=position, animate=False)
+                    break
+        self._update_title()
+
+    def _make_rows(self) -> dict[Path, list[Text]]:
+        now = self._now or datetime.now(UTC)
+        rows: dict[Path, list[Text]] = {}
+        for summary in self.sessions:
             name = Text(no_wrap=True, overflow="ellipsis")
             name.append("● " if summary.path in self._marked else "  ", style="bold")
             title = summary.name or "(empty)"
@@ -143,25 +175,8 @@ class SessionPickerScreen(ModalScreen[Path | None]):
             ]
             if self.all_dirs:
                 cells.append(Text(display_safe(_home_relative(summary.cwd)), no_wrap=True, overflow="ellipsis"))
-            rows.append(cells)
-        headers: list[Text] = [Text("Session"), Text("Modified"), Text("Entries", justify="right"), Text("Model")]
-        keys = ["name", "modified", "entries", "model"]
-        if self.all_dirs:
-            headers.append(Text("Directory"))
-            keys.append("cwd")
-        widths = self._widths(headers, rows)
-        table.clear(columns=True)
-        for header, key, width in zip(headers, keys, widths, strict=True):
-            table.add_column(header, key=key, width=width)
-        for summary, cells in zip(self.shown, rows, strict=True):
-            table.add_row(*cells, key=str(summary.path))
-        self._filled_width = table.size.width
-        if keep is not None:
-            for position, summary in enumerate(self.shown):
-                if summary.path == keep:
-                    table.move_cursor(row=position, animate=False)
-                    break
-        self._update_title()
+            rows[summary.path] = cells
+        return rows
 
     def _widths(self, headers: list[Text], rows: list[list[Text]]) -> list[int | None]:
         """Column widths that fit the table: the time, the count and the model whole; the name (and the directory,
