@@ -67,11 +67,29 @@ async def test_help_lists_every_command_and_closes_with_escape(make_app) -> None
             "export",
             "quit",
         } <= names
-        # Each command's help reads on one or two lines beside it: /mcp's long synopsis wraps in its own column
-        # (it was kept whole, and every help text got a column 16 cells wide).
+        # Each command's help reads on one or two lines beside it: /mcp's long synopsis is a line of its own, its
+        # help under it (kept whole beside it, every help text got a column 16 cells wide; cut to 32 cells, 45).
         rows = rendered_text(app.screen.query_one("#help-commands")).splitlines()  # (scrolled down to, or not)
         assert any(row.startswith("/help ") and "list commands and keys" in row for row in rows), rows
-        assert any(row.startswith("/mcp [list|reconnect ") and "MCP servers: list them" in row for row in rows)
+        mcp = next(n for n, row in enumerate(rows) if row.startswith("/mcp [list|reconnect NAME|approve NAME|login"))
+        assert rows[mcp + 1].lstrip().startswith("MCP servers: list them"), rows
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_help_at_100_columns_gives_the_help_texts_the_width(make_app) -> None:
+    """At 100 columns the help texts had 45 cells beside a commands' column held to /mcp's synopsis, and wrapped
+    with room to spare."""
+    app = make_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen.is_mounted)
+        await pilot.pause()
+        rows = rendered_text(app.screen.query_one("#help-commands")).splitlines()
+        label = next(row for row in rows if row.startswith("/label [text]"))
+        assert label.rstrip().endswith("label the current point of the session (empty clears)"), rows
+        assert any(row.startswith("/thinking [level]") and row.rstrip().endswith("shift+tab") for row in rows)
+        assert max(len(row.rstrip()) for row in rows) <= 94
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
 

@@ -44,7 +44,7 @@ PROMPT = (
     ("//text", "send a message that starts with /"),
 )
 
-USAGE_WIDTH = 32  # the commands' column: the built-ins' synopses fit on one line
+USAGE_WIDTH = 24  # the commands' column; a longer synopsis (/mcp's, /advisor's) has a line of its own above its help
 SIDE_BY_SIDE = 80  # narrower than this (an 80-column terminal) each command's help goes under it
 
 STATUS = (
@@ -69,7 +69,7 @@ class CommandsTable:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if options.max_width >= SIDE_BY_SIDE:
-            yield self._table()
+            yield from self._tables()
             return
         yield Text("Commands", "bold")
         for command in self.commands:
@@ -80,16 +80,34 @@ class CommandsTable:
             yield line
             yield Padding(Text(command.help), (0, 0, 0, 4))
 
-    def _table(self) -> Table:
-        table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True, title_justify="left")
-        table.title = Text("Commands", "bold")
-        # A long synopsis (/mcp's) wraps in its own column instead of squeezing every command's help.
-        table.add_column(style="bold", max_width=USAGE_WIDTH)
-        table.add_column(ratio=1)
-        table.add_column(no_wrap=True, style="dim")
+    def _tables(self) -> RenderResult:
+        """Synopsis, help and key side by side, in columns as wide as the commands that fit ``USAGE_WIDTH``
+        need: a longer synopsis is a line of its own and its help starts on the line under it. Held to the
+        longest (/mcp's 62 cells cut to 32), every help got 45 cells of a 100-column terminal and wrapped."""
+        fitting = [len(c.usage) for c in self.commands if len(c.usage) <= USAGE_WIDTH]
+        usage_width = max(fitting, default=USAGE_WIDTH)
+        key_width = max((len(c.key or "") for c in self.commands), default=0)
+
+        def rows() -> Table:
+            table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), pad_edge=False, expand=True)
+            table.add_column(style="bold", width=usage_width, no_wrap=True)
+            table.add_column(ratio=1)
+            table.add_column(no_wrap=True, style="dim", width=key_width)
+            return table
+
+        yield Text("Commands", "bold")
+        table = rows()
         for command in self.commands:
-            table.add_row(Text(command.usage), Text(command.help), Text(command.key or ""))
-        return table
+            usage = Text(command.usage)
+            if usage.cell_len > usage_width:
+                if table.row_count:
+                    yield table
+                yield Text(command.usage, "bold")
+                table = rows()
+                usage = Text("")
+            table.add_row(usage, Text(command.help), Text(command.key or ""))
+        if table.row_count:
+            yield table
 
 
 class HelpScreen(ModalScreen[None]):
