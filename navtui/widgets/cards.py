@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from rich.console import Group, RenderableType
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.widget import Widget
@@ -44,6 +45,7 @@ class UserMessageView(Widget):
     def __init__(self, item: UserItem) -> None:
         super().__init__(classes=f"-{item.kind}")
         self.item = item
+        self.found: tuple[str, Style] | None = None  # /find's words shown here, and their style
 
     @property
     def pasted(self) -> list[str]:
@@ -74,6 +76,8 @@ class UserMessageView(Widget):
         if paths:
             line.append("\n")
             line.append(display_safe("attached: " + ", ".join(paths)), meta)
+        if self.found is not None:
+            line.highlight_regex(re.compile(re.escape(self.found[0]), re.IGNORECASE), self.found[1])
         return line
 
     def set_expanded(self, expanded: bool) -> None:

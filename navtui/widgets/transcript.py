@@ -134,6 +134,8 @@ def build_widget(
 class Transcript(VerticalScroll):
     """Records in ``items``; widgets for ``items[first:]``."""
 
+    COMPONENT_CLASSES = {"transcript--found"}  # /find's words in the entry it shows
+
     def __init__(self, *, window: int = 50, id: str | None = None) -> None:
         super().__init__(id=id)
         self.window = window
@@ -146,6 +148,7 @@ class Transcript(VerticalScroll):
         self.spinner_index: int | None = None
         self.describe: Callable[[ToolItem], str] | None = None
         self.last_found: tuple[str, int] | None = None  # /find's words and the index of the entry shown
+        self._marked: Widget | None = None  # the entry whose /find words are marked
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -237,6 +240,7 @@ class Transcript(VerticalScroll):
         self.items = []
         self.first = 0
         self.last_found = None
+        self._marked = None
         self._update_marker()
         self.anchor()
 
@@ -373,7 +377,17 @@ class Transcript(VerticalScroll):
             self._loading = True
             await self._load_earlier(self.first - index)
         widget = self._mounted_items()[index - self.first]
+        self.mark_found(widget, words)
         self.call_after_refresh(self._scroll_to_found, widget, item_text(self.items[index]), words)
+
+    def mark_found(self, widget: Widget | None, words: str = "") -> None:
+        """Mark ``words`` in ``widget`` (an answer or a message of the user's: widgets with ``found``) in the
+        theme's colours, and take the marks of the entry found before; ``None``: only take them."""
+        for marked, found in ((self._marked, None), (widget, words)):
+            if marked is not None and hasattr(marked, "found"):
+                marked.found = (found, self.get_component_rich_style("transcript--found")) if found else None
+                marked.refresh()
+        self._marked = widget
 
     def _scroll_to_found(self, widget: Widget, text: str, words: str) -> None:
         place = text.casefold().find(words.casefold())

@@ -79,3 +79,35 @@ async def test_find_does_not_find_its_own_notices(make_app: Any) -> None:
         await find(app, pilot, "/find flux CAPACITOR")
         assert view.last_found == ("flux CAPACITOR", 301)
         await wait_for(pilot, lambda: shown(app, 301))
+
+
+async def test_the_words_found_are_marked_in_the_theme_colours_and_the_next_find_moves_them(make_app: Any) -> None:
+    """/find scrolled to the entry and left the user to look for the words in it: they are marked, in the theme's
+    colours (`Transcript > .transcript--found`), over the entry's own styles; the next /find takes them along."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        view = transcript(app)
+        view.load(long_session())
+        await settle(app, pilot)
+        await find(app, pilot, "/find flux CAPACITOR")
+        await wait_for(pilot, lambda: shown(app, 301))
+        answer = view.item_widgets[301 - view.first]
+        style = view.get_component_rich_style("transcript--found")
+        assert style.bgcolor is not None and style.bold
+        rows = [answer.render_line(y) for y in range(answer.size.height)]
+        marked = [
+            "".join(s.text for s in row if s.style is not None and s.style.bgcolor == style.bgcolor) for row in rows
+        ]
+        assert [m for m in marked if m] == ["Flux capacitor"]
+        assert any("The Flux capacitor of turn 150 is here." in row.text for row in rows)
+        await find(app, pilot, "/find question 150")
+        await wait_for(pilot, lambda: shown(app, 300))
+        asked = view.item_widgets[300 - view.first]
+        assert answer.found is None and not any(
+            s.style is not None and s.style.bgcolor == style.bgcolor
+            for y in range(answer.size.height)
+            for s in answer.render_line(y)
+        )
+        assert asked.found is not None and asked.found[0] == "question 150"
+        text = asked.render()
+        assert [text.plain[span.start : span.end] for span in text.spans if span.style == style] == ["question 150"]

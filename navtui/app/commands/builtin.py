@@ -296,6 +296,7 @@ async def find_command(ctx: CommandContext, args: str) -> None:
             found = sum(1 for item in view.items if words.casefold() in item_text(item).casefold())
             ctx.notice(f"No earlier entry holds “{words}” ({found} found).", tag=FIND_TAG)
         view.last_found = None
+        view.mark_found(None)  # the words found before are not these
         return
     view.last_found = (words, index)
     await view.reveal(index, words)

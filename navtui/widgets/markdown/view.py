@@ -60,6 +60,7 @@ class MarkdownView(Widget):
         self._palette: MarkdownPalette | None = None
         self._variables: object = None
         self._catch_up_timer: Timer | None = None  # set while finished blocks wait to be rendered
+        self.found: tuple[str, Style] | None = None  # /find's words shown here, and their style
         if text:
             self._feed(text)
         if not streaming:
@@ -258,6 +259,14 @@ class MarkdownView(Widget):
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
+        strip = self._line(y)
+        if self.found is not None:  # /find's words, marked over the cached line
+            from navtui.widgets.found import mark_words
+
+            return mark_words(strip, self.found[0], self.found[1])
+        return strip
+
+    def _line(self, y: int) -> Strip:
         document = self._document
         width = self.size.width
         if y < document.shown:
