@@ -323,10 +323,13 @@ class PromptEditor(CachedHandlers, TextArea):
             if self.interrupter is not None and self.interrupter():
                 pass  # a running turn stops first, as in Claude Code and Codex; the prompt keeps its text
             elif self.text:
+                cleared = self.text
                 self.clear()
                 self.pastes.clear()
                 if self.prompt_history:
-                    self.prompt_history.reset()
+                    # Up brings it back (this session only: it was not sent): a draft cleared by a ctrl+c meant
+                    # for a turn that had just ended was gone.
+                    self.prompt_history.add(cleared)
                 self.post_message(self.Cleared())
             else:
                 self.post_message(self.QuitRequested(confirm=True))

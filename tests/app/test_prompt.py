@@ -220,6 +220,21 @@ async def test_ctrl_c_clears_then_twice_quits(make_app) -> None:
     assert not app.is_running
 
 
+async def test_a_prompt_cleared_with_ctrl_c_comes_back_with_up(make_app, navtui_home) -> None:
+    """ctrl+c pressed for a turn that had just ended cleared a long draft for good: Up brings it back, and it is
+    not written to the history file (it was never sent)."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"a long draft", "alt+enter", *"of two lines", "ctrl+c")
+        assert prompt(app).text == ""
+        await pilot.press("up")
+        assert prompt(app).text == "a long draft\nof two lines"
+        await pilot.press("down")
+        assert prompt(app).text == ""
+    history = navtui_home / "prompt-history.jsonl"
+    assert not history.exists() or "a long draft" not in history.read_text()
+
+
 async def test_ctrl_d_quits_only_on_an_empty_prompt(make_app) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -25,7 +25,7 @@ KEYS = (
     ("ctrl+r", "search the prompts you sent before"),
     ("Tab", "complete /commands, their arguments and @paths (↑↓ Enter Esc in the list)"),
     ("Esc", "interrupt the agent (partial answer and a command's output so far kept)"),
-    ("ctrl+c", "interrupt the agent; idle: clear the prompt; twice on empty quits"),
+    ("ctrl+c", "interrupt the agent; idle: clear the prompt (Up brings it back); twice on empty quits"),
     ("ctrl+d", "quit (on an empty prompt)"),
     ("ctrl+q", "quit (at any time)"),
     ("ctrl+p", "command palette"),
