@@ -339,7 +339,7 @@ class NavtuiApp(CachedHandlers, App[int]):
             try:
                 runtime = Runtime.create(self.options, approver=self.approver)
                 # A resumed session's transcript items, made here: every entry of the path is read for them
-                # (2.3 s of a 20,000-entry session on a quiet machine), which froze the screen on the loop.
+                # (0.9-1.3 s of a 20,000-entry session at load 7), which froze the screen on the loop.
                 entries = runtime.path_entries()
                 if entries:
                     from navtui.app.session_view import session_transcript
