@@ -22,9 +22,7 @@ def mark_words(strip: Strip, words: str, style: Style) -> Strip:
         start = lowered.find(wanted, end)
     pieces = strip.divide([*cuts, strip.cell_length])
     marked = [
-        Strip([Segment(t, (s or Style()) + style, c) for t, s, c in piece], piece.cell_length)
-        if number % 2
-        else piece
+        Strip([Segment(t, (s or Style()) + style, c) for t, s, c in piece], piece.cell_length) if number % 2 else piece
         for number, piece in enumerate(pieces)
     ]
     return Strip.join(marked)

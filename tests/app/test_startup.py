@@ -117,7 +117,7 @@ async def test_opening_the_app_in_a_hostile_clone_runs_none_of_its_programs(fake
 
 async def test_a_resumed_sessions_transcript_is_made_off_the_loop(fake_server, workspace, monkeypatch) -> None:
     """Making a resumed session's items reads every entry of its path: 0.9-1.3 s of a 20,000-entry session at load
-    7, on the event loop after the runtime's thread, with the screen frozen (keys not echoed). It is made in
+    7, on the event loop after the runtime's thread, with the screen frozen (no frame; only the driver's local echo). It is made in
     the thread that builds the runtime; the loop only mounts the newest."""
     import threading
 
