@@ -323,7 +323,7 @@ class PromptEditor(CachedHandlers, TextArea):
             if self.interrupter is not None and self.interrupter():
                 pass  # a running turn stops first, as in Claude Code and Codex; the prompt keeps its text
             elif self.text:
-                cleared = self.text
+                cleared, _pasted = self.pastes.expand(self.text)  # a collapsed paste's text, not its placeholder
                 self.clear()
                 self.pastes.clear()
                 if self.prompt_history:

@@ -8,6 +8,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from textual import events
 from textual._text_area_theme import TextAreaTheme
 from textual.widgets import TextArea
 
@@ -231,6 +232,12 @@ async def test_a_prompt_cleared_with_ctrl_c_comes_back_with_up(make_app, navtui_
         assert prompt(app).text == "a long draft\nof two lines"
         await pilot.press("down")
         assert prompt(app).text == ""
+        pasted = "\n".join(f"line {n} of a log" for n in range(40))
+        prompt(app).post_message(events.Paste(pasted))  # collapsed into a placeholder
+        await pilot.pause()
+        assert prompt(app).text.startswith("[pasted")
+        await pilot.press("ctrl+c", "up")
+        assert prompt(app).text == pasted  # its text, not the placeholder of a paste that is gone
     history = navtui_home / "prompt-history.jsonl"
     assert not history.exists() or "a long draft" not in history.read_text()
 
