@@ -371,7 +371,7 @@ async def _check_is_stream(stream: Any, model: str) -> None:
             await stream.close()
     try:
         body = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         body = None
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict):

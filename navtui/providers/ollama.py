@@ -59,6 +59,7 @@ from navtui.providers.streaming import (
     RetryableError,
     error_event,
     ndjson_lines,
+    nested_too_deep,
     next_within,
     retry_after_seconds,
     with_retries,
@@ -448,6 +449,8 @@ def _parse_line(line: str) -> dict[str, Any] | None:
         chunk = json.loads(line)
     except ValueError:
         raise ProviderError(f"Ollama sent a line that is not JSON: {line[:200]!r}", kind="stream") from None
+    except RecursionError:
+        raise nested_too_deep("Ollama") from None
     if not isinstance(chunk, dict):
         raise ProviderError(f"Ollama sent an unexpected line: {line[:200]!r}", kind="stream")
     if chunk.get("error"):

@@ -96,7 +96,7 @@ async def pull(http: httpx.AsyncClient, name: str) -> AsyncIterator[PullProgress
                 continue
             try:
                 data = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise ProviderError(f"Ollama sent a line that is not JSON while pulling: {line[:200]!r}") from None
             if not isinstance(data, dict):
                 continue

@@ -34,7 +34,7 @@ from navtui.providers.openai_errors import api_key_from_env, error_for, may_not_
 from navtui.providers.openai_stream import ChunkAccumulator
 from navtui.providers.pricing import with_cost
 from navtui.providers.retry import RetryPolicy
-from navtui.providers.streaming import next_within, with_retries
+from navtui.providers.streaming import nested_too_deep, next_within, with_retries
 from navtui.providers.textproto import ToolCallScanner
 from navtui.providers.textprovider import TextProtocolProvider
 from navtui.providers.toolargs import call_ids
@@ -346,6 +346,8 @@ class OpenAIProvider(Provider):
                     raise ProviderError(
                         f"The server sent an event that is not JSON: {data[:200]!r}", kind="stream"
                     ) from None
+                except RecursionError:
+                    raise nested_too_deep("The server") from None
                 if isinstance(chunk, dict):
                     yield chunk
 

@@ -32,6 +32,16 @@ class RetryableError(ProviderError):
         self.retry_after = retry_after
 
 
+def nested_too_deep(who: str) -> ProviderError:
+    """What a stream line nested deeper than Python's stack raises (``json.loads`` hits ``RecursionError``): no
+    model writes that, a broken or hostile server does, and it ended the whole run (``navtui: RecursionError``)."""
+    return ProviderError(
+        f"{who} sent a line nested too deeply to read (thousands of brackets); the reply was stopped",
+        kind="stream",
+        hint="the server's output is broken: check it, or try again",
+    )
+
+
 def error_event(exc: ProviderError) -> ErrorEvent:
     return ErrorEvent(message=exc.message, kind=exc.kind, hint=exc.hint, status=exc.status, retryable=exc.retryable)
 

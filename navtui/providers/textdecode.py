@@ -209,7 +209,7 @@ def _coerce(value: str, prop: dict[str, Any]) -> Any:
     if kinds & {"integer", "number"}:
         try:
             return json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return value
     if "null" in kinds and text.lower() in ("null", "none", ""):
         return None
