@@ -8,7 +8,8 @@ in their environment, and a sweep of what an earlier run left behind.
 - Every process carries ``NAVTUI_JOB_ID=<owner>-<hometag>.<random>-<job>``: ``<owner>`` is ``pid.starttime``
   of the navtui that started it, ``<hometag>`` a hash of its navtui home. The children of a killed job leader are not signalled by the kernel;
   ``sweep_leftovers()`` (run at start) stops every marked process of this user whose owner no longer runs and
-  used the same navtui home.
+  used the same navtui home, and removes the scratch dirs of this user's gone owners (of any home, unless one of
+  that run's processes still lives).
 
 MCP servers and any other long-lived child use the same calls: ``new_token()`` for the marker prefix,
 ``marked_env()``, and ``spawn()`` (or ``launcher_argv()`` when a library does the forking).
@@ -22,6 +23,7 @@ import queue
 import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -191,11 +193,48 @@ def _leftovers() -> list[int]:
     return found
 
 
+def _live_tokens() -> set[str]:
+    """The registry tokens (``<owner>-<hometag>.<random>``) in the markers of this user's live processes."""
+    if not procs.HAS_PROC:
+        return set()
+    uid, needle, found = os.getuid(), f"{JOB_MARKER}=".encode(), set()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid != uid:
+                continue
+            environ = Path(entry.path, "environ").read_bytes()
+        except OSError:
+            continue
+        for value in environ.split(b"\0"):
+            if value.startswith(needle):
+                found.add(value[len(needle) :].decode(errors="replace").rsplit("-", 1)[0])
+    return found
+
+
 def _stale_scratch() -> list[Path]:
-    stale, tag = [], _home_tag()
+    """This user's scratch dirs whose navtui is gone, whatever its home: a test's or a script's navtui home is
+    seldom used again, so "the next start in the same home" never came for them, and /tmp kept one folder per
+    killed run. A dir of another home is kept while a process of that run still lives (that home's next start
+    stops it, and its TMPDIR stays until then)."""
+    stale, tag, uid, live = [], _home_tag(), os.getuid(), None
     for path in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*"):
-        if path.is_dir() and _leftover(path.name.removeprefix(SCRATCH_PREFIX), tag):
-            stale.append(path)
+        token = path.name.removeprefix(SCRATCH_PREFIX)
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid:
+            continue  # another user's (not ours to remove, nor can we), or not a dir navtui made
+        owner, home = _owner_and_home(token)
+        if owner_alive(owner):
+            continue
+        if home not in (None, tag):
+            live = _live_tokens() if live is None else live
+            if token in live:
+                continue
+        stale.append(path)
     return stale
 
 
