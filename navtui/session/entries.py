@@ -219,7 +219,7 @@ def parse_entry(raw: dict[str, Any]) -> Entry:
     kind = raw.get("type")
     if kind == "message":
         return _parse_message_entry(raw)
-    model = _MODELS.get(kind)  # type: ignore[arg-type]
+    model = _MODELS.get(kind) if type(kind) is str else None  # a list or dict there is not a kind (nor hashable)
     if model is None:
         return RawEntry.of(raw)
     try:
@@ -246,7 +246,7 @@ def _parse_message_entry(raw: dict[str, Any]) -> Entry:
     # The hot path of loading a large session: one validation call for the envelope and its message
     # (measured faster than model_construct around a separately parsed message).
     message = raw.get("message")
-    if type(message) is not dict or message.get("role") not in CORE_ROLES:
+    if type(message) is not dict or type(message.get("role")) is not str or message["role"] not in CORE_ROLES:
         # pi's extended roles (custom, bashExecution, branchSummary ...) stay raw; context.py reads them.
         return RawEntry.of(raw)
     try:

@@ -65,7 +65,7 @@ def record_kind(record: dict[str, Any]) -> str | None:
     if record.get("type") != "message":
         return None
     message = record.get("message")
-    if type(message) is not dict or message.get("role") not in CORE_ROLES:
+    if type(message) is not dict or type(message.get("role")) is not str or message["role"] not in CORE_ROLES:
         return "other"  # pi's extended roles and what is not a message at all stay raw entries
     if (
         type(record.get("id")) is not str

@@ -178,10 +178,9 @@ def summarize(path: Path) -> SessionSummary | None:
             else:
                 labels.pop(record["targetId"], None)
         elif kind == b"model_change" and record.get("type") == "model_change":
-            model = record.get("modelId") or record.get("model") or model
-        elif kind == b"assistant" and record.get("type") == "message":
-            message = record.get("message") or {}
-            model = message.get("model") or model
+            model = _text(record.get("modelId")) or _text(record.get("model")) or model
+        elif kind == b"assistant" and record.get("type") == "message" and isinstance(record.get("message"), dict):
+            model = _text(record["message"].get("model")) or model
     prompt = "" if name else _first_prompt(data)
     return SessionSummary(
         path=path,
@@ -279,8 +278,15 @@ def _message_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+        return " ".join(
+            b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and _text(b.get("text"))
+        )
     return ""
+
+
+def _text(value: object) -> str | None:
+    """``value`` when a file holds a string where one belongs (another tool's file may hold anything there)."""
+    return value if isinstance(value, str) else None
 
 
 def _one_line(text: str) -> str:

@@ -516,7 +516,20 @@ def _header_from(record: dict[str, Any] | None) -> SessionHeader | None:
     try:
         return SessionHeader.model_validate(record)
     except ValidationError:
-        return SessionHeader.model_construct(**record)
+        # Kept as it is, but a field of the wrong type (another tool's file may hold anything) is left out: a
+        # "cwd": -1 kept here raised TypeError in export, resume and undo.
+        wrong = {name for name, kind in _HEADER_TYPES.items() if name in record and not isinstance(record[name], kind)}
+        return SessionHeader.model_construct(**{k: v for k, v in record.items() if k not in wrong})
+
+
+# The header's fields by their names in the file, with the types its readers rely on.
+_HEADER_TYPES: dict[str, type | tuple[type, ...]] = {
+    "version": int,
+    "timestamp": str,
+    "cwd": str,
+    "parentSession": str,
+    "parent_session": str,
+}
 
 
 def _reparented(entry: Entry, parent: str | None) -> Entry:

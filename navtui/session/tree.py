@@ -148,7 +148,7 @@ class EntryIndex(Container[str]):
         message = record.get("message")
         if "timestamp" not in record or (type(message) is dict and "timestamp" not in message):
             self._undated.add(len(self._slots))
-        if record.get("type") in _KEPT_PARSED or "parent_id" in record:
+        if (type(record.get("type")) is str and record["type"] in _KEPT_PARSED) or "parent_id" in record:
             # Kept parsed; or a parent spelled by name, which only a model reads as one: the model says.
             entry = parse_entry(record)
             if entry.type in _KEPT_PARSED:
