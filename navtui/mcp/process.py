@@ -3,7 +3,8 @@
 The SDK spawns a stdio server itself (its own session, pipes, a spec-following shutdown), so navtui cannot
 hand it a ``preexec_fn``. Instead the server's command line goes through the shell jobs' launcher
 (``tools/sandbox/exec.py``, unconfined here): it asks for ``PR_SET_PDEATHSIG`` (SIGKILL when navtui dies) and
-``exec``s the server, which keeps the setting. The signal is tied to the thread that forked: the SDK forks on
+``exec``s the relay (``relay.py``: it drops a message over ``MAX_MESSAGE_BYTES`` while reading it), which keeps the
+setting and starts the server through the launcher again, with the same signal for the relay's death. The signal is tied to the thread that forked: the SDK forks on
 the event loop's thread, which lives as long as navtui. The environment carries the shell jobs' marker
 (``NAVTUI_JOB_ID=<owner>-...``), so what a server spawned (which does not inherit the death signal) is found
 and stopped, and ``tools.lifetime.sweep_leftovers`` stops what a killed navtui left behind at the next start.
@@ -17,18 +18,26 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from navtui.tools.shell import lifetime, procs
 
 LINUX = sys.platform.startswith("linux")
 
 
+RELAY = Path(__file__).with_name("relay.py")
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # one message from a stdio server; a longer one is refused while read (relay.py)
+
+
 def launch_command(command: str, args: Sequence[str]) -> tuple[str, list[str]]:
-    """The command line that runs ``command args`` with the parent-death signal set (Linux; as is elsewhere)."""
+    """The command line that runs ``command args`` with the parent-death signal set, its stdout through the relay
+    that refuses a message over ``MAX_MESSAGE_BYTES`` (Linux; as is elsewhere)."""
     if not LINUX:
         return command, list(args)
-    policy = {"parent": os.getpid(), "deathsig": int(signal.SIGKILL)}
-    argv = lifetime.launcher_argv([command, *args], policy)
+    deathsig = int(signal.SIGKILL)
+    server_launcher = lifetime.launcher_argv([], {"deathsig": deathsig})[:-1]  # the relay adds parent= and --
+    relay = [sys.executable, "-E", "-s", "-S", str(RELAY), str(MAX_MESSAGE_BYTES), "--", *server_launcher]
+    argv = lifetime.launcher_argv([*relay, "--", command, *args], {"parent": os.getpid(), "deathsig": deathsig})
     return argv[0], argv[1:]
 
 
@@ -38,7 +47,8 @@ def new_token() -> str:
 
 
 def server_pid(marker: str) -> int | None:
-    """The server navtui started with ``marker`` (its direct child), or None when it is not running."""
+    """The process navtui started for the server with ``marker`` (its direct child: the relay, which ends as the
+    server ends), or None when it is not running."""
     me = os.getpid()
     for pid in procs.find_processes(marker=marker):
         if procs.parent_of(pid) == me:
