@@ -39,6 +39,9 @@ class SessionControl:
         elif options.continue_session:
             session = SessionManager.continue_recent(cwd)
             if session is None:
+                from navtui.session.listing import unreadable_folders
+
+                warnings.extend(unreadable_folders(cwd))
                 warnings.append("No earlier session in this directory; starting a new one.")
         if session is None:
             return cls(SessionManager.create(cwd)), warnings

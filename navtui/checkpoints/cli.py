@@ -34,6 +34,10 @@ def undo_main(argv: list[str] | None = None, *, cwd: Path | None = None) -> int:
         else:
             found = SessionManager.continue_recent(here)
             if found is None:
+                from navtui.session.listing import unreadable_folders
+
+                for note in unreadable_folders(here):
+                    _say(f"navtui undo: warning: {note}", err=True)
                 _say("navtui undo: no session in this directory (`navtui sessions` lists them)", err=True)
                 return 1
             session = found

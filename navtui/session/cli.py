@@ -9,7 +9,7 @@ from pathlib import Path
 
 from navtui.core.errors import NavtuiError
 from navtui.core.text import json_text
-from navtui.session.listing import SessionSummary, list_sessions, short_ids
+from navtui.session.listing import SessionSummary, list_sessions, short_ids, unreadable_folders
 
 
 def sessions_main(argv: list[str] | None = None, *, cwd: Path | None = None, root: Path | None = None) -> int:
@@ -18,7 +18,10 @@ def sessions_main(argv: list[str] | None = None, *, cwd: Path | None = None, roo
     parser.add_argument("--json", action="store_true", help="one JSON array instead of a table")
     parser.add_argument("-n", "--limit", type=int, default=30, help="at most this many rows (default 30; 0: all)")
     args = parser.parse_args(argv)
-    rows = list_sessions(None if args.all else (cwd or Path.cwd()), root=root)
+    scope = None if args.all else (cwd or Path.cwd())
+    for note in unreadable_folders(scope, root):
+        print(f"navtui sessions: warning: {note}", file=sys.stderr)
+    rows = list_sessions(scope, root=root)
     ids = short_ids([row.id for row in rows])  # as many characters as tell them apart, from the rows cut off too
     if args.limit > 0:
         rows, ids = rows[: args.limit], ids[: args.limit]

@@ -114,6 +114,44 @@ def session_files(cwd: Path | None, root: Path | None = None) -> list[Path]:
     return [path for _, path in dated]
 
 
+def unreadable_folders(cwd: Path | None, root: Path | None = None) -> list[str]:
+    """What to tell the user about the session folders of ``cwd`` (every directory when ``None``) that exist but
+    cannot be listed: their sessions were left out of the listing, ``-c`` and the picker, which said only "no
+    sessions" (a folder made by another user, or a mode changed by hand)."""
+    scope = cwd.resolve() if cwd is not None else None
+    folders = [project_sessions_dir(scope, root) if scope is not None else (root or sessions_dir())]
+    if root is None:
+        folders += [folder for _origin, folder in foreign_dirs(scope)]
+    if scope is None:  # every directory's folder too
+        folders += [sub for folder in folders if folder.is_dir() for sub in _subfolders(folder)]
+    notes = []
+    for folder in folders:
+        try:
+            os.scandir(folder).close()
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:
+            fix = (
+                f"`chmod u+rwx {folder}` (as its owner) gives them back"
+                if isinstance(exc, PermissionError)
+                else "remove it or point it at a folder"  # a link to nowhere, a loop of links
+            )
+            notes.append(
+                f"Cannot read the session folder {folder} ({exc.strerror or exc}): its sessions are left out; {fix}."
+            )
+    return notes
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        with os.scandir(folder) as entries:
+            return [
+                Path(entry.path) for entry in entries if entry.is_symlink() or entry.is_dir()
+            ]  # a loop of links raises on is_dir
+    except OSError:
+        return []
+
+
 def list_sessions(cwd: Path | None, *, root: Path | None = None) -> list[SessionSummary]:
     """Summaries of the sessions started in ``cwd`` (``None``: every directory), newest first."""
     scope = cwd.resolve() if cwd is not None else None
