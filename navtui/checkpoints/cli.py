@@ -28,6 +28,7 @@ def undo_main(argv: list[str] | None = None, *, cwd: Path | None = None) -> int:
     from navtui.session.manager import SessionManager
 
     here = (args.cwd if args.cwd is not None else cwd or Path.cwd()).resolve()
+    checkpointer: Checkpointer | None = None
     try:
         if args.session:
             session = SessionManager.open(SessionManager.resolve(here, args.session))
@@ -80,10 +81,14 @@ def undo_main(argv: list[str] | None = None, *, cwd: Path | None = None) -> int:
             if conflicts and not args.overwrite and _ask("Overwrite your changes to the files marked ! too? [y/N] "):
                 overwrite = set(conflicts)
         result = checkpointer.apply(session, proposal, overwrite)
-        checkpointer.close()
     except NavtuiError as exc:
         _say(f"navtui undo: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""), err=True)
         return 1
+    finally:
+        # However this ends: its watch holds an inotify instance (128 per user by default), and run in one process
+        # (tests, a script calling undo_main) each "nothing to undo" kept one until none was left for anyone.
+        if checkpointer is not None:
+            checkpointer.close()
     _say(f"Put back {counted(len(result.restored), 'file')}.")
     if result.kept:
         _say(f"Kept as you changed them: {', '.join(result.kept)} (--overwrite puts them back too).")
