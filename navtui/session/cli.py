@@ -46,8 +46,10 @@ def export_main(argv: list[str] | None = None, *, cwd: Path | None = None, root:
         help="file or folder to write to, - for stdout (default: ~/.navtui/exports/<session>.<format>)",
     )
     parser.add_argument("--theme", choices=("dark", "light"), default="dark", help="HTML colours (default dark)")
+    parser.add_argument("--force", action="store_true", help="replace the output file even if it is no export")
     args = parser.parse_args(argv)
     from navtui.session.export import (
+        check_replaceable,
         export_format,
         export_html,
         export_markdown,
@@ -67,6 +69,8 @@ def export_main(argv: list[str] | None = None, *, cwd: Path | None = None, root:
             return 0
         fmt = args.format or (export_format(Path(args.output)) if args.output else "html")
         output = export_target(args.output, Path.cwd(), f"{session.path.stem}.{fmt}")
+        if not args.force:
+            check_replaceable(output, "give another name, or add --force to replace it")
         if fmt == "md":
             export_markdown(session, output)
         else:

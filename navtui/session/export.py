@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from navtui.core.display import display_safe
+from navtui.core.errors import NavtuiError
 from navtui.core.fs import atomic_write_text
 from navtui.core.messages import (
     AssistantMessage,
@@ -138,6 +139,28 @@ def export_target(given: str | Path | None, cwd: Path, name: str) -> Path:
     path = Path(given).expanduser()
     path = path if path.is_absolute() else cwd / path
     return path / name if path.is_dir() or str(given).endswith(("/", "\\")) else path
+
+
+_HTML_HEAD = (
+    b'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+    b'<meta name="viewport" content="width=device-width,initial-scale=1">'
+)
+
+
+def check_replaceable(path: Path, hint: str) -> None:
+    """Raise ``NavtuiError`` when ``path`` is a file an export may not replace: anything but an earlier export
+    (a mistyped ``-o notes.md`` or ``/export main.py`` wrote the page over the user's file, ``-o`` naming the
+    session file itself over the session)."""
+    try:
+        with open(path, "rb") as existing:
+            head = existing.read(4096)
+    except FileNotFoundError:
+        return
+    except OSError:
+        return  # not readable or not a file: the write says why
+    if head.startswith(_HTML_HEAD) or (head.startswith(b"# ") and b"\n- Session: `" in head):
+        return  # an earlier export (HTML, Markdown): written again
+    raise NavtuiError(f"{path} exists and is not an earlier export; nothing was written", hint=hint)
 
 
 def export_format(path: Path) -> str:

@@ -308,7 +308,7 @@ async def find_command(ctx: CommandContext, args: str) -> None:
 
 async def export_command(ctx: CommandContext, args: str) -> None:
     """/export [path]: the session as HTML (or Markdown for a .md name), by default in ~/.navtui/exports/."""
-    from navtui.session.export import export_format, export_html, export_markdown, export_target
+    from navtui.session.export import check_replaceable, export_format, export_html, export_markdown, export_target
 
     runtime = ctx.runtime
     session = runtime.session
@@ -325,6 +325,7 @@ async def export_command(ctx: CommandContext, args: str) -> None:
             ctx.notice(f"Exported the transcript to {path}")
             return
         path = await asyncio.to_thread(export_target, args, runtime.cwd, f"navtui-{session.session_id[:8]}.html")
+        await asyncio.to_thread(check_replaceable, path, "give another name, or remove that file first")
         exporter = export_markdown if export_format(path) == "md" else export_html
         written = await asyncio.to_thread(exporter, session, path)
     except (OSError, NavtuiError) as exc:
