@@ -155,6 +155,13 @@ def _main(argv: list[str]) -> int:
     if not cwd.is_dir():
         print(f"navtui: --cwd {cwd} is not a directory", file=sys.stderr)
         return EXIT_USAGE
+    if not os.access(cwd, os.R_OK | os.X_OK):  # a folder of another user's: every first look inside it raised
+        print(
+            f"navtui: cannot open the directory {cwd}: permission denied (it needs read and search permission: "
+            f"chmod u+rx {cwd} as its owner, or work in another directory)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
 
     from navtui.config.launch import LaunchOptions
 
