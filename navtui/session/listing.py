@@ -92,16 +92,16 @@ def short_id(session_id: str, cwd: Path, root: Path | None = None) -> str:
 def session_files(cwd: Path | None, root: Path | None = None) -> list[Path]:
     """Session files for ``cwd`` (all directories when ``None``), newest first: navtui's, and (unless ``root``
     names another sessions folder) those pi and omp keep in their own folders."""
-    base = root or sessions_dir()
-    if cwd is not None:
-        directory = project_sessions_dir(cwd, root)
-        files = list(directory.glob("*.jsonl")) if directory.is_dir() else []
-    else:
-        files = list(base.glob("*/*.jsonl")) if base.is_dir() else []
+    pattern = "*.jsonl" if cwd is not None else "*/*.jsonl"
+    folders = [project_sessions_dir(cwd, root) if cwd is not None else (root or sessions_dir())]
     if root is None:
-        for _origin, folder in foreign_dirs(cwd):
-            pattern = "*.jsonl" if cwd is not None else "*/*.jsonl"
+        folders += [folder for _origin, folder in foreign_dirs(cwd)]
+    files: list[Path] = []
+    for folder in folders:
+        try:
             files.extend(folder.glob(pattern) if folder.is_dir() else [])
+        except OSError:  # a folder above it the user may not enter (is_dir raises): unreadable_folders says so
+            continue
     dated = []
     for path in files:
         try:
@@ -131,15 +131,28 @@ def unreadable_folders(cwd: Path | None, root: Path | None = None) -> list[str]:
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:
-            fix = (
-                f"`chmod u+rwx {folder}` (as its owner) gives them back"
-                if isinstance(exc, PermissionError)
-                else "remove it or point it at a folder"  # a link to nowhere, a loop of links
-            )
+            why = exc.strerror or str(exc)
+            if not isinstance(exc, PermissionError):  # a link to nowhere, a loop of links
+                notes.append(
+                    f"Cannot read the session folder {folder} ({why}): its sessions are left out; "
+                    "remove it or point it at a folder."
+                )
+                continue
+            closed = _first_closed(folder)
+            where = f"{folder} ({why})" if closed == folder else f"{folder}: {closed} cannot be entered ({why})"
             notes.append(
-                f"Cannot read the session folder {folder} ({exc.strerror or exc}): its sessions are left out; {fix}."
+                f"Cannot read the session folder {where}: its sessions are left out; "
+                f"`chmod u+rwx {closed}` (as its owner) gives them back."
             )
     return notes
+
+
+def _first_closed(folder: Path) -> Path:
+    """The first folder on the way to ``folder`` the user may not enter (or ``folder``, which it may not read)."""
+    for part in [*reversed(folder.parents), folder]:
+        if not os.access(part, os.X_OK):
+            return part
+    return folder
 
 
 def _subfolders(folder: Path) -> list[Path]:

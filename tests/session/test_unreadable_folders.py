@@ -48,3 +48,17 @@ def test_an_unreadable_session_folder_is_named_with_the_fix(workspace: Path) -> 
     assert run.returncode == 0
     assert f"Cannot read the session folder {folder} (Permission denied)" in run.stderr, run.stderr
     assert f"`chmod u+rwx {folder}` (as its owner) gives them back" in run.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root enters any folder: run as a user (docs/trust.md)")
+def test_a_navtui_home_behind_a_folder_the_user_cannot_enter_is_named(workspace: Path, tmp_path: Path) -> None:
+    closed = tmp_path / "closed"
+    (closed / "home").mkdir(parents=True)
+    closed.chmod(0o600)  # readable, not enterable: every stat below it fails (is_dir raised PermissionError)
+    try:
+        run = run_main("sessions", cwd=workspace, env={"NAVTUI_HOME": str(closed / "home")})
+    finally:
+        closed.chmod(0o700)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    assert f"{closed} cannot be entered (Permission denied)" in run.stderr, run.stderr
+    assert f"`chmod u+rwx {closed}` (as its owner) gives them back" in run.stderr
