@@ -175,10 +175,19 @@ PARAGRAPH = st.lists(st.tuples(PIECES, SEPARATORS), min_size=10, max_size=60).ma
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(PARAGRAPH, st.sampled_from((12, 20, 33)), st.lists(st.integers(min_value=1, max_value=12), min_size=40))
 def test_any_paragraph_cut_anywhere_shows_what_a_whole_render_shows(text: str, width: int, cuts: list[int]) -> None:
     stream(OpenParagraph(), text, cuts, width)
+
+
+@pytest.mark.soak  # the same property over more paragraphs
+@settings(max_examples=200, deadline=None)
+@given(PARAGRAPH, st.sampled_from((12, 20, 33)), st.lists(st.integers(min_value=1, max_value=12), min_size=40))
+def test_soak_any_paragraph_cut_anywhere_shows_what_a_whole_render_shows(
+    text: str, width: int, cuts: list[int]
+) -> None:
+    test_any_paragraph_cut_anywhere_shows_what_a_whole_render_shows.hypothesis.inner_test(text, width, cuts)
 
 
 # ---------------------------------------------------------------- in the document

@@ -187,7 +187,7 @@ DOCUMENT = st.lists(st.tuples(BLOCK, st.sampled_from(["\n", "", "\n\n"])), min_s
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(DOCUMENT, st.lists(st.integers(min_value=1, max_value=30), max_size=40))
 def test_any_chunking_renders_what_the_whole_document_renders(text: str, cuts: list[int]) -> None:
     document = streamed(text, cuts)
@@ -198,7 +198,14 @@ def test_any_chunking_renders_what_the_whole_document_renders(text: str, cuts: l
     assert shown == [line for line in whole(text) if line.strip()]
 
 
+@pytest.mark.soak  # the same property over three times the documents
 @settings(max_examples=150, deadline=None)
+@given(DOCUMENT, st.lists(st.integers(min_value=1, max_value=30), max_size=40))
+def test_soak_any_chunking_renders_what_the_whole_document_renders(text: str, cuts: list[int]) -> None:
+    test_any_chunking_renders_what_the_whole_document_renders.hypothesis.inner_test(text, cuts)
+
+
+@settings(max_examples=50, deadline=None)
 @given(DOCUMENT.filter(lambda text: "]: " not in text), st.lists(st.integers(min_value=1, max_value=30), max_size=40))
 def test_at_every_cut_the_streamed_document_shows_what_a_whole_render_of_its_text_shows(
     text: str, cuts: list[int]
@@ -214,6 +221,17 @@ def test_at_every_cut_the_streamed_document_shows_what_a_whole_render_of_its_tex
         assert shown == [line for line in whole(text[:position]) if line.strip()], text[:position]
         if position >= len(text):
             break
+
+
+@pytest.mark.soak  # the same property over three times the documents
+@settings(max_examples=150, deadline=None)
+@given(DOCUMENT.filter(lambda text: "]: " not in text), st.lists(st.integers(min_value=1, max_value=30), max_size=40))
+def test_soak_at_every_cut_the_streamed_document_shows_what_a_whole_render_of_its_text_shows(
+    text: str, cuts: list[int]
+) -> None:
+    test_at_every_cut_the_streamed_document_shows_what_a_whole_render_of_its_text_shows.hypothesis.inner_test(
+        text, cuts
+    )
 
 
 @settings(max_examples=60, deadline=None)

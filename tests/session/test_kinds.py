@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -97,11 +98,18 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
     return record
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(records())
 def test_a_kind_read_from_a_line_is_the_parsed_entrys(record: dict[str, Any]) -> None:
     kind = record_kind(record)
     assert kind is None or kind == entry_kind(parse_entry(record))
+
+
+@pytest.mark.soak  # the same property over four times the lines
+@settings(max_examples=400, deadline=None)
+@given(records())
+def test_soak_a_kind_read_from_a_line_is_the_parsed_entrys(record: dict[str, Any]) -> None:
+    test_a_kind_read_from_a_line_is_the_parsed_entrys.hypothesis.inner_test(record)
 
 
 def _line(message: Any) -> dict[str, Any]:
