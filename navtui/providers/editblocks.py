@@ -687,9 +687,9 @@ def part_edit(content: str, parts: Sequence[Sequence[str]]) -> list[tuple[str, s
 
 
 def _lead(line: str) -> str:
-    """A line's first word (a name, a keyword, a key): what a changed line keeps."""
-    found = re.match(r"\s*([\w.$@-]+)", line)
-    return found.group(1) if found else ""
+    """A line's first two words or signs ("TIMEOUT =", "import re", "def add"): what a changed line keeps. One
+    word was too little: "import sys" added after a long file's first imports replaced its "import re"."""
+    return " ".join(re.findall(r"[\w.$@-]+|[^\s\w]", line)[:2])
 
 
 def search_replace_howto(path: str, content: str, parts: Sequence[Sequence[str]]) -> str:

@@ -63,3 +63,14 @@ def test_a_new_line_before_the_lines_sent_of_an_excerpt_goes_before_them_not_bef
     assert pairs is not None and len(pairs) == 1
     old, new = pairs[0]
     assert old.splitlines()[0] == "OPTION_200 = 200" and new.splitlines()[:2] == ["import os", "OPTION_200 = 200"]
+
+
+def test_an_import_added_after_a_long_files_first_imports_keeps_the_next_one() -> None:
+    # "import sys" after the first two imports of a long file began with the same word as the next line, "import
+    # re", and was taken for a change of it: import re was gone.
+    lines = ["import os", "import json", "import re", "", *LINES]
+    pairs = part_edit("import os\nimport json\nimport sys\n", [lines])
+    assert pairs is not None and len(pairs) == 1
+    old, new = pairs[0]
+    assert "import re" in new.splitlines() and "import sys" in new.splitlines()
+    assert [line for line in old.splitlines() if line not in new.splitlines()] == []
