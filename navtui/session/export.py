@@ -151,13 +151,21 @@ def check_replaceable(path: Path, hint: str) -> None:
     """Raise ``NavtuiError`` when ``path`` is a file an export may not replace: anything but an earlier export
     (a mistyped ``-o notes.md`` or ``/export main.py`` wrote the page over the user's file, ``-o`` naming the
     session file itself over the session)."""
-    try:
-        with open(path, "rb") as existing:
-            head = existing.read(4096)
+    import os
+    import stat
+
+    try:  # never waiting for a writer: a named pipe at the path held the export (and /export's thread) for good
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return
     except OSError:
-        return  # not readable or not a file: the write says why
+        return  # not readable: the write says why
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NavtuiError(f"{path} exists and is not a regular file; nothing was written", hint=hint)
+        head = os.read(fd, 4096)
+    finally:
+        os.close(fd)
     if head.startswith(_HTML_HEAD) or (head.startswith(b"# ") and b"\n- Session: `" in head):
         return  # an earlier export (HTML, Markdown): written again
     raise NavtuiError(f"{path} exists and is not an earlier export; nothing was written", hint=hint)

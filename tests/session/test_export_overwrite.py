@@ -6,6 +6,10 @@ replaced the session with its own export (the conversation was gone). ``--force`
 
 from __future__ import annotations
 
+import os
+import stat
+import subprocess
+import threading
 from pathlib import Path
 
 from navtui.session.manager import SessionManager
@@ -42,3 +46,29 @@ def test_an_earlier_export_is_written_again_and_force_replaces_any_file(workspac
     run = run_main("export", session.session_id, "-o", "notes.txt", "--force", cwd=workspace)
     assert run.returncode == 0, run.stderr
     assert (workspace / "notes.txt").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_export_to_a_named_pipe_is_refused_at_once_not_held(workspace: Path) -> None:
+    # The check that the path holds an earlier export opened it to read its head: a named pipe (mkfifo, a
+    # repository's own) waited for a writer for ever, holding navtui export, and /export's thread with navtui's exit.
+    session = a_session(workspace)
+    pipe = workspace / "page.html"
+    os.mkfifo(pipe)
+    done = threading.Event()
+    results: list[subprocess.CompletedProcess[str]] = []
+
+    def export() -> None:
+        results.append(run_main("export", session.session_id, "-o", str(pipe), cwd=workspace))
+        done.set()
+
+    worker = threading.Thread(target=export, daemon=True)
+    worker.start()
+    try:
+        assert done.wait(30), "navtui export is held by the named pipe"
+    finally:
+        if not done.is_set():  # let the old code's open() go: a writer comes and goes
+            os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+            worker.join(10)
+    (run,) = results
+    assert run.returncode == 1 and "is not a regular file; nothing was written" in run.stderr
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
