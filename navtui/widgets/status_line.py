@@ -155,7 +155,8 @@ class StatusLine(Widget):
             parts.append((priority, text))
             return text
 
-        part(5).append(" " + display_safe(short_path(data.cwd)), self._style("path"))
+        # One line: a directory named with a newline pushed the model, the context and the mode off the line.
+        part(5).append(" " + display_safe(short_path(data.cwd)).replace("\n", "\u240a"), self._style("path"))
         if data.git_branch:
             git = part(6)
             git.append(
