@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import faulthandler
+import os
+import signal
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,11 +27,56 @@ _KEY_VARS = (
 )
 
 
+# No test may hang the suite: one still running after this many seconds has every thread's stack written to its
+# stderr and fails (the soak runs, minutes long by design, get an hour). A passing test never comes near it: none
+# takes 20 s at load 8. NAVTUI_TEST_HANG sets another bound (0: none, for a debugger).
+HANG = float(os.environ.get("NAVTUI_TEST_HANG", "300"))
+SOAK_HANG = 3600.0
+
+
+class TestHung(BaseException):
+    """Raised in the main thread of a test past its bound: a BaseException, so no ``except Exception`` (the event
+    loop's callbacks, a retry) swallows it; pytest reports it as the test's failure and goes on."""
+
+    __test__ = False
+
+
+def _hung(signum: int, frame: object) -> None:
+    raise TestHung(
+        f"the test was still running after its bound (NAVTUI_TEST_HANG, {HANG:g} s): the stacks are in its stderr"
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """A skipped test says why in the summary (no omp theme files here, no real model), as ``-rs`` would."""
     chars = config.option.reportchars
     if not any(char in chars for char in "saAN"):  # asked for already, or for no summary at all
         config.option.reportchars = chars + "s"
+    if HANG > 0:
+        signal.signal(signal.SIGUSR2, _hung)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Bound each test (setup, call and teardown): a watchdog thread dumps the stacks, then signals the main thread
+    (a real signal: a wait in a system call is interrupted too, where an interrupt_main() would wait for it)."""
+    if HANG <= 0:
+        yield
+        return
+    main = threading.main_thread().ident
+    assert main is not None
+
+    def expire() -> None:
+        faulthandler.dump_traceback(file=sys.__stderr__, all_threads=True)
+        signal.pthread_kill(main, signal.SIGUSR2)
+
+    watchdog = threading.Timer(SOAK_HANG if item.get_closest_marker("soak") else HANG, expire)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        yield
+    finally:
+        watchdog.cancel()
 
 
 @pytest.fixture(autouse=True)
