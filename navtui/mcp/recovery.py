@@ -7,6 +7,7 @@ Calls made meanwhile wait for it (``connection.py``); this module only decides a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 
 from navtui.core.wording import counted
@@ -28,13 +29,26 @@ class RecoveringConnection(ServerLifecycle):
         self._recovering = True
         self._troubled = True
         self._settled.clear()
-        asyncio.get_running_loop().create_task(self._recover(reason))
+        self._recovery = asyncio.get_running_loop().create_task(self._recover(reason), name=f"mcp-{self.name}-restart")
+
+    async def stop(self) -> None:
+        """Disconnect; a restart under way is called off first. Left running, it started the server again after
+        the stop, and when the event loop ended (a headless run done while the server restarted) it was cancelled
+        together with the subprocess start inside it: Python 3.11 then waits for ever for pipes never connected."""
+        recovery, self._recovery = self._recovery, None
+        if recovery is not None and not recovery.done() and recovery is not asyncio.current_task():
+            recovery.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await recovery
+        await super().stop()
 
     async def _recover(self, reason: str) -> None:
         try:
             note = self.stderr_note()
             self._generation += 1
             await self._stop_task()
+            if self._recovery is not asyncio.current_task():
+                return  # called off by a stop while the old server was stopped (its cancel may have been absorbed)
             self.state = "starting"  # its tools stay offered: a call meanwhile waits, or hears it is restarting
             if self.restarts_left <= 0:
                 self._fail(f"stopped again ({reason}); not restarted. Use /mcp reconnect {self.name} to try again")

@@ -3,6 +3,7 @@ that is restarting when the model calls it, a server stuck at start-up, crashes 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -67,6 +68,27 @@ async def test_a_call_while_a_stdio_server_restarts_is_told_to_try_again(workspa
         assert (await running.run("echo", text="now")).text == "now"
     finally:
         await running.manager.aclose()
+
+
+async def test_closing_while_a_stdio_server_restarts_calls_the_restart_off(workspace: Path, traces: Path) -> None:
+    # A headless run that ends while a crashed server restarts (the 1-in-48 hang of
+    # test_headless_runs_report_a_crash_and_the_restart): the restart went on after the manager closed, started the
+    # server again, and was cancelled with the event loop inside the subprocess start, where Python 3.11 waits for
+    # ever. Closed, nothing of the restart is left running and no server is started after the close.
+    entry = stdio_entry(traces)
+    entry["env"] = {**entry["env"], "MCP_TEST_SLOW_RESTART": "3"}
+    write_servers(user_config_path(), {"test": entry})
+    running = Running(workspace, "test")
+    try:
+        await running.manager.start()
+        first = server_pid(traces)
+        os.kill(first, signal.SIGKILL)
+        await eventually(lambda: any("restarting it once" in notice for notice in running.notices), "the restart")
+    finally:
+        await running.manager.aclose()
+    restarts = [t for t in asyncio.all_tasks() if getattr(t.get_coro(), "__qualname__", "").endswith("._recover")]
+    assert [t for t in restarts if not t.done()] == []
+    assert running.connection.state == "stopped"
 
 
 async def test_a_server_stuck_at_start_up_is_named_with_what_it_printed(workspace: Path, traces: Path) -> None:
