@@ -522,7 +522,7 @@ class Runtime:
                 await result
         if self.checkpoints is not None:
             await asyncio.to_thread(self.checkpoints.close)
-        self.sessions.sync()
+        self.sessions.close()
 
 
 def held_model_error(held: HeldModel, settings: Settings) -> ConfigError:

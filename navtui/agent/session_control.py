@@ -149,3 +149,10 @@ class SessionControl:
     def sync(self) -> None:
         if self.current is not None:
             self.current.sync()
+
+    def close(self) -> None:
+        """The runtime is done: what is pending is written, and the session file's descriptor closed (it is a raw
+        descriptor, which nothing closes when the manager is dropped; an entry written after this opens it again)."""
+        if self.current is not None:
+            self.current.sync()
+            self.current.close()
