@@ -29,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -169,35 +169,11 @@ def scratch_dir(token: str) -> Path:
     return path
 
 
-def _leftovers() -> list[int]:
-    """Live processes of this user whose marker names an owner that no longer runs."""
+def _markers() -> Iterator[tuple[int, str]]:
+    """(pid, marker) of each live process of this user that carries a job marker."""
     if not procs.HAS_PROC:
-        return []
-    me, uid, tag = os.getpid(), os.getuid(), _home_tag()
-    needle = f"{JOB_MARKER}=".encode()
-    found: list[int] = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == me:
-            continue
-        try:
-            if entry.stat().st_uid != uid:
-                continue
-            environ = Path(entry.path, "environ").read_bytes()
-        except OSError:
-            continue
-        marker = next((v[len(needle) :] for v in environ.split(b"\0") if v.startswith(needle)), None)
-        if marker is None:
-            continue
-        if _leftover(marker.decode(errors="replace"), tag) and procs.is_alive(int(entry.name)):
-            found.append(int(entry.name))
-    return found
-
-
-def _live_tokens() -> set[str]:
-    """The registry tokens (``<owner>-<hometag>.<random>``) in the markers of this user's live processes."""
-    if not procs.HAS_PROC:
-        return set()
-    uid, needle, found = os.getuid(), f"{JOB_MARKER}=".encode(), set()
+        return
+    uid, needle = os.getuid(), f"{JOB_MARKER}=".encode()
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -207,10 +183,20 @@ def _live_tokens() -> set[str]:
             environ = Path(entry.path, "environ").read_bytes()
         except OSError:
             continue
-        for value in environ.split(b"\0"):
-            if value.startswith(needle):
-                found.add(value[len(needle) :].decode(errors="replace").rsplit("-", 1)[0])
-    return found
+        marker = next((v[len(needle) :] for v in environ.split(b"\0") if v.startswith(needle)), None)
+        if marker is not None:
+            yield int(entry.name), marker.decode(errors="replace")
+
+
+def _leftovers() -> list[int]:
+    """Live processes of this user whose marker names an owner that no longer runs."""
+    me, tag = os.getpid(), _home_tag()
+    return [pid for pid, marker in _markers() if pid != me and _leftover(marker, tag) and procs.is_alive(pid)]
+
+
+def _live_tokens() -> set[str]:
+    """The registry tokens (``<owner>-<hometag>.<random>``) in the markers of this user's live processes."""
+    return {marker.rsplit("-", 1)[0] for _, marker in _markers()}
 
 
 def _stale_scratch() -> list[Path]:
