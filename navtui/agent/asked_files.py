@@ -26,9 +26,11 @@ if TYPE_CHECKING:
 
 ASKED_OPENING = "A file the request asks for does not exist yet"
 UNCHANGED_OPENING = "The request asks for a change to"
-_CHANGES = re.compile(
-    r"\b(?:add|append|insert|change|update|fix|modify|edit|replace|remove|rename|set|refactor|implement)\b", re.I
-)
+_CHANGE_VERBS = r"add|append|insert|change|update|fix|modify|edit|replace|remove|rename|set|refactor|implement"
+_CHANGES = re.compile(rf"\b(?:{_CHANGE_VERBS})\b", re.I)
+# "fix main.py to use it": a file right after the verb is what it changes; the other files of the clause are
+# where things are ("The function in helpers.py is called format_money: fix main.py to use it").
+_DIRECT = re.compile(rf"\b(?:{_CHANGE_VERBS})\s+(?:the\s+file\s+)?[`'\"]?([\w./-]+\.\w+)", re.I)
 _NEGATION = re.compile(r"\b(?:do not|don't|never|without|leave|keep)\b", re.I)
 _TARGET = re.compile(r"\b(?:to|in|into|inside)\s+[`'\"]?([\w./-]+\.\w+)", re.I)
 _CLAUSES = re.compile(r"[.;!?](?:\s|$)|\bthen\b|,\s*and\s|\n", re.I)
@@ -55,13 +57,14 @@ def unchanged_message(path: str) -> str:
 
 
 def change_targets(prompt: str) -> list[str]:
-    """The files a request asks to change, as written: "add ... to X", "in X, change ...", not "do not change X"."""
+    """The files a request asks to change, as written: "add ... to X", "in X, change ...", "fix X" (then only X of
+    its clause), not "do not change X"."""
     words = re.sub(r"\([^()]*\)", " ", prompt.split("<attached_file", 1)[0])
     out: list[str] = []
     for clause in _CLAUSES.split(words):
         if not _CHANGES.search(clause) or _NEGATION.search(clause):
             continue
-        for path in _TARGET.findall(clause):
+        for path in _DIRECT.findall(clause) or _TARGET.findall(clause):
             if ".." not in path and path not in out:
                 out.append(path)
     return out

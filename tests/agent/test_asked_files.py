@@ -103,6 +103,15 @@ def test_the_files_a_request_asks_to_change_are_read_from_its_clauses() -> None:
     assert change_targets("Fix the bug in calc.py (do not change test_calc.py) and run it.") == ["calc.py"]
     assert change_targets("Explain what the code in app.py does.") == []
     assert change_targets("Add a test to test_a.py, but do not change a.py.") == []  # a negated clause: not guessed
+    # The eval's fix_import: helpers.py is where the function is, main.py what to fix. Taken for a target, the
+    # unchanged helpers.py drew "The request asks for a change to helpers.py" and the 1.5B copied it out.
+    fix_import = (
+        "python3 main.py fails with: ImportError: cannot import name 'format_price' from 'helpers'. "
+        "The function in helpers.py is called format_money: fix main.py to use it."
+    )
+    assert change_targets(fix_import) == ["main.py"]
+    assert change_targets("Update `README.md` in docs/ with the new flag.") == ["README.md"]
+    assert change_targets("Rename format_price to format_money in helpers.py.") == ["helpers.py"]
 
 
 async def test_a_file_the_request_asks_to_change_left_as_it_was_is_named_once(
