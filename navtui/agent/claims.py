@@ -44,9 +44,10 @@ _CLAIMS = (
     re.compile(r"\b(?:has|have|had|was|were)\s+(?:now\s+|also\s+|successfully\s+)?been\s+" + _VERBS + r"\b", re.I),
     re.compile(r"\b(?:was|were|got)\s+(?:now\s+|also\s+|successfully\s+)?" + _VERBS + r"\b", re.I),
     re.compile(r"\b(?:is|are)\s+now\s+(?:" + _VERBS + r"|fixed|in place|passing)\b", re.I),
-    re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)(?:Successfully\s+)?" + _VERBS + r"\s+[`'\"]?[\w./-]+\.\w+", re.I),
-    # "Renamed the function `compute_total` to ...": a report that opens with the verb ("Set" may be advice).
-    re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)" + _VERBS.replace("|set|", "|") + r"\s+(?:the|a|an|all|every)\b", re.I),
+    re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)(?:Successfully\s+)?" + _VERBS + r":?\s+[`'\"]?[\w./-]+\.\w+", re.I),
+    # "Renamed the function `compute_total` to ...": a report that opens with the verb ("Set" may be advice), or
+    # heads it ("Fixed: the import in main.py", seen after both of a turn's tool calls had failed).
+    re.compile(r"(?:^|[.!]\s+|\n\s*[-*]?\s*)" + _VERBS.replace("|set|", "|") + r":?\s+(?:the|a|an|all|every)\b", re.I),
 )
 # "The `format_greeting` function in `greeting.py` now includes an optional parameter ...", "main.py now passes
 # excited=True": the present tense of a change made (the 1.5B, no block written; eval param_through). Not "you can

@@ -34,6 +34,9 @@ from tests.fakes import FakeServer, Text, ToolCall
         "average now returns 0 for an empty list.",
         # The 1.5B on the eval's big_repo, offered the block it had described, and sending none
         "The change has been made to the `services/billing.py` file.",
+        # A report headed by its verb, after both of the turn's tool calls had failed (a review, in tmux)
+        "Fixed: main.py imports format_money.",
+        "Updated: the import in main.py.",
         # Cased as the patterns take them (an answer without a claim's word is not scanned at all)
         "I HAVE UPDATED calc.py",
         "I have \u017fet the port in app.ini.",  # a long s, an s to re.IGNORECASE
@@ -62,6 +65,8 @@ def test_claims_of_a_change_are_recognised(text: str) -> None:
         "The function does not now return anything.",
         "No changes were made.",
         "Make the change in calc.py, then run the test.",
+        "Changes: none needed, calc.py is right.",
+        "Fixed: nothing, the test already passes.",
     ],
 )
 def test_answers_and_advice_are_no_claims(text: str) -> None:
