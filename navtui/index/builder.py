@@ -164,6 +164,24 @@ def _apply(writer: _Writer, walked: WalkedFile, known: tuple[int, int, str, str]
         stats.files_indexed += 1
 
 
+def _storable(rel: str) -> bool:
+    """Whether a path can be stored: SQLite's text is UTF-8, and a name that is not (held with surrogateescape,
+    ``core/text.py``) cannot be written as text."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _unnamed_notice(names: list[str]) -> str:
+    from navtui.core.display import display_safe
+
+    shown = ", ".join(f"'{display_safe(name)}'" for name in names[:3]) + (", ..." if len(names) > 3 else "")
+    count = f"{len(names)} file{'s' if len(names) != 1 else ''}"
+    return f"{count} not indexed: the name is not UTF-8 ({shown}); rename to index it."
+
+
 def _totals(conn: sqlite3.Connection, stats: IndexStats) -> None:
     stats.chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     stats.symbols = conn.execute("SELECT count(*) FROM symbols").fetchone()[0]
@@ -189,16 +207,22 @@ def _build(
     report("index", 0, len(walked))
     writer = _Writer(conn)
     present: set[str] = set()
+    unnamed: list[str] = []
     for done, item in enumerate(walked, 1):
         stats.files_seen += 1
         if item.size > max_file_bytes:
             stats.files_skipped += 1
+        elif not _storable(item.rel):
+            stats.files_skipped += 1
+            unnamed.append(item.rel)
         else:
             present.add(item.rel)
             _apply(writer, item, known.get(item.rel), stats)
         if done % _PROGRESS_EVERY == 0:
             report("index", done, len(walked))
     writer.flush()
+    if unnamed:
+        stats.notices.append(_unnamed_notice(unnamed))
     gone = [path for path in known if path not in present]
     writer.remove(gone)
     stats.files_removed = len(gone)
@@ -303,6 +327,8 @@ def update_files(
                 rel = target.resolve().relative_to(root).as_posix()
             except ValueError:
                 continue  # outside the indexed tree
+            if not _storable(rel):
+                continue  # never indexed (the build says so), so nothing to update
             stats.files_seen += 1
             known = conn.execute("SELECT mtime_ns, size, hash, status FROM files WHERE path = ?", (rel,)).fetchone()
             try:

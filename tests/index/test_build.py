@@ -188,6 +188,21 @@ def test_odd_files_never_break_a_build(repo: Path, content: bytes) -> None:
     assert stats.files_seen == 13
 
 
+def test_a_file_whose_name_is_not_utf8_is_skipped_with_a_notice_naming_it(repo: Path) -> None:
+    # SQLite stores text as UTF-8; such a name (held with surrogateescape) made the whole build fail with a
+    # traceback, in `navtui index` and in the agent's own build.
+    name = os.fsencode(repo / "src") + b"/caf\xe9\x1b[2J.py"
+    with open(name, "wb") as file:
+        file.write(b"def latin_named():\n    pass\n")
+    stats = build_index(repo)
+    assert stats.files_seen == 12 and stats.files_skipped == 2  # the binary blob and this file
+    assert stats.notices == ["1 file not indexed: the name is not UTF-8 ('src/caf\\xe9\u241b[2J.py'); rename to index it."]
+    assert search_paths(repo, "latin_named") == []
+    assert search_paths(repo, "load_user_config")[0] == "src/config.py"  # the rest is indexed
+    updated = update_files(repo, [os.fsdecode(name)])
+    assert updated is not None and updated.notices == [] and updated.files_seen == 0
+
+
 def test_very_common_words_rank_definitions_first_and_stay_bounded(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     users = "\n\n\n".join(f"def use_{i}():\n    return widget.spin({i})" for i in range(6))
     write(repo, "src/widgets.py", f"def make_widget():\n    return 1\n\n\n{users}\n")
