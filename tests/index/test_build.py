@@ -196,7 +196,9 @@ def test_a_file_whose_name_is_not_utf8_is_skipped_with_a_notice_naming_it(repo: 
         file.write(b"def latin_named():\n    pass\n")
     stats = build_index(repo)
     assert stats.files_seen == 12 and stats.files_skipped == 2  # the binary blob and this file
-    assert stats.notices == ["1 file not indexed: the name is not UTF-8 ('src/caf\\xe9\u241b[2J.py'); rename to index it."]
+    assert stats.notices == [
+        "1 file not indexed: the name is not UTF-8 ('src/caf\\xe9\u241b[2J.py'); rename to index it."
+    ]
     assert search_paths(repo, "latin_named") == []
     assert search_paths(repo, "load_user_config")[0] == "src/config.py"  # the rest is indexed
     updated = update_files(repo, [os.fsdecode(name)])
