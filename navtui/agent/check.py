@@ -101,6 +101,8 @@ class CheckState:
     changed: bool = False
     passed: bool | None = None
     model_ran: ToolResultMessage | None = None  # the model's own run of the check, after its last change
+    output: str = ""  # the end of the last failing run's output
+    pressed: bool = False  # the model answered a failure without a change once, and was asked again
     seen_calls: set[str] = field(default_factory=set)
 
 
@@ -129,6 +131,19 @@ class CheckHooks(AgentHooks):
         result = state.model_ran  # the model ran the check itself after its last change: no need to run it again
         if result is None and not state.changed and (state.ran or not state.named):
             if state.ran and state.passed is False:
+                if not state.pressed and state.rounds < self.max_rounds:
+                    # A small model often answers a failing check in words ("The import is fixed now"); asked
+                    # once more, with the error again and what it did not do, it makes the edit.
+                    state.pressed = True
+                    state.rounds += 1
+                    yield Nudge(
+                        message=f"You did not change any file, and the check `{state.command}` still fails:\n\n"
+                        f"{state.output}\n\nChange the code now so that the check passes: make the edit, do not "
+                        "describe it.",
+                        notice=f"The model changed nothing and the check `{state.command}` still fails; asking "
+                        f"once more (round {state.rounds} of {self.max_rounds}).",
+                    )
+                    return
                 yield self._final(agent, state.command)
             return
         state.ran, state.changed, state.model_ran = True, False, None
@@ -163,6 +178,7 @@ class CheckHooks(AgentHooks):
             return
         state.rounds += 1
         output = result.text if len(result.text) <= OUTPUT_TAIL else "..." + result.text[-OUTPUT_TAIL:]
+        state.output = output
         yield Nudge(
             message=f"I ran the check `{state.command}` and it fails:\n\n{output}\n\nFix the code so that the check "
             "passes (do not change the check itself).",

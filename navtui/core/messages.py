@@ -150,6 +150,7 @@ class UserMessage(_Model):
 # (tests/agent/test_nudges.py holds them to this list).
 NUDGE_OPENINGS = (
     "I ran the check `",
+    "You did not change any file, and the check `",
     "Your answer says a file was changed, but nothing changed",
     "Your answer was cut off by the output limit.",
     "You stopped without completing the task.",

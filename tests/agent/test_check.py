@@ -111,17 +111,43 @@ async def test_the_rounds_run_out_and_the_run_says_the_check_still_fails(
     assert len(fake_server.chat_requests) == 4
 
 
-async def test_a_model_that_changes_nothing_after_a_failure_ends_the_run(
+async def test_a_model_that_changes_nothing_after_a_failure_is_asked_once_more_then_the_run_ends(
     fake_server: FakeServer, project: Path, navtui_home: Path
 ) -> None:
     rt = make_runtime(project, fake_server, navtui_home)
     fake_server.script(Text("The code looks right to me."))
     fake_server.script(Text("I am sure it is right."))
+    fake_server.script(Text("It is right."))
     events = await run(rt, "python3 test_calc.py fails. Fix the bug in calc.py.")
     checks = [e for e in events if isinstance(e, CheckFinished)]
     assert [c.passed for c in checks] == [False]  # run once because the prompt named it; not again for no change
-    assert len(fake_server.chat_requests) == 2
+    assert len(fake_server.chat_requests) == 3  # asked once more after the answer in words, not a third time
+    pressed = fake_server.chat_requests[2].json["messages"][-1]["content"]
+    assert "You did not change any file, and the check `python3 test_calc.py` still fails" in pressed
+    assert "AssertionError: -1" in pressed  # the error again, where the model looks
+    assert is_nudge(pressed)
     assert events[-1].text.endswith("still fails.")  # type: ignore[attr-defined]
+
+
+async def test_asked_again_after_an_answer_in_words_the_model_fixes_it(
+    fake_server: FakeServer, project: Path, navtui_home: Path
+) -> None:
+    # fix_import in the eval, Qwen2.5-Coder-1.5B: the first fix was half done, the check failed, the model said
+    # the import was fixed now, and the run ended with the check failing.
+    rt = make_runtime(project, fake_server, navtui_home)
+    fake_server.script(ToolCall("write", {"path": "calc.py", "content": "def add(a, b):\n    return a * b\n"}))
+    fake_server.script(Text("Fixed."))
+    fake_server.script(Text("The function adds the two numbers now."))
+    fake_server.script(ToolCall("write", {"path": "calc.py", "content": FIXED}))
+    fake_server.script(Text("Done."))
+    events = await run(rt, "python3 test_calc.py fails. Fix the bug in calc.py.")
+    checks = [e for e in events if isinstance(e, CheckFinished)]
+    assert [(c.passed, c.round, c.final) for c in checks] == [(False, 0, False), (True, 2, True)]
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert any("changed nothing" in text and "round 2 of 3" in text for text in notices)
+    assert events[-1].text.endswith("Check `python3 test_calc.py` passed.")  # type: ignore[attr-defined]
+    assert (project / "calc.py").read_text() == FIXED
+    assert history_is_valid(rt.agent.messages)
 
 
 async def test_the_setting_runs_only_after_edits(fake_server: FakeServer, project: Path, navtui_home: Path) -> None:
