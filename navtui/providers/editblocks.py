@@ -466,6 +466,10 @@ class BlockReader:
                 self.blocks += 1
                 return [Command(command, raw=raw_with_path)]
         content = _joined(body)
+        if (path is None or loose) and _announces_output(lead):
+            # "The output should be:" then "Big Job 180 done": what the program prints, not a file. Guessed as the
+            # one new file in play, it replaced the module the 1.5B had just written (eval move_function).
+            return [Prose(raw_with_path + "\n")]
         if path is None:
             path = self._guess_file(content)
             if path is None:
@@ -775,6 +779,20 @@ def _imports_itself(path: str, content: str) -> bool:
     else:
         return False
     return re.search(pattern, content, re.MULTILINE) is not None
+
+
+_OUTPUT_LEAD = re.compile(
+    r"(?:\boutput\s+(?:should|will|would|must)\s+(?:be|look|read)|\bexpected\s+output|\boutput\s+is"
+    r"|\b(?:should|will|would)\s+(?:now\s+)?(?:print|output|display)|\byou\s+(?:should|will)\s+see"
+    r"|\b(?:it|this|which)\s+(?:now\s+)?(?:prints|outputs|displays)|^\s*(?:output|result)s?)\b[^\n]*:\s*$",
+    re.IGNORECASE,
+)
+
+
+def _announces_output(before: list[str]) -> bool:
+    """The sentence before the block says what a program prints ("The output should be:", "It prints:")."""
+    last = next((line for line in reversed(before) if line.strip()), "")
+    return _OUTPUT_LEAD.search(last) is not None
 
 
 def _instruction(before: list[str]) -> bool:

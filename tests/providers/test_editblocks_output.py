@@ -49,6 +49,38 @@ def test_a_file_named_on_its_own_line_is_written_even_when_it_holds_a_traceback(
     assert isinstance(block, WholeFile) and block.path == "error.log" and block.content == TRACEBACK
 
 
+# The 1.5B's reply in the eval's move_function: it wrote timeparse.py, then showed what main.py would print. The
+# printed line, under "The output should be:", was taken as the one new file's content and replaced the module.
+MOVE_REPLY = (
+    "2. Open the `timeparse.py` file and add the following code:\n\n"
+    "timeparse.py\n```python\ndef parse_duration(text):\n    return int(text[:-1])\n```\n\n"
+    "5. Run the `python3 main.py` command to execute the updated code:\n```\n   python3 main.py\n```\n\n"
+    "The output should be:\n\n```\nBig Job 180 done\n```\n\nThis confirms that the function moved.\n"
+)
+
+
+@pytest.mark.parametrize(
+    "lead", ["The output should be:", "Expected output:", "It prints:", "You should see:", "Output:", "main.py will print:"]
+)
+def test_a_block_under_a_sentence_announcing_output_is_text(lead: str) -> None:
+    reply = MOVE_REPLY.replace("The output should be:", lead)
+    main = "from utils import parse_duration, shout, slug\n\nprint(slug(' Big Job '), parse_duration('3m'), shout('done'))\n"
+    files: dict[str, str | None] = {"timeparse.py": "", "main.py": main}
+    for segments in (parse_reply(reply, files), _streamed(reply, files)):
+        written = [s for s in segments if isinstance(s, WholeFile)]
+        assert [(w.path, w.content) for w in written] == [
+            ("timeparse.py", "def parse_duration(text):\n    return int(text[:-1])\n")
+        ]
+        assert "Big Job 180 done" in "".join(s.text for s in segments if isinstance(s, Prose))
+
+
+def test_a_file_named_on_its_own_line_after_an_output_sentence_is_still_written() -> None:
+    # The protocol's own form wins: a path line of its own names the file whatever the sentence before it says.
+    reply = "The output should be:\n\nexpected.txt\n```\nBig Job 180 done\n```\n"
+    (block,) = [s for s in parse_reply(reply, {"expected.txt": ""}) if not isinstance(s, Prose)]
+    assert isinstance(block, WholeFile) and block.path == "expected.txt"
+
+
 CALC = "def add(a, b):\n    return a - b\n"
 
 
