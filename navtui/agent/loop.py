@@ -513,6 +513,11 @@ class Agent:
                     yield ToolCallFinished(call=rest, result=result)
                 return
             yield ToolCallStarted(call=call)
+            self.ctx.later_writes = frozenset(
+                str(later.arguments["path"])
+                for later in calls[index + 1 :]
+                if later.name in ("write", "edit") and isinstance(later.arguments.get("path"), str)
+            )
             intercepted = None if call.id in again else await self.hooks.intercept_tool(self, call)
             if call.id in again:
                 result = ToolResultMessage.of(call, REPEATED_RESULT)

@@ -166,9 +166,15 @@ def render_result(call: ToolCall | None, result: ToolResultMessage) -> str:
         if result.is_error:
             hint = " Send a corrected block, or the whole file." if name == "edit" else ""
             return f"{path}: not changed. {in_block_terms(text)}{hint}"
-        return text.splitlines()[0] if text else f"{path}: done"
+        if not text:
+            return f"{path}: done"
+        first, *rest = text.splitlines()
+        # The diff and the counts are in the file shown afresh; a name the change took from other files is not.
+        return "\n".join([first, *(line for line in rest if _DROPPED.match(line))])
     return f"{name}: {text}"
 
+
+_DROPPED = re.compile(r"Note: \S+ no longer defines ")  # tools/files/dropped.py's note
 
 # The tools' messages speak of tool calls; the model of this protocol writes blocks.
 _IN_BLOCK_TERMS = (

@@ -53,6 +53,9 @@ class ToolContext:
     # The tools the model is offered right now (the agent sets it before each call; None: every tool). A result
     # never sends the model to a tool it cannot call (a small window's compact set has no find, no shell_status).
     offered: frozenset[str] | None = None
+    # The paths the calls after this one in the same reply will write (the agent sets it before each call): a note
+    # about a file those calls change anyway would be stale by the time the model reads it.
+    later_writes: frozenset[str] = frozenset()
 
     @property
     def cwd(self) -> Path:

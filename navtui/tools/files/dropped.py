@@ -1,0 +1,116 @@
+"""Names a Python write or edit took out of a module while other files still import them.
+
+A small model that rewrites a module whole often drops a function it was not asked about, or renames the one it
+was: Qwen2.5-Coder-1.5B, asked to rename ``get_user`` across a package, wrote app/admin.py back with its
+``is_known`` gone, and main.py, which imports it, failed three turns later with an error the model could not
+place. The write's result now says so at once: "app/admin.py no longer defines is_known, which main.py imports".
+Only names some other file imports are named (removing an unused function is said nothing about), and the
+workspace is scanned only when a write removed a top-level name.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Collection
+from pathlib import Path
+
+from navtui.core.walk import walk_files
+
+MAX_SCANNED = 2000  # Python files read to find importers
+MAX_FILE_BYTES = 200_000
+MAX_SHOWN = 3  # importers named per name
+
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)", re.MULTILINE)
+
+
+def top_level_names(text: str) -> set[str] | None:
+    """Functions, classes and assigned names a module defines at its top level; None when it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def module_name(rel: str) -> str:
+    """``app/admin.py`` -> ``app.admin``; a package's ``__init__.py`` is the package."""
+    parts = rel.removesuffix(".py").split("/")
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imports_from(module: str, text: str) -> set[str]:
+    """The names ``text`` takes from ``module`` (``from app.admin import a, b``; ``from .admin import a``;
+    ``admin.a`` after ``import app.admin`` or ``from app import admin``)."""
+    last = module.rsplit(".", 1)[-1]
+    found: set[str] = set()
+    for match in _FROM_IMPORT.finditer(text):
+        source = match.group(1).lstrip(".")
+        if source and (source == module or module.endswith("." + source)):
+            for item in match.group(2).strip("() \t").split(","):
+                name = item.strip().split(" as ")[0].strip()
+                if name.isidentifier():
+                    found.add(name)
+    if re.search(rf"\bimport\b[^\n]*\b{re.escape(last)}\b", text):
+        found.update(re.findall(rf"\b{re.escape(last)}\.([A-Za-z_]\w*)", text))
+    return found
+
+
+def dropped_note(root: Path, path: Path, before: str, after: str, later: Collection[str] = frozenset()) -> str | None:
+    """The sentence to add to a write's result when it removed top-level names other files import, else None.
+
+    ``later``: paths the same reply writes after this (a rename's other files): they are not named, since the
+    model has changed them by the time it reads the note."""
+    if path.suffix != ".py" or not before:
+        return None
+    old, new = top_level_names(before), top_level_names(after)
+    if old is None or new is None:
+        return None
+    gone = old - new
+    if not gone:
+        return None
+    try:
+        rel = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+    module = module_name(rel)
+    skipped = {_relative(root, Path(p)) for p in later}
+    importers: dict[str, list[str]] = {}
+    scanned = 0
+    for item in walk_files(root):
+        if not item.rel.endswith(".py") or item.rel in (rel, *skipped) or item.size > MAX_FILE_BYTES:
+            continue
+        scanned += 1
+        if scanned > MAX_SCANNED:
+            break
+        try:
+            text = item.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for name in sorted(_imports_from(module, text) & gone):
+            importers.setdefault(name, []).append(item.rel)
+    if not importers:
+        return None
+    parts = []
+    for name, files in sorted(importers.items()):
+        shown = ", ".join(files[:MAX_SHOWN]) + (f" and {len(files) - MAX_SHOWN} more" if len(files) > MAX_SHOWN else "")
+        parts.append(f"{name}, which {shown} {'imports' if len(files) == 1 else 'import'}")
+    return f"Note: {rel} no longer defines " + "; ".join(parts) + ". Put it back, or change what uses it."
+
+
+def _relative(root: Path, path: Path) -> str:
+    target = path if path.is_absolute() else root / path
+    try:
+        return target.resolve().relative_to(root.resolve()).as_posix()
+    except (ValueError, OSError):
+        return ""

@@ -1,0 +1,71 @@
+"""A Python write or edit that takes out a name other files import says so in its result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from navtui.tools.files.dropped import dropped_note, module_name
+from navtui.tools.files.edit import EditTool
+from navtui.tools.files.read import ReadTool
+from navtui.tools.files.write import WriteTool
+from tests.tools.conftest import call
+
+ADMIN = "from app import users\n\n\ndef is_known(user_id):\n    return users.get_user(user_id) is not None\n"
+
+
+def package(ws: Path) -> None:
+    (ws / "app").mkdir()
+    (ws / "app" / "__init__.py").write_text("")
+    (ws / "app" / "users.py").write_text(
+        "USERS = {1: 'ann'}\n\n\ndef get_user(user_id):\n    return USERS.get(user_id)\n"
+    )
+    (ws / "app" / "admin.py").write_text(ADMIN)
+    (ws / "main.py").write_text("from app.admin import is_known\n\nprint(is_known(1))\n")
+
+
+async def test_a_rewrite_that_drops_an_imported_function_names_it_and_its_importer(ws: Path, ctx) -> None:
+    # Qwen2.5-Coder-1.5B, asked to rename get_user across the package (the eval's rename_unnamed), wrote admin.py
+    # back with is_known gone; main.py failed three turns later.
+    package(ws)
+    await call(ReadTool(), ctx, path="app/admin.py")
+    new = "from app import users\n\n\ndef fetch_user(user_id):\n    return users.get_user(user_id)\n"
+    result = await call(WriteTool(), ctx, path="app/admin.py", content=new)
+    assert result.text.splitlines()[-1] == (
+        "Note: app/admin.py no longer defines is_known, which main.py imports. Put it back, or change what uses it."
+    )
+
+
+async def test_an_edit_that_renames_a_function_others_import_names_each_importer(ws: Path, ctx) -> None:
+    package(ws)
+    (ws / "app" / "views.py").write_text("from .users import get_user\n")
+    (ws / "report.py").write_text("import app.users\n\nprint(app.users.get_user(1))\n")
+    await call(ReadTool(), ctx, path="app/users.py")
+    result = await call(EditTool(), ctx, path="app/users.py", old_text="def get_user(", new_text="def fetch_user(")
+    assert "Note: app/users.py no longer defines get_user, which app/admin.py, app/views.py, report.py import." in (
+        result.text
+    )
+
+
+async def test_removing_a_function_nothing_imports_says_nothing(ws: Path, ctx) -> None:
+    # The eval's remove_function: taking out an unused function is the task, not a slip.
+    package(ws)
+    (ws / "app" / "extra.py").write_text("def used():\n    return 1\n\n\ndef unused():\n    return 2\n")
+    (ws / "main.py").write_text("from app.extra import used\n")
+    await call(ReadTool(), ctx, path="app/extra.py")
+    result = await call(WriteTool(), ctx, path="app/extra.py", content="def used():\n    return 1\n")
+    assert "no longer defines" not in result.text
+
+
+def test_unparsable_code_other_files_and_new_files_are_left_alone(ws: Path) -> None:
+    package(ws)
+    admin = ws / "app" / "admin.py"
+    assert dropped_note(ws, admin, ADMIN, "def is_known(:\n") is None  # a syntax error is another check's
+    assert dropped_note(ws, ws / "notes.txt", "is_known\n", "") is None
+    assert dropped_note(ws, admin, "", "x = 1\n") is None  # created: nothing was there to drop
+    assert dropped_note(ws, admin, ADMIN, ADMIN + "\n\ndef more():\n    pass\n") is None  # only added
+
+
+def test_module_names() -> None:
+    assert module_name("app/admin.py") == "app.admin"
+    assert module_name("app/__init__.py") == "app"
+    assert module_name("main.py") == "main"
