@@ -112,6 +112,14 @@ def test_the_files_a_request_asks_to_change_are_read_from_its_clauses() -> None:
     assert change_targets(fix_import) == ["main.py"]
     assert change_targets("Update `README.md` in docs/ with the new flag.") == ["README.md"]
     assert change_targets("Rename format_price to format_money in helpers.py.") == ["helpers.py"]
+    # The eval's param_through: "make main.py pass ..." asks for main.py (the 1.5B left it and said it had not).
+    param_through = (
+        "Add a parameter excited (default False) to format_greeting in greeting.py: when it is true the greeting "
+        "ends with '!'. Then make main.py pass excited=True, and run python3 main.py."
+    )
+    assert change_targets(param_through) == ["greeting.py", "main.py"]
+    assert change_targets("Make sure the tests in test_a.py pass.") == []
+    assert change_targets("Make the test pass; do not make test_a.py any longer.") == []
 
 
 async def test_a_file_the_request_asks_to_change_left_as_it_was_is_named_once(
