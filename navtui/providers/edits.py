@@ -174,7 +174,7 @@ def render_result(call: ToolCall | None, result: ToolResultMessage) -> str:
     return f"{name}: {text}"
 
 
-_DROPPED = re.compile(r"Note: \S+ no longer defines ")  # tools/files/dropped.py's note
+_DROPPED = re.compile(r"Note: \S+ (?:no longer defines |imports .* then defines its own)")  # tools/files/dropped.py
 
 # The tools' messages speak of tool calls; the model of this protocol writes blocks.
 _IN_BLOCK_TERMS = (

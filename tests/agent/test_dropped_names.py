@@ -56,3 +56,18 @@ async def test_under_the_edits_protocol_the_model_reads_the_note(
         await rt.aclose()
     later = edits.user_text(fake_server.chat_requests[1].json)
     assert "Note: users.py no longer defines get_user, which admin.py, views.py import." in later
+
+
+def test_the_edits_protocol_passes_both_notes_on() -> None:
+    from navtui.core.messages import ToolCall as Call
+    from navtui.core.messages import ToolResultMessage
+    from navtui.providers.edits import render_result
+
+    call = Call(id="c1", name="write", arguments={"path": "t.py", "content": "x"})
+    text = (
+        "Replaced t.py: 5 lines (90 B), +3 -0 lines.\nWarning: something the file shows anyway.\n"
+        "Note: t.py imports chunk from lists, then defines its own, which hides the import: ...\n"
+        "Note: t.py no longer defines f, which main.py imports. Put it back, or change what uses it."
+    )
+    shown = render_result(call, ToolResultMessage.of(call, text))
+    assert shown.splitlines() == [text.splitlines()[0], *text.splitlines()[2:]]

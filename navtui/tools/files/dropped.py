@@ -114,3 +114,33 @@ def _relative(root: Path, path: Path) -> str:
         return target.resolve().relative_to(root.resolve()).as_posix()
     except (ValueError, OSError):
         return ""
+
+
+def shadowed_note(root: Path, path: Path, after: str) -> str | None:
+    """The sentence to add when a Python file imports a name and then defines it again at the top level.
+
+    Qwen2.5-Coder-1.5B, asked to add a test to test_lists.py and fix chunk in lists.py, wrote a copy of the buggy
+    chunk into the test file under ``from lists import chunk``: the test ran the copy, so no fix of lists.py
+    could make it pass, and the model never saw why."""
+    if path.suffix != ".py":
+        return None
+    try:
+        tree = ast.parse(after)
+    except (SyntaxError, ValueError):
+        return None
+    imported: dict[str, str] = {}
+    hidden: list[tuple[str, str]] = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                imported[alias.asname or alias.name] = node.module
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in imported:
+            hidden.append((node.name, imported.pop(node.name)))
+    if not hidden:
+        return None
+    rel = _relative(root, path) or path.name
+    said = "; ".join(f"{name} from {module}" for name, module in hidden)
+    return (
+        f"Note: {rel} imports {said}, then defines its own, which hides the import: the code below it uses the copy. "
+        "Remove the copy to use the module's."
+    )

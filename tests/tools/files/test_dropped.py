@@ -69,3 +69,27 @@ def test_module_names() -> None:
     assert module_name("app/admin.py") == "app.admin"
     assert module_name("app/__init__.py") == "app"
     assert module_name("main.py") == "main"
+
+
+async def test_a_test_file_that_copies_the_function_it_imports_is_told_the_copy_hides_it(ws: Path, ctx) -> None:
+    # The eval's test_and_fix: the 1.5B wrote the buggy chunk into test_lists.py under the import; the test ran
+    # the copy, and fixing lists.py could never make it pass.
+    (ws / "lists.py").write_text("def chunk(items, size):\n    return []\n")
+    (ws / "test_lists.py").write_text("from lists import chunk\n\nassert chunk([1], 1) == []\n")
+    await call(ReadTool(), ctx, path="test_lists.py")
+    copied = "from lists import chunk\n\ndef chunk(items, size):\n    return []\n\nassert chunk([1, 2], 1) == [[1], [2]]\n"
+    result = await call(WriteTool(), ctx, path="test_lists.py", content=copied)
+    assert result.text.splitlines()[-1] == (
+        "Note: test_lists.py imports chunk from lists, then defines its own, which hides the import: the code below "
+        "it uses the copy. Remove the copy to use the module's."
+    )
+    fixed = "from lists import chunk\n\nassert chunk([1, 2], 1) == [[1], [2]]\n"
+    assert "hides" not in (await call(WriteTool(), ctx, path="test_lists.py", content=fixed)).text
+
+
+def test_a_fallback_definition_under_try_is_not_a_copy(ws: Path) -> None:
+    from navtui.tools.files.dropped import shadowed_note
+
+    fallback = "try:\n    from fast import parse\nexcept ImportError:\n    def parse(text):\n        return text\n"
+    assert shadowed_note(ws, ws / "a.py", fallback) is None
+    assert shadowed_note(ws, ws / "a.txt", "from x import y\ndef y(): pass\n") is None
