@@ -1,4 +1,7 @@
-"""Names a Python write or edit took out of a module while other files still import them.
+"""What a Python write or edit did to names that other code relies on, said in its result.
+
+Two notes: a top-level name the change took away while other files still import it (``dropped_note``), and a
+name the file imports and then defines again, hiding the import (``shadowed_note``).
 
 A small model that rewrites a module whole often drops a function it was not asked about, or renames the one it
 was: Qwen2.5-Coder-1.5B, asked to rename ``get_user`` across a package, wrote app/admin.py back with its
