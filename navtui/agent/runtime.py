@@ -190,6 +190,7 @@ class Runtime:
         from navtui.agent.asked_files import AskedFiles
         from navtui.agent.check import CheckHooks
         from navtui.agent.claims import ClaimCheck
+        from navtui.agent.moves import MoveCheck
         from navtui.agent.renames import RenameCheck
 
         agent = self.settings.agent
@@ -200,6 +201,7 @@ class Runtime:
             AskedFiles(),  # before the claim check: a missing file named, with the answer to put in it, does more
             ClaimCheck(),
             RenameCheck(self.cwd),
+            MoveCheck(self.cwd),
             AdvisorHooks(lambda: self.advisor),
             IndexHooks(self.cwd),
             check,

@@ -157,6 +157,7 @@ NUDGE_OPENINGS = (
     "You said you would continue with a tool call or action but stopped.",
     "A file the request asks for does not exist yet",
     "The rename is not finished",
+    "The move is not finished",
     "The request asks for a change to",
 )
 
