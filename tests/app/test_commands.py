@@ -88,8 +88,11 @@ async def test_help_at_100_columns_gives_the_help_texts_the_width(make_app) -> N
         rows = rendered_text(app.screen.query_one("#help-commands")).splitlines()
         label = next(row for row in rows if row.startswith("/label [text]"))
         assert label.rstrip().endswith("label the current point of the session (empty clears)"), rows
-        assert any(row.startswith("/thinking [level]") and row.rstrip().endswith("shift+tab") for row in rows)
+        assert any(row.startswith("/thinking [level]") and row.rstrip().endswith("(shift+tab)") for row in rows)
         assert max(len(row.rstrip()) for row in rows) <= 94
+        # A column of its own for the five keys took 11 cells from every help: this one wrapped its last word.
+        branch = next(row for row in rows if row.startswith("/branch "))
+        assert branch.rstrip().endswith("continue from one of your messages in a new session file"), rows
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
 

@@ -81,18 +81,17 @@ class CommandsTable:
             yield Padding(Text(command.help), (0, 0, 0, 4))
 
     def _tables(self) -> RenderResult:
-        """Synopsis, help and key side by side, in columns as wide as the commands that fit ``USAGE_WIDTH``
-        need: a longer synopsis is a line of its own and its help starts on the line under it. Held to the
-        longest (/mcp's 62 cells cut to 32), every help got 45 cells of a 100-column terminal and wrapped."""
+        """Synopsis and help side by side, the key (if any) after the help, in a commands' column as wide as the
+        commands that fit ``USAGE_WIDTH`` need: a longer synopsis is a line of its own and its help starts on the
+        line under it. Held to the longest (/mcp's 62 cells cut to 32), every help got 45 cells of a 100-column
+        terminal and wrapped; a column of its own for the keys (five commands have one) took 11 more."""
         fitting = [len(c.usage) for c in self.commands if len(c.usage) <= USAGE_WIDTH]
         usage_width = max(fitting, default=USAGE_WIDTH)
-        key_width = max((len(c.key or "") for c in self.commands), default=0)
 
         def rows() -> Table:
             table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), pad_edge=False, expand=True)
             table.add_column(style="bold", width=usage_width, no_wrap=True)
             table.add_column(ratio=1)
-            table.add_column(no_wrap=True, style="dim", width=key_width)
             return table
 
         yield Text("Commands", "bold")
@@ -105,7 +104,10 @@ class CommandsTable:
                 yield Text(command.usage, "bold")
                 table = rows()
                 usage = Text("")
-            table.add_row(usage, Text(command.help), Text(command.key or ""))
+            help_text = Text(command.help)
+            if command.key:
+                help_text.append(f" ({command.key})", "dim")
+            table.add_row(usage, help_text)
         if table.row_count:
             yield table
 
