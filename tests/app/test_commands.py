@@ -288,6 +288,15 @@ async def test_export_writes_to_the_exports_folder_unless_given_a_path(make_app,
         await run(app, pilot, "/export out.md/x.html")  # a file where a folder should be
         errors = [e for e in transcript(app).items if isinstance(e, ErrorItem)]
         assert errors and "Could not export" in errors[-1].message and "writable" in (errors[-1].hint or "")
+        (workspace / "notes.html").write_text("mine")
+        await run(app, pilot, "/export notes.html")  # a file that is not an export: refused with its own hint only
+        errors = [e for e in transcript(app).items if isinstance(e, ErrorItem)]
+        assert (
+            errors[-1].message
+            == f"Could not export: {workspace / 'notes.html'} exists and is not an earlier export; nothing was written"
+        )
+        assert errors[-1].hint == "give another name, or remove that file first"  # not also "check the folder ..."
+        assert (workspace / "notes.html").read_text() == "mine"
 
 
 async def test_export_without_a_session_file_writes_the_transcript(make_app, fake_server, workspace: Path) -> None:

@@ -328,7 +328,10 @@ async def export_command(ctx: CommandContext, args: str) -> None:
         await asyncio.to_thread(check_replaceable, path, "give another name, or remove that file first")
         exporter = export_markdown if export_format(path) == "md" else export_html
         written = await asyncio.to_thread(exporter, session, path)
-    except (OSError, NavtuiError) as exc:
+    except NavtuiError as exc:  # says what to do itself ("give another name, or remove that file first")
+        ctx.error(f"Could not export: {exc.message}", exc.hint)
+        return
+    except OSError as exc:
         ctx.error(f"Could not export: {exc}", "check the folder exists and is writable, or give another path")
         return
     ctx.notice(f"Exported the session to {written}")
