@@ -45,6 +45,9 @@ class StatusData:
     tokens_cached: int = 0  # of tokens_in, those read from the server's prompt cache (Anthropic, OpenAI...)
 
 
+DIRECTORY, GIT = 5, 6  # the parts' priorities (0 is kept longest)
+
+
 def short_path(path: str, limit: int = 40) -> str:
     home = os.path.expanduser("~")
     if home and home != "/" and (path == home or path.startswith(home + os.sep)):
@@ -155,10 +158,9 @@ class StatusLine(Widget):
             parts.append((priority, text))
             return text
 
-        # One line: a directory named with a newline pushed the model, the context and the mode off the line.
-        part(5).append(" " + display_safe(short_path(data.cwd)).replace("\n", "\u240a"), self._style("path"))
+        parts.append((DIRECTORY, self._directory(short_path(data.cwd))))
         if data.git_branch:
-            git = part(6)
+            git = part(GIT)
             git.append(
                 f"  {display_safe(data.git_branch)}", self._style("git-dirty" if data.git_dirty else "git-clean")
             )
@@ -211,9 +213,14 @@ class StatusLine(Widget):
             part(4).append(f"  ⚙{data.background_jobs}", self._style("subagents"))
         return parts
 
+    def _directory(self, shown: str) -> Text:
+        # One line: a directory named with a newline pushed the model, the context and the mode off the line.
+        return Text(" " + display_safe(shown).replace("\n", "\u240a"), self._style("path"), no_wrap=True, end="")
+
     def render(self) -> RenderableType:
         """What fits: when the line is too narrow, parts go by priority (the cached count, tokens and cost first,
-        then the provider's name and a sandbox that is on, git, the directory, MCP and jobs, the markers); the
+        then the provider's name and a sandbox that is on; the directory is cut to its last folder; then git, the
+        directory, MCP and jobs, the markers); the
         model, the context meter and the approval mode stay. The spinner's label is shortened before they go."""
         parts = self._segments()
         width = self.size.width or 10_000
@@ -230,10 +237,24 @@ class StatusLine(Widget):
                 self._style("spinner"),
             )
         room = width - right.cell_len
+        short = True  # the directory as its last folder ("…/repo") before git goes
         while sum(text.cell_len for _, text in parts) > room and any(priority > 2 for priority, _ in parts):
             lowest = max(priority for priority, _ in parts)
+            if lowest <= GIT and short:
+                short = False
+                at = next((index for index, (priority, _) in enumerate(parts) if priority == DIRECTORY), None)
+                cut = self._directory(short_path(self.data.cwd, limit=0))
+                if at is not None and cut.cell_len < parts[at][1].cell_len:
+                    parts[at] = (DIRECTORY, cut)
+                    continue
             dropped = max(index for index, (priority, _) in enumerate(parts) if priority == lowest)
             del parts[dropped]
+        at = next((index for index, (priority, _) in enumerate(parts) if priority == DIRECTORY), None)
+        if not short and at is not None and all(priority != GIT for priority, _ in parts):
+            # Git went anyway: the whole directory again, if it fits where the cut one is
+            whole = self._directory(short_path(self.data.cwd))
+            if sum(text.cell_len for _, text in parts) - parts[at][1].cell_len + whole.cell_len <= room:
+                parts[at] = (DIRECTORY, whole)
         left = Text(no_wrap=True, overflow="ellipsis", end="")
         for _, text in parts:
             if not left and text.plain.startswith(" │ "):  # the directory went: no separator before the model

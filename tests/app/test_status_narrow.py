@@ -74,6 +74,28 @@ async def test_wide_enough_shows_everything() -> None:
         assert part in text, (part, text)
 
 
+async def test_at_100_columns_during_an_approval_the_directory_is_cut_before_git_goes() -> None:
+    # Seen in tmux at 100 columns, waiting for approval: the branch and its counts went while the directory kept
+    # its whole path.
+    data = StatusData(
+        cwd="/home/user/src/a-project",
+        git_branch="main",
+        git_untracked=2,
+        provider="ollama",
+        model="qwen2.5-coder:7b",
+        context_tokens=4100,
+        context_window=32768,
+        approval="ask",
+    )
+    text = await shown(100, data, "waiting for approval")
+    assert text.startswith(" …/a-project  main ?2 │ qwen2.5-coder:7b │ ctx 4.1k/32.8k 13% │ ask"), text
+    assert "(ollama)" not in text and "waiting for approval" in text and len(text.rstrip()) <= 100
+    wide = await shown(120, data, "waiting for approval")  # room for all: the whole path
+    assert wide.startswith(" /home/user/src/a-project  main ?2 │ qwen2.5-coder:7b (ollama)"), wide
+    root = await shown(60, StatusData(cwd="/", git_branch="main", model="m", approval="ask"), "working")
+    assert root.startswith(" /  main │ m"), root  # "…/" would be longer than "/"
+
+
 async def test_very_narrow_keeps_the_essentials_first() -> None:
     text = await shown(50, FULL, "working")
     assert text.startswith(" qwen2.5-coder:7b") and "ctx 4.1k/32.8k 13%" in text and "ask" in text, text
