@@ -42,7 +42,6 @@ from navtui.session.entries import (
     content_text,
     is_handover,
 )
-from navtui.session.interop import prompt_words
 from navtui.session.manager import SessionManager
 from navtui.session.markdown_safe import safe_markdown
 
@@ -117,12 +116,7 @@ def _items(session: SessionManager, leaf_id: str | None) -> Iterator[_Item]:
 
 
 def _title(session: SessionManager) -> str:
-    if session.name:
-        return session.name
-    for entry in session.entries:
-        if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
-            return " ".join(prompt_words(entry.message.text).split())[:80] or "Session"
-    return "Session"
+    return session.title or "Session"
 
 
 # ------------------------------------------------------------------------------------------- where

@@ -242,9 +242,10 @@ class SessionManager:
 
     @property
     def title(self) -> str:
-        """What to call the session: its name, else the first line of its first prompt (never written)."""
-        if self.name:
-            return self.name
+        """What to call the session, on one line: its name, else the words of its first prompt (attached files
+        left out, cut at 80 characters; never written)."""
+        if self.name and self.name.strip():
+            return " ".join(self.name.split())  # a name read from another tool may hold a newline
         for entry in self._index:
             if isinstance(entry, MessageEntry) and entry.message.role == "user":
                 return " ".join(prompt_words(entry.message.text).split())[:80]
@@ -349,7 +350,7 @@ class SessionManager:
         pi reads ``session_info``; an omp 17+ file gets its title slot rewritten in place and a ``title_change``
         record, as omp does (omp reads no ``session_info``).
         """
-        name = (name or "").strip() or None
+        name = " ".join((name or "").split()) or None  # one line: a newline split the export's title
         if name == self.name:
             return None
         if self.title_slot is None:

@@ -141,3 +141,12 @@ def test_export_of_an_earlier_leaf_shows_only_its_path(session: SessionManager) 
     session.append_message(user("second question"))
     page = render_html(session, leaf_id=first)
     assert "first question" in page and "second question" not in page
+
+
+def test_a_name_read_from_another_tool_with_a_newline_is_one_title_line(session: SessionManager, tmp_path: Path) -> None:
+    session.append_message(user("hello"))
+    session.append_session_info("Fix\nthe parser")  # as a pi file may hold it (navtui's own names are one line)
+    text = export_markdown(session, tmp_path / "out.md").read_text()
+    assert text.startswith("# Fix the parser\n\n- Session: `")
+    html = export_html(session, tmp_path / "out.html").read_text()
+    assert "<title>Fix the parser</title>" in html

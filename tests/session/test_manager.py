@@ -93,6 +93,14 @@ def test_name_comes_from_the_latest_session_info(session: SessionManager) -> Non
     assert SessionManager.open(session.path).name is None
 
 
+def test_a_name_is_one_line(session: SessionManager) -> None:
+    # /name with a new line typed in the prompt (alt+enter): the Markdown export's title was cut in two.
+    session.append_message(user("hello"))
+    session.set_name("Refactor\nauth\t flow ")
+    assert SessionManager.open(session.path).name == "Refactor auth flow"
+    assert session.set_name(" \n ") is not None and session.name is None  # only whitespace clears it
+
+
 def test_reopen_restores_entries_labels_and_leaf(session: SessionManager) -> None:
     a = session.append_message(user("a"))
     b = session.append_message(assistant("b"))
