@@ -437,7 +437,10 @@ class BlockReader:
         loose = path_from_info is None and not any(
             line.strip() and path_in_line(line, strict=True) for line in lead[-2:]
         )  # the path came from a sentence ("Here is calc.py:"), not from a line of its own
-        if path is None and body and fenced:
+        if (path is None or loose) and body and fenced:
+            # The block's own first line ("# main.py") names it better than a sentence does: "Update the imports
+            # in `main.py` to import parse_duration from `timeparse.py`:" gave timeparse.py, the last file named,
+            # and main.py's new imports were then taken for an example of timeparse's use (eval move_function).
             comment = _COMMENT_PATH.match(body[0])
             if comment is not None and clean_path(comment.group("path")) is not None:
                 path = clean_path(comment.group("path"))
