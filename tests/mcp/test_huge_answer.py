@@ -79,3 +79,20 @@ async def test_an_oversized_notification_is_dropped_and_the_answer_after_it_arri
 )
 def test_the_id_of_an_oversized_message_is_read_at_the_top_level_only(head: bytes, found: bytes | None) -> None:
     assert top_level_id(head) == found
+
+
+def test_the_relay_runs_the_launcher_in_its_own_child_without_starting_an_interpreter(tmp_path: Path) -> None:
+    """The relay imports the launcher and runs its ``main`` after the fork: the interpreter named in the launcher's
+    command line is never started (a third interpreter per server cost ~15 ms of every server's start), while the
+    launcher's policy still applies and the server's output and exit status come through the relay."""
+    import subprocess
+
+    command, args = process.launch_command(sys.executable, ["-c", "import sys; print('up'); sys.exit(3)"])
+    relay_at = args.index(str(process.RELAY))
+    split = args.index("--", relay_at + 3)
+    launcher = args[relay_at + 3 : split]
+    assert launcher[0] == sys.executable and launcher[-1] == f"deathsig={int(process.signal.SIGKILL)}"
+    missing = str(tmp_path / "no-such-python")
+    argv = [command, *args[: relay_at + 3], missing, *launcher[1:], *args[split:]]
+    done = subprocess.run(argv, capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (3, b"up\n", b"")
