@@ -46,19 +46,20 @@ class SessionControl:
         if session is None:
             return cls(SessionManager.create(cwd)), warnings
         warnings.extend(session.warnings)
-        session, moved = cls.writable(session)
+        session, moved = cls.writable(session, cwd)
         if moved is not None:
             warnings.append(moved)
         return cls(session), warnings
 
     @staticmethod
-    def writable(session: SessionManager) -> tuple[SessionManager, str | None]:
+    def writable(session: SessionManager, cwd: Path) -> tuple[SessionManager, str | None]:
         """``session``, or when it cannot be appended to its history continued in a new file (never write into a
         file that cannot be read properly), and what to tell the user then. At the start (``-c``, ``-r``) and on
-        /resume: there, the read-only session refused the next message."""
+        /resume: there, the read-only session refused the next message. The new file's cwd is ``cwd`` (the run's) when
+        the session's header says none."""
         if not session.read_only_reason:
             return session, None
-        branched = session.create_branched_session(session.leaf_id)
+        branched = session.create_branched_session(session.leaf_id, cwd=cwd)
         return branched, (
             f"{session.path.name} cannot be appended to ({session.read_only_reason}); "
             f"continuing in a new session file {branched.path.name}."

@@ -172,8 +172,9 @@ def branch_session(session: SessionManager, entry_id: str) -> BranchResult:
         branched = session.create_branched_session(parent)
     else:  # the first message: the new session starts empty (its file is written on the first append)
         session_id = new_session_id()
-        header = SessionHeader(id=session_id, cwd=session.header.cwd, parent_session=str(session.path))
-        file_name = new_session_path(Path(session.header.cwd or "."), session_id).name
+        where = session.header.cwd or str(Path.cwd())  # a damaged header says no cwd: never write an empty one
+        header = SessionHeader(id=session_id, cwd=where, parent_session=str(session.path))
+        file_name = new_session_path(Path(where), session_id).name
         branched = SessionManager(session.path.parent / file_name, header)
     branched.set_name(name)
     return BranchResult(branched, _user_text(entry))

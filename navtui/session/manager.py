@@ -423,12 +423,16 @@ class SessionManager:
         """The forest of every entry; a node's entry is parsed when read (``TreeNode``)."""
         return self._index.tree()
 
-    def create_branched_session(self, leaf_id: str | None = None) -> SessionManager:
-        """A new session file holding the root-to-``leaf_id`` path (labels re-attached); this one is unchanged."""
+    def create_branched_session(self, leaf_id: str | None = None, *, cwd: Path | None = None) -> SessionManager:
+        """A new session file holding the root-to-``leaf_id`` path (labels re-attached); this one is unchanged.
+
+        Its header's cwd is this session's, or ``cwd`` (else the process's) when this one's header says none: a
+        damaged header line is read as an empty cwd, and the copy made to continue it was written with ``""``."""
         path = self.get_branch(leaf_id)
         session_id = new_session_id()
-        header = SessionHeader(id=session_id, cwd=self.header.cwd, parent_session=str(self.path))
-        target = self.path.parent / new_session_path(Path(self.header.cwd or "."), session_id).name
+        where = self.header.cwd or str(cwd or Path.cwd())
+        header = SessionHeader(id=session_id, cwd=where, parent_session=str(self.path))
+        target = self.path.parent / new_session_path(Path(where), session_id).name
         branched = SessionManager(target, header)
         parent: str | None = None
         for entry in path:

@@ -145,3 +145,26 @@ def test_custom_entries_are_state_not_context(session: SessionManager) -> None:
     session.append_custom("my-extension", {"count": 1})
     assert [m.text for m in session.build_context().messages] == ["a"]
     assert SessionManager.open(session.path).entries[-1].to_json()["data"] == {"count": 1}
+
+
+def test_a_session_branched_from_one_with_a_damaged_header_gets_a_cwd(tmp_path, monkeypatch) -> None:
+    import json
+
+    from navtui.agent.session_control import SessionControl
+
+    path = tmp_path / "broken.jsonl"
+    path.write_bytes(
+        b'{"type":"sess\n{"type":"message","id":"00000001","parentId":null,"message":{"role":"user","content":"hi"}}\n'
+    )
+    damaged = SessionManager.open(path)
+    assert damaged.read_only_reason and damaged.header.cwd == ""  # how the reading code sees it
+    run_in = tmp_path / "project"
+    run_in.mkdir()
+    continued, moved = SessionControl.writable(damaged, run_in)  # -c, -r, /resume of a read-only session
+    assert moved and continued.path != path
+    header = json.loads(continued.path.read_text().splitlines()[0])
+    assert header["type"] == "session" and header["cwd"] == str(run_in)  # not ""
+    assert SessionManager.open(continued.path).header.cwd == str(run_in)
+    monkeypatch.chdir(run_in)
+    copy = damaged.create_branched_session("00000001")  # no cwd given: the one navtui runs in
+    assert json.loads(copy.path.read_text().splitlines()[0])["cwd"] == str(run_in)

@@ -241,7 +241,7 @@ async def open_session(ctx: CommandContext, path: Path) -> None:
         return
     try:
         opened = await asyncio.to_thread(SessionManager.open, path)  # a large file parses off the UI loop
-        session, moved = await asyncio.to_thread(SessionControl.writable, opened)
+        session, moved = await asyncio.to_thread(SessionControl.writable, opened, runtime.cwd)
         runtime.switch_session(session)
     except NavtuiError as exc:
         ctx.error(exc.message, exc.hint)
