@@ -8,6 +8,7 @@ files must not freeze the screen.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -23,7 +24,7 @@ from textual.widgets import DataTable, Input, Label, Static
 
 from navtui.core.display import display_safe
 from navtui.core.errors import NavtuiError
-from navtui.session.listing import SessionSummary, list_sessions
+from navtui.session.listing import SessionSummary, list_sessions, unreadable_folders
 from navtui.session.manager import SessionManager
 from navtui.styles import stylesheet
 
@@ -72,6 +73,7 @@ class SessionPickerScreen(ModalScreen[Path | None]):
         self.all_dirs = all_dirs
         self.root = root
         self._now = now
+        self._warned: set[str] = set()
         self.query_text = query.strip()  # the filter (/resume WORDS opens with them)
         self.sessions: list[SessionSummary] = []
         self.shown: list[SessionSummary] = []
@@ -106,14 +108,23 @@ class SessionPickerScreen(ModalScreen[Path | None]):
     # ------------------------------------------------------------------ loading and showing
     @work(thread=True, exclusive=True, group="session-list")
     def load(self, keep: Path | None = None) -> None:
-        sessions = list_sessions(None if self.all_dirs else self.cwd, root=self.root)
+        scope = None if self.all_dirs else self.cwd
+        sessions = list_sessions(scope, root=self.root)
+        # A folder that cannot be listed: its sessions are left out, and the list alone said nothing of it.
+        notes = unreadable_folders(scope, self.root)
         # The open session's row, found here once: resolving every row's path at each key typed into the filter
         # was three lstat calls a row, the most of a key's time with 500 sessions.
         current = self.current.path.resolve() if self.current is not None else None
         marked = {s.path for s in sessions if current is not None and s.path.resolve() == current}
-        self.app.call_from_thread(self._loaded, sessions, marked, keep)
+        self.app.call_from_thread(self._loaded, sessions, marked, keep, notes)
 
-    def _loaded(self, sessions: list[SessionSummary], marked: set[Path], keep: Path | None) -> None:
+    def _loaded(
+        self, sessions: list[SessionSummary], marked: set[Path], keep: Path | None, notes: Sequence[str] = ()
+    ) -> None:
+        for note in notes:
+            if note not in self._warned:  # once a picker: a reload after a delete says it again otherwise
+                self._warned.add(note)
+                self.notify(display_safe(note), title="Sessions left out", severity="warning", markup=False, timeout=10)
         self.sessions = sessions
         self._marked = marked
         self._rows = {}
