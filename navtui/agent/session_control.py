@@ -75,11 +75,11 @@ class SessionControl:
 
     # ------------------------------------------------------------------ replacing the session
     def new(self, cwd: Path) -> None:
-        """/new: a fresh session file."""
+        """/new: a fresh session file; the one left is synced and closed (as on /resume)."""
         if self.current is not None:
             from navtui.session.manager import SessionManager
 
-            self.current = SessionManager.create(cwd)
+            self.switch(SessionManager.create(cwd))
         self.model_recorded = False
 
     def clear(self) -> None:

@@ -37,7 +37,36 @@ def test_continue_without_an_earlier_session_starts_one_and_says_so(workspace: P
     first = sessions.current
     sessions.new(workspace)
     assert sessions.current is not first and sessions.current.path != first.path
-    first.close()
+    sessions.current.close()
+
+
+def open_descriptors_of(path: Path) -> list[str]:
+    found = []
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            if Path(fd.readlink()) == path:
+                found.append(fd.name)
+        except OSError:
+            continue  # closed meanwhile (the listing's own descriptor)
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts descriptors in /proc")
+def test_new_closes_the_session_file_it_leaves(workspace: Path) -> None:
+    # /new replaced the session without closing it: its append descriptor stayed open for the rest of the run,
+    # one more for every /new.
+    sessions, _ = SessionControl.open(workspace, LaunchOptions(cwd=workspace))
+    assert sessions.current is not None
+    sessions.record_model(("ollama", "a"), "off", None)
+    sessions.record_model_change("ollama", "b")  # appended to (the first write creates the file), so it is open
+    sessions.sync()
+    left = sessions.current.path.resolve()
+    assert open_descriptors_of(left)
+    sessions.new(workspace)
+    assert open_descriptors_of(left) == []
+    assert b'"model_change"' in left.read_bytes()
+    assert sessions.current is not None
+    sessions.current.close()
     sessions.current.close()
 
 
