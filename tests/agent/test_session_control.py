@@ -9,6 +9,7 @@ import pytest
 from navtui.agent.session_control import SessionControl
 from navtui.config.launch import LaunchOptions
 from navtui.core.errors import NavtuiError
+from tests.agent.test_runtime import open_descriptors_of
 
 
 def model_changes(sessions: SessionControl) -> list[tuple[str | None, str | None]]:
@@ -38,17 +39,6 @@ def test_continue_without_an_earlier_session_starts_one_and_says_so(workspace: P
     sessions.new(workspace)
     assert sessions.current is not first and sessions.current.path != first.path
     sessions.current.close()
-
-
-def open_descriptors_of(path: Path) -> list[str]:
-    found = []
-    for fd in Path("/proc/self/fd").iterdir():
-        try:
-            if Path(fd.readlink()) == path:
-                found.append(fd.name)
-        except OSError:
-            continue  # closed meanwhile (the listing's own descriptor)
-    return found
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts descriptors in /proc")
