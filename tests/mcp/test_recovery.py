@@ -132,7 +132,9 @@ def test_headless_runs_report_a_crash_and_the_restart(fake_server, workspace: Pa
     fake_server.script(ToolCall("mcp__test__crash", {"message": "again"}))
     fake_server.script(Text("Done."))
     printed = headless(fake_server, "--print", "crash it", cwd=workspace)
-    assert "restarting it once" in printed.stderr
+    # The call's own result says it; the manager's notice ("restarting it once") may come after this short run
+    # has ended (seen once in CI on a quiet box), so it is not waited for here.
+    assert "The MCP server 'test' stopped during the call to crash. navtui restarts it once" in printed.stderr
 
 
 async def test_a_server_that_crashed_twice_is_named_with_what_it_printed_not_unknown_tool(
