@@ -250,6 +250,18 @@ async def test_name_names_the_session(make_app) -> None:
         assert app.runtime.session.name == "parser fix"
 
 
+async def test_name_takes_a_name_typed_on_the_next_line(make_app) -> None:
+    """Typed "/name", Alt+Enter, the name: any whitespace ends a command's name (it was "Unknown command: /name\\ngamma")."""
+    app = make_app(ephemeral=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/name", "alt+enter", *"parser", "alt+enter", *"fix")
+        assert app.screen.query_one("#prompt").text == "/name\nparser\nfix"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.runtime.session.name == "parser fix"
+        assert notices(app)[-1] == "Session named “parser fix”."
+
+
 async def test_copy_puts_the_last_answer_on_the_clipboard(make_app, fake_server) -> None:
     fake_server.script(Text("the answer is 42"))
     app = make_app()

@@ -237,7 +237,7 @@ async def name_command(ctx: CommandContext, args: str) -> None:
     except NavtuiError as exc:
         ctx.error(exc.message, exc.hint)
         return
-    ctx.notice(f"Session named “{args}”.")
+    ctx.notice(f"Session named “{' '.join(args.split())}”.")  # as the session keeps it: one line
     ctx.refresh_status()
 
 

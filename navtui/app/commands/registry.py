@@ -178,7 +178,8 @@ class CommandRegistry:
 
     async def run(self, ctx: CommandContext, text: str) -> bool:
         """Run ``/name args``. Returns False (after telling the user) for an unknown command."""
-        name, _, args = text.strip()[1:].partition(" ")
+        # Any whitespace ends the name: "/name" then Alt+Enter and the name on the next line is /name's argument.
+        name, args = [*text.strip()[1:].split(maxsplit=1), "", ""][:2]
         command = self.get(name)
         if command is None:
             near = self.suggestion(name)
