@@ -90,6 +90,7 @@ class ServerLifecycle:
         self._stderr: TextIO | None = None
         self._recovering = False  # a restart after a crash under way (recovery.py)
         self._recovery: asyncio.Task[None] | None = None  # that restart's task, called off by a stop
+        self._crash_told = asyncio.Event()  # ... has said the crash (a stop waits for that before calling it off)
         self._renewing: asyncio.Task[bool] | None = None  # a lost HTTP session being renewed (recovery.py)
         self._troubled = False  # failed or crashed this session: its stderr log is kept for a look
         self._signing_in: tuple[SignIn, Callback] | None = None  # an interactive OAuth sign-in under way

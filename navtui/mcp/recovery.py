@@ -11,7 +11,7 @@ import contextlib
 import re
 
 from navtui.core.wording import counted
-from navtui.mcp.lifecycle import ServerLifecycle
+from navtui.mcp.lifecycle import STOP_TIMEOUT, ServerLifecycle
 
 # What an HTTP server answers when it no longer knows the client's session (it restarted, or expired it): the
 # SDK's servers say 404 "Session not found" (the client says "Session terminated" for a bare 404), the
@@ -29,14 +29,24 @@ class RecoveringConnection(ServerLifecycle):
         self._recovering = True
         self._troubled = True
         self._settled.clear()
+        self._crash_told = asyncio.Event()
         self._recovery = asyncio.get_running_loop().create_task(self._recover(reason), name=f"mcp-{self.name}-restart")
 
     async def stop(self) -> None:
         """Disconnect; a restart under way is called off first. Left running, it started the server again after
         the stop, and when the event loop ended (a headless run done while the server restarted) it was cancelled
-        together with the subprocess start inside it: Python 3.11 then waits for ever for pipes never connected."""
+        together with the subprocess start inside it: Python 3.11 then waits for ever for pipes never connected.
+
+        A crash not said yet is said first: the restart is let stop the old server (what this stop would do) and
+        say so, then called off. Cancelled at once, it never said it, and a short ``--print`` run that ended
+        while the old server was being stopped printed nothing of the crash but the call's own result."""
         recovery, self._recovery = self._recovery, None
         if recovery is not None and not recovery.done() and recovery is not asyncio.current_task():
+            told = asyncio.ensure_future(self._crash_told.wait())
+            try:
+                await asyncio.wait({recovery, told}, timeout=STOP_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                told.cancel()
             recovery.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await recovery
@@ -48,18 +58,25 @@ class RecoveringConnection(ServerLifecycle):
             self._generation += 1
             await self._stop_task()
             if self._recovery is not asyncio.current_task():
-                return  # called off by a stop while the old server was stopped (its cancel may have been absorbed)
+                # Called off by a stop (navtui closing, a headless run's end) while the old server was stopped.
+                self._tell(f"MCP server '{self.name}' stopped ({reason}).{note}")
+                return
             self.state = "starting"  # its tools stay offered: a call meanwhile waits, or hears it is restarting
             if self.restarts_left <= 0:
                 self._fail(f"stopped again ({reason}); not restarted. Use /mcp reconnect {self.name} to try again")
+                self._crash_told.set()
                 return
             self.restarts_left -= 1
-            self.notify(self, f"MCP server '{self.name}' stopped ({reason}); restarting it once.{note}", "warning")
+            self._tell(f"MCP server '{self.name}' stopped ({reason}); restarting it once.{note}")
             await self.start()
             if self.state == "ready":
                 self.notify(self, f"MCP server '{self.name}' restarted ({counted(len(self.tools), 'tool')}).", "info")
         finally:
             self._recovering = False
+
+    def _tell(self, text: str) -> None:
+        self.notify(self, text, "warning")
+        self._crash_told.set()
 
     def session_lost(self, exc: BaseException) -> bool:
         """``exc`` says an HTTP server no longer knows this client's session (404, or the reference servers' 400)."""

@@ -132,9 +132,26 @@ def test_headless_runs_report_a_crash_and_the_restart(fake_server, workspace: Pa
     fake_server.script(ToolCall("mcp__test__crash", {"message": "again"}))
     fake_server.script(Text("Done."))
     printed = headless(fake_server, "--print", "crash it", cwd=workspace)
-    # The call's own result says it; the manager's notice ("restarting it once") may come after this short run
-    # has ended (seen once in CI on a quiet box), so it is not waited for here.
     assert "The MCP server 'test' stopped during the call to crash. navtui restarts it once" in printed.stderr
+    # The manager's own notice too, with what the server printed, although this short run may end while the
+    # crashed server is being stopped, before the restart would say it (it once did, in CI on a quiet box).
+    assert "[warning] MCP server 'test' stopped (" in printed.stderr and "crashing: again" in printed.stderr
+
+
+async def test_closing_right_after_a_crash_still_says_the_crash(workspace: Path, traces: Path) -> None:
+    """A short --print run ends as soon as the model answers after the failed call: the manager closes while the
+    crashed server is being stopped, before the restart has said anything. Called off at once, it never did."""
+    write_servers(user_config_path(), {"test": stdio_entry(traces)})
+    running = Running(workspace, "test")
+    try:
+        await running.manager.start()
+        with pytest.raises(ToolError, match="stopped during the call to crash"):
+            await running.run("crash", message="late")
+    finally:
+        await running.manager.aclose()
+    [said] = [notice for notice in running.notices if notice.startswith("MCP server 'test' stopped (")]
+    assert "crashing: late" in said, said
+    assert running.connection.state == "stopped"
 
 
 async def test_a_server_that_crashed_twice_is_named_with_what_it_printed_not_unknown_tool(
