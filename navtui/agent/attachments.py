@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from navtui.core.display import shown_byte_forms
 from navtui.core.events import Notice
 from navtui.core.walk import is_binary
 from navtui.tools.files.protected import protected_reason
@@ -157,10 +158,10 @@ def attach_files(
 def _references(text: str, cwd: Path, named: bool) -> list[_Ref]:
     """The files to attach: the ``@path`` ones, then the named ones; each file once, none already attached."""
     words = text.split("<attached_file", 1)[0]  # a prompt that went through this step keeps its blocks
-    taken = {(cwd / shown).resolve() for shown in _BLOCK.findall(text)}
+    taken = {_on_disk(cwd, shown) for shown in _BLOCK.findall(text)}
     refs: list[_Ref] = []
     for shown in attached_paths(words):
-        path = (cwd / shown).resolve()
+        path = _on_disk(cwd, shown)
         if path.is_file() and path not in taken:  # an @mention that is no file stays plain text
             taken.add(path)
             refs.append(_Ref(shown, path, explicit=True))
@@ -179,6 +180,17 @@ def _references(text: str, cwd: Path, named: bool) -> list[_Ref]:
         refs.append(_Ref(shown, path, explicit=False))
         count += 1
     return refs
+
+
+def _on_disk(cwd: Path, shown: str) -> Path:
+    """The file an ``@path`` names: as written, else the one whose name is not UTF-8 and shows as written
+    (``@\\xff.txt``: the completion list put the name there as the prompt shows it, ``display_safe``)."""
+    path = (cwd / shown).resolve()
+    if not path.exists():
+        for raw in shown_byte_forms(shown):
+            if (found := (cwd / raw).resolve()).exists():
+                return found
+    return path
 
 
 def _refuse(result: Attached, ref: _Ref, why: str) -> None:

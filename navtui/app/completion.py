@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from navtui.core.display import display_safe, shown_byte_forms
 from navtui.core.walk import RepoRules
 
 if TYPE_CHECKING:
@@ -158,16 +159,24 @@ def _path_candidate(name: str, quote: bool) -> Candidate:
     return Candidate(value, "folder" if folder else "", ends_token=not folder)
 
 
+def _on_disk(path: Path) -> Path:
+    """``path`` as typed, else the folder whose name is not UTF-8 and shows as typed (``display_safe``)."""
+    if path.exists():
+        return path
+    return next((Path(raw) for raw in shown_byte_forms(str(path)) if Path(raw).exists()), path)
+
+
 def _folder_entries(cwd: Path, partial: str) -> list[str]:
     """The entries of ``partial``'s folder whose names start with its last part, as paths (folders first)."""
     directory, _, stem = partial.rpartition("/")
-    base = (cwd / directory) if directory else cwd
+    base = _on_disk(cwd / directory) if directory else cwd
     rules = RepoRules(cwd)
     try:
         names = []
         with os.scandir(base) as entries:
             for entry in entries:
-                if not entry.name.startswith(stem):
+                # The prompt holds a name that is not UTF-8 as it shows it (\xff): typed on, it is matched so.
+                if not (entry.name.startswith(stem) or display_safe(entry.name).startswith(stem)):
                     continue
                 if entry.name.startswith(".") and not stem.startswith("."):
                     continue

@@ -60,6 +60,20 @@ def display_safe(text: str) -> str:
     return text.translate(_TABLE)
 
 
+_SHOWN_BYTE = re.compile(r"\\x([89a-f][0-9a-f])")
+
+
+def shown_byte_forms(text: str) -> list[str]:
+    """What ``text`` may have been before ``display_safe`` showed a byte that is not UTF-8 as ``\\xff``: each such
+    stand-in as that byte (held as ``surrogateescape`` does), then ``\\x80``-``\\x9f`` as the C1 characters they
+    also stand for. Empty when ``text`` shows none. A text box (the prompt) can hold only the shown form."""
+    if _SHOWN_BYTE.search(text) is None:
+        return []
+    as_bytes = _SHOWN_BYTE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), text)
+    as_c1 = _SHOWN_BYTE.sub(lambda m: chr(n if (n := int(m.group(1), 16)) < 0xA0 else 0xDC00 + n), text)
+    return [as_bytes] if as_c1 == as_bytes else [as_bytes, as_c1]
+
+
 def has_unsafe(text: str) -> bool:
     """Whether ``display_safe`` would change ``text``."""
     return _UNSAFE.search(text) is not None

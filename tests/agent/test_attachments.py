@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from navtui.agent.attachments import ATTACH_LIMIT, attach_files, attached_paths, named_files, named_paths
@@ -69,6 +70,16 @@ def test_an_at_path_in_quotes_may_hold_spaces(tmp_path: Path) -> None:
     result = attach_files('see @"my notes.md" and @a.py', tmp_path, named=False)
     assert result.paths == ["my notes.md", "a.py"]
     assert '<attached_file path="my notes.md">\nN\n</attached_file>' in result.text
+
+
+def test_an_at_path_to_a_name_that_is_not_utf8_is_written_as_it_shows(tmp_path: Path) -> None:
+    """``@caf\\xe9.txt`` (the prompt cannot hold the byte): that file, once, and a file really named so first."""
+    (tmp_path / os.fsdecode(b"caf\xe9.txt")).write_text("latin\n")
+    result = attach_files("see @caf\\xe9.txt", tmp_path)
+    assert result.paths == ["caf\\xe9.txt"] and '<attached_file path="caf\\xe9.txt">\nlatin\n' in result.text
+    assert attach_files(result.text, tmp_path).text == result.text  # already attached: not again
+    (tmp_path / "caf\\xe9.txt").write_text("literal\n")  # backslash, x, e, 9
+    assert "\nliteral\n" in attach_files("see @caf\\xe9.txt", tmp_path).text
 
 
 def test_an_at_path_and_a_named_file_go_together_and_both_count_as_read(tmp_path: Path) -> None:

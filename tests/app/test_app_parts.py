@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,15 @@ def test_path_completion(tmp_path: Path) -> None:
     assert values(complete_path("see @src/main", 13, tmp_path)) == ["@src/main.py"]
     assert complete_path("mail@s", 6, tmp_path) is None  # not an @path: an e-mail address
     assert values(complete_path("see @.h", 7, tmp_path)) == ["@.hidden"]
+
+
+def test_a_name_that_is_not_utf8_completes_by_the_form_the_prompt_shows(tmp_path: Path) -> None:
+    """The prompt holds ``\\xe9`` for such a byte: what is typed after it, and a folder so named, still complete."""
+    folder = tmp_path / os.fsdecode(b"d\xe9p\xf4t")
+    folder.mkdir()
+    (folder / "notes.txt").write_text("")
+    assert values(complete_path("@d\\xe9", 7, tmp_path)) == [f"@{folder.name}/"]
+    assert values(complete_path("@d\\xe9p\\xf4t/n", 15, tmp_path)) == ["@d\\xe9p\\xf4t/notes.txt"]
 
 
 def test_a_path_with_a_space_completes_in_quotes(tmp_path: Path) -> None:

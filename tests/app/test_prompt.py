@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 from textual import events
@@ -15,7 +16,7 @@ from textual.widgets import TextArea
 from navtui.app.screens.main import MainScreen
 from navtui.config.paths import history_path
 from navtui.widgets.completion_menu import CompletionMenu
-from navtui.widgets.items import UserItem
+from navtui.widgets.items import NoticeItem, UserItem
 from navtui.widgets.prompt import PromptEditor
 from tests.app.conftest import main_screen, screen_text, settle, transcript, wait_for
 from tests.fakes import Text
@@ -195,6 +196,26 @@ async def test_at_paths_are_listed_folders_open_and_the_file_is_attached(
         assert '<attached_file path="src/parser.py">' in sent
         view = transcript(app).widgets_of(type(transcript(app).item_widgets[1]))[0]
         assert "attached: src/parser.py" in str(view.render()) and "def parse" not in str(view.render())
+
+
+async def test_a_file_whose_name_is_not_utf8_completes_as_shown_and_is_attached(
+    make_app, fake_server, workspace: Path
+) -> None:
+    """The prompt holds such a name only as it shows it (``caf\\xe9.txt``): taken from the list, the file was not
+    attached. The real file is, by that name."""
+    (workspace / os.fsdecode(b"caf\xe9.txt")).write_text("bonjour\n")  # Latin-1, as an old archive names it
+    fake_server.script(Text("seen"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"read @caf", "tab")
+        await settle(app, pilot)
+        assert prompt(app).text == "read @caf\\xe9.txt "
+        await pilot.press("enter")
+        await settle(app, pilot)
+        sent = fake_server.chat_requests[-1].json["messages"][-1]["content"]
+        assert '<attached_file path="caf\\xe9.txt">\nbonjour\n</attached_file>' in sent
+        said = [item.text for item in transcript(app).items if isinstance(item, NoticeItem)]
+        assert not [text for text in said if "not attached" in text], said
 
 
 async def test_a_click_on_a_candidate_takes_it(make_app) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from navtui.core import display
-from navtui.core.display import display_safe, has_unsafe
+from navtui.core.display import display_safe, has_unsafe, shown_byte_forms
 
 # Anything a terminal acts on: C0 but tab/newline, DEL, C1, and the reordering (bidi) controls.
 _INTERPRETED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -25,6 +26,13 @@ def test_c1_controls_del_and_nul_are_shown_by_code() -> None:
     assert display_safe("a\x9b2Jb") == "a\\x9b2Jb"  # the one-byte CSI
     assert display_safe("\x9d0;t\x9c") == "\\x9d0;t\\x9c"
     assert display_safe("x\x7fy\x00z") == "x␡y␀z"
+
+
+def test_a_shown_byte_reads_back_as_the_byte_then_as_the_c1_character() -> None:
+    latin1 = os.fsdecode(b"caf\xe9.txt")
+    assert shown_byte_forms(display_safe(latin1)) == [latin1]
+    assert shown_byte_forms("a\\x85b") == ["a\udc85b", "a\x85b"]  # a byte that is not UTF-8, or NEL itself
+    assert shown_byte_forms("plain") == [] and shown_byte_forms("\\x41 \\u202e") == []  # ASCII is never shown so
 
 
 def test_newline_tab_and_crlf() -> None:
