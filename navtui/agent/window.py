@@ -33,11 +33,21 @@ class ContextTooSmall(NavtuiError):
     """The system prompt and tools alone do not fit the model's window."""
 
 
-def unknown_window_notice(model: str, base_url: str | None) -> Notice:
+def unknown_window_notice(model: str, base_url: str | None, published: int | None = None) -> Notice:
+    """What to set when the server does not say its window; ``published``: the model's own, which a local server
+    often runs far less of (so it is not assumed)."""
     where = f" at {base_url}" if base_url else ""
+    if published is None:
+        return Notice(
+            text=f"The context window of {model}{where} is unknown: the server does not report it. "
+            "Set providers.context_window in settings.json so navtui can keep requests inside it.",
+            level="warning",
+        )
     return Notice(
-        text=f"The context window of {model}{where} is unknown: the server does not report it. "
-        "Set providers.context_window in settings.json so navtui can keep requests inside it.",
+        text=f"The context window of {model}{where} is unknown: the server does not report it, and a local server "
+        f"runs the window it was started with, often far less than the model's {published:,} tokens, so navtui "
+        "does not assume that. Set providers.context_window in settings.json to the server's (llama.cpp -c, "
+        "vLLM --max-model-len) so navtui compacts before the server cuts the conversation.",
         level="warning",
     )
 
@@ -113,7 +123,9 @@ def fit_window(runtime: Any, *, announce: bool = True) -> None:
     size = agent.budget.window
     if size is None:
         if announce:
-            runtime.pending_notices.append(unknown_window_notice(runtime.provider.model, runtime.provider.base_url))
+            provider = runtime.provider
+            published = info.extra.get("published_window")
+            runtime.pending_notices.append(unknown_window_notice(provider.model, provider.base_url, published))
     elif wants_compact(size, settings.compact_prompt) and not agent.compact:
         dropped = compact_tools(agent, CORE_TOOLS)
         agent.system_prompt = build_system_prompt(runtime.cwd, agent.tools.specs(), compact=True)

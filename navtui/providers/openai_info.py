@@ -11,7 +11,9 @@ Each server family says it in its own place, so navtui asks them in turn and kee
   memory, else the Modelfile's ``num_ctx``, else the model is loaded (an empty chat, as the first request would
   load it, with the context ``/v1`` gets) and ``/api/ps`` asked again; only when that fails, Ollama's smallest
   default, 4096, said as assumed and never cached;
-- OpenAI's own models, which no endpoint describes: their published windows (``KNOWN_WINDOWS``).
+- OpenAI's own models, which no endpoint describes: their published windows (``KNOWN_WINDOWS``), on a hosted API
+  only. A server on this machine or the local network (``is_local_url``) runs the window it was started with, often
+  far less (gpt-oss is published with 131,072): there the window stays unknown and the first run says how to set it.
 
 The answer is cached per endpoint and model for the process. Anthropic-compatible servers that do not list
 their models are asked the same local questions (``probe_window``).
@@ -21,9 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from navtui.providers.base import ModelInfo
 
@@ -66,6 +70,24 @@ def known_window(model: str) -> int | None:
     name = model.lower().rsplit("/", 1)[-1]
     matches = [p for p in KNOWN_WINDOWS if name.startswith(p) and name[len(p) : len(p) + 1] in ("", "-", ".", ":")]
     return KNOWN_WINDOWS[max(matches, key=len)] if matches else None
+
+
+# Names of the user's own machines: a single label (``gpubox``), mDNS, the suffixes kept for private networks, and
+# Tailscale's MagicDNS (``box.tail1234.ts.net``).
+_LOCAL_SUFFIXES = (".localhost", ".local", ".lan", ".home", ".home.arpa", ".internal", ".intranet", ".corp", ".ts.net")
+
+
+def is_local_url(base_url: str) -> bool:
+    """Whether ``base_url`` is a server of the user's own (loopback, a private, link-local or shared address such
+    as Tailscale's, or a name of a private network), not a hosted API."""
+    host = (urlsplit(base_url).hostname or "").rstrip(".").lower()
+    if not host:
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_global
+    except ValueError:
+        pass
+    return host == "localhost" or "." not in host or host.endswith(_LOCAL_SUFFIXES)
 
 
 def server_root(base_url: str) -> str:
@@ -245,7 +267,10 @@ async def discover(
         if server.note:
             extra["window_note"] = server.note
     if window is None and (known := known_window(model)) is not None:
-        window, source = known, "known window"
+        if is_local_url(base_url):  # what the server was started with, not what the model can take
+            extra["published_window"] = known
+        else:
+            window, source = known, "known window"
     if setting is not None:
         window, source = setting, "providers.context_window"
         extra.pop("window_note", None)

@@ -80,6 +80,22 @@ async def test_an_unknown_window_is_said_at_the_start_with_the_setting(
     assert any("is unknown" in n and "providers.context_window" in n for n in notices)
 
 
+async def test_a_known_model_on_a_local_server_is_not_given_its_published_window(
+    fake_server: FakeServer, workspace: Path
+) -> None:
+    """gpt-oss on a server that does not say its window: not the 131,072 tokens a local server seldom runs, but
+    unknown, and the first run says what to set and where the server's window comes from."""
+    options = LaunchOptions(
+        cwd=workspace, model="gpt-oss-20b", provider="openai", base_url=fake_server.url, ephemeral=True
+    )
+    runtime = Runtime.create(options)
+    events = await run(runtime, "say hello")
+    assert runtime.agent.budget.window is None
+    [said] = [e.text for e in events if isinstance(e, Notice) and "is unknown" in e.text]
+    assert "far less than the model's 131,072 tokens" in said and "providers.context_window" in said
+    assert "llama.cpp -c" in said
+
+
 async def test_a_window_too_small_for_the_prompt_sends_nothing(fake_server: FakeServer, workspace: Path) -> None:
     fake_server.set_llamacpp(n_ctx=512)
     events = await run(runtime_for(fake_server, workspace), "say hello")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from email.utils import formatdate
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import urlsplit
 
 _POLL = 0.01  # how often a silent stream checks whether the client went away
 _REASONS = {529: "Site Overloaded", 499: "Client Closed Request"}
@@ -63,6 +64,10 @@ async def read_request(reader: asyncio.StreamReader) -> RecordedRequest | None:
         body = await _read_chunked(reader)
     else:
         body = await reader.readexactly(int(headers.get("content-length", "0") or 0))
+    if target.startswith("http://"):  # absolute form, as a client sends it to its HTTP proxy: the fake is that
+        asked = urlsplit(target)  # proxy and the server asked for, whatever its name (a hosted API's, say)
+        headers["host"] = asked.netloc
+        target = (asked.path or "/") + (f"?{asked.query}" if asked.query else "")
     path, _, query = target.partition("?")
     parsed: Any = None
     if body:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from navtui.config.settings import ProviderSettings
 from navtui.core.events import StopEvent
 from navtui.core.messages import UserMessage
 from navtui.providers.base import ChatRequest, ProviderNotice
 from navtui.providers.openai import OpenAIProvider
+from navtui.providers.openai_info import is_local_url
 from tests.fakes import Text
 from tests.fakes.server import FakeServer
 from tests.providers.support import TOOLS, collect
@@ -141,12 +144,48 @@ async def test_an_unknown_window_is_asked_again(fake_server: FakeServer) -> None
     assert (await provider.model_info()).context_window == 2048
 
 
-async def test_openais_own_models_have_their_published_window(fake_server: FakeServer) -> None:
-    """api.openai.com's model list says nothing of windows: gpt-4o and its snapshots have a known one."""
+HOSTED = "http://inference.example.com/v1"  # a hosted API's address, reached through the fake server as HTTP proxy
+
+
+def through_proxy(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests to any host go to ``server`` as to an HTTP proxy (httpx reads the environment): no name is looked up."""
+    for name in ("http_proxy", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", server.url)
+
+
+async def test_openais_own_models_have_their_published_window(
+    fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hosted API's model list says nothing of windows (api.openai.com's, some hosts of gpt-oss): gpt-4o and its
+    snapshots have a known one."""
+    through_proxy(fake_server, monkeypatch)
     for model, window in [("gpt-4o-2024-08-06", 128_000), ("gpt-4.1-mini", 1_047_576), ("gpt-4", 8_192),
-                          ("o3-mini", 200_000), ("gpt-5-mini", 400_000), ("openai/gpt-4o", 128_000)]:  # fmt: skip
-        info = await OpenAIProvider(model, fake_server.url + "/v1").model_info()
+                          ("o3-mini", 200_000), ("gpt-5-mini", 400_000), ("openai/gpt-4o", 128_000),
+                          ("openai/gpt-oss-120b", 131_072)]:  # fmt: skip
+        info = await OpenAIProvider(model, HOSTED).model_info()
         assert (info.context_window, info.extra["window_source"]) == (window, "known window"), model
+    assert {r.headers["host"] for r in fake_server.requests} == {"inference.example.com"}
+
+
+async def test_a_local_server_that_reports_no_window_does_not_get_the_published_one(fake_server: FakeServer) -> None:
+    """gpt-oss took 131,072 tokens from the table on a local server started with far fewer: compaction came too
+    late and the server cut the conversation. The window is unknown there, with the model's as the most it can be."""
+    info = await OpenAIProvider("gpt-oss-20b", fake_server.url + "/v1").model_info()
+    assert (info.context_window, info.extra["window_source"]) == (None, None)
+    assert info.extra["published_window"] == 131_072
+
+
+@pytest.mark.parametrize(
+    ("url", "local"),
+    [("http://127.0.0.1:8080/v1", True), ("http://localhost:1234/v1", True), ("http://[::1]:8000/v1", True),
+     ("http://192.168.1.20:8000/v1", True), ("http://100.101.2.3:8080/v1", True),  # Tailscale's shared range
+     ("http://gpubox:8080/v1", True), ("http://studio.local:1234/v1", True), ("http://box.tail1a2b.ts.net/v1", True),
+     ("https://api.openai.com/v1", False), ("https://api.groq.com/openai/v1", False),
+     ("https://openrouter.ai/api/v1", False), ("https://8.8.8.8/v1", False)],
+)  # fmt: skip
+def test_local_urls_are_the_users_own_servers(url: str, local: bool) -> None:
+    assert is_local_url(url) is local
 
 
 async def test_a_window_the_server_reports_wins_over_the_known_one(fake_server: FakeServer) -> None:
