@@ -60,6 +60,7 @@ class Runtime:
         settings: Settings,
         warnings: list[str],
         approver: Approver | None,
+        read_path: Callable[[Entry], None] | None = None,
     ) -> None:
         self.options = options
         self.cwd = options.cwd.resolve()
@@ -77,7 +78,7 @@ class Runtime:
         self.warnings.extend(opened)
         # Every provider's connections live on one thread of their own, off the UI's loop (providers/network.py).
         self.network = NetworkThread()
-        self.models = ModelControl(settings, options, self.sessions.resumed_context(), self.network)
+        self.models = ModelControl(settings, options, self.sessions.resumed_context(read_path), self.network)
         if self.models.choice.notice:
             self.warnings.append(self.models.choice.notice)
         self.advisors = AdvisorControl(
@@ -100,7 +101,16 @@ class Runtime:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def create(cls, options: LaunchOptions, *, approver: Approver | None = None) -> Runtime:
+    def create(
+        cls,
+        options: LaunchOptions,
+        *,
+        approver: Approver | None = None,
+        read_path: Callable[[Entry], None] | None = None,
+    ) -> Runtime:
+        """The runtime for ``options``. ``read_path`` is given each entry of a resumed session's path, in order, as
+        its context is built (``SessionManager.build_context``): what else reads the whole path (the transcript)
+        reads it there, and no line is parsed twice."""
         from navtui.agent.housekeeping import recover_interrupted_writes, stop_leftovers_and_prune
 
         loaded = load_settings(options.cwd, options.overrides())
@@ -110,7 +120,7 @@ class Runtime:
         warnings.extend(recover_interrupted_writes())
         warnings.extend(context_file_warnings(options.cwd))
         warnings.extend(stop_leftovers_and_prune(loaded.settings))
-        runtime = cls(options, loaded.settings, warnings, approver)
+        runtime = cls(options, loaded.settings, warnings, approver, read_path)
         runtime.held_models = loaded.held  # the app asks about them once the runtime is on screen
         runtime.repository = loaded.repository
         if runtime.ctx.sandbox is not None and runtime.ctx.sandbox.warning:

@@ -7,7 +7,7 @@ says which model this run uses. It knows nothing of the agent or the provider: i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,13 +65,16 @@ class SessionControl:
             f"continuing in a new session file {branched.path.name}."
         )
 
-    def context(self) -> SessionContext | None:
-        """The model's context at the current leaf (``None`` without a session file)."""
-        return self.current.build_context() if self.current is not None else None
+    def context(self, read_along: Callable[[Entry], None] | None = None) -> SessionContext | None:
+        """The model's context at the current leaf (``None`` without a session file); ``read_along`` is given the
+        path's entries as they are read for it (``SessionManager.build_context``)."""
+        return self.current.build_context(read_along=read_along) if self.current is not None else None
 
-    def resumed_context(self) -> SessionContext | None:
+    def resumed_context(self, read_along: Callable[[Entry], None] | None = None) -> SessionContext | None:
         """The context of a session being continued: ``None`` for a new (empty) one."""
-        return self.context() if self.current is not None and self.current.leaf_id is not None else None
+        if self.current is None or self.current.leaf_id is None:
+            return None
+        return self.context(read_along)
 
     # ------------------------------------------------------------------ replacing the session
     def new(self, cwd: Path) -> None:

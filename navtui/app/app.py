@@ -334,19 +334,17 @@ class NavtuiApp(CachedHandlers, App[int]):
 
         def build() -> tuple[Runtime | None, ThemeRegistry | None, NavtuiError | None, Sequence[Any] | None]:
             from navtui.agent.runtime import Runtime
+            from navtui.app.session_view import PathTranscript, session_transcript
 
             registry = self.themes.build() if self._themes_pending else None
             try:
-                runtime = Runtime.create(self.options, approver=self.approver)
                 # A resumed session's transcript items, made here: every entry of the path is read for them
-                # (0.9-1.3 s of a 20,000-entry session at load 7), which froze the screen on the loop.
+                # (0.9-1.3 s of a 20,000-entry session at load 7), which froze the screen on the loop. They are made
+                # as the context's pass reads the path, which parses each line (another pass parsed each again).
+                read = PathTranscript()
+                runtime = Runtime.create(self.options, approver=self.approver, read_path=read.add)
                 entries = runtime.path_entries()
-                if entries:
-                    from navtui.app.session_view import session_transcript
-
-                    items: Sequence[Any] | None = session_transcript(entries)
-                else:
-                    items = None
+                items: Sequence[Any] | None = session_transcript(entries, read=read) if entries else None
             except NavtuiError as exc:
                 return None, registry, exc, None
             except Exception as exc:  # a bug must still leave a screen that says what happened

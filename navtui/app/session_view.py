@@ -24,6 +24,7 @@ from navtui.session.entries import (
     ModelChangeEntry,
     RawEntry,
 )
+from navtui.session.tree import Branch
 from navtui.widgets.items import (
     AdvisorItem,
     AssistantItem,
@@ -75,54 +76,105 @@ KEEP_ITEMS = 120  # the newest items made at load (the default window of 30, a b
 
 
 def session_transcript(
-    entries: Sequence[Entry], *, chunk_entries: int = CHUNK_ENTRIES, keep_items: int = KEEP_ITEMS
+    entries: Sequence[Entry],
+    *,
+    chunk_entries: int = CHUNK_ENTRIES,
+    keep_items: int = KEEP_ITEMS,
+    read: PathTranscript | None = None,
 ) -> MutableSequence[TranscriptItem]:
     """The items of a session's path (``Runtime.path_entries()``), as ``transcript_items`` gives them, with only
     the newest (``keep_items`` at least) held: the older ones are made again from ``entries`` (the session's
     lines) when the transcript reads them, a chunk at a time (``TranscriptItems``). A 5,000-entry session's items
     held ~4 MB of its text for scrolling back.
 
+    ``read``: a ``PathTranscript`` the path was already read into (alongside the context's pass, which parses each
+    line: ``Runtime.create(read_path=...)``); used when it read these very entries, else the path is read here.
+    """
+    if read is None or not read.read_all(entries):
+        read = PathTranscript(chunk_entries=chunk_entries, keep_items=keep_items)
+        for entry in entries:
+            read.add(entry)
+    return read.items(entries)
+
+
+class PathTranscript:
+    """The items of a session's path made as its entries are given in order (``add``), then handed out by
+    ``items``: a reader that parses each entry already (the context's pass) makes them on the way, and no line is
+    parsed twice.
+
     A chunk starts at a user's message (whose item never merges with the one before) and carries the model the
     path was on there; a tool result whose call lies in an earlier chunk completes that chunk's card, so a path
     with one is made whole, as before (none in a session navtui wrote: a result follows its call).
     """
-    if len(entries) <= chunk_entries:
-        return transcript_items(entries)
-    chunks: list[tuple[int, int, int, str | None]] = []  # start, end, items, the model at its start
-    held: list[list[TranscriptItem] | None] = []  # the items of the chunks above while among the newest
-    out: list[TranscriptItem] = []
-    tools: dict[str, ToolItem] = {}
-    closed: set[str] = set()  # the calls of the chunks closed
-    model: str | None = None
-    start, start_model = 0, None
-    for position, entry in enumerate(entries):
+
+    def __init__(self, *, chunk_entries: int = CHUNK_ENTRIES, keep_items: int = KEEP_ITEMS) -> None:
+        self._chunk_entries, self._keep_items = chunk_entries, keep_items
+        self._chunks: list[tuple[int, int, int, str | None]] = []  # start, end, items, the model at its start
+        self._held: list[list[TranscriptItem] | None] = []  # the items of the chunks above while among the newest
+        self._out: list[TranscriptItem] = []
+        self._tools: dict[str, ToolItem] = {}
+        self._closed: set[str] = set()  # the calls of the chunks closed
+        self._model: str | None = None
+        self._start = 0
+        self._start_model: str | None = None  # the model the path was on where the open chunk starts
+        self._count = 0
+        self._last_id: str | None = None
+        self._whole = False  # a result's call is chunks back: every item is made at once (``items``)
+
+    def read_all(self, entries: Sequence[Entry]) -> bool:
+        """Whether ``entries`` are what was added: as many, ending with the same entry."""
+        if self._count != len(entries):
+            return False
+        if not entries:
+            return True
+        ids = entries.ids if isinstance(entries, Branch) else None  # (without parsing the last entry again)
+        return (ids[-1] if ids is not None else entries[-1].id) == self._last_id
+
+    def add(self, entry: Entry) -> None:
+        position = self._count
+        self._count += 1
+        self._last_id = entry.id
+        if self._whole:
+            return
         message = entry.message if isinstance(entry, MessageEntry) else None
-        if position - start >= chunk_entries and isinstance(message, UserMessage):
-            chunks.append((start, position, len(out), start_model))
-            held.append(out)
-            closed.update(tools)
-            out, tools, start, start_model = [], {}, position, model
-            # Only the newest items stay made: a chunk goes once the chunks after it hold enough.
-            newer = 0
-            for number in range(len(held) - 1, -1, -1):
-                if newer >= keep_items:
-                    if held[number] is None:
-                        break  # (and those before it: already let go of)
-                    held[number] = None
-                newer += chunks[number][2]
+        if position - self._start >= self._chunk_entries and isinstance(message, UserMessage):
+            self._close_chunk(position)
         elif (
             isinstance(message, ToolResultMessage)
-            and message.tool_call_id not in tools
-            and message.tool_call_id in closed
+            and message.tool_call_id not in self._tools
+            and message.tool_call_id in self._closed
         ):
-            return transcript_items(entries)  # a card in an earlier chunk: make it whole, as before
-        model = _entry(entry, out, tools, model)
-    if not chunks:
-        return out
-    pieces: list[tuple[int, Maker | list[TranscriptItem]]] = []
-    for (first, end, count, first_model), items in zip(chunks, held, strict=True):
-        pieces.append((count, items if items is not None else _maker(entries, first, end, first_model)))
-    return TranscriptItems(pieces, out)
+            self._whole = True  # a card in an earlier chunk: make it whole, as before
+            self._held.clear()
+            self._out.clear()
+            return
+        self._model = _entry(entry, self._out, self._tools, self._model)
+
+    def _close_chunk(self, position: int) -> None:
+        chunks, held = self._chunks, self._held
+        chunks.append((self._start, position, len(self._out), self._start_model))
+        held.append(self._out)
+        self._closed.update(self._tools)
+        self._out, self._tools, self._start, self._start_model = [], {}, position, self._model
+        # Only the newest items stay made: a chunk goes once the chunks after it hold enough.
+        newer = 0
+        for number in range(len(held) - 1, -1, -1):
+            if newer >= self._keep_items:
+                if held[number] is None:
+                    break  # (and those before it: already let go of)
+                held[number] = None
+            newer += chunks[number][2]
+
+    def items(self, entries: Sequence[Entry]) -> MutableSequence[TranscriptItem]:
+        """The items of ``entries``, the path that was added (the older chunks are made again from it)."""
+        if self._whole:
+            return transcript_items(entries)
+        if not self._chunks:
+            return self._out
+        pieces: list[tuple[int, Maker | list[TranscriptItem]]] = []
+        for (first, end, count, first_model), items in zip(self._chunks, self._held, strict=True):
+            pieces.append((count, items if items is not None else _maker(entries, first, end, first_model)))
+        return TranscriptItems(pieces, self._out)
 
 
 def _maker(entries: Sequence[Entry], start: int, end: int, model: str | None) -> Maker:

@@ -76,12 +76,17 @@ def build_context(
     *,
     default_model: tuple[str | None, str | None] = (None, None),
     default_thinking: str | None = None,
+    read_along: Callable[[Entry], None] | None = None,
 ) -> SessionContext:
     """The model's context for the root-to-leaf ``branch`` (defaults: what a pi v1 header recorded).
 
     A session's ``Branch`` parses an entry when it is read: the state entries are found by their type, and only
     the entries the context takes are read, one at a time (a resumed 5,000-entry branch never has all its
     entries parsed at once: each leaves its message and goes).
+
+    ``read_along`` is given every entry of ``branch`` in order as the pass reads it (those the context does not
+    take read for it alone): a second reader of the whole path (a resumed session's transcript) then parses none
+    of its lines again.
     """
     path = branch
     if isinstance(path, Branch):
@@ -96,11 +101,16 @@ def build_context(
     changed: tuple[str | None, str | None] | None = None
     changed_url: str | None = None
     compaction_at = handover_at = -1
+    # The state entries, held while the pass runs (a session's index gives an entry held the same object again):
+    # the pass reads some again (a custom message is one the context takes), a reader along the path all of them.
+    scanned: list[Entry] = []
+
     with gc_paused():
         for index, kind in enumerate(types):
             if kind not in _STATE_TYPES:
                 continue
             entry = path[index]
+            scanned.append(entry)
             if isinstance(entry, ThinkingLevelChangeEntry):
                 context.thinking_level = entry.thinking_level or "off"
                 context.thinking_level_recorded = True
@@ -135,8 +145,21 @@ def build_context(
 
     def read() -> Iterator[AnyMessage]:
         nonlocal answered_by
+        given = 0  # the entries read_along was given
+
+        def give_until(end: int) -> None:
+            nonlocal given
+            if read_along is not None:
+                for skipped in range(given, end):
+                    read_along(path[skipped])
+                given = max(given, end)
+
         for index in selected:
+            give_until(index)
             entry = path[index]
+            if read_along is not None and index == given:
+                read_along(entry)
+                given += 1
             found = context_message(entry)
             if found is not None:
                 if positions is not None:
@@ -145,6 +168,8 @@ def build_context(
                 yield found
             if changed is None and (model := _answered_by(entry)) is not None:
                 answered_by = model
+        give_until(count)
+        scanned.clear()
 
     lazy = path if isinstance(path, Branch) else None  # (a branch of the session: its lines give a message again)
     positions = lazy.positions if lazy is not None else None

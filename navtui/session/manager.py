@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -451,20 +451,27 @@ class SessionManager:
         return branched
 
     # ------------------------------------------------------------------ context
-    def build_context(self, leaf_id: str | None = None) -> SessionContext:
+    def build_context(
+        self, leaf_id: str | None = None, *, read_along: Callable[[Entry], None] | None = None
+    ) -> SessionContext:
         """What the model sees at ``leaf_id`` (default: the leaf).
 
         The last one built is kept until an entry is added (a resume asks for it several times; each reads the
-        whole branch); each call gets its own copy of the message list.
+        whole branch); each call gets its own copy of the message list. ``read_along`` is given every entry of the
+        branch in order (``context.build_context``): by the pass that builds it, or from the branch when it was
+        built already.
         """
         key = (leaf_id if leaf_id is not None else self._leaf_id, len(self._index), self.header)
         if self._context is None or self._context[0] != key:
-            self._context = (key, self._build_context(leaf_id))
+            self._context = (key, self._build_context(leaf_id, read_along))
+        elif read_along is not None:
+            for entry in self.get_branch(leaf_id):
+                read_along(entry)
         messages = self._context[1].messages
         copy = messages.copy() if isinstance(messages, ContextMessages) else list(messages)
         return dataclasses.replace(self._context[1], messages=copy)
 
-    def _build_context(self, leaf_id: str | None) -> SessionContext:
+    def _build_context(self, leaf_id: str | None, read_along: Callable[[Entry], None] | None) -> SessionContext:
         header = self.header.model_extra or {}
         provider, model = header.get("provider"), header.get("modelId")  # pi v1 headers carried the model
         default = (provider if isinstance(provider, str) else None, model if isinstance(model, str) else None)
@@ -473,6 +480,7 @@ class SessionManager:
             self.get_branch(leaf_id),
             default_model=default,
             default_thinking=thinking if isinstance(thinking, str) else None,
+            read_along=read_along,
         )
 
     def display_items(self, leaf_id: str | None = None) -> Sequence[Entry]:

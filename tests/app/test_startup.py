@@ -156,3 +156,47 @@ async def test_a_resumed_sessions_transcript_is_made_off_the_loop(fake_server, w
         items = transcript(app).items
         assert items[-1].text == "answer 99" and items[0].text == "question 0"
         assert made_on and threading.get_ident() not in made_on
+
+
+async def test_a_resumed_sessions_lines_are_each_parsed_once(fake_server, workspace) -> None:
+    """The transcript's items are made as the context's pass reads the path: each line is parsed once, where the
+    context and the transcript each parsed every line of a 20,000-entry session (0.4 s of CPU more at load 3).
+    The items are those made from the path apart."""
+    from dataclasses import replace
+
+    from navtui.app.session_view import transcript_items
+    from navtui.core.messages import AssistantMessage, TextBlock, ToolCall, ToolResultMessage, UserMessage
+    from navtui.session.manager import SessionManager
+    from navtui.widgets.items import ToolItem
+
+    session = SessionManager.create(workspace)
+    for turn in range(100):  # 300 entries: chunks of items (CHUNK_ENTRIES), more than the index keeps parsed (RECENT)
+        call = ToolCall(id=f"call{turn}", name="read", arguments={"path": f"f{turn}.py"})
+        session.append_message(UserMessage(content=f"question {turn}"))
+        session.append_message(AssistantMessage(content=[TextBlock(text=f"answer {turn}"), call]))
+        session.append_message(
+            ToolResultMessage(tool_call_id=call.id, tool_name="read", content=[TextBlock(text=f"out {turn}")])
+        )
+    session.close()
+    launch = LaunchOptions(
+        cwd=workspace, provider="ollama", base_url=fake_server.url, model="qwen2.5-coder:7b", resume=session.session_id
+    )
+    app = NavtuiApp(
+        None,
+        options=launch,
+        settings=peek_settings(workspace, launch.overrides()),
+        approver=UiApprover(),
+        animate=False,
+        check_provider=False,
+        watch_themes=False,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.runtime is not None and len(transcript(app).items) == 300)
+        await settle(app, pilot)
+        resumed = app.runtime.session
+        assert resumed is not None
+        assert resumed._index.lines_parsed == len(resumed.get_branch()) == 300
+        items = transcript(app).items
+        untitled = [replace(item, title=None) if isinstance(item, ToolItem) else item for item in items]  # (shown)
+        assert untitled == transcript_items(resumed.get_branch())
+        assert items[-2].text == "answer 99" and items[-1].result == "out 99"

@@ -149,6 +149,13 @@ def test_the_context_read_entry_by_entry_is_the_context_of_every_entry(
     built = session.build_context()
     assert built == expected
     assert build_context(list(session.get_branch())) == expected  # a list of entries gives the same
+    # A reader along the path gets every entry of it in order, from the pass or, once built, from the branch.
+    read: list[Entry] = []
+    fresh = SessionManager.open(tmp_path / "s.jsonl")
+    assert fresh.build_context(read_along=read.append) == expected
+    assert read == list(fresh.get_branch())
+    again: list[Entry] = []
+    assert fresh.build_context(read_along=again.append) == expected and again == read
 
 
 def test_a_compacted_branch_reads_only_what_its_context_takes(tmp_path: Path) -> None:
@@ -185,3 +192,33 @@ def test_a_compacted_branch_reads_only_what_its_context_takes(tmp_path: Path) ->
     assert len(context.messages) == 1 + 150
     # The compaction, and the 150 entries from the first kept one: not the 850 before.
     assert session._index.lines_parsed == 151
+
+
+def test_a_reader_along_the_path_parses_no_line_again(tmp_path: Path) -> None:
+    """The transcript of a resumed session reads the whole path as its context is built: each line is parsed once,
+    the entries the context skips (before a compaction's first kept entry) and the state entries it reads first
+    (a model change, an advisor's note) included. (Read again apart, a 20,000-entry path was parsed twice.)"""
+    records: list[dict[str, Any]] = []
+    parent = None
+    for n in range(1000):
+        message = user(f"q {n}") if n % 2 == 0 else assistant(f"a {n}")
+        record = {"type": "message", "id": f"e{n:04d}", "parentId": parent, "timestamp": "2026-01-01T00:00:00.000Z"}
+        records.append({**record, "message": message.to_json()})
+        if n == 100:
+            records.append({**record, "id": "model", "type": "model_change", "provider": "ollama", "modelId": "m3"})
+        if n == 300:
+            records.append({**record, "id": "note", "type": "custom_message", "customType": "advisor", "content": "x"})
+        if n == 899:
+            compaction = {"id": "cmp1", "type": "compaction", "summary": "s", "firstKeptEntryId": "e0850"}
+            records.append({**record, **compaction, "tokensBefore": 9})
+        parent = records[-1]["id"]
+        if records[-1]["id"] != record["id"]:
+            records[-1]["parentId"] = record["id"]
+            records[-2]["parentId"] = record["parentId"]
+            parent = records[-1]["id"]
+    session = SessionManager.open(_write(tmp_path / "s.jsonl", records))
+    read: list[Entry] = []
+    context = session.build_context(read_along=read.append)
+    assert [entry.id for entry in read] == session.branch_ids() and len(read) == 1003
+    assert context.model == "m3" and [m.text for m in context.messages[1:3]] == ["q 850", "a 851"]
+    assert session._index.lines_parsed == 1003
