@@ -215,7 +215,6 @@ def _held_newest(
     newest: deque[tuple[AnyMessage, tuple[AnyMessage, int, str | None] | None, int]] = deque()
     newest_tokens = 0
     for message in repaired:
-        share_field_names(message)  # what the agent keeps: one object of field names for all (entries.py)
         tokens = estimate_message_tokens(message)
         newest.append((message, sources.pop(id(message), None), tokens))
         newest_tokens += tokens
@@ -223,10 +222,13 @@ def _held_newest(
             old, source, old_tokens = newest.popleft()
             newest_tokens -= old_tokens
             if source is None:
+                share_field_names(old)
                 older.append(old)
             else:
                 older.append(Lazy(load, source[1], old_tokens, result_tokens(old), source[2]))
-    older.extend(message for message, _, _ in newest)
+    for message, _, _ in newest:
+        share_field_names(message)  # what the agent keeps: one object of field names for all (entries.py)
+        older.append(message)
     return ContextMessages(older)
 
 
