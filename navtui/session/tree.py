@@ -261,6 +261,17 @@ class EntryIndex(Container[str]):
             assert kind is not None
         return kind
 
+    def first_of_kind(self, kind: str) -> Entry | None:
+        """The first entry in file order whose row kind is ``kind`` (``kinds.entry_kind``), parsing only it and the
+        lines whose kind their fields did not tell."""
+        kinds = self._kinds
+        for position in range(len(kinds)):
+            if (kinds[position] or self.kind(position)) == kind:
+                entry = self._entry(position)
+                if entry_kind(entry) == kind:  # (a line read as one kind that proved not valid is raw)
+                    return entry
+        return None
+
     def parsed_count(self) -> int:
         """Entries held parsed by the index itself (kept parsed, or among the newest read)."""
         return sum(slot is not None and not isinstance(slot, bytes) for slot in self._slots) + len(self._recent)
