@@ -7,7 +7,7 @@ of ``COMMAND_MODULES`` has a ``register(registry)`` function; the app imports th
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from navtui.app.events import EventRouter
     from navtui.app.ui_runtime import UiRuntime
-    from navtui.widgets.items import Level
+    from navtui.widgets.items import Level, TranscriptItem
     from navtui.widgets.transcript import Transcript
 
 COMMAND_MODULES = (
@@ -78,7 +78,9 @@ class CommandContext(Protocol):
         """A command's known arguments changed (a model was pulled): the completion list asks again."""
         ...
 
-    def reload_transcript(self) -> None: ...
+    def reload_transcript(self, items: Sequence[TranscriptItem] | None = None) -> None:
+        """Show the session's current path again; ``items``: its transcript items, made already."""
+        ...
 
 
 Handler = Callable[[CommandContext, str], Awaitable[None]]

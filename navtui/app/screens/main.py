@@ -223,11 +223,12 @@ class MainScreen(TurnScreen):
     def clear_transcript(self) -> None:
         self._transcript.clear()
 
-    def reload_transcript(self) -> None:
-        """Show the session's current path again (after a resume or tree navigation)."""
+    def reload_transcript(self, items: Sequence[TranscriptItem] | None = None) -> None:
+        """Show the session's current path again (after a resume or tree navigation); ``items``: its transcript
+        items, made already (``commands.tree.read_path``)."""
         from navtui.app.session_view import session_transcript
 
-        self._transcript.load(session_transcript(self.runtime.path_entries()))
+        self._transcript.load(items if items is not None else session_transcript(self.runtime.path_entries()))
         self.refresh_status()
         self.call_after_refresh(self.pack_session_lines)
 
