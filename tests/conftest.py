@@ -6,6 +6,7 @@ import faulthandler
 import os
 import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -128,3 +129,15 @@ def traces(tmp_path: Path) -> Path:
     path = tmp_path / "traces"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def private_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A temp dir of the test's own as this process's and its children's (``TMPDIR``). For tests that look for
+    what a killed navtui left in the temp dir: in a /tmp shared with another suite, that suite's navtui sweeps a
+    gone owner's scratch dir (whatever its home) at its start, maybe before the test looked."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    return temp

@@ -8,7 +8,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from navtui.checkpoints.cli import undo_main
@@ -59,7 +58,7 @@ def test_json_events_carry_each_turns_checkpoint_and_undo_puts_the_files_back(
     assert "Nothing to undo" in capsys.readouterr().out
 
 
-def test_undo_after_kill_9_mid_turn_still_restores(fake_server, workspace: Path, capsys) -> None:
+def test_undo_after_kill_9_mid_turn_still_restores(fake_server, workspace: Path, private_temp: Path, capsys) -> None:
     (workspace / "calc.py").write_text("original\n")
     os.mkfifo(workspace / "ready")  # a FIFO is no file for checkpoints; the test waits on it
     fake_server.script(ToolCall("write", {"path": "notes.md", "content": "first turn\n"}))
@@ -80,7 +79,7 @@ def test_undo_after_kill_9_mid_turn_still_restores(fake_server, workspace: Path,
     assert child.returncode == -signal.SIGKILL
     assert (workspace / "calc.py").read_text() == "half\n"
     # Its shell's scratch dir (TMPDIR) outlives a kill -9; the next start in this home removes it (as here).
-    left = list(Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}{child.pid}.*"))
+    left = list(private_temp.glob(f"{SCRATCH_PREFIX}{child.pid}.*"))
     assert left
     sweep_leftovers(0.2)
     assert not any(path.exists() for path in left)

@@ -141,7 +141,7 @@ def test_the_sweep_stops_a_dead_owners_processes_of_this_home_only() -> None:
     ("sandbox", "namespaces"), [("workspace-write", "1"), ("workspace-write", "0"), ("off", "1")], ids=str
 )
 def test_kill_9_of_navtui_stops_everything_its_command_started(
-    fake_server, workspace: Path, sandbox: str, namespaces: str
+    fake_server, workspace: Path, private_temp: Path, sandbox: str, namespaces: str
 ) -> None:
     """With namespaces the kernel stops the command's PID namespace; without, the launcher (a subreaper that
     catches navtui's death) kills its tree. Either way nothing waits for the next start."""
@@ -171,7 +171,7 @@ def test_kill_9_of_navtui_stops_everything_its_command_started(
         first.kill()
     assert eventually(lambda: procs.find_processes(marker=token) == []), procs.find_processes(marker=token)
     # Its jobs' scratch dir (their TMPDIR) is left to the next start in this home, which removes it.
-    scratch = Path(tempfile.gettempdir()) / f"{SCRATCH_PREFIX}{token.rsplit('-', 1)[0]}"
+    scratch = private_temp / f"{SCRATCH_PREFIX}{token.rsplit('-', 1)[0]}"
     assert scratch.is_dir()
     sweep_leftovers(0.2)
     assert not scratch.exists()

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ma
 
 
 def test_a_killed_runs_scratch_dir_goes_at_the_next_start_of_another_home(
-    fake_server, workspace: Path, tmp_path: Path
+    fake_server, workspace: Path, tmp_path: Path, private_temp: Path
 ) -> None:
     marker_file = workspace / "marker"
     fake_server.script(ToolCall("shell", {"command": f"echo $NAVTUI_JOB_ID > {marker_file}; sleep 300", "wait_ms": 0}))
@@ -48,17 +47,17 @@ def test_a_killed_runs_scratch_dir_goes_at_the_next_start_of_another_home(
     finally:
         first.kill()
     assert eventually(lambda: procs.find_processes(marker=token) == [])  # its job died with it
-    scratch = Path(tempfile.gettempdir()) / f"{SCRATCH_PREFIX}{token.rsplit('-', 1)[0]}"
+    scratch = private_temp / f"{SCRATCH_PREFIX}{token.rsplit('-', 1)[0]}"
     assert scratch.is_dir()  # kill -9: nothing of navtui ran to remove it
     assert os.environ["NAVTUI_HOME"] != str(other_home)
     sweep_leftovers(0.2)  # this process's start, under the test's own home
     assert not scratch.exists()
 
 
-def test_another_homes_scratch_dir_stays_while_a_process_of_its_run_lives() -> None:
+def test_another_homes_scratch_dir_stays_while_a_process_of_its_run_lives(private_temp: Path) -> None:
     dead = "999999999.1"  # no process has this pid
     token = f"{dead}-0ther0.{os.getpid():x}"  # another home's run, unique to this test run
-    scratch = Path(tempfile.gettempdir()) / f"{SCRATCH_PREFIX}{token}"
+    scratch = private_temp / f"{SCRATCH_PREFIX}{token}"
     scratch.mkdir()
     left = subprocess.Popen(["sleep", "300"], env={**os.environ, JOB_MARKER: f"{token}-j1", "TMPDIR": str(scratch)})
     try:
