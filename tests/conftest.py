@@ -55,6 +55,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.reportchars = chars + "s"
     if HANG > 0:
         signal.signal(signal.SIGUSR2, _hung)
+    # The interpreters the tests start (navtui on a pty, --print runs, the import guards) read navtui's compiled
+    # modules instead of compiling them from source at every start: PYTHONDONTWRITEBYTECODE (set for every process
+    # on the shared machine) kept __pycache__ (ignored by git) from being written. bench/ does the same.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
 
 
 @pytest.hookimpl(hookwrapper=True)
