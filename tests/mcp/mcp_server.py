@@ -3,8 +3,9 @@
 ``python mcp_server.py`` serves stdio; ``python mcp_server.py --http`` serves streamable HTTP on 127.0.0.1
 (a free port, printed as ``PORT <n>`` on stdout). ``MCP_TEST_DIR`` names a directory where the tools leave
 traces the tests wait for: ``pid`` (written at start), ``slow-started`` and ``cancelled`` (the slow tool),
-``child`` (with ``MCP_TEST_CHILD=1``: a helper process the server started). ``MCP_TEST_SLOW_START`` /
-``MCP_TEST_SLOW_RESTART`` (seconds) delay every start / a restart; ``MCP_TEST_LEGACY`` speaks only the 2025
+``child`` (with ``MCP_TEST_CHILD=1``: a helper process the server started). ``MCP_TEST_SLOW_START`` (seconds)
+delays every start; ``MCP_TEST_HOLD_RESTART`` holds a restart until the test writes ``go`` in ``MCP_TEST_DIR`` (or
+for good); ``MCP_TEST_LEGACY`` speaks only the 2025
 protocol (initialize, sessions over HTTP); ``MCP_TEST_PORT`` picks the HTTP port; ``MCP_TEST_LOST_SESSION_400``
 answers an unknown session with the reference servers' 400; ``MCP_TEST_MENTION`` (a path) adds the prompt
 ``brief``, whose text @-mentions that file and a resource of the server; ``MCP_TEST_HOSTILE`` adds ``odd``, a
@@ -325,13 +326,17 @@ if __name__ == "__main__":
 
         child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL, start_new_session=True)
         _write_whole(TRACES / "child", str(child.pid))
-    slow = os.environ.get("MCP_TEST_SLOW_START") or (restarted and os.environ.get("MCP_TEST_SLOW_RESTART"))
-    if slow:  # a server that takes its time (npx downloading a package)
+    slow = os.environ.get("MCP_TEST_SLOW_START")
+    held = restarted and os.environ.get("MCP_TEST_HOLD_RESTART")
+    if slow or held:  # a server that takes its time (npx downloading a package)
         import time
 
         sys.stderr.write("fetching the package...\n")
         sys.stderr.flush()
-        time.sleep(float(slow))
+        if slow:
+            time.sleep(float(slow))
+        while held and not (TRACES / "go").exists():  # the test lets it go when it has seen the restart
+            time.sleep(0.02)
     sys.stderr.write("test server ready\n")
     sys.stderr.flush()
     count_tool_lists()

@@ -51,7 +51,7 @@ async def test_an_http_server_that_forgot_the_session_is_joined_again_and_the_ca
 
 async def test_a_call_while_a_stdio_server_restarts_is_told_to_try_again(workspace: Path, traces: Path) -> None:
     entry = stdio_entry(traces)
-    entry["env"] = {**entry["env"], "MCP_TEST_SLOW_RESTART": "3"}
+    entry["env"] = {**entry["env"], "MCP_TEST_HOLD_RESTART": "1"}
     write_servers(user_config_path(), {"test": entry})
     running = Running(workspace, "test")
     running.connection.options.restart_wait = 0.2
@@ -64,6 +64,7 @@ async def test_a_call_while_a_stdio_server_restarts_is_told_to_try_again(workspa
         with pytest.raises(ToolError, match="'test' is restarting .*try the call again"):
             await running.run("echo", text="too soon")
         assert running.manager.summary() == "mcp starting: test"
+        (traces / "go").write_text("")  # the restarted server goes on
         await eventually(lambda: running.connection.state == "ready", "the restart to finish")
         assert (await running.run("echo", text="now")).text == "now"
     finally:
@@ -76,7 +77,7 @@ async def test_closing_while_a_stdio_server_restarts_calls_the_restart_off(works
     # server again, and was cancelled with the event loop inside the subprocess start, where Python 3.11 waits for
     # ever. Closed, nothing of the restart is left running and no server is started after the close.
     entry = stdio_entry(traces)
-    entry["env"] = {**entry["env"], "MCP_TEST_SLOW_RESTART": "3"}
+    entry["env"] = {**entry["env"], "MCP_TEST_HOLD_RESTART": "1"}  # the restart is under way until the close
     write_servers(user_config_path(), {"test": entry})
     running = Running(workspace, "test")
     try:
