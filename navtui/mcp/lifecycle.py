@@ -193,11 +193,14 @@ class ServerLifecycle:
         if task is not None and not task.done():
             self._stop.set()
             # Connected: the SDK's own shutdown (stdin closed, then TERM, then KILL). Still connecting: cancelled at
-            # once (the SDK still ends the process), so quitting never waits for a slow start.
+            # once and the server sent a TERM, so quitting never waits for a slow start (the SDK's shutdown, run on
+            # the cancel, gave a server busy starting 2 s to notice its stdin closed).
             connected = self._client is not None
             done, _ = await asyncio.wait({task}, timeout=STOP_TIMEOUT) if connected else (set(), set())
             if not done:
                 task.cancel()
+                if not connected and self._resolved is not None and self._resolved.transport == "stdio":
+                    await asyncio.to_thread(process.end_server, self.marker)
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
         if self._resolved is not None and self._resolved.transport == "stdio":

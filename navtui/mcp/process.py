@@ -56,6 +56,14 @@ def server_pid(marker: str) -> int | None:
     return None
 
 
+def end_server(marker: str) -> None:
+    """Send the server with ``marker`` a TERM (its relay, which passes it on and ends after the server). Blocking."""
+    pid = server_pid(marker)
+    if pid is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+
+
 def stop_leftovers(marker: str) -> int:
     """Stop every process still carrying ``marker`` (what a server spawned and left behind). Blocking."""
     return procs.terminate([], marker, grace=1.0)

@@ -160,6 +160,14 @@ def _exit_like(status: int) -> int:
     return code
 
 
+def _signal_server(pidfd: int, signum: int) -> None:
+    """Pass a signal on to the server (a pidfd names it for good: once reaped, nothing gets it)."""
+    try:
+        signal.pidfd_send_signal(pidfd, signum)
+    except OSError:  # it has ended already
+        pass
+
+
 def main(argv: list) -> int:
     import select
 
@@ -170,6 +178,10 @@ def main(argv: list) -> int:
     os.close(write_end)
     relay = Relay(limit, sys.stdout.fileno())
     watch = os.pidfd_open(pid)
+    # A TERM (the SDK's stop signals the whole group; a sweep signals each marked process) goes to the server, and
+    # this process ends once the server has, reaping it. Dying first left the server an orphan: a zombie under an
+    # init that may never reap it (micro-VMs, containers), and the SDK waited out its 2 s for the group to go.
+    signal.signal(signal.SIGTERM, lambda signum, _frame: _signal_server(watch, signum))
     exited = False
     while True:
         ready, _, _ = select.select([read_end] if exited else [read_end, watch], [], [], 0 if exited else None)

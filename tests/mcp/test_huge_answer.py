@@ -96,3 +96,29 @@ def test_the_relay_runs_the_launcher_in_its_own_child_without_starting_an_interp
     argv = [command, *args[: relay_at + 3], missing, *launcher[1:], *args[split:]]
     done = subprocess.run(argv, capture_output=True, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (3, b"up\n", b"")
+
+
+def test_a_term_for_the_relay_reaches_the_server_and_the_relay_ends_after_it(tmp_path: Path) -> None:
+    """The SDK stops a server that does not exit when its stdin closes (one stuck at start-up) with a TERM to its
+    process group, and waits until the group is gone. The relay died at once and left the server, dying too, an
+    orphan: a zombie that an init which never reaps (this machine's), or navtui as a subreaper, kept in the group,
+    and every such stop waited out the SDK's 2 s more. The relay passes the TERM on and ends after the server,
+    having reaped it."""
+    import signal
+    import subprocess
+
+    from navtui.tools.shell import procs
+    from tests.tools.shell.test_lifetime import read_pid
+
+    procs.become_subreaper()  # as navtui is: an orphan comes to this process, which does not reap it
+    pid_file = tmp_path / "pid"
+    command, args = process.launch_command("sh", ["-c", f"echo $$ > {pid_file}; exec sleep 300"])
+    relay = subprocess.Popen([command, *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        server = read_pid(pid_file)
+        relay.send_signal(signal.SIGTERM)  # to the relay alone
+        assert relay.wait(60) == -signal.SIGTERM  # it ends the way the server did
+        assert not Path(f"/proc/{server}").exists()  # reaped by the relay, not an orphan left a zombie
+    finally:
+        relay.kill()
+        relay.wait()
