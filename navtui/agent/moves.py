@@ -5,7 +5,8 @@ timeparse.py", Qwen2.5-Coder-1.5B wrote timeparse.py with the function and said 
 still defined it, and main.py, still importing it from utils, ran as before, so the check passed and nothing
 told the model. When the request moves one top-level name from a Python file to another, the final answer comes,
 the destination defines the name and the source still does too, the model is told so and asked once to take it
-out of the source (``dropped_note`` then names the files that still import it from there).
+out of the source (``dropped_note`` then names the files that still import it from there, and the import to
+write instead: the request's move is in the tools' context from the run's start).
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ class MoveCheck(AgentHooks):
             return  # a continued run keeps what its request asked for
         self._move = move_in(prompt)
         self._asked = False
+        agent.ctx.moves = {self._move.name: self._move.target} if self._move else {}
 
     async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
         move = self._move

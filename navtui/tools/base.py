@@ -56,6 +56,9 @@ class ToolContext:
     # The paths the calls after this one in the same reply will write (the agent sets it before each call): a note
     # about a file those calls change anyway would be stale by the time the model reads it.
     later_writes: frozenset[str] = frozenset()
+    # The definitions the request moves, each name to the file it goes to (agent/moves.py sets it at a run's
+    # start): a write that takes one out of its old file tells the importers where it went, not to put it back.
+    moves: dict[str, str] = field(default_factory=dict)
 
     @property
     def cwd(self) -> Path:

@@ -74,7 +74,11 @@ async def test_a_move_left_in_the_source_is_asked_once_to_finish(
         assert "parse_duration" not in (workspace / "utils.py").read_text()
         # The write that took it out says who still imports it from there.
         fourth = requests[3]["messages"][-1]["content"]
-        assert "Note: utils.py no longer defines parse_duration, which main.py imports." in fourth
+        assert (
+            "Note: utils.py no longer defines parse_duration, which main.py imports; it is in timeparse.py now: "
+            "change the import in main.py to `from timeparse import parse_duration`."
+        ) in fourth.splitlines()
+        assert "Put it back" not in fourth
         assert any(isinstance(e, Notice) and "asking the model once to finish the move" in e.text for e in events)
         assert len(requests) == 4  # asked once
     finally:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from navtui.core.walk import walk_files
@@ -69,11 +69,22 @@ def _imports_from(module: str, text: str) -> set[str]:
     return found
 
 
-def dropped_note(root: Path, path: Path, before: str, after: str, later: Collection[str] = frozenset()) -> str | None:
-    """The sentence to add to a write's result when it removed top-level names other files import, else None.
+def dropped_note(
+    root: Path,
+    path: Path,
+    before: str,
+    after: str,
+    later: Collection[str] = frozenset(),
+    moves: Mapping[str, str] | None = None,
+) -> str | None:
+    """The note to add to a write's result when it removed top-level names other files import, else None.
 
     ``later``: paths the same reply writes after this (a rename's other files): they are not named, since the
-    model has changed them by the time it reads the note."""
+    model has changed them by the time it reads the note. ``moves``: the names the request moves, each to its
+    file. A name moved away, or now defined in one other file, gets its own line telling the importers where to
+    import it from; "Put it back" is said only of a name that is nowhere else (a move's source rewritten whole by
+    Qwen2.5-Coder-1.5B lost a function it was not asked about, and one note for both told it to put the moved one
+    back too)."""
     if path.suffix != ".py" or not before:
         return None
     old, new = top_level_names(before), top_level_names(after)
@@ -89,6 +100,8 @@ def dropped_note(root: Path, path: Path, before: str, after: str, later: Collect
     module = module_name(rel)
     skipped = {_relative(root, Path(p)) for p in later}
     importers: dict[str, list[str]] = {}
+    homes: dict[str, list[str]] = {}  # the other files that define a gone name at their top level
+    defines = _definition(gone)
     scanned = 0
     for item in walk_files(root):
         if not item.rel.endswith(".py") or item.rel in (rel, *skipped) or item.size > MAX_FILE_BYTES:
@@ -102,13 +115,38 @@ def dropped_note(root: Path, path: Path, before: str, after: str, later: Collect
             continue
         for name in sorted(_imports_from(module, text) & gone):
             importers.setdefault(name, []).append(item.rel)
+        for match in defines.finditer(text):
+            homes.setdefault(match.group(match.lastindex or 0), []).append(item.rel)
     if not importers:
         return None
-    parts = []
+    moved_to = {name: _relative(root, Path(target)) or target for name, target in (moves or {}).items()}
+    lost: list[str] = []
+    moved: list[str] = []
     for name, files in sorted(importers.items()):
         shown = ", ".join(files[:MAX_SHOWN]) + (f" and {len(files) - MAX_SHOWN} more" if len(files) > MAX_SHOWN else "")
-        parts.append(f"{name}, which {shown} {'imports' if len(files) == 1 else 'import'}")
-    return f"Note: {rel} no longer defines " + "; ".join(parts) + ". Put it back, or change what uses it."
+        said = f"{name}, which {shown} {'imports' if len(files) == 1 else 'import'}"
+        home = moved_to.get(name) if moved_to.get(name) not in (None, rel) else None
+        if home is None and len(set(homes.get(name, ()))) == 1:
+            home = homes[name][0]
+        if home is None:
+            lost.append(said)
+        else:
+            moved.append(
+                f"Note: {rel} no longer defines {said}; it is in {home} now: change the import in {shown} to "
+                f"`from {module_name(home)} import {name}`."
+            )
+    lines = (
+        [f"Note: {rel} no longer defines " + "; ".join(lost) + ". Put it back, or change what uses it."] if lost else []
+    )
+    return "\n".join(lines + moved)
+
+
+def _definition(names: Collection[str]) -> re.Pattern[str]:
+    """A top-level ``def``, ``class`` or assignment of one of ``names`` (the name is the match's last group)."""
+    one = "(" + "|".join(re.escape(name) for name in sorted(names)) + r")\b"
+    return re.compile(
+        rf"^(?:(?:async[ \t]+)?def[ \t]+{one}|class[ \t]+{one}|{one}[ \t]*(?::[^\n=]*)?=(?!=))", re.MULTILINE
+    )
 
 
 def _relative(root: Path, path: Path) -> str:

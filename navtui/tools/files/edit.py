@@ -147,7 +147,7 @@ class EditTool(Tool[EditArgs]):
             if applied.fuzzy:
                 which = f"edit {number}" if len(plan.applied) > 1 else "old_text"
                 lines.append(f"Note: {which} matched only {applied.fuzzy} (at line {applied.first_line}).")
-        dropped = dropped_note(ctx.cwd, plan.path, plan.content.text, plan.after, ctx.later_writes)
+        dropped = dropped_note(ctx.cwd, plan.path, plan.content.text, plan.after, ctx.later_writes, ctx.moves)
         lines.extend(note for note in (dropped, shadowed_note(ctx.cwd, plan.path, plan.after)) if note)
         lines.append(clip_diff(plan.diff))
         details = {

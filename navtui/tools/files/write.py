@@ -154,7 +154,7 @@ class WriteTool(Tool[WriteArgs]):
             )
         if exists and blind:
             text += f"\nWarning: you had seen only part of {shown}; the lines you had not seen are replaced too."
-        dropped = dropped_note(ctx.cwd, path, before, after, ctx.later_writes) if exists else None
+        dropped = dropped_note(ctx.cwd, path, before, after, ctx.later_writes, ctx.moves) if exists else None
         for note in (dropped, shadowed_note(ctx.cwd, path, after)):
             if note:
                 text += "\n" + note

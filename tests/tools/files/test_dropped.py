@@ -56,6 +56,50 @@ async def test_removing_a_function_nothing_imports_says_nothing(ws: Path, ctx) -
     assert "no longer defines" not in result.text
 
 
+UTILS = "def slug(text):\n    return text.lower()\n\n\ndef parse_duration(text):\n    return int(text[:-1]) * 60\n"
+MOVE_MAIN = "from utils import parse_duration, slug\n\nprint(slug('A'), parse_duration('3m'))\n"
+
+
+async def test_a_moved_name_is_sent_to_its_new_file_and_a_lost_one_is_asked_back(ws: Path, ctx) -> None:
+    # The eval's move_function: asked to move parse_duration from utils.py to timeparse.py, Qwen2.5-Coder-1.5B
+    # wrote utils.py first, without parse_duration and without slug; one note told it to put both back.
+    (ws / "utils.py").write_text(UTILS)
+    (ws / "main.py").write_text(MOVE_MAIN)
+    ctx.moves = {"parse_duration": "timeparse.py"}
+    await call(ReadTool(), ctx, path="utils.py")
+    result = await call(WriteTool(), ctx, path="utils.py", content="X = 1\n")
+    assert result.text.splitlines()[1:] == [
+        "Note: utils.py no longer defines slug, which main.py imports. Put it back, or change what uses it.",
+        "Note: utils.py no longer defines parse_duration, which main.py imports; it is in timeparse.py now: change "
+        "the import in main.py to `from timeparse import parse_duration`.",
+    ]
+
+
+async def test_a_name_now_defined_in_one_other_file_is_sent_there_and_in_two_asked_back(ws: Path, ctx) -> None:
+    (ws / "utils.py").write_text(UTILS)
+    (ws / "main.py").write_text(MOVE_MAIN)
+    (ws / "lib").mkdir()
+    (ws / "lib" / "timing.py").write_text("async def parse_duration(text):\n    return 0\n")
+    await call(ReadTool(), ctx, path="utils.py")
+    edited = await call(EditTool(), ctx, path="utils.py", old_text="def parse_duration(", new_text="def parse(")
+    assert (
+        "Note: utils.py no longer defines parse_duration, which main.py imports; it is in lib/timing.py now: change "
+        "the import in main.py to `from lib.timing import parse_duration`."
+    ) in edited.text.splitlines()
+    # Defined in two other files (an assignment counts, a call or a comparison does not): which one is meant is
+    # not guessed.
+    (ws / "other.py").write_text("parse_duration: object = None\nslug('x')\nslug == 1\n")
+    await call(ReadTool(), ctx, path="utils.py")
+    again = await call(EditTool(), ctx, path="utils.py", old_text="def slug(", new_text="def slugify(")
+    assert "Note: utils.py no longer defines slug, which main.py imports. Put it back, or change what uses it." in (
+        again.text.splitlines()
+    )
+    assert dropped_note(ws, ws / "utils.py", UTILS, "X = 1\n") == (
+        "Note: utils.py no longer defines parse_duration, which main.py imports; slug, which main.py imports. Put it "
+        "back, or change what uses it."
+    )
+
+
 def test_unparsable_code_other_files_and_new_files_are_left_alone(ws: Path) -> None:
     package(ws)
     admin = ws / "app" / "admin.py"
@@ -77,7 +121,9 @@ async def test_a_test_file_that_copies_the_function_it_imports_is_told_the_copy_
     (ws / "lists.py").write_text("def chunk(items, size):\n    return []\n")
     (ws / "test_lists.py").write_text("from lists import chunk\n\nassert chunk([1], 1) == []\n")
     await call(ReadTool(), ctx, path="test_lists.py")
-    copied = "from lists import chunk\n\ndef chunk(items, size):\n    return []\n\nassert chunk([1, 2], 1) == [[1], [2]]\n"
+    copied = (
+        "from lists import chunk\n\ndef chunk(items, size):\n    return []\n\nassert chunk([1, 2], 1) == [[1], [2]]\n"
+    )
     result = await call(WriteTool(), ctx, path="test_lists.py", content=copied)
     assert result.text.splitlines()[-1] == (
         "Note: test_lists.py imports chunk from lists, then defines its own, which hides the import: the code below "
