@@ -174,7 +174,9 @@ def render_result(call: ToolCall | None, result: ToolResultMessage) -> str:
     return f"{name}: {text}"
 
 
-_DROPPED = re.compile(r"Note: \S+ (?:no longer defines |imports .* then defines its own)")  # tools/files/dropped.py
+_DROPPED = re.compile(  # tools/files/dropped.py
+    r"Note: \S+ (?:no longer defines |imports .* (?:then defines its own|which does not define))"
+)
 
 # The tools' messages speak of tool calls; the model of this protocol writes blocks.
 _IN_BLOCK_TERMS = (

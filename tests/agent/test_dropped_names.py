@@ -58,7 +58,7 @@ async def test_under_the_edits_protocol_the_model_reads_the_note(
     assert "Note: users.py no longer defines get_user, which admin.py, views.py import." in later
 
 
-def test_the_edits_protocol_passes_both_notes_on() -> None:
+def test_the_edits_protocol_passes_every_note_on() -> None:
     from navtui.core.messages import ToolCall as Call
     from navtui.core.messages import ToolResultMessage
     from navtui.providers.edits import render_result
@@ -67,7 +67,9 @@ def test_the_edits_protocol_passes_both_notes_on() -> None:
     text = (
         "Replaced t.py: 5 lines (90 B), +3 -0 lines.\nWarning: something the file shows anyway.\n"
         "Note: t.py imports chunk from lists, then defines its own, which hides the import: ...\n"
-        "Note: t.py no longer defines f, which main.py imports. Put it back, or change what uses it."
+        "Note: t.py no longer defines f, which main.py imports. Put it back, or change what uses it.\n"
+        "Note: t.py imports g from lists, which does not define it. Define it there, or import it from the module "
+        "that does."
     )
     shown = render_result(call, ToolResultMessage.of(call, text))
     assert shown.splitlines() == [text.splitlines()[0], *text.splitlines()[2:]]

@@ -1,7 +1,8 @@
 """What a Python write or edit did to names that other code relies on, said in its result.
 
-Two notes: a top-level name the change took away while other files still import it (``dropped_note``), and a
-name the file imports and then defines again, hiding the import (``shadowed_note``).
+Three notes: a top-level name the change took away while other files still import it (``dropped_note``), a
+name the file imports and then defines again, hiding the import (``shadowed_note``), and a name the file imports
+from a workspace module that does not define it (``unresolved_note``).
 
 A small model that rewrites a module whole often drops a function it was not asked about, or renames the one it
 was: Qwen2.5-Coder-1.5B, asked to rename ``get_user`` across a package, wrote app/admin.py back with its
@@ -185,3 +186,126 @@ def shadowed_note(root: Path, path: Path, after: str) -> str | None:
         f"Note: {rel} imports {said}, then defines its own, which hides the import: the code below it uses the copy. "
         "Remove the copy to use the module's."
     )
+
+
+def unresolved_note(root: Path, path: Path, after: str, later: Collection[str] = frozenset()) -> str | None:
+    """The note to add when a Python file imports names from a workspace module that does not define them.
+
+    Qwen2.5-Coder-1.5B, moving parse_duration from utils.py to timeparse.py, wrote main.py's import as
+    ``from timeparse import parse_duration, shout, slug``: shout and slug stayed in utils.py, nothing said so, and
+    the run ended with main.py failing. Only modules that are files of the workspace are checked (the script's
+    folder or the workspace's root, as ``python3 main.py`` finds them), not those the same reply writes later, and
+    a module that defines ``__getattr__`` or imports ``*`` is taken to define anything."""
+    if path.suffix != ".py":
+        return None
+    try:
+        tree = ast.parse(after)
+    except (SyntaxError, ValueError):
+        return None
+    skipped = {_relative(root, Path(p)) for p in later}
+    said: list[str] = []
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or not (node.module or node.level):
+            continue
+        source = _module_file(root, path, node.module or "", node.level)
+        if source is None or _relative(root, source) in skipped:
+            continue
+        try:
+            defined = module_names(source.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+        if defined is None:
+            continue
+        package = source.parent if source.name == "__init__.py" else None
+        missing = [
+            alias.name
+            for alias in node.names
+            if alias.name != "*"
+            and alias.name not in defined
+            and not (package and ((package / f"{alias.name}.py").is_file() or (package / alias.name).is_dir()))
+        ]
+        if missing:
+            said.append(_unresolved(root, path, node, source, missing))
+    return "\n".join(said) or None
+
+
+def _unresolved(root: Path, path: Path, node: ast.ImportFrom, source: Path, missing: list[str]) -> str:
+    rel = _relative(root, path) or path.name
+    module = "." * node.level + (node.module or "")
+    names = ", ".join(missing)
+    them = "it" if len(missing) == 1 else "them"
+    homes = _homes(root, set(missing), {rel, _relative(root, source)})
+    places = {tuple(homes.get(name, ())) for name in missing}
+    if len(places) == 1 and len(place := next(iter(places))) == 1:
+        where = f" {place[0]} defines {them}: import {them} from {module_name(place[0])}."
+    else:
+        where = f" Define {them} there, or import {them} from the module that does."
+    return f"Note: {rel} imports {names} from {module}, which does not define {them}.{where}"
+
+
+def module_names(text: str) -> set[str] | None:
+    """Every name a module offers at its top level (definitions, assignments and imports, inside ``if`` and
+    ``try`` too); None when it does not parse or may offer any name (``import *``, a module ``__getattr__``)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    names: set[str] = set()
+    body = list(tree.body)
+    while body:
+        node = body.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            if isinstance(node, ast.With):
+                targets = [item.optional_vars for item in node.items]
+            for target in targets:
+                if target is not None:
+                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Import):
+            names.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if any(alias.name == "*" for alias in node.names):
+                return None
+            names.update(alias.asname or alias.name for alias in node.names)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                body.extend(getattr(node, field, ()))
+    return None if "__getattr__" in names else names
+
+
+def _module_file(root: Path, path: Path, module: str, level: int) -> Path | None:
+    """The workspace file ``from <module> import ...`` in ``path`` loads, when it is one."""
+    parts = module.split(".") if module else []
+    if level:
+        base = path.parent
+        for _ in range(level - 1):
+            base = base.parent
+        bases = [base]
+    else:
+        bases = [path.parent, root]
+    for base in bases:
+        stem = base.joinpath(*parts) if parts else base
+        for candidate in (stem.with_name(stem.name + ".py") if parts else None, stem / "__init__.py"):
+            if candidate is not None and candidate.is_file() and _relative(root, candidate):
+                return candidate
+    return None
+
+
+def _homes(root: Path, names: set[str], skip: Collection[str]) -> dict[str, list[str]]:
+    """The workspace's Python files that define each of ``names`` at their top level."""
+    homes: dict[str, list[str]] = {}
+    defines = _definition(names)
+    for scanned, item in enumerate(walk_files(root)):
+        if scanned > MAX_SCANNED * 4:
+            break
+        if not item.rel.endswith(".py") or item.rel in skip or item.size > MAX_FILE_BYTES:
+            continue
+        try:
+            text = item.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in defines.finditer(text):
+            homes.setdefault(match.group(match.lastindex or 0), []).append(item.rel)
+    return homes

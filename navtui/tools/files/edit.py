@@ -14,7 +14,7 @@ from navtui.core.fs import atomic_write_bytes, write_error_text
 from navtui.core.wording import counted
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.files.diff import clip_diff, diff_stats, unified_diff
-from navtui.tools.files.dropped import dropped_note, shadowed_note
+from navtui.tools.files.dropped import dropped_note, shadowed_note, unresolved_note
 from navtui.tools.files.textfile import TextContent, decode_for_edit, encode_text, require_regular
 from navtui.tools.shell.output import human_size
 
@@ -148,7 +148,8 @@ class EditTool(Tool[EditArgs]):
                 which = f"edit {number}" if len(plan.applied) > 1 else "old_text"
                 lines.append(f"Note: {which} matched only {applied.fuzzy} (at line {applied.first_line}).")
         dropped = dropped_note(ctx.cwd, plan.path, plan.content.text, plan.after, ctx.later_writes, ctx.moves)
-        lines.extend(note for note in (dropped, shadowed_note(ctx.cwd, plan.path, plan.after)) if note)
+        unresolved = unresolved_note(ctx.cwd, plan.path, plan.after, ctx.later_writes)
+        lines.extend(note for note in (dropped, shadowed_note(ctx.cwd, plan.path, plan.after), unresolved) if note)
         lines.append(clip_diff(plan.diff))
         details = {
             "path": str(plan.path),

@@ -16,7 +16,7 @@ from navtui.core.text import REPLACEMENT, NotEncodable, encode_file_text
 from navtui.core.wording import counted
 from navtui.tools.base import Tool, ToolContext, ToolResult
 from navtui.tools.files.diff import clip_diff, diff_stats, unified_diff
-from navtui.tools.files.dropped import dropped_note, shadowed_note
+from navtui.tools.files.dropped import dropped_note, shadowed_note, unresolved_note
 from navtui.tools.files.textfile import UTF8_BOM, decode_for_edit, require_regular
 from navtui.tools.shell.output import human_size
 
@@ -155,7 +155,11 @@ class WriteTool(Tool[WriteArgs]):
         if exists and blind:
             text += f"\nWarning: you had seen only part of {shown}; the lines you had not seen are replaced too."
         dropped = dropped_note(ctx.cwd, path, before, after, ctx.later_writes, ctx.moves) if exists else None
-        for note in (dropped, shadowed_note(ctx.cwd, path, after)):
+        for note in (
+            dropped,
+            shadowed_note(ctx.cwd, path, after),
+            unresolved_note(ctx.cwd, path, after, ctx.later_writes),
+        ):
             if note:
                 text += "\n" + note
         details = {"path": str(path), "diff": diff, "created": not exists, "added": added, "removed": removed}

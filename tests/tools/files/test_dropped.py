@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from navtui.tools.files.dropped import dropped_note, module_name
+from navtui.tools.files.dropped import dropped_note, module_name, unresolved_note
 from navtui.tools.files.edit import EditTool
 from navtui.tools.files.read import ReadTool
 from navtui.tools.files.write import WriteTool
@@ -139,3 +139,59 @@ def test_a_fallback_definition_under_try_is_not_a_copy(ws: Path) -> None:
     fallback = "try:\n    from fast import parse\nexcept ImportError:\n    def parse(text):\n        return text\n"
     assert shadowed_note(ws, ws / "a.py", fallback) is None
     assert shadowed_note(ws, ws / "a.txt", "from x import y\ndef y(): pass\n") is None
+
+
+async def test_an_import_of_names_a_workspace_module_does_not_define_says_where_they_are(ws: Path, ctx) -> None:
+    # The eval's move_function: the 1.5B moved parse_duration to timeparse.py and wrote main.py's import as
+    # `from timeparse import parse_duration, shout, slug`; shout and slug stayed in utils.py.
+    (ws / "utils.py").write_text(UTILS.replace("def parse_duration", "def shout(text):\n    return text\n\n\ndef pd"))
+    (ws / "timeparse.py").write_text("import re\n\n\ndef parse_duration(text):\n    return 1\n")
+    (ws / "main.py").write_text(MOVE_MAIN)
+    await call(ReadTool(), ctx, path="main.py")
+    content = "from timeparse import parse_duration, shout, slug\nfrom utils import slug\n\nprint(slug('A'))\n"
+    result = await call(WriteTool(), ctx, path="main.py", content=content)
+    assert result.text.splitlines()[1:] == [
+        "Note: main.py imports shout, slug from timeparse, which does not define them. utils.py defines them: "
+        "import them from utils."
+    ]
+
+
+async def test_what_a_module_offers_is_read_whole_and_only_workspace_modules_are_checked(ws: Path, ctx) -> None:
+    (ws / "shop").mkdir()
+    (ws / "shop" / "__init__.py").write_text("from .discount import percent_off as off\n")
+    (ws / "shop" / "discount.py").write_text(
+        "import json, os.path\nfrom typing import Any as Whatever\ntry:\n    import tomllib\nexcept ImportError:\n"
+        "    tomllib = None\nif True:\n    RATE: float = 0.1\nelse:\n    def fallback():\n        pass\n"
+        "for LAST in range(2):\n    pass\nwith open(__file__) as (HANDLE):\n    pass\n\n\n"
+        "def percent_off(price, percent):\n    inner = 1\n    return price\n"
+    )
+    (ws / "shop" / "pricing.py").write_text("")
+    ok = (
+        "from shop.discount import json, os, Whatever, tomllib, RATE, fallback, LAST, HANDLE, percent_off\n"
+        "from shop import off, pricing\nfrom os import nothing_either\nimport shop\n"
+    )
+    result = await call(WriteTool(), ctx, path="main.py", content=ok)
+    assert "Note:" not in result.text
+    (ws / "shop" / "sale.py").write_text("")
+    await call(ReadTool(), ctx, path="shop/sale.py")
+    bad = "from .discount import inner, percent_off\nfrom . import missing\n"
+    result = await call(WriteTool(), ctx, path="shop/sale.py", content=bad)
+    assert result.text.splitlines()[1:] == [
+        "Note: shop/sale.py imports inner from .discount, which does not define it. Define it there, or import it "
+        "from the module that does.",
+        "Note: shop/sale.py imports missing from ., which does not define it. Define it there, or import it from "
+        "the module that does.",
+    ]
+    # A module that may offer any name is not judged; one the same reply writes later is not read yet.
+    (ws / "shop" / "discount.py").write_text("def __getattr__(name):\n    return name\n")
+    (ws / "shop" / "more.py").write_text("from os.path import *\n")
+    await call(ReadTool(), ctx, path="shop/sale.py")
+    later = await call(
+        WriteTool(),
+        ctx,
+        path="shop/sale.py",
+        content="from .discount import a\nfrom .more import b\nfrom .x import c\n",
+    )
+    assert "Note:" not in later.text
+    assert unresolved_note(ws, ws / "main.py", "from shop.pricing import total\n", {"shop/pricing.py"}) is None
+    assert unresolved_note(ws, ws / "main.py", "from shop.pricing import total\n") is not None
