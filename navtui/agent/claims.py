@@ -15,15 +15,36 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from navtui.agent.hooks import AgentHooks, Nudge
-from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage, is_nudge
+from navtui.agent.targets import change_targets
+from navtui.core.messages import AssistantMessage, ToolResultMessage, UserMessage, ask_to_write, is_nudge
 
 if TYPE_CHECKING:
     from navtui.agent.loop import Agent
 
-CLAIM_MESSAGE = (
+CLAIM_OPENING = (
     "Your answer says a file was changed, but nothing changed anything for this request: no file was written and no "
-    "command succeeded. If a change is needed, make it now. If none is needed, answer again without claiming one."
+    "command succeeded."
 )
+CLAIM_MESSAGE = (
+    f"{CLAIM_OPENING} If a change is needed, make it now. If none is needed, answer again without claiming one."
+)
+
+
+def claim_message(target: str | None) -> str:
+    """The nudge; under the edits protocol, with the one file the request asks to change, the block to write.
+
+    Seen in the eval (from_docstring): asked to implement word_counts in textstats.py, the 1.5B answered that it had;
+    told only to "make it now", it wrote ``return text.split().count(' ')``. Asked for the file by name, the reply
+    starts with the file's block (the protocol's continuation) and the model writes the file whole, as it does
+    under aider's whole-file format."""
+    if target is None:
+        return CLAIM_MESSAGE
+    return (
+        f"{CLAIM_OPENING} {ask_to_write(target)}, with the change the request asks for made. If no change is needed, "
+        "answer again without claiming one."
+    )
+
+
 _CODE = re.compile(r"```.*?(```|$)", re.DOTALL)
 _VERB_WORDS = (
     "created", "updated", "modified", "changed", "fixed", "added", "appended", "wrote", "written", "edited", "renamed",
@@ -90,11 +111,20 @@ def claims_change(text: str, *, present_tense: bool = True) -> bool:
 class ClaimCheck(AgentHooks):
     """Questions a final answer claiming a change when nothing that changes files ran since the request."""
 
+    def __init__(self) -> None:
+        self._target: str | None = None
+
+    def start_run(self, agent: Agent, prompt: str | None) -> None:
+        if prompt is None:
+            return  # a continued run keeps what its request asked for
+        targets = change_targets(prompt.split("<attached_file", 1)[0])
+        self._target = targets[0] if len(targets) == 1 and _is_file(agent, targets[0]) else None
+
     async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
         if message.tool_calls or message.stop_reason != "stop":
             return None
         since = _since_request(agent.messages)
-        if any(isinstance(m, UserMessage) and m.text == CLAIM_MESSAGE for m in since):
+        if any(isinstance(m, UserMessage) and m.text.startswith(CLAIM_OPENING) for m in since):
             return None  # asked once already
         changes = [item for item in since if isinstance(item, ToolResultMessage) and _changes(agent, item.tool_name)]
         if any(not item.is_error for item in changes):
@@ -105,9 +135,16 @@ class ClaimCheck(AgentHooks):
         ):
             return None  # no claim; or "done" said where nothing was even tried (an answer to a question)
         return Nudge(
-            message=CLAIM_MESSAGE,
+            message=claim_message(self._target if present_tense else None),
             notice="The answer claims a change no tool made; asking the model once to make it or correct the answer.",
         )
+
+
+def _is_file(agent: Agent, shown: str) -> bool:
+    try:
+        return agent.ctx.workspace.resolve(shown).is_file()
+    except Exception:
+        return False
 
 
 def changed_since_request(agent: Agent) -> bool:

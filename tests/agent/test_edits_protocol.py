@@ -861,3 +861,33 @@ async def test_a_refused_blocks_ready_block_starts_the_next_reply(
         assert (workspace / "config.py").read_text() == config.replace("TIMEOUT = 30", "TIMEOUT = 45")
     finally:
         await rt.aclose()
+
+
+@pytest.mark.parametrize("continues", [False, True])
+async def test_a_claimed_change_to_the_one_file_asked_for_gets_that_file_asked_for_by_name(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path, continues: bool
+) -> None:
+    if continues:
+        fake_server.set_llamacpp(n_ctx=4096, alias=MODEL)
+    stub = "def word_counts(text):\n    raise NotImplementedError\n"
+    done = "def word_counts(text):\n    return {}\n"
+    (workspace / "textstats.py").write_text(stub, encoding="utf-8")
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    # from_docstring in the eval: a claim; told only to "make it now", the 1.5B wrote return text.split().count(' ').
+    fake_server.script(Text("The function `word_counts` in `textstats.py` has been implemented."))
+    fake_server.script(Text(done + "```\n") if continues else Text("textstats.py\n```python\n" + done + "```\n"))
+    fake_server.script(Text("Implemented."))
+    try:
+        await run(rt, "Implement the function word_counts in textstats.py as its docstring says.")
+        messages = fake_server.chat_requests[1].json["messages"]
+        asked = user_text(fake_server.chat_requests[1].json)
+        assert asked.endswith(
+            "no command succeeded. Write the new textstats.py now: the line textstats.py on its own, then a fenced "
+            "block with the whole new content of the file, with the change the request asks for made. If no change "
+            "is needed, answer again without claiming one."
+        )
+        assert (messages[-1] == {"role": "assistant", "content": "textstats.py\n```\n"}) is continues
+        assert (workspace / "textstats.py").read_text() == done
+        assert len(fake_server.chat_requests) == 3
+    finally:
+        await rt.aclose()
