@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import shlex
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 from navtui.agent.hooks import AgentHooks, Nudge
 from navtui.core.events import CheckFinished, Notice, ToolCallFinished, ToolCallStarted
 from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage
+from navtui.tools.files.dropped import shadowed_note
 
 if TYPE_CHECKING:
     from navtui.agent.loop import Agent
@@ -138,8 +140,8 @@ class CheckHooks(AgentHooks):
                     state.rounds += 1
                     yield Nudge(
                         message=f"You did not change any file, and the check `{state.command}` still fails:\n\n"
-                        f"{state.output}\n\nChange the code now so that the check passes: make the edit, do not "
-                        "describe it.",
+                        f"{state.output}\n\n{hidden_copies(self.cwd, state.command)}Change the code now so that "
+                        "the check passes: make the edit, do not describe it.",
                         notice=f"The model changed nothing and the check `{state.command}` still fails; asking "
                         f"once more (round {state.rounds} of {self.max_rounds}).",
                     )
@@ -180,8 +182,9 @@ class CheckHooks(AgentHooks):
         output = result.text if len(result.text) <= OUTPUT_TAIL else "..." + result.text[-OUTPUT_TAIL:]
         state.output = output
         yield Nudge(
-            message=f"I ran the check `{state.command}` and it fails:\n\n{output}\n\nFix the code so that the check "
-            "passes (do not change the check itself).",
+            message=f"I ran the check `{state.command}` and it fails:\n\n{output}\n\n"
+            f"{hidden_copies(self.cwd, state.command)}Fix the code so that the check passes (do not change the check "
+            "itself).",
             notice=f"The check `{state.command}` fails; asking the model to fix it "
             f"(round {state.rounds} of {self.max_rounds}).",
         )
@@ -210,6 +213,37 @@ class CheckHooks(AgentHooks):
                     state.changed, state.model_ran = True, None
                 elif call.name == "shell" and _same(call.arguments.get("command"), state.command) and _ran(result):
                     state.changed, state.model_ran = False, result
+
+
+def hidden_copies(cwd: Path, command: str) -> str:
+    """A paragraph for each Python file the check runs that defines its own copy of a name it imports, else "".
+
+    Seen in the eval (test_and_fix): the 1.5B wrote a copy of the buggy chunk into test_lists.py under
+    ``from lists import chunk``; the write's note said so, but three turns later the failing check was all it
+    read, and it copied lists.py out unchanged until the run stopped. The check runs the copy: no fix of lists.py
+    can make it pass, so the failure says so too."""
+    notes: list[str] = []
+    for word in _words(command):
+        path = cwd / word
+        if not word.endswith(".py"):
+            continue
+        try:
+            if not path.is_file() or path.stat().st_size > 200_000:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        note = shadowed_note(cwd, path, text)
+        if note:
+            notes.append(note + "\n\n")
+    return "".join(notes)
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
 
 
 def _ran(result: ToolResultMessage) -> bool:

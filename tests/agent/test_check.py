@@ -169,3 +169,32 @@ async def test_the_check_asks_for_approval_like_any_command(
     assert len(fake_server.chat_requests) == 2  # a declined check is not a failure to fix
     final = events[-1]
     assert isinstance(final, RunFinished) and "Check `python3 test_calc.py` not run:" in final.text
+
+
+async def test_a_failing_check_that_runs_a_copy_of_the_code_says_so(
+    fake_server: FakeServer, project: Path, navtui_home: Path
+) -> None:
+    # test_and_fix in the eval: the 1.5B put a copy of the buggy function into the test under the import; the
+    # write's note said so once, then the failing check was all it read, and it copied calc.py out unchanged.
+    copy = "from calc import add\n\n\ndef add(a, b):\n    return a - b\n\n\nassert add(2, 3) == 5, add(2, 3)\n"
+    rt = make_runtime(project, fake_server, navtui_home)
+    fake_server.script(ToolCall("write", {"path": "test_calc.py", "content": copy}))
+    fake_server.script(Text("Added the test."))
+    fake_server.script(Text("The code is right."))
+    fake_server.script(Text("It is right."))
+    await run(rt, "python3 test_calc.py fails. Find the bug and fix it.")
+    note = (
+        "Note: test_calc.py imports add from calc, then defines its own, which hides the import: the code below it "
+        "uses the copy. Remove the copy to use the module's.\n\n"
+    )
+    first = fake_server.chat_requests[2].json["messages"][-1]["content"]
+    assert first.startswith("I ran the check `python3 test_calc.py` and it fails:")
+    assert first.endswith(note + "Fix the code so that the check passes (do not change the check itself).")
+    again = fake_server.chat_requests[3].json["messages"][-1]["content"]
+    assert (note + "Change the code now so that the check passes") in again
+    # A check whose file hides nothing says nothing of it.
+    (project / "test_calc.py").write_text(TEST, encoding="utf-8")
+    from navtui.agent.check import hidden_copies
+
+    assert hidden_copies(project, "python3 test_calc.py") == ""
+    assert hidden_copies(project, "python3 'unclosed") == ""
