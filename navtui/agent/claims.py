@@ -25,24 +25,30 @@ CLAIM_OPENING = (
     "Your answer says a file was changed, but nothing changed anything for this request: no file was written and no "
     "command succeeded."
 )
+MAX_REQUEST = 400  # characters of the request said again in the nudge; a longer one is not repeated
 CLAIM_MESSAGE = (
     f"{CLAIM_OPENING} If a change is needed, make it now. If none is needed, answer again without claiming one."
 )
 
 
-def claim_message(target: str | None) -> str:
-    """The nudge; under the edits protocol, with the one file the request asks to change, the block to write.
+def claim_message(target: str | None, request: str = "") -> str:
+    """The nudge; under the edits protocol, with the one file the request asks to change, that file by name.
 
     Seen in the eval (from_docstring): asked to implement word_counts in textstats.py, the 1.5B answered that it had;
-    told only to "make it now", it wrote ``return text.split().count(' ')``. Asked for the file by name, the reply
-    starts with the file's block (the protocol's continuation) and the model writes the file whole, as it does
-    under aider's whole-file format."""
+    told only to "make it now", it wrote ``return text.split().count(' ')``. Asked for the file by name, with the
+    request said again just before (and nothing after: a last "if no change is needed" sentence brought the same
+    bad line back), it wrote the function; the reply starts with the file's block (the protocol's continuation)."""
     if target is None:
         return CLAIM_MESSAGE
-    return (
-        f"{CLAIM_OPENING} {ask_to_write(target)}, with the change the request asks for made. If no change is needed, "
-        "answer again without claiming one."
-    )
+    said = f" Do what the request asks: {request}" if request and len(request) <= MAX_REQUEST else ""
+    return f"{CLAIM_OPENING}{said} {ask_to_write(target)}."
+
+
+def request_words(prompt: str) -> str:
+    """The request's own words on one line: no attached files, no lines of ``@path`` mentions only."""
+    lines = prompt.split("<attached_file", 1)[0].splitlines()
+    kept = [line.strip() for line in lines if line.strip() and not all(w.startswith("@") for w in line.split())]
+    return " ".join(kept)
 
 
 _CODE = re.compile(r"```.*?(```|$)", re.DOTALL)
@@ -113,12 +119,14 @@ class ClaimCheck(AgentHooks):
 
     def __init__(self) -> None:
         self._target: str | None = None
+        self._request = ""
 
     def start_run(self, agent: Agent, prompt: str | None) -> None:
         if prompt is None:
             return  # a continued run keeps what its request asked for
         targets = change_targets(prompt.split("<attached_file", 1)[0])
         self._target = targets[0] if len(targets) == 1 and _is_file(agent, targets[0]) else None
+        self._request = request_words(prompt)
 
     async def after_final_answer(self, agent: Agent, message: AssistantMessage) -> Nudge | None:
         if message.tool_calls or message.stop_reason != "stop":
@@ -135,7 +143,7 @@ class ClaimCheck(AgentHooks):
         ):
             return None  # no claim; or "done" said where nothing was even tried (an answer to a question)
         return Nudge(
-            message=claim_message(self._target if present_tense else None),
+            message=claim_message(self._target if present_tense else None, self._request),
             notice="The answer claims a change no tool made; asking the model once to make it or correct the answer.",
         )
 

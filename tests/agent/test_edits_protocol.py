@@ -878,13 +878,13 @@ async def test_a_claimed_change_to_the_one_file_asked_for_gets_that_file_asked_f
     fake_server.script(Text(done + "```\n") if continues else Text("textstats.py\n```python\n" + done + "```\n"))
     fake_server.script(Text("Implemented."))
     try:
-        await run(rt, "Implement the function word_counts in textstats.py as its docstring says.")
+        await run(rt, "Implement the function word_counts in textstats.py as its docstring says.\n\n@textstats.py")
         messages = fake_server.chat_requests[1].json["messages"]
         asked = user_text(fake_server.chat_requests[1].json)
         assert asked.endswith(
-            "no command succeeded. Write the new textstats.py now: the line textstats.py on its own, then a fenced "
-            "block with the whole new content of the file, with the change the request asks for made. If no change "
-            "is needed, answer again without claiming one."
+            "no command succeeded. Do what the request asks: Implement the function word_counts in textstats.py as "
+            "its docstring says. Write the new textstats.py now: the line textstats.py on its own, then a fenced "
+            "block with the whole new content of the file."
         )
         assert (messages[-1] == {"role": "assistant", "content": "textstats.py\n```\n"}) is continues
         assert (workspace / "textstats.py").read_text() == done
