@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from navtui.agent.hooks import AgentHooks, Nudge
 from navtui.core.events import CheckFinished, Notice, ToolCallFinished, ToolCallStarted
 from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage
-from navtui.tools.files.dropped import shadowed_note
+from navtui.tools.files.dropped import shadowed_note, without_copies
 
 if TYPE_CHECKING:
     from navtui.agent.loop import Agent
@@ -108,6 +108,9 @@ class CheckState:
     seen_calls: set[str] = field(default_factory=set)
 
 
+MAX_OFFERED_LINES = 80  # a file offered whole, without the copy that hides an import
+
+
 class CheckHooks(AgentHooks):
     """Runs the check after a final answer (``verify``); a failure becomes a nudge with the output."""
 
@@ -140,7 +143,7 @@ class CheckHooks(AgentHooks):
                     state.rounds += 1
                     yield Nudge(
                         message=f"You did not change any file, and the check `{state.command}` still fails:\n\n"
-                        f"{state.output}\n\n{hidden_copies(self.cwd, state.command)}Change the code now so that "
+                        f"{state.output}\n\n{hidden_copies(self.cwd, state.command, _blocks(agent))}Change the code now so that "
                         "the check passes: make the edit, do not describe it.",
                         notice=f"The model changed nothing and the check `{state.command}` still fails; asking "
                         f"once more (round {state.rounds} of {self.max_rounds}).",
@@ -183,7 +186,7 @@ class CheckHooks(AgentHooks):
         state.output = output
         yield Nudge(
             message=f"I ran the check `{state.command}` and it fails:\n\n{output}\n\n"
-            f"{hidden_copies(self.cwd, state.command)}Fix the code so that the check passes (do not change the check "
+            f"{hidden_copies(self.cwd, state.command, _blocks(agent))}Fix the code so that the check passes (do not change the check "
             "itself).",
             notice=f"The check `{state.command}` fails; asking the model to fix it "
             f"(round {state.rounds} of {self.max_rounds}).",
@@ -215,13 +218,14 @@ class CheckHooks(AgentHooks):
                     state.changed, state.model_ran = False, result
 
 
-def hidden_copies(cwd: Path, command: str) -> str:
-    """A paragraph for each Python file the check runs that defines its own copy of a name it imports, else "".
+def hidden_copies(cwd: Path, command: str, block: bool = False) -> str:
+    """A paragraph for each Python file the check runs that defines its own copy of a name it imports, else "";
+    with ``block`` (the edits protocol) and a file of at most ``MAX_OFFERED_LINES``, the file without the copy too.
 
     Seen in the eval (test_and_fix): the 1.5B wrote a copy of the buggy chunk into test_lists.py under
     ``from lists import chunk``; the write's note said so, but three turns later the failing check was all it
     read, and it copied lists.py out unchanged until the run stopped. The check runs the copy: no fix of lists.py
-    can make it pass, so the failure says so too."""
+    can make it pass, so the failure says so, and gives the block that takes the copy out."""
     notes: list[str] = []
     for word in _words(command):
         path = cwd / word
@@ -234,9 +238,18 @@ def hidden_copies(cwd: Path, command: str) -> str:
         except OSError:
             continue
         note = shadowed_note(cwd, path, text)
-        if note:
-            notes.append(note + "\n\n")
+        if not note:
+            continue
+        fixed = without_copies(text) if block else None
+        if fixed is not None and fixed.count("\n") <= MAX_OFFERED_LINES and "```" not in fixed:
+            note += f" To do that, send this block:\n\n{word}\n```\n{fixed.rstrip()}\n```"
+        notes.append(note + "\n\n")
     return "".join(notes)
+
+
+def _blocks(agent: Agent) -> bool:
+    """Whether the model writes files as blocks (the edits protocol) rather than with tool calls."""
+    return getattr(agent.provider, "offers_tools", True) is False
 
 
 def _words(command: str) -> list[str]:

@@ -891,3 +891,40 @@ async def test_a_claimed_change_to_the_one_file_asked_for_gets_that_file_asked_f
         assert len(fake_server.chat_requests) == 3
     finally:
         await rt.aclose()
+
+
+async def test_a_failing_check_that_runs_a_copy_gets_the_block_that_takes_it_out(
+    fake_server: FakeServer, workspace: Path, navtui_home: Path
+) -> None:
+    # test_and_fix in the eval: the 1.5B put the buggy chunk into test_lists.py under `from lists import chunk`,
+    # then, told the check fails and why, copied lists.py and test_lists.py out unchanged until the run stopped.
+    lists = "def chunk(items, size):\n    return [items[i:i + size] for i in range(0, len(items) - size + 1, size)]\n"
+    fixed = "def chunk(items, size):\n    return [items[i:i + size] for i in range(0, len(items), size)]\n"
+    (workspace / "lists.py").write_text(lists, encoding="utf-8")
+    (workspace / "test_lists.py").write_text("from lists import chunk\n\nprint('ok')\n", encoding="utf-8")
+    copied = (
+        "from lists import chunk\n\n\n@staticmethod\n" + lists + "\n\nassert chunk([1, 2, 3], 2) == [[1, 2], [3]]\n"
+    )
+    without = "from lists import chunk\n\n\nassert chunk([1, 2, 3], 2) == [[1, 2], [3]]"
+    rt = make_runtime(workspace, fake_server, navtui_home)
+    fake_server.script(Text("test_lists.py\n```python\n" + copied + "```\n"))
+    fake_server.script(Text("Done."))
+    fake_server.script(Text("lists.py needs no change."))  # asked for lists.py, still unchanged
+    fake_server.script(Text("test_lists.py\n```\n" + without + "\n```\n"))
+    fake_server.script(Text("Done."))
+    fake_server.script(Text("lists.py\n```python\n" + fixed + "```\n"))
+    fake_server.script(Text("Fixed."))
+    try:
+        await run(rt, "Add a test to test_lists.py. Run python3 test_lists.py; if it fails, fix chunk in lists.py.")
+        texts = [user_text(r.json) for r in fake_server.chat_requests]
+        asked = next(text for text in texts if "I ran the check `python3 test_lists.py` and it fails" in text)
+        assert (
+            "Note: test_lists.py imports chunk from lists, then defines its own, which hides the import: the code "
+            "below it uses the copy. Remove the copy to use the module's. To do that, send this block:\n\n"
+            "test_lists.py\n```\n" + without + "\n```\n\nFix the code so that the check passes"
+        ) in asked
+        assert (workspace / "test_lists.py").read_text() == without + "\n"
+        assert (workspace / "lists.py").read_text() == fixed
+        assert len(fake_server.chat_requests) == 7  # the copy out, then the fix, then the check passed
+    finally:
+        await rt.aclose()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from navtui.core.walk import walk_files
@@ -166,26 +167,54 @@ def shadowed_note(root: Path, path: Path, after: str) -> str | None:
     could make it pass, and the model never saw why."""
     if path.suffix != ".py":
         return None
-    try:
-        tree = ast.parse(after)
-    except (SyntaxError, ValueError):
+    hidden = shadowing_copies(after)
+    if not hidden:
         return None
+    rel = _relative(root, path) or path.name
+    said = "; ".join(f"{copy.name} from {copy.module}" for copy in hidden)
+    return (
+        f"Note: {rel} imports {said}, then defines its own, which hides the import: the code below it uses the copy. "
+        "Remove the copy to use the module's."
+    )
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A top-level definition of a name the module imported above it: lines ``first``..``last`` (1-based)."""
+
+    name: str
+    module: str
+    first: int
+    last: int
+
+
+def shadowing_copies(text: str) -> list[Copy]:
+    """The definitions in ``text`` that hide a name imported before them (decorators included in the lines)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
     imported: dict[str, str] = {}
-    hidden: list[tuple[str, str]] = []
+    hidden: list[Copy] = []
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
                 imported[alias.asname or alias.name] = node.module
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in imported:
-            hidden.append((node.name, imported.pop(node.name)))
-    if not hidden:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            hidden.append(Copy(node.name, imported.pop(node.name), first, node.end_lineno or node.lineno))
+    return hidden
+
+
+def without_copies(text: str) -> str | None:
+    """``text`` with the copies ``shadowing_copies`` finds taken out, or None when it has none."""
+    copies = shadowing_copies(text)
+    if not copies:
         return None
-    rel = _relative(root, path) or path.name
-    said = "; ".join(f"{name} from {module}" for name, module in hidden)
-    return (
-        f"Note: {rel} imports {said}, then defines its own, which hides the import: the code below it uses the copy. "
-        "Remove the copy to use the module's."
-    )
+    lines = text.splitlines(keepends=True)
+    for copy in reversed(copies):
+        del lines[copy.first - 1 : copy.last]
+    return re.sub(r"\n{4,}", "\n\n\n", "".join(lines))
 
 
 def unresolved_note(root: Path, path: Path, after: str, later: Collection[str] = frozenset()) -> str | None:
