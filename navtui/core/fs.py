@@ -34,6 +34,26 @@ def atomic_write_bytes(
     _write_in_folder(path, data, mode, inside)
 
 
+def _forget_bytecode(folder: int, stem: str) -> None:
+    """Remove ``__pycache__/<stem>.*.pyc`` beside a Python file just written.
+
+    Python takes a compiled module as current when its source has the same size and the same mtime in whole
+    seconds: a file written twice in one second with the same length (``a * b`` fixed to ``a + b``) ran its old
+    code, and the agent's check said the fix had failed (seen in tests/agent/test_check.py once the suite's
+    interpreters wrote bytecode). Through the folder's descriptor, never following a link."""
+    try:
+        cache = os.open("__pycache__", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+    except OSError:
+        return
+    try:
+        for name in os.listdir(cache):
+            if name.startswith(stem + ".") and name.endswith(".pyc"):
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=cache)
+    finally:
+        os.close(cache)
+
+
 def _write_in_folder(path: Path, data: bytes, mode: int | None, inside: Sequence[Path] | None) -> None:
     """The write of ``atomic_write_bytes``, through an open descriptor of ``path``'s folder.
 
@@ -74,6 +94,8 @@ def _write_in_folder(path: Path, data: bytes, mode: int | None, inside: Sequence
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp, dir_fd=folder)
             raise
+        if path.suffix == ".py":
+            _forget_bytecode(folder, path.stem)
         with contextlib.suppress(OSError):
             os.fsync(folder)
     finally:

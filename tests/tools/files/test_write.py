@@ -225,3 +225,27 @@ def test_a_folder_the_user_may_write_in_but_not_list_is_written_in() -> None:
         assert (top / "drop" / "f.txt").read_bytes() == b"hi\n"
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+async def test_a_python_file_written_again_in_the_same_second_runs_its_new_code(ws: Path, ctx) -> None:
+    # Python takes __pycache__/calc.*.pyc as current when calc.py has the same size and whole-second mtime: once
+    # the suite let its interpreters write bytecode, test_check's check ran `a * b` after `a + b` was written.
+    import subprocess
+    import sys
+
+    from navtui.tools.files.edit import EditTool
+
+    run = [sys.executable, "-c", "import calc; print(calc.add(2, 3))"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    await call(WriteTool(), ctx, path="calc.py", content="def add(a, b):\n    return a * b\n")
+    (ws / "helpers.py").write_text("x = 1\n")
+    subprocess.run([sys.executable, "-c", "import helpers"], cwd=ws, env=env, check=True)
+    first = subprocess.run(run, cwd=ws, env=env, capture_output=True, text=True, check=True).stdout
+    assert first == "6\n" and any((ws / "__pycache__").glob("calc.*.pyc"))
+    stamp = (ws / "calc.py").stat().st_mtime_ns
+    await call(EditTool(), ctx, path="calc.py", old_text="a * b", new_text="a + b")
+    os.utime(ws / "calc.py", ns=(stamp, stamp))  # the same second, as a quick model's next write is
+    second = subprocess.run(run, cwd=ws, env=env, capture_output=True, text=True, check=True).stdout
+    assert second == "5\n"
+    names = sorted(p.name.split(".")[0] for p in (ws / "__pycache__").glob("*.pyc"))
+    assert names == ["calc", "helpers"]  # calc's compiled anew; another module's bytecode left alone
