@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from navtui.agent.hooks import AgentHooks, Nudge
 from navtui.core.events import CheckFinished, Notice, ToolCallFinished, ToolCallStarted
-from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage
+from navtui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, ask_to_write
 from navtui.tools.files.dropped import shadowed_note, without_copies
 
 if TYPE_CHECKING:
@@ -242,7 +242,9 @@ def hidden_copies(cwd: Path, command: str, block: bool = False) -> str:
             continue
         fixed = without_copies(text) if block else None
         if fixed is not None and fixed.count("\n") <= MAX_OFFERED_LINES and "```" not in fixed:
-            note += f" To do that, send this block:\n\n{word}\n```\n{fixed.rstrip()}\n```"
+            # Asked by name, the reply starts with the file's block (providers/edits.reply_start): offered the block
+            # in a sentence ("send this block"), the 1.5B copied lists.py out unchanged again.
+            note += f" {ask_to_write(word, 'this content')}:\n\n{word}\n```\n{fixed.rstrip()}\n```"
         notes.append(note + "\n\n")
     return "".join(notes)
 

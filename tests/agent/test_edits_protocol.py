@@ -893,9 +893,12 @@ async def test_a_claimed_change_to_the_one_file_asked_for_gets_that_file_asked_f
         await rt.aclose()
 
 
+@pytest.mark.parametrize("continues", [False, True])
 async def test_a_failing_check_that_runs_a_copy_gets_the_block_that_takes_it_out(
-    fake_server: FakeServer, workspace: Path, navtui_home: Path
+    fake_server: FakeServer, workspace: Path, navtui_home: Path, continues: bool
 ) -> None:
+    if continues:  # the reply is started with the file's block
+        fake_server.set_llamacpp(n_ctx=4096, alias=MODEL)
     # test_and_fix in the eval: the 1.5B put the buggy chunk into test_lists.py under `from lists import chunk`,
     # then, told the check fails and why, copied lists.py and test_lists.py out unchanged until the run stopped.
     lists = "def chunk(items, size):\n    return [items[i:i + size] for i in range(0, len(items) - size + 1, size)]\n"
@@ -909,22 +912,25 @@ async def test_a_failing_check_that_runs_a_copy_gets_the_block_that_takes_it_out
     rt = make_runtime(workspace, fake_server, navtui_home)
     fake_server.script(Text("test_lists.py\n```python\n" + copied + "```\n"))
     fake_server.script(Text("Done."))
-    fake_server.script(Text("lists.py needs no change."))  # asked for lists.py, still unchanged
-    fake_server.script(Text("test_lists.py\n```\n" + without + "\n```\n"))
+    fake_server.script(Text(("" if continues else "test_lists.py\n```\n") + without + "\n```\n"))
     fake_server.script(Text("Done."))
     fake_server.script(Text("lists.py\n```python\n" + fixed + "```\n"))
     fake_server.script(Text("Fixed."))
     try:
-        await run(rt, "Add a test to test_lists.py. Run python3 test_lists.py; if it fails, fix chunk in lists.py.")
+        await run(rt, "Add a test to test_lists.py. Run python3 test_lists.py; if it fails, fix chunk.")
         texts = [user_text(r.json) for r in fake_server.chat_requests]
         asked = next(text for text in texts if "I ran the check `python3 test_lists.py` and it fails" in text)
         assert (
             "Note: test_lists.py imports chunk from lists, then defines its own, which hides the import: the code "
-            "below it uses the copy. Remove the copy to use the module's. To do that, send this block:\n\n"
+            "below it uses the copy. Remove the copy to use the module's. Write the new test_lists.py now: the line "
+            "test_lists.py on its own, then a fenced block with this content:\n\n"
             "test_lists.py\n```\n" + without + "\n```\n\nFix the code so that the check passes"
         ) in asked
+        asked_at = next(i for i, t in enumerate(texts) if "I ran the check `python3 test_lists.py`" in t)
+        started = fake_server.chat_requests[asked_at].json["messages"][-1]
+        assert (started == {"role": "assistant", "content": "test_lists.py\n```\n"}) is continues
         assert (workspace / "test_lists.py").read_text() == without + "\n"
         assert (workspace / "lists.py").read_text() == fixed
-        assert len(fake_server.chat_requests) == 7  # the copy out, then the fix, then the check passed
+        assert len(fake_server.chat_requests) == 6  # the copy out, then the fix, then the check passed
     finally:
         await rt.aclose()
