@@ -8,6 +8,7 @@ used. Without them the tests that read them are skipped, saying why; every other
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import os
 from collections.abc import Callable
@@ -72,3 +73,25 @@ def user_themes(navtui_home: Path) -> Path:
     directory = navtui_home / "themes"
     directory.mkdir(exist_ok=True)
     return directory
+
+
+def skip_if_the_machine_has_no_watch_left(error: BaseException | str | None) -> None:
+    """A watch that could not start (its error, or the app's notice saying so): skipped, saying why, when the
+    user's inotify instances or watches are used up (fs.inotify.max_user_instances, 128 by default, shared by every
+    program of the user on the machine: other suites and apps took them); the test fails on anything else, this
+    process out of descriptors included. Said at once: the tests waited out their 15 s and failed."""
+    if isinstance(error, OSError):
+        used_up = error.errno in (errno.EMFILE, errno.ENFILE, errno.ENOSPC)
+    else:
+        used_up = isinstance(error, str) and "fs.inotify.max_user_instances" in error  # the app's words for those
+    if used_up:
+        try:
+            os.close(os.dup(2))  # a descriptor is there to be had: what ran out was inotify's
+        except OSError:
+            used_up = False
+    if used_up:
+        pytest.skip(f"no inotify instance or watch left for this user on this machine: {error}")
+    if isinstance(error, BaseException):
+        raise error
+    if error is not None:
+        raise AssertionError(error)

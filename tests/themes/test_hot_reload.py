@@ -15,7 +15,7 @@ from textual.widgets._toast import Toast
 from navtui.themes.live import ThemeReloader, register_themes
 from navtui.themes.loader import ThemeRegistry
 from navtui.themes.textual_theme import nav_variable_defaults
-from tests.themes.conftest import theme_json, write_theme
+from tests.themes.conftest import skip_if_the_machine_has_no_watch_left, theme_json, write_theme
 
 PATIENCE = 15.0  # hang guard, not a timing assertion
 
@@ -61,6 +61,9 @@ async def sync_watcher(pilot: Pilot[None], app: ReloadApp, directory: Path, name
                 await pilot.pause(0.05)
                 if app.get_theme(name) is not None:
                     return
+            stopped = [notice for notice in app.notices if notice.startswith("Theme files are not watched")]
+            if stopped:  # the watch could not start: why, now
+                skip_if_the_machine_has_no_watch_left(stopped[0])
 
 
 async def test_saving_the_active_theme_recolours_the_app(user_themes: Path) -> None:

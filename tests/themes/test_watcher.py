@@ -14,7 +14,7 @@ import pytest
 
 from navtui.themes.loader import ThemeRegistry, ThemeReload
 from navtui.themes.watcher import DEBOUNCE_MS, watch_themes
-from tests.themes.conftest import theme_json, write_theme
+from tests.themes.conftest import skip_if_the_machine_has_no_watch_left, theme_json, write_theme
 
 # A guard against hangs, not a performance assertion: reloads normally arrive in ~0.2 s.
 PATIENCE = 15.0
@@ -43,7 +43,9 @@ class Watch:
                     await self.wait_for(lambda r: r.path.name == "probe.json", patience=0.3)
                     return
                 except TimeoutError:
-                    continue
+                    if self.task.done():  # the watch ended without a word: why, now
+                        skip_if_the_machine_has_no_watch_left(self.task.exception())
+                        raise AssertionError("the watch ended before it reported the probe") from None
 
     async def wait_for(self, predicate: Callable[[ThemeReload], bool], patience: float = PATIENCE) -> ThemeReload:
         async with asyncio.timeout(patience):
@@ -189,7 +191,7 @@ import asyncio, os, sys, threading
 from pathlib import Path
 from navtui.themes.loader import ThemeRegistry
 from navtui.themes.watcher import DEBOUNCE_MS, watch_themes
-from tests.themes.conftest import theme_json, write_theme
+from tests.themes.conftest import skip_if_the_machine_has_no_watch_left, theme_json, write_theme
 
 async def main():
     registry = ThemeRegistry()
