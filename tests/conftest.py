@@ -55,11 +55,20 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.reportchars = chars + "s"
     if HANG > 0:
         signal.signal(signal.SIGUSR2, _hung)
-    # The interpreters the tests start (navtui on a pty, --print runs, the import guards) read navtui's compiled
-    # modules instead of compiling them from source at every start: PYTHONDONTWRITEBYTECODE (set for every process
-    # on the shared machine) kept __pycache__ (ignored by git) from being written. bench/ does the same.
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    sys.dont_write_bytecode = False
+    _compile_navtui()
+
+
+def _compile_navtui() -> None:
+    """navtui's and the tests' modules compiled once, so the interpreters the tests start (navtui on a pty, --print
+    runs, the import guards) read them instead of compiling them from source at every start, as they did where
+    PYTHONDONTWRITEBYTECODE is set (on the shared machine, for every process). That variable stays: a program a
+    test writes, runs, fixes and runs again within a second must not be read from a stale cache (with it dropped,
+    four tests ran the unfixed code). Up to date, this is a stat of each file."""
+    import compileall
+
+    root = Path(__file__).resolve().parents[1]
+    for package in ("navtui", "tests"):
+        compileall.compile_dir(root / package, quiet=2, workers=1)
 
 
 @pytest.hookimpl(hookwrapper=True)
