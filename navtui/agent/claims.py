@@ -36,8 +36,9 @@ def claim_message(target: str | None, request: str = "") -> str:
 
     Seen in the eval (from_docstring): asked to implement word_counts in textstats.py, the 1.5B answered that it had;
     told only to "make it now", it wrote ``return text.split().count(' ')``. Asked for the file by name, with the
-    request said again just before (and nothing after: a last "if no change is needed" sentence brought the same
-    bad line back), it wrote the function; the reply starts with the file's block (the protocol's continuation)."""
+    request said again just before and nothing after, it wrote the function when the request was replayed, and in
+    one of the two eval runs that followed (llama.cpp at temperature 0 is not repeatable across its prompt cache);
+    the reply starts with the file's block (the protocol's continuation)."""
     if target is None:
         return CLAIM_MESSAGE
     said = f" Do what the request asks: {request}" if request and len(request) <= MAX_REQUEST else ""
