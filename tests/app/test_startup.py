@@ -19,9 +19,14 @@ from tests.fakes import Text
 SIZE = (100, 32)
 
 
-def deferred_app(fake_server, workspace: Path, **options) -> NavtuiApp:
+def deferred_app(fake_server, workspace: Path, *, ephemeral: bool = True, **options) -> NavtuiApp:
     launch = LaunchOptions(
-        cwd=workspace, provider="ollama", base_url=fake_server.url, model="qwen2.5-coder:7b", ephemeral=True, **options
+        cwd=workspace,
+        provider="ollama",
+        base_url=fake_server.url,
+        model="qwen2.5-coder:7b",
+        ephemeral=ephemeral,
+        **options,
     )
     approver = UiApprover()
     app = NavtuiApp(
@@ -138,18 +143,7 @@ async def test_a_resumed_sessions_transcript_is_made_off_the_loop(fake_server, w
         return make(entries, **kwargs)
 
     monkeypatch.setattr(session_view, "session_transcript", recorded)
-    launch = LaunchOptions(
-        cwd=workspace, provider="ollama", base_url=fake_server.url, model="qwen2.5-coder:7b", resume=session.session_id
-    )
-    app = NavtuiApp(
-        None,
-        options=launch,
-        settings=peek_settings(workspace, launch.overrides()),
-        approver=UiApprover(),
-        animate=False,
-        check_provider=False,
-        watch_themes=False,
-    )
+    app = deferred_app(fake_server, workspace, ephemeral=False, resume=session.session_id)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: len(transcript(app).items) == 200)
         await settle(app, pilot)
@@ -178,18 +172,7 @@ async def test_a_resumed_sessions_lines_are_each_parsed_once(fake_server, worksp
             ToolResultMessage(tool_call_id=call.id, tool_name="read", content=[TextBlock(text=f"out {turn}")])
         )
     session.close()
-    launch = LaunchOptions(
-        cwd=workspace, provider="ollama", base_url=fake_server.url, model="qwen2.5-coder:7b", resume=session.session_id
-    )
-    app = NavtuiApp(
-        None,
-        options=launch,
-        settings=peek_settings(workspace, launch.overrides()),
-        approver=UiApprover(),
-        animate=False,
-        check_provider=False,
-        watch_themes=False,
-    )
+    app = deferred_app(fake_server, workspace, ephemeral=False, resume=session.session_id)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.runtime is not None and len(transcript(app).items) == 300)
         await settle(app, pilot)
