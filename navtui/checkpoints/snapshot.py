@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from navtui.checkpoints.store import ObjectStore, Tree, TreeEntry
 from navtui.checkpoints.watch import DirWatch
 from navtui.core.errors import NavtuiError
+from navtui.core.fs import is_write_temp
 from navtui.core.walk import IGNORE_FILES, SKIPPED_DIRS, find_repo_root, read_ignore_file
 
 if TYPE_CHECKING:
@@ -306,6 +307,8 @@ class Snapshotter:
                 continue
             if name in SKIPPED_DIRS and (is_dir or name == ".git"):
                 continue
+            if not is_dir and is_write_temp(name):
+                continue  # navtui's own write, half done: the file it becomes is walked once it is renamed
             if is_dir and os.path.exists(entry.path + "/pyvenv.cfg"):
                 continue  # a virtualenv
             if specs and _ignored(rel + name + ("/" if is_dir else ""), specs):

@@ -13,6 +13,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +21,15 @@ from pathlib import Path
 from navtui.core.crash import crash_point
 
 TEMP_SUFFIX = ".tmp"
+_WRITE_TEMP = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.tmp")
+
+
+def is_write_temp(name: str) -> bool:
+    """Whether ``name`` is the temp file of an atomic write in progress (``.calc.py.1f2e3d4c.tmp``).
+
+    A checkpoint's walk that ran while the write tool wrote big.txt listed ``.big.txt.f553bdf4.tmp`` as a file
+    too large to keep (seen once at load ~2); such a file is renamed or removed a moment later."""
+    return _WRITE_TEMP.fullmatch(name) is not None
 
 
 def atomic_write_bytes(

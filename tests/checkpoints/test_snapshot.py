@@ -104,6 +104,23 @@ def test_a_large_file_is_left_out_and_named(project: Path, snapshotter: Snapshot
     assert entry.kind == "x" and not snapshotter.store.has(entry.hash)
 
 
+def test_an_atomic_writes_temp_file_is_not_walked(project: Path, snapshotter: Snapshotter) -> None:
+    # Seen under load: a walk while the write tool wrote big.txt named ".big.txt.f553bdf4.tmp" as left out.
+    import tempfile
+
+    from navtui.core.fs import TEMP_SUFFIX
+
+    (project / ".big.txt.f553bdf4.tmp").write_bytes(os.urandom(100 * 1024))
+    handle, made = tempfile.mkstemp(prefix=".notes.md.", suffix=TEMP_SUFFIX, dir=project)  # the other writer's form
+    os.close(handle)
+    (project / ".env.tmp").write_text("KEY=1\n")  # a user's own file of that ending is kept
+    snap = snapshotter.snapshot()
+    names = set(snapshotter.store.tree(snap.tree))
+    assert snap.left_out == []
+    assert ".big.txt.f553bdf4.tmp" not in names and Path(made).name not in names
+    assert ".env.tmp" in names
+
+
 def test_too_many_files_turns_checkpoints_off(project: Path) -> None:
     snapshots = Snapshotter(project, ObjectStore.for_workspace(project), max_files=3)
     with pytest.raises(TooManyFiles, match="more than 3 files"):
