@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,21 +104,11 @@ def dropped_note(
     importers: dict[str, list[str]] = {}
     homes: dict[str, list[str]] = {}  # the other files that define a gone name at their top level
     defines = _definition(gone)
-    scanned = 0
-    for item in walk_files(root):
-        if not item.rel.endswith(".py") or item.rel in (rel, *skipped) or item.size > MAX_FILE_BYTES:
-            continue
-        scanned += 1
-        if scanned > MAX_SCANNED:
-            break
-        try:
-            text = item.path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+    for other, text in _python_files(root, {rel, *skipped}):
         for name in sorted(_imports_from(module, text) & gone):
-            importers.setdefault(name, []).append(item.rel)
-        for match in defines.finditer(text):
-            homes.setdefault(match.group(match.lastindex or 0), []).append(item.rel)
+            importers.setdefault(name, []).append(other)
+        for name in _defined(defines, text):
+            homes.setdefault(name, []).append(other)
     if not importers:
         return None
     moved_to = {name: _relative(root, Path(target)) or target for name, target in (moves or {}).items()}
@@ -326,15 +316,27 @@ def _homes(root: Path, names: set[str], skip: Collection[str]) -> dict[str, list
     """The workspace's Python files that define each of ``names`` at their top level."""
     homes: dict[str, list[str]] = {}
     defines = _definition(names)
-    for scanned, item in enumerate(walk_files(root)):
-        if scanned > MAX_SCANNED * 4:
-            break
+    for rel, text in _python_files(root, skip):
+        for name in _defined(defines, text):
+            homes.setdefault(name, []).append(rel)
+    return homes
+
+
+def _python_files(root: Path, skip: Collection[str]) -> Iterator[tuple[str, str]]:
+    """The workspace's Python files (path, text) in view, but ``skip``; at most ``MAX_SCANNED`` of them."""
+    scanned = 0
+    for item in walk_files(root):
         if not item.rel.endswith(".py") or item.rel in skip or item.size > MAX_FILE_BYTES:
             continue
+        scanned += 1
+        if scanned > MAX_SCANNED:
+            return
         try:
             text = item.path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        for match in defines.finditer(text):
-            homes.setdefault(match.group(match.lastindex or 0), []).append(item.rel)
-    return homes
+        yield item.rel, text
+
+
+def _defined(defines: re.Pattern[str], text: str) -> list[str]:
+    return [match.group(match.lastindex or 0) for match in defines.finditer(text)]
