@@ -143,8 +143,8 @@ class CheckHooks(AgentHooks):
                     state.rounds += 1
                     yield Nudge(
                         message=f"You did not change any file, and the check `{state.command}` still fails:\n\n"
-                        f"{state.output}\n\n{hidden_copies(self.cwd, state.command, _blocks(agent))}Change the code now so that "
-                        "the check passes: make the edit, do not describe it.",
+                        f"{state.output}\n\n{self._copies(agent)}Change the code now so that the check passes: "
+                        "make the edit, do not describe it.",
                         notice=f"The model changed nothing and the check `{state.command}` still fails; asking "
                         f"once more (round {state.rounds} of {self.max_rounds}).",
                     )
@@ -186,11 +186,14 @@ class CheckHooks(AgentHooks):
         state.output = output
         yield Nudge(
             message=f"I ran the check `{state.command}` and it fails:\n\n{output}\n\n"
-            f"{hidden_copies(self.cwd, state.command, _blocks(agent))}Fix the code so that the check passes (do not change the check "
-            "itself).",
+            f"{self._copies(agent)}Fix the code so that the check passes (do not change the check itself).",
             notice=f"The check `{state.command}` fails; asking the model to fix it "
             f"(round {state.rounds} of {self.max_rounds}).",
         )
+
+    def _copies(self, agent: Agent) -> str:
+        command = self.state.command
+        return hidden_copies(self.cwd, command, _blocks(agent)) if command else ""
 
     def _final(self, agent: Agent, command: str) -> Notice:
         passed = self.state.passed
