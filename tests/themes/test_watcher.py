@@ -247,9 +247,14 @@ async def main():  # the loop's own descriptors made first
             held.append(os.open(os.devnull, os.O_RDONLY))
     except OSError:
         pass
-    try:
+    async def first():
         async for _ in watch_themes(registry, force_polling=False):
             break
+
+    try:
+        await asyncio.wait_for(first(), 10)
+    except TimeoutError:  # an OSError too: first
+        print("WATCHING")
     except OSError as exc:
         print(type(exc).__name__, errno.errorcode[exc.errno], exc.filename == str(registry.user_dir))
 
@@ -274,4 +279,9 @@ def test_a_watch_the_system_cannot_start_is_an_os_error_the_app_says(navtui_home
         check=False,
     )
     assert out.returncode == 0, out.stderr[-3000:]
+    if out.stdout.split() == ["WATCHING"]:
+        # About one start in three here (2026-11-28): a descriptor came free between the script's last open and
+        # the watch's (the inotify watch then started and waited for changes, as it should), so the case this test
+        # is for did not happen. It was a 60 s timeout that failed CI once; now said, and skipped.
+        pytest.skip("a descriptor came free before the watch started: the watch ran, nothing to check")
     assert out.stdout.split() == ["OSError", "EMFILE", "True"]
